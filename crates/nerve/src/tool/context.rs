@@ -1,0 +1,111 @@
+//! The context every tool call receives, grouped by concern. Tools read it; they change it only by
+//! returning a [`crate::tool::ContextModifier`], which the executor applies at a safe moment.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::permissions::PermissionContext;
+use crate::tool::ReadFileState;
+
+/// Configuration set once when a session starts; mostly immutable.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// The session's id (also the transcript's file name).
+    pub session_id: String,
+    /// The project folder the session was opened on.
+    pub project_dir: PathBuf,
+    /// Where this session's persisted tool outputs go.
+    pub tool_results_dir: PathBuf,
+    /// The transcript path given to hooks.
+    pub transcript_path: PathBuf,
+    /// The model the session talks to (for tools that call it, and for hooks).
+    pub model: String,
+}
+
+/// State that changes while a turn runs.
+#[derive(Debug, Clone)]
+pub struct ExecutionState {
+    /// Cancelled on user abort (or, for a call in a batch, when a sibling Bash call fails).
+    pub cancel: CancellationToken,
+    /// What the model has read in this session (for staleness checks before edits).
+    pub read_files: ReadFileState,
+    /// The working directory, which a `cd` in Bash or a worktree tool may move.
+    pub cwd: PathBuf,
+}
+
+/// Hooks into an interactive front-end. Headless runs leave them empty.
+#[derive(Clone, Default)]
+pub struct UiCallbacks {
+    /// Receives notifications meant for the user (not the model).
+    pub notify: Option<Arc<dyn Fn(String) + Send + Sync>>,
+}
+
+impl std::fmt::Debug for UiCallbacks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UiCallbacks")
+            .field("notify", &self.notify.as_ref().map(|_| "<callback>"))
+            .finish()
+    }
+}
+
+/// Which agent is running the call: the main agent or a sub-agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentIdentity {
+    /// `None` for the main agent.
+    pub agent_id: Option<String>,
+    /// A label for the UI ("Explore agent"), used to tag bubbled permission prompts.
+    pub label: Option<String>,
+}
+
+/// Everything a tool call can see.
+#[derive(Debug, Clone)]
+pub struct ToolUseContext {
+    /// Session configuration.
+    pub config: Arc<SessionConfig>,
+    /// The permission mode, rules and working directories in force.
+    pub permissions: PermissionContext,
+    /// Cancellation, read-file state, working directory.
+    pub exec: ExecutionState,
+    /// Front-end callbacks.
+    pub ui: UiCallbacks,
+    /// Which agent runs.
+    pub agent: AgentIdentity,
+}
+
+impl ToolUseContext {
+    /// Resolves a path from the model against the working directory; absolute paths stay as they are.
+    pub fn resolve_path(&self, path: &str) -> PathBuf {
+        let expanded = expand_home(path);
+        if expanded.is_absolute() {
+            expanded
+        } else {
+            self.exec.cwd.join(expanded)
+        }
+    }
+
+    /// The same context with another cancellation token (the executor gives each call a child token).
+    pub fn with_cancel(&self, cancel: CancellationToken) -> Self {
+        let mut ctx = self.clone();
+        ctx.exec.cancel = cancel;
+        ctx
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.exec.cancel.is_cancelled()
+    }
+}
+
+fn expand_home(path: &str) -> PathBuf {
+    if path == "~" {
+        return dirs::home_dir().unwrap_or_else(|| PathBuf::from(path));
+    }
+    if let Some(rest) = path.strip_prefix("~/")
+        && let Some(home) = dirs::home_dir()
+    {
+        return home.join(rest);
+    }
+    Path::new(path).to_path_buf()
+}

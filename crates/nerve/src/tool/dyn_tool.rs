@@ -1,0 +1,182 @@
+//! The object-safe face of [`Tool`] the registry, pipeline and executor work with. Inputs travel as
+//! JSON; each method parses into the tool's typed input, and a parse failure gives the fail-closed
+//! answer (not safe, not read-only, ask).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::permissions::PermissionSubject;
+use crate::tool::{
+    InterruptBehavior, ProgressSink, Tool, ToolError, ToolOrigin, ToolOutput, ToolPermission, ToolUseContext,
+    Validation,
+};
+
+/// A shared handle to a tool.
+pub type ToolRef = Arc<dyn DynTool>;
+
+/// [`Tool`] with JSON inputs, usable as a trait object.
+#[async_trait]
+pub trait DynTool: Send + Sync {
+    /// See [`Tool::name`].
+    fn name(&self) -> &str;
+    /// See [`Tool::aliases`].
+    fn aliases(&self) -> &[&str];
+    /// See [`Tool::description`].
+    fn description(&self) -> String;
+    /// See [`Tool::input_schema`].
+    fn input_schema(&self) -> Value;
+    /// See [`Tool::max_result_size_chars`].
+    fn max_result_size_chars(&self) -> Option<usize>;
+    /// See [`Tool::origin`].
+    fn origin(&self) -> ToolOrigin;
+    /// See [`Tool::is_enabled`].
+    fn is_enabled(&self) -> bool;
+    /// See [`Tool::should_defer`].
+    fn should_defer(&self) -> bool;
+    /// See [`Tool::always_load`].
+    fn always_load(&self) -> bool;
+    /// See [`Tool::interrupt_behavior`].
+    fn interrupt_behavior(&self) -> InterruptBehavior;
+    /// See [`Tool::engine_only_fields`].
+    fn engine_only_fields(&self) -> &[&str];
+    /// See [`Tool::is_concurrency_safe`]; false when the input does not parse.
+    fn is_concurrency_safe(&self, input: &Value) -> bool;
+    /// See [`Tool::is_read_only`]; false when the input does not parse.
+    fn is_read_only(&self, input: &Value) -> bool;
+    /// See [`Tool::is_destructive`]; false when the input does not parse (it cannot run then).
+    fn is_destructive(&self, input: &Value) -> bool;
+    /// Checks that the input has the tool's type; the error says which field is wrong.
+    fn check_type(&self, input: &Value) -> Result<(), String>;
+    /// See [`Tool::validate_input`].
+    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Validation;
+    /// See [`Tool::backfill_observable_input`]: returns the observable clone.
+    fn backfill_observable_input(&self, input: &Value, ctx: &ToolUseContext) -> Value;
+    /// See [`Tool::permission_subject`].
+    fn permission_subject(&self, input: &Value, ctx: &ToolUseContext) -> PermissionSubject;
+    /// See [`Tool::check_permissions`]; ask when the input does not parse.
+    async fn check_permissions(&self, input: &Value, ctx: &ToolUseContext) -> ToolPermission;
+    /// See [`Tool::call`].
+    async fn call(
+        &self,
+        input: Value,
+        ctx: &ToolUseContext,
+        progress: &ProgressSink,
+    ) -> Result<ToolOutput, ToolError>;
+    /// See [`Tool::user_facing_name`].
+    fn user_facing_name(&self, input: Option<&Value>) -> String;
+    /// See [`Tool::summary`].
+    fn summary(&self, input: &Value) -> String;
+    /// See [`Tool::classifier_input`].
+    fn classifier_input(&self, input: &Value) -> String;
+}
+
+fn parse<T: Tool>(input: &Value) -> Result<T::Input, String> {
+    T::Input::deserialize(input).map_err(|e| e.to_string())
+}
+
+use serde::Deserialize;
+
+#[async_trait]
+impl<T: Tool> DynTool for T {
+    fn name(&self) -> &str {
+        Tool::name(self)
+    }
+    fn aliases(&self) -> &[&str] {
+        Tool::aliases(self)
+    }
+    fn description(&self) -> String {
+        Tool::description(self)
+    }
+    fn input_schema(&self) -> Value {
+        Tool::input_schema(self)
+    }
+    fn max_result_size_chars(&self) -> Option<usize> {
+        Tool::max_result_size_chars(self)
+    }
+    fn origin(&self) -> ToolOrigin {
+        Tool::origin(self)
+    }
+    fn is_enabled(&self) -> bool {
+        Tool::is_enabled(self)
+    }
+    fn should_defer(&self) -> bool {
+        Tool::should_defer(self)
+    }
+    fn always_load(&self) -> bool {
+        Tool::always_load(self)
+    }
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        Tool::interrupt_behavior(self)
+    }
+    fn engine_only_fields(&self) -> &[&str] {
+        Tool::engine_only_fields(self)
+    }
+    fn is_concurrency_safe(&self, input: &Value) -> bool {
+        parse::<T>(input)
+            .map(|i| Tool::is_concurrency_safe(self, &i))
+            .unwrap_or(false)
+    }
+    fn is_read_only(&self, input: &Value) -> bool {
+        parse::<T>(input)
+            .map(|i| Tool::is_read_only(self, &i))
+            .unwrap_or(false)
+    }
+    fn is_destructive(&self, input: &Value) -> bool {
+        parse::<T>(input)
+            .map(|i| Tool::is_destructive(self, &i))
+            .unwrap_or(false)
+    }
+    fn check_type(&self, input: &Value) -> Result<(), String> {
+        parse::<T>(input).map(|_| ())
+    }
+    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Validation {
+        let typed = parse::<T>(input)?;
+        Tool::validate_input(self, &typed, ctx).await
+    }
+    fn backfill_observable_input(&self, input: &Value, ctx: &ToolUseContext) -> Value {
+        let Ok(mut typed) = parse::<T>(input) else {
+            return input.clone();
+        };
+        Tool::backfill_observable_input(self, &mut typed, ctx);
+        serde_json::to_value(&typed).unwrap_or_else(|_| input.clone())
+    }
+    fn permission_subject(&self, input: &Value, ctx: &ToolUseContext) -> PermissionSubject {
+        match parse::<T>(input) {
+            Ok(typed) => Tool::permission_subject(self, &typed, ctx),
+            Err(_) => PermissionSubject::Opaque,
+        }
+    }
+    async fn check_permissions(&self, input: &Value, ctx: &ToolUseContext) -> ToolPermission {
+        match parse::<T>(input) {
+            Ok(typed) => Tool::check_permissions(self, &typed, ctx).await,
+            Err(e) => ToolPermission::Ask {
+                reason: format!("the input could not be understood: {e}"),
+            },
+        }
+    }
+    async fn call(
+        &self,
+        input: Value,
+        ctx: &ToolUseContext,
+        progress: &ProgressSink,
+    ) -> Result<ToolOutput, ToolError> {
+        let typed = T::Input::deserialize(input).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
+        Tool::call(self, typed, ctx, progress).await
+    }
+    fn user_facing_name(&self, input: Option<&Value>) -> String {
+        let typed = input.and_then(|v| parse::<T>(v).ok());
+        Tool::user_facing_name(self, typed.as_ref())
+    }
+    fn summary(&self, input: &Value) -> String {
+        parse::<T>(input)
+            .map(|i| Tool::summary(self, &i))
+            .unwrap_or_default()
+    }
+    fn classifier_input(&self, input: &Value) -> String {
+        parse::<T>(input)
+            .map(|i| Tool::classifier_input(self, &i))
+            .unwrap_or_default()
+    }
+}

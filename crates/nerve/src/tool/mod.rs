@@ -1,0 +1,197 @@
+//! The tool contract: what every tool, built-in or external, tells the engine about itself.
+//!
+//! The trait's default methods are the one place where fail-closed defaults live (Claude Code's
+//! `buildTool` idea): a tool that says nothing about concurrency is run alone, a tool that says
+//! nothing about writing is treated as a writer, and its calls go to the general permission system.
+
+mod context;
+mod dyn_tool;
+mod progress;
+mod read_state;
+mod result;
+mod schema;
+
+pub use context::{AgentIdentity, ExecutionState, SessionConfig, ToolUseContext, UiCallbacks};
+pub use dyn_tool::{DynTool, ToolRef};
+pub use progress::{Progress, ProgressSink};
+pub use read_state::{FileReadRecord, ReadFileState};
+pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput};
+pub use schema::schema_of;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::permissions::PermissionSubject;
+
+/// Where a tool comes from. External tools share the pipeline but are sorted after built-ins so the
+/// prompt-cache prefix (the built-in tool list) stays stable when external servers change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOrigin {
+    /// Shipped with the engine.
+    BuiltIn,
+    /// Provided by an MCP server (names look like `mcp__server__tool`).
+    Mcp,
+}
+
+/// What happens to a running call when the user sends a new message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterruptBehavior {
+    /// The call is cancelled and answered with an "interrupted" result.
+    Cancel,
+    /// The new message waits until the call finishes.
+    Block,
+}
+
+/// A tool-specific permission opinion, consulted after hooks and rules have had their say.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolPermission {
+    /// The tool has no objection of its own; the general system decides.
+    Passthrough,
+    /// The tool allows this input outright (for example a read-only command).
+    Allow {
+        /// Why, shown to the user and recorded.
+        reason: String,
+    },
+    /// The tool wants the user asked even where a mode would allow (for example an unparseable command).
+    Ask {
+        /// Why, shown in the prompt.
+        reason: String,
+    },
+    /// The tool refuses this input.
+    Deny {
+        /// Why, sent to the model.
+        reason: String,
+    },
+}
+
+/// Outcome of a tool's semantic input check.
+pub type Validation = Result<(), String>;
+
+/// The typed tool contract. Implement this; the engine uses it through [`DynTool`].
+///
+/// Every method with a body is a default chosen to fail closed where it matters for safety.
+#[async_trait]
+pub trait Tool: Send + Sync + 'static {
+    /// The input type. Its JSON Schema (via schemars) is what the model sees and what the input is
+    /// validated against.
+    type Input: DeserializeOwned + Serialize + JsonSchema + Clone + Send + Sync + 'static;
+
+    /// The name the model calls the tool by.
+    fn name(&self) -> &str;
+
+    /// Older names still accepted (transcripts from before a rename).
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
+
+    /// What the model reads to decide when and how to use the tool: concrete, with limits and examples.
+    fn description(&self) -> String;
+
+    /// The JSON Schema of the input sent to the API. Derived from [`Tool::Input`] unless the tool
+    /// brings its own (external tools do).
+    fn input_schema(&self) -> Value {
+        schema_of::<Self::Input>()
+    }
+
+    /// Results longer than this are persisted to disk and replaced by a preview. `None` means never
+    /// persist (Read bounds itself instead: persisting it would make the model read the persisted file,
+    /// which could again be too large, forever).
+    fn max_result_size_chars(&self) -> Option<usize> {
+        Some(50_000)
+    }
+
+    /// Where the tool comes from.
+    fn origin(&self) -> ToolOrigin {
+        ToolOrigin::BuiltIn
+    }
+
+    /// Whether the tool is available at all right now.
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    /// Whether this input may run in parallel with other concurrency-safe calls. Default: no.
+    fn is_concurrency_safe(&self, _input: &Self::Input) -> bool {
+        false
+    }
+
+    /// Whether this input only reads. Default: no, treated as a write.
+    fn is_read_only(&self, _input: &Self::Input) -> bool {
+        false
+    }
+
+    /// Whether this input destroys data (deletes, overwrites). Shown to the user.
+    fn is_destructive(&self, _input: &Self::Input) -> bool {
+        false
+    }
+
+    /// Semantic checks beyond the schema (a no-op edit, a device path...). The error goes to the model.
+    async fn validate_input(&self, _input: &Self::Input, _ctx: &ToolUseContext) -> Validation {
+        Ok(())
+    }
+
+    /// Adds derived fields (absolute paths...) to a clone of the input that hooks and permission
+    /// checks observe; the original input still goes to [`Tool::call`].
+    fn backfill_observable_input(&self, _input: &mut Self::Input, _ctx: &ToolUseContext) {}
+
+    /// What permission rules match against for this input. Default: nothing but the bare tool name.
+    fn permission_subject(&self, _input: &Self::Input, _ctx: &ToolUseContext) -> PermissionSubject {
+        PermissionSubject::Opaque
+    }
+
+    /// Tool-specific permission opinion. Default: no objection, the general system decides.
+    async fn check_permissions(&self, _input: &Self::Input, _ctx: &ToolUseContext) -> ToolPermission {
+        ToolPermission::Passthrough
+    }
+
+    /// Runs the tool. Progress goes through `progress`; the context is read-only, changes to it are
+    /// returned as a [`ContextModifier`] inside the output.
+    async fn call(
+        &self,
+        input: Self::Input,
+        ctx: &ToolUseContext,
+        progress: &ProgressSink,
+    ) -> Result<ToolOutput, ToolError>;
+
+    /// Sent to the API with only name and description until the model loads it via tool search.
+    fn should_defer(&self) -> bool {
+        false
+    }
+
+    /// Never deferred, even when deferral is on for its group.
+    fn always_load(&self) -> bool {
+        false
+    }
+
+    /// The name shown to the user.
+    fn user_facing_name(&self, _input: Option<&Self::Input>) -> String {
+        self.name().to_string()
+    }
+
+    /// One line describing this call for the UI ("Read src/main.rs · lines 1–200").
+    fn summary(&self, _input: &Self::Input) -> String {
+        String::new()
+    }
+
+    /// What happens when the user interrupts while this tool runs. Default: the message waits.
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Block
+    }
+
+    /// Compact text the auto-mode classifier judges. Empty means the classifier skips the call and the
+    /// general permission system handles it.
+    fn classifier_input(&self, _input: &Self::Input) -> String {
+        String::new()
+    }
+
+    /// Input fields only the engine may set (for example a precomputed sed edit). They are stripped from
+    /// model-provided input before anything else looks at it.
+    fn engine_only_fields(&self) -> &[&str] {
+        &[]
+    }
+}

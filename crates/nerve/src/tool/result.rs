@@ -1,0 +1,179 @@
+//! What a tool call returns.
+
+use serde::{Deserialize, Serialize};
+
+use crate::tool::ToolUseContext;
+
+/// One block of a tool result, in the shapes the Messages API accepts inside `tool_result`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResultBlock {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A base64 image.
+    Image {
+        /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+        media_type: String,
+        /// Base64 data.
+        data: String,
+    },
+    /// A base64 document (PDF).
+    Document {
+        /// `application/pdf`.
+        media_type: String,
+        /// Base64 data.
+        data: String,
+    },
+}
+
+impl ResultBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text { text: text.into() }
+    }
+
+    /// Size counted against result budgets: text length, or the encoded data length.
+    pub fn budget_chars(&self) -> usize {
+        match self {
+            Self::Text { text } => text.len(),
+            Self::Image { data, .. } | Self::Document { data, .. } => data.len(),
+        }
+    }
+}
+
+/// A message a tool adds to the conversation besides its result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NewMessage {
+    /// A reminder the model sees on its next turn (stripped before it reaches the transcript shown to
+    /// the user).
+    SystemReminder {
+        /// The text.
+        text: String,
+    },
+    /// Context a hook added for the model.
+    HookContext {
+        /// Which hook event produced it.
+        event: String,
+        /// The text.
+        text: String,
+    },
+    /// Structured material (a sub-agent's transcript...).
+    Attachment {
+        /// What it is.
+        label: String,
+        /// The material.
+        value: serde_json::Value,
+    },
+}
+
+/// A change to the shared context, applied by the executor when it is safe: at once after a serial
+/// call, or in call order after a concurrent batch.
+pub struct ContextModifier(Box<dyn FnOnce(ToolUseContext) -> ToolUseContext + Send>);
+
+impl ContextModifier {
+    /// Wraps a function.
+    pub fn new(f: impl FnOnce(ToolUseContext) -> ToolUseContext + Send + 'static) -> Self {
+        Self(Box::new(f))
+    }
+
+    /// Applies the change.
+    pub fn apply(self, ctx: ToolUseContext) -> ToolUseContext {
+        (self.0)(ctx)
+    }
+}
+
+impl std::fmt::Debug for ContextModifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ContextModifier")
+    }
+}
+
+/// A successful call's output.
+#[derive(Debug, Default)]
+pub struct ToolOutput {
+    /// The result content sent to the model.
+    pub content: Vec<ResultBlock>,
+    /// Structured data for the UI (a diff, a todo list...). Never sent to the model.
+    pub display: Option<serde_json::Value>,
+    /// Extra messages for the conversation.
+    pub new_messages: Vec<NewMessage>,
+    /// A change to the shared context.
+    pub context_modifier: Option<ContextModifier>,
+}
+
+impl ToolOutput {
+    /// An output of one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![ResultBlock::text(text)],
+            ..Self::default()
+        }
+    }
+
+    /// Adds UI data.
+    pub fn with_display(mut self, display: serde_json::Value) -> Self {
+        self.display = Some(display);
+        self
+    }
+
+    /// Adds a context modifier.
+    pub fn with_context_modifier(mut self, modifier: ContextModifier) -> Self {
+        self.context_modifier = Some(modifier);
+        self
+    }
+}
+
+/// Why a call failed. The message goes to the model (sanitised); the kind goes to telemetry.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The input makes no sense for this tool right now (the model should change it).
+    #[error("{0}")]
+    InvalidInput(String),
+    /// A file system or process error.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The call was cancelled (user abort or a failed sibling).
+    #[error("interrupted: {0}")]
+    Cancelled(String),
+    /// The call ran out of time.
+    #[error("timed out after {0} ms")]
+    Timeout(u64),
+    /// The tool ran and failed (a command's non-zero exit is a result, not this).
+    #[error("{0}")]
+    Failed(String),
+    /// A failure whose result still carries content the model should see (an error result with
+    /// output, such as a failing command's tail).
+    #[error("{}", describe_blocks(.0))]
+    WithContent(Vec<ResultBlock>),
+}
+
+fn describe_blocks(blocks: &[ResultBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            ResultBlock::Text { text } => Some(text.as_str()),
+            ResultBlock::Image { .. } | ResultBlock::Document { .. } => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl ToolError {
+    /// An I/O error with what was being done.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Self::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}
