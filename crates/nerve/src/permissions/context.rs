@@ -1,0 +1,59 @@
+//! The permission state a call is judged in.
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+use crate::permissions::{PermissionMode, PermissionRule, RuleSet};
+
+/// Rules shared by every call of a session. "Always allow" answers add to them while a turn runs,
+/// so later calls (even in the same turn) see the new rules.
+#[derive(Debug, Clone, Default)]
+pub struct SharedRules(Arc<RwLock<Arc<RuleSet>>>);
+
+impl SharedRules {
+    /// Shares `rules`.
+    pub fn new(rules: RuleSet) -> Self {
+        Self(Arc::new(RwLock::new(Arc::new(rules))))
+    }
+
+    /// The rules as they are now.
+    pub fn snapshot(&self) -> Arc<RuleSet> {
+        Arc::clone(&self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// Adds a rule for every holder of this handle.
+    pub fn add(&self, rule: PermissionRule) {
+        let mut guard = self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut next = RuleSet::clone(&guard);
+        next.add(rule);
+        *guard = Arc::new(next);
+    }
+}
+
+/// Mode, rules and folders in force for a call. Changed only through context modifiers (plan mode)
+/// and by the session (mode switcher, "always allow").
+#[derive(Debug, Clone)]
+pub struct PermissionContext {
+    /// The permission mode.
+    pub mode: PermissionMode,
+    /// Every rule from every source, plus the session's.
+    pub rules: SharedRules,
+    /// The project folder and any additional working directories.
+    pub working_dirs: Vec<PathBuf>,
+    /// The user's home (for `~/` rules and protected rc files).
+    pub home: PathBuf,
+    /// Headless runs: nobody can be asked, so what would ask is denied (and listed).
+    pub avoid_prompts: bool,
+}
+
+impl Default for PermissionContext {
+    fn default() -> Self {
+        Self {
+            mode: PermissionMode::Default,
+            rules: SharedRules::default(),
+            working_dirs: Vec::new(),
+            home: dirs::home_dir().unwrap_or_else(|| PathBuf::from("/")),
+            avoid_prompts: false,
+        }
+    }
+}

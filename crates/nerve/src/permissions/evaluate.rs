@@ -1,0 +1,509 @@
+//! The static half of permission resolution: hook decision → rules → tool check → mode. Pure and
+//! synchronous, so `nerve check-permission` and the pipeline share it exactly.
+//!
+//! Deny beats ask beats allow. A deny rule applies in every mode, bypass included. Asks that come
+//! from an explicit ask rule, a hook, the tool itself, a protected path or an unparsed command are
+//! never turned into allows by a mode or an allow rule.
+
+use serde_json::Value;
+
+use crate::permissions::protected::{is_inside_working_dirs, is_protected_path};
+use crate::permissions::suggest;
+use crate::permissions::{
+    Access, DecidedBy, Evaluation, MatchedRule, PartDecision, PartVerdict, PermissionContext, PermissionMode,
+    PermissionRule, PermissionSubject, RuleBehavior, RuleSet, RuleValue, ShellSubject, Verdict,
+};
+use crate::tool::ToolPermission;
+
+/// A PreToolUse hook's permission decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookPermission {
+    /// The hook allows (never over a deny or ask rule).
+    Allow {
+        /// Why.
+        reason: String,
+    },
+    /// The hook wants the user asked.
+    Ask {
+        /// Why.
+        reason: String,
+    },
+    /// The hook refuses.
+    Deny {
+        /// Why (sent to the model).
+        reason: String,
+    },
+}
+
+/// What the evaluation needs to know about the call.
+#[derive(Debug, Clone)]
+pub struct CallFacts<'a> {
+    /// The tool's registered name.
+    pub tool_name: &'a str,
+    /// The observable input.
+    pub input: &'a Value,
+    /// What rules match against.
+    pub subject: &'a PermissionSubject,
+    /// Whether the tool says this input only reads.
+    pub read_only: bool,
+    /// The tool's own opinion.
+    pub tool_check: &'a ToolPermission,
+}
+
+fn matched(rule: &PermissionRule) -> MatchedRule {
+    MatchedRule {
+        rule: rule.value.to_string(),
+        behavior: rule.behavior,
+        source: rule.source.as_str().to_string(),
+    }
+}
+
+/// A running tally: the strongest finding wins, the first finding of a strength explains it.
+struct Tally {
+    deny: Option<(String, DecidedBy, Option<MatchedRule>)>,
+    ask: Option<(String, DecidedBy, Option<MatchedRule>)>,
+}
+
+impl Tally {
+    fn deny(&mut self, reason: String, by: DecidedBy, rule: Option<MatchedRule>) {
+        self.deny.get_or_insert((reason, by, rule));
+    }
+    fn ask(&mut self, reason: String, by: DecidedBy, rule: Option<MatchedRule>) {
+        self.ask.get_or_insert((reason, by, rule));
+    }
+}
+
+/// Evaluates a call without asking anyone.
+pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &PermissionContext) -> Evaluation {
+    let rules = ctx.rules.snapshot();
+    let mut tally = Tally {
+        deny: None,
+        ask: None,
+    };
+    let mut parts = Vec::new();
+    let tool = facts.tool_name;
+
+    // Rules on the tool as a whole, and parameter rules on its input.
+    let mut tool_wide_allow = None;
+    match rules.decide_parameters(tool, facts.input) {
+        Some((RuleBehavior::Deny, r)) => tally.deny(
+            format!("denied by rule {}", r.value),
+            DecidedBy::Rule,
+            Some(matched(r)),
+        ),
+        Some((RuleBehavior::Ask, r)) => tally.ask(
+            format!("rule {} asks", r.value),
+            DecidedBy::Rule,
+            Some(matched(r)),
+        ),
+        Some((RuleBehavior::Allow, r)) => tool_wide_allow = Some(matched(r)),
+        None => {}
+    }
+
+    // Rules on the subject.
+    let subject_allow = match facts.subject {
+        PermissionSubject::Opaque => None,
+        PermissionSubject::Paths { access, paths } => judge_paths(&rules, *access, paths, ctx, &mut tally),
+        PermissionSubject::Shell(shell) => judge_shell(&rules, shell, ctx, &mut tally, &mut parts),
+        PermissionSubject::Url { url } => judge_url(&rules, url, &mut tally),
+    };
+
+    match hook {
+        Some(HookPermission::Deny { reason }) => {
+            tally.deny(format!("denied by a hook: {reason}"), DecidedBy::Hook, None)
+        }
+        Some(HookPermission::Ask { reason }) => {
+            tally.ask(format!("a hook asks: {reason}"), DecidedBy::Hook, None)
+        }
+        Some(HookPermission::Allow { .. }) | None => {}
+    }
+    match facts.tool_check {
+        ToolPermission::Deny { reason } => tally.deny(reason.clone(), DecidedBy::Tool, None),
+        ToolPermission::Ask { reason } => tally.ask(reason.clone(), DecidedBy::Tool, None),
+        ToolPermission::Allow { .. } | ToolPermission::Passthrough => {}
+    }
+
+    let suggestions = suggestions_for(facts, ctx);
+    let finish = |decision,
+                  (reason, decided_by, rule): (String, DecidedBy, Option<MatchedRule>),
+                  parts,
+                  suggestions| Evaluation {
+        decision,
+        decided_by,
+        reason,
+        rule,
+        parts,
+        suggestions,
+    };
+
+    if let Some(deny) = tally.deny {
+        return finish(Verdict::Deny, deny, parts, Vec::new());
+    }
+    if let Some(ask) = tally.ask {
+        // A sticky ask: no mode and no allow rule turns it into an allow.
+        return match ctx.mode {
+            PermissionMode::DontAsk => finish(
+                Verdict::Deny,
+                (
+                    format!("{} (dontAsk mode denies what would ask)", ask.0),
+                    DecidedBy::Mode,
+                    ask.2,
+                ),
+                parts,
+                Vec::new(),
+            ),
+            PermissionMode::Default
+            | PermissionMode::AcceptEdits
+            | PermissionMode::Plan
+            | PermissionMode::BypassPermissions
+            | PermissionMode::Auto
+            | PermissionMode::Bubble => finish(Verdict::Ask, ask, parts, suggestions),
+        };
+    }
+
+    // Allows.
+    if let Some(rule) = tool_wide_allow {
+        let reason = format!("allowed by rule {}", rule.rule);
+        return finish(
+            Verdict::Allow,
+            (reason, DecidedBy::Rule, Some(rule)),
+            parts,
+            Vec::new(),
+        );
+    }
+    if let Some((reason, by, rule)) = subject_allow {
+        return finish(Verdict::Allow, (reason, by, rule), parts, Vec::new());
+    }
+    if let Some(HookPermission::Allow { reason }) = hook {
+        return finish(
+            Verdict::Allow,
+            (format!("allowed by a hook: {reason}"), DecidedBy::Hook, None),
+            parts,
+            Vec::new(),
+        );
+    }
+    if let ToolPermission::Allow { reason } = facts.tool_check {
+        return finish(
+            Verdict::Allow,
+            (reason.clone(), DecidedBy::Tool, None),
+            parts,
+            Vec::new(),
+        );
+    }
+
+    // Mode defaults.
+    let reads_inside = facts.read_only && reads_inside_working_dirs(facts.subject, ctx);
+    let (decision, reason, by) = match ctx.mode {
+        PermissionMode::BypassPermissions => (
+            Verdict::Allow,
+            "bypassPermissions mode allows it".to_string(),
+            DecidedBy::Mode,
+        ),
+        _ if reads_inside => (
+            Verdict::Allow,
+            "it only reads inside the working directories".to_string(),
+            DecidedBy::ReadOnly,
+        ),
+        PermissionMode::Plan => (
+            Verdict::Deny,
+            "plan mode: nothing may change until the user approves the plan (use ExitPlanMode)".to_string(),
+            DecidedBy::Mode,
+        ),
+        PermissionMode::AcceptEdits if edits_inside_working_dirs(facts.subject, ctx) => (
+            Verdict::Allow,
+            "acceptEdits mode allows edits inside the working directories".to_string(),
+            DecidedBy::Mode,
+        ),
+        PermissionMode::DontAsk => (
+            Verdict::Deny,
+            "dontAsk mode denies what is not pre-approved".to_string(),
+            DecidedBy::Mode,
+        ),
+        PermissionMode::Default
+        | PermissionMode::AcceptEdits
+        | PermissionMode::Auto
+        | PermissionMode::Bubble => (
+            Verdict::Ask,
+            format!("{tool} needs approval: no rule allows this"),
+            DecidedBy::Default,
+        ),
+    };
+    let suggestions = if decision == Verdict::Ask {
+        suggestions
+    } else {
+        Vec::new()
+    };
+    finish(decision, (reason, by, None), parts, suggestions)
+}
+
+fn judge_paths(
+    rules: &RuleSet,
+    access: Access,
+    paths: &[std::path::PathBuf],
+    ctx: &PermissionContext,
+    tally: &mut Tally,
+) -> Option<(String, DecidedBy, Option<MatchedRule>)> {
+    let mut all_allowed = !paths.is_empty();
+    let mut first_allow = None;
+    for path in paths {
+        if access == Access::Edit
+            && let Some(why) = is_protected_path(path, &ctx.working_dirs, &ctx.home)
+        {
+            tally.ask(
+                format!("{} is protected ({why}): writes to it always ask", path.display()),
+                DecidedBy::ProtectedPath,
+                None,
+            );
+        }
+        match rules.decide_path(access, path, &ctx.home) {
+            Some((RuleBehavior::Deny, r)) => {
+                tally.deny(
+                    format!("{} is denied by rule {}", path.display(), r.value),
+                    DecidedBy::Rule,
+                    Some(matched(r)),
+                );
+            }
+            Some((RuleBehavior::Ask, r)) => {
+                tally.ask(
+                    format!("rule {} asks about {}", r.value, path.display()),
+                    DecidedBy::Rule,
+                    Some(matched(r)),
+                );
+            }
+            Some((RuleBehavior::Allow, r)) => {
+                first_allow.get_or_insert_with(|| matched(r));
+            }
+            None => all_allowed = false,
+        }
+    }
+    match (all_allowed, first_allow) {
+        (true, Some(rule)) => Some((
+            format!("allowed by rule {}", rule.rule),
+            DecidedBy::Rule,
+            Some(rule),
+        )),
+        _ => None,
+    }
+}
+
+fn judge_url(
+    rules: &RuleSet,
+    url: &str,
+    tally: &mut Tally,
+) -> Option<(String, DecidedBy, Option<MatchedRule>)> {
+    if let Some(r) = rules.find_domain_rule(RuleBehavior::Deny, url) {
+        tally.deny(
+            format!("{url} is denied by rule {}", r.value),
+            DecidedBy::Rule,
+            Some(matched(r)),
+        );
+        return None;
+    }
+    if let Some(r) = rules.find_domain_rule(RuleBehavior::Ask, url) {
+        tally.ask(
+            format!("rule {} asks about {url}", r.value),
+            DecidedBy::Rule,
+            Some(matched(r)),
+        );
+        return None;
+    }
+    rules.find_domain_rule(RuleBehavior::Allow, url).map(|r| {
+        let m = matched(r);
+        (format!("allowed by rule {}", m.rule), DecidedBy::Rule, Some(m))
+    })
+}
+
+fn judge_shell(
+    rules: &RuleSet,
+    shell: &ShellSubject,
+    ctx: &PermissionContext,
+    tally: &mut Tally,
+    parts: &mut Vec<PartVerdict>,
+) -> Option<(String, DecidedBy, Option<MatchedRule>)> {
+    let mut every_part_cleared = true;
+    let mut any_rule_allow = None;
+    for part in &shell.parts {
+        // Deny and ask rules look at both forms, so `/bin/rm` or `\rm` cannot dodge `Bash(rm *)`;
+        // allow rules only at the command as written, so `/tmp/evil/git` is not `git`.
+        let deny = rules
+            .find_shell_rule(RuleBehavior::Deny, &part.canonical)
+            .or_else(|| rules.find_shell_rule(RuleBehavior::Deny, &part.as_written));
+        let ask = rules
+            .find_shell_rule(RuleBehavior::Ask, &part.canonical)
+            .or_else(|| rules.find_shell_rule(RuleBehavior::Ask, &part.as_written));
+        let (decision, rule) = if let Some(r) = deny {
+            tally.deny(
+                format!("`{}` is denied by rule {}", part.as_written, r.value),
+                DecidedBy::Rule,
+                Some(matched(r)),
+            );
+            (PartDecision::Denied, Some(matched(r)))
+        } else if let Some(r) = ask {
+            tally.ask(
+                format!("rule {} asks about `{}`", r.value, part.as_written),
+                DecidedBy::Rule,
+                Some(matched(r)),
+            );
+            (PartDecision::AskRule, Some(matched(r)))
+        } else if let Some(r) = rules.find_shell_rule(RuleBehavior::Allow, &part.as_written) {
+            any_rule_allow.get_or_insert_with(|| matched(r));
+            (PartDecision::AllowedByRule, Some(matched(r)))
+        } else if part.neutral {
+            (PartDecision::Neutral, None)
+        } else if part.read_only && shell.understood {
+            (PartDecision::ReadOnly, None)
+        } else {
+            every_part_cleared = false;
+            (PartDecision::NeedsApproval, None)
+        };
+        parts.push(PartVerdict {
+            part: part.as_written.clone(),
+            decision,
+            rule,
+        });
+    }
+    for target in &shell.write_targets {
+        let part = format!("> {}", target.display());
+        if let Some(why) = is_protected_path(target, &ctx.working_dirs, &ctx.home) {
+            tally.ask(
+                format!(
+                    "{} is protected ({why}): writes to it always ask",
+                    target.display()
+                ),
+                DecidedBy::ProtectedPath,
+                None,
+            );
+        }
+        let (decision, rule) = match rules.decide_path(Access::Edit, target, &ctx.home) {
+            Some((RuleBehavior::Deny, r)) => {
+                tally.deny(
+                    format!("writing {} is denied by rule {}", target.display(), r.value),
+                    DecidedBy::Rule,
+                    Some(matched(r)),
+                );
+                (PartDecision::Denied, Some(matched(r)))
+            }
+            Some((RuleBehavior::Ask, r)) => {
+                tally.ask(
+                    format!("rule {} asks about writing {}", r.value, target.display()),
+                    DecidedBy::Rule,
+                    Some(matched(r)),
+                );
+                (PartDecision::AskRule, Some(matched(r)))
+            }
+            Some((RuleBehavior::Allow, r)) => (PartDecision::AllowedByRule, Some(matched(r))),
+            None => {
+                every_part_cleared = false;
+                (PartDecision::NeedsApproval, None)
+            }
+        };
+        parts.push(PartVerdict { part, decision, rule });
+    }
+    if !shell.understood {
+        // Fail closed: deny if a deny rule could match any piece, otherwise ask.
+        for segment in &shell.fallback_segments {
+            if let Some(r) = rules.find_shell_rule(RuleBehavior::Deny, segment) {
+                tally.deny(
+                    format!("`{segment}` is denied by rule {}", r.value),
+                    DecidedBy::Rule,
+                    Some(matched(r)),
+                );
+            }
+        }
+        let why = shell
+            .not_understood_reason
+            .clone()
+            .unwrap_or_else(|| "unsupported syntax".into());
+        tally.ask(
+            format!("the command could not be fully understood ({why}), so it is not pre-approved"),
+            DecidedBy::Unparsed,
+            None,
+        );
+        return None;
+    }
+    if every_part_cleared
+        && !shell.parts.is_empty()
+        && let Some(rule) = any_rule_allow
+    {
+        return Some((
+            format!(
+                "every part is allowed by a rule or read-only (e.g. {})",
+                rule.rule
+            ),
+            DecidedBy::Rule,
+            Some(rule),
+        ));
+    }
+    None
+}
+
+fn reads_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContext) -> bool {
+    match subject {
+        PermissionSubject::Paths {
+            access: Access::Read,
+            paths,
+        } => paths.iter().all(|p| is_inside_working_dirs(p, &ctx.working_dirs)),
+        PermissionSubject::Paths {
+            access: Access::Edit, ..
+        } => false,
+        PermissionSubject::Shell(shell) => shell.understood && shell.write_targets.is_empty(),
+        PermissionSubject::Opaque => true,
+        // Fetching reads, but from the network: it asks unless a rule allows the domain.
+        PermissionSubject::Url { .. } => false,
+    }
+}
+
+fn edits_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContext) -> bool {
+    match subject {
+        PermissionSubject::Paths {
+            access: Access::Edit,
+            paths,
+        } => !paths.is_empty() && paths.iter().all(|p| is_inside_working_dirs(p, &ctx.working_dirs)),
+        PermissionSubject::Paths {
+            access: Access::Read, ..
+        }
+        | PermissionSubject::Shell(_)
+        | PermissionSubject::Opaque
+        | PermissionSubject::Url { .. } => false,
+    }
+}
+
+fn suggestions_for(facts: &CallFacts<'_>, ctx: &PermissionContext) -> Vec<String> {
+    let project = ctx.working_dirs.first().cloned().unwrap_or_default();
+    let values = match facts.subject {
+        PermissionSubject::Shell(shell) => {
+            let argvs: Vec<Vec<String>> = shell
+                .parts
+                .iter()
+                .filter(|p| !p.read_only && !p.neutral)
+                .map(|p| p.argv.clone())
+                .collect();
+            let mut out = suggest::suggest_bash_rules(&argvs);
+            out.extend(
+                shell
+                    .write_targets
+                    .iter()
+                    .filter_map(|t| suggest::suggest_path_rule(Access::Edit, t, &project, &ctx.home)),
+            );
+            out.dedup();
+            out.truncate(5);
+            out
+        }
+        PermissionSubject::Paths { access, paths } => {
+            let mut out: Vec<_> = paths
+                .iter()
+                .filter_map(|p| suggest::suggest_path_rule(*access, p, &project, &ctx.home))
+                .collect();
+            out.dedup();
+            out.truncate(5);
+            out
+        }
+        PermissionSubject::Url { url } => suggest::suggest_domain_rule(url).into_iter().collect(),
+        PermissionSubject::Opaque => suggest::suggest_mcp_rule(facts.tool_name)
+            .into_iter()
+            .chain(std::iter::once(RuleValue::bare(facts.tool_name)))
+            .take(1)
+            .collect(),
+    };
+    values.iter().map(ToString::to_string).collect()
+}

@@ -1,0 +1,272 @@
+//! File path rules (`Read(...)`, `Edit(...)` content): gitignore-style patterns, anchored by the
+//! rule's source, matched with the `ignore` crate.
+//!
+//! Where a pattern is rooted:
+//!
+//! | pattern        | root                     | example                                   |
+//! |----------------|--------------------------|-------------------------------------------|
+//! | `//abs/path`   | the filesystem root      | `Read(//etc/passwd)`                      |
+//! | `~/x`          | the home folder          | `Read(~/.ssh/**)`                         |
+//! | `/x`           | the rule's anchor        | `Edit(/src/**)` = `<project>/src/**`      |
+//! | `./x`          | the rule's anchor        | `Read(./secrets/**)` = `<anchor>/secrets/**` |
+//! | `x`            | the rule's anchor, gitignore rules: no slash matches at any depth (`*.env`), an inner slash anchors (`a/b`) |
+//!
+//! Claude Code resolves `./x` and `x` against the current directory; Nerve resolves them against
+//! the rule's anchor (the settings file's root, or the cwd for CLI and session rules), so a
+//! project's rules mean the same thing whichever subfolder the session starts in. Leading `..`
+//! components (`../shared/**`) climb from the anchor. Matching is case-insensitive, as Claude Code's
+//! `ignore` package is by default, so `.ENV` cannot dodge a deny on `.env` on a case-insensitive
+//! filesystem. A pattern naming a directory also matches everything below it.
+
+use std::path::{Component, Path, PathBuf};
+
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::permissions::paths::normalize_lexically;
+
+/// A path pattern that is not a valid glob.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("path pattern `{pattern}` is not a valid glob: {reason}")]
+pub struct PathPatternError {
+    /// The pattern as written in the rule.
+    pub pattern: String,
+    /// What the glob parser objected to.
+    pub reason: String,
+}
+
+/// A rule's path pattern resolved to a root folder and compiled.
+#[derive(Debug, Clone)]
+pub struct PathPattern {
+    root: PathBuf,
+    matcher: Gitignore,
+}
+
+/// Splits rule content into the folder it is rooted at and a gitignore line relative to it.
+fn root_and_line(content: &str, anchor: &Path, home: &Path) -> (PathBuf, String) {
+    if let Some(rest) = content.strip_prefix("//") {
+        return (PathBuf::from("/"), format!("/{rest}"));
+    }
+    if content == "~" {
+        return (home.to_path_buf(), "**".to_string());
+    }
+    if let Some(rest) = content.strip_prefix("~/") {
+        return fold_parent_dirs(home, rest);
+    }
+    if let Some(rest) = content.strip_prefix('/') {
+        return fold_parent_dirs(anchor, rest);
+    }
+    let mut rest = content;
+    let mut explicit = false;
+    while let Some(stripped) = rest.strip_prefix("./") {
+        rest = stripped;
+        explicit = true;
+    }
+    if explicit || rest.starts_with("../") {
+        return fold_parent_dirs(anchor, rest);
+    }
+    (normalize_lexically(anchor), escape_line_start(rest))
+}
+
+/// Roots an anchored pattern: leading `..`/`.` components move the root, the rest becomes `/rest`.
+fn fold_parent_dirs(base: &Path, rest: &str) -> (PathBuf, String) {
+    let mut root = normalize_lexically(base);
+    let mut rest = rest;
+    loop {
+        if let Some(stripped) = rest.strip_prefix("../") {
+            root.pop();
+            rest = stripped;
+        } else if let Some(stripped) = rest.strip_prefix("./") {
+            rest = stripped;
+        } else {
+            break;
+        }
+    }
+    (root, format!("/{rest}"))
+}
+
+/// Keeps a leading `!` or `#` literal: in a gitignore file they would negate or comment the line.
+fn escape_line_start(line: &str) -> String {
+    if line.starts_with('!') || line.starts_with('#') {
+        format!("\\{line}")
+    } else {
+        line.to_string()
+    }
+}
+
+impl PathPattern {
+    /// Resolves `content` against `anchor` (for `/x`, `./x`, `x`) or `home` (for `~/x`) and compiles
+    /// it.
+    pub fn compile(content: &str, anchor: &Path, home: &Path) -> Result<Self, PathPatternError> {
+        let (root, line) = root_and_line(content.trim(), anchor, home);
+        let mut builder = GitignoreBuilder::new(&root);
+        builder.case_insensitive(true).map_err(|e| PathPatternError {
+            pattern: content.to_string(),
+            reason: e.to_string(),
+        })?;
+        builder.add_line(None, &line).map_err(|e| PathPatternError {
+            pattern: content.to_string(),
+            reason: e.to_string(),
+        })?;
+        let matcher = builder.build().map_err(|e| PathPatternError {
+            pattern: content.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(PathPattern { root, matcher })
+    }
+
+    /// The folder the pattern is rooted at.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether `target` (an absolute path) or one of its parent folders matches.
+    ///
+    /// `target` is normalised lexically first. A relative target, or one outside the pattern's
+    /// root, never matches: there is nothing to compare it with.
+    pub fn matches(&self, target: &Path) -> bool {
+        let target = normalize_lexically(target);
+        if !target.is_absolute() {
+            return false;
+        }
+        let Ok(relative) = target.strip_prefix(&self.root) else {
+            return false;
+        };
+        // The root itself has no path relative to it; only `//`/`~` patterns could name it and
+        // the rule then covers what is inside, not the folder entry.
+        if relative.as_os_str().is_empty()
+            || relative.components().any(|c| !matches!(c, Component::Normal(_)))
+        {
+            return false;
+        }
+        let is_dir = target.is_dir();
+        matches!(
+            self.matcher.matched_path_or_any_parents(relative, is_dir),
+            Match::Ignore(_)
+        )
+    }
+}
+
+/// Whether `target` matches the path rule content `rule_content` anchored at `anchor`.
+///
+/// An invalid glob never matches here; [`PathPattern::compile`] reports it, and the rule set treats
+/// an invalid deny/ask pattern as matching (fail closed).
+pub fn path_rule_matches(rule_content: &str, anchor: &Path, home: &Path, target: &Path) -> bool {
+    PathPattern::compile(rule_content, anchor, home).is_ok_and(|pattern| pattern.matches(target))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ANCHOR: &str = "/work/project";
+    const HOME: &str = "/home/me";
+
+    fn hit(rule: &str, target: &str) -> bool {
+        path_rule_matches(rule, Path::new(ANCHOR), Path::new(HOME), Path::new(target))
+    }
+
+    #[test]
+    fn absolute_double_slash_patterns() {
+        assert!(hit("//etc/passwd", "/etc/passwd"));
+        assert!(!hit("//etc/passwd", "/etc/passwd.bak"));
+        assert!(hit("//etc/**", "/etc/ssh/sshd_config"));
+        assert!(hit("//etc", "/etc/hosts"));
+        assert!(!hit("//etc/passwd", "/work/project/etc/passwd"));
+    }
+
+    #[test]
+    fn home_patterns() {
+        assert!(hit("~/.ssh/**", "/home/me/.ssh/id_rsa"));
+        assert!(hit("~/.ssh", "/home/me/.ssh/keys/id_rsa"));
+        assert!(!hit("~/.ssh/**", "/work/project/.ssh/id_rsa"));
+        assert!(hit("~", "/home/me/anything"));
+    }
+
+    #[test]
+    fn anchor_relative_patterns() {
+        assert!(hit("/src/**", "/work/project/src/main.rs"));
+        assert!(hit("/src/**", "/work/project/src/a/b/c.rs"));
+        assert!(!hit("/src/**", "/work/project/lib/src/main.rs"));
+        assert!(!hit("/src/**", "/src/main.rs"));
+        assert!(hit("./secrets/**", "/work/project/secrets/key.pem"));
+        assert!(!hit("./secrets/**", "/work/project/app/secrets/key.pem"));
+        assert!(hit("secrets/keys", "/work/project/secrets/keys/a"));
+        assert!(hit("../shared/**", "/work/shared/x.txt"));
+        assert!(!hit("../shared/**", "/work/project/shared/x.txt"));
+    }
+
+    #[test]
+    fn slashless_patterns_match_at_any_depth_below_the_anchor() {
+        assert!(hit("*.env", "/work/project/.env.x.env"));
+        assert!(hit("*.env", "/work/project/config/prod.env"));
+        assert!(hit(".env", "/work/project/a/b/.env"));
+        assert!(hit(".env", "/work/project/.ENV"));
+        assert!(!hit("*.env", "/other/prod.env"));
+        assert!(!hit("*.env", "/work/projectx/prod.env"));
+    }
+
+    #[test]
+    fn directory_patterns_cover_everything_below() {
+        assert!(hit("/build", "/work/project/build/out/app"));
+        assert!(hit("node_modules", "/work/project/a/node_modules/x/index.js"));
+    }
+
+    #[test]
+    fn targets_are_normalised_and_must_be_absolute() {
+        assert!(hit("/src/**", "/work/project/lib/../src/./main.rs"));
+        assert!(!hit("/src/**", "/work/project/src/../../escape.rs"));
+        assert!(hit("//etc/passwd", "/work/project/../../etc/passwd"));
+        assert!(!hit("/src/**", "src/main.rs"));
+        assert!(!hit("/src/**", "/work/project"));
+    }
+
+    #[test]
+    fn leading_bang_and_hash_are_literal() {
+        assert!(hit("!important", "/work/project/!important"));
+        assert!(!hit("!important", "/work/project/other"));
+        assert!(hit("#notes", "/work/project/#notes"));
+    }
+
+    #[test]
+    fn invalid_glob_is_reported_and_never_matches() {
+        let err = PathPattern::compile("/src/[z-a]", Path::new(ANCHOR), Path::new(HOME)).unwrap_err();
+        assert_eq!(err.pattern, "/src/[z-a]");
+        assert!(err.to_string().contains("not a valid glob"), "{err}");
+        assert!(!hit("/src/[z-a]", "/work/project/src/z"));
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn segment() -> impl Strategy<Value = String> {
+            "[a-z0-9_-][a-z0-9_.-]{0,8}"
+        }
+
+        proptest! {
+            #[test]
+            fn anchored_directory_rule_covers_everything_below_it(
+                dir in segment(),
+                below in proptest::collection::vec(segment(), 1..4),
+            ) {
+                let target = format!("{ANCHOR}/{dir}/{}", below.join("/"));
+                let rule = format!("/{dir}/**");
+                prop_assert!(hit(&rule, &target));
+                let bare_dir = format!("/{dir}");
+                prop_assert!(hit(&bare_dir, &target));
+            }
+
+            #[test]
+            fn anchor_relative_rules_never_match_outside_the_anchor(
+                rule in prop_oneof![Just("/**".to_string()), Just("**".to_string()), Just("*".to_string()), segment()],
+                outside in proptest::collection::vec(segment(), 1..4),
+            ) {
+                let target = format!("/elsewhere/{}", outside.join("/"));
+                prop_assert!(!hit(&rule, &target));
+                let sibling = format!("/work/project-other/{}", outside.join("/"));
+                prop_assert!(!hit(&rule, &sibling));
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! The permission system: modes, rules in Claude Code's syntax, settings sources, protected paths,
+//! and the resolver that turns a call into allow, ask or deny.
+//!
+//! - [`mode`]: the permission modes and their names;
+//! - [`rule`]: rule sources, behaviours, values (parse/display) and anchored rules;
+//! - [`matching`]: one matcher per kind of rule content (shell, path, domain, MCP name, parameter);
+//! - [`rule_set`]: all rules from all sources, with priority-ordered lookup;
+//! - [`settings`]: loading and writing settings files;
+//! - [`protected`]: paths never pre-approved for writing, and the working-directory check;
+//! - [`suggest`]: "Always allow" suggestions that never copy a whole command;
+//! - [`subject`]: what a tool call offers rules to match against;
+//! - [`evaluate`]: the static decision (hook decision → rules → tool check → mode);
+//! - [`resolver`]: asking (PermissionRequest hooks → auto-mode classifier → the user);
+//! - [`request`], [`verdict`]: what front-ends see and answer.
+
+mod context;
+pub mod evaluate;
+pub mod matching;
+pub mod mode;
+pub mod paths;
+pub mod protected;
+mod request;
+pub mod resolver;
+pub mod rule;
+pub mod rule_set;
+pub mod settings;
+mod subject;
+pub mod suggest;
+mod verdict;
+
+pub use context::{PermissionContext, SharedRules};
+pub use evaluate::{CallFacts, HookPermission, evaluate};
+pub use mode::PermissionMode;
+pub use request::{
+    AutoClassifier, ClassifierVerdict, MatchedRule, PermissionPrompter, PermissionRequest, RuleScope,
+    UserAnswer,
+};
+pub use resolver::Resolver;
+pub use rule::{PermissionRule, RuleBehavior, RuleParseError, RuleSource, RuleValue};
+pub use rule_set::{Access, RuleSet};
+pub use subject::{PermissionSubject, ShellPart, ShellSubject};
+pub use verdict::{DecidedBy, Evaluation, PartDecision, PartVerdict, Resolution, Verdict};

@@ -1,0 +1,218 @@
+//! The asking half of permission resolution: after the static evaluation, an ask goes to the
+//! PermissionRequest hooks, then (auto mode) the classifier, then the user.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::events::{Event, EventSink};
+use crate::hooks::HookConfig;
+use crate::permissions::evaluate::{CallFacts, HookPermission, evaluate};
+use crate::permissions::{
+    AutoClassifier, ClassifierVerdict, DecidedBy, Evaluation, PermissionMode, PermissionPrompter,
+    PermissionRequest, PermissionRule, Resolution, RuleBehavior, RuleScope, RuleSource, RuleValue,
+    UserAnswer, Verdict,
+};
+use crate::tool::{DynTool, ToolUseContext};
+
+/// Resolves calls: evaluation, then hooks, classifier and prompts for what asks.
+#[derive(Clone, Default)]
+pub struct Resolver {
+    /// Who answers asks. `None`: asks are denied (headless).
+    pub prompter: Option<Arc<dyn PermissionPrompter>>,
+    /// The auto-mode classifier.
+    pub classifier: Option<Arc<dyn AutoClassifier>>,
+    /// PermissionRequest and PermissionDenied hooks.
+    pub hooks: Arc<HookConfig>,
+    /// Where permission requests are announced.
+    pub events: Option<EventSink>,
+}
+
+impl std::fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resolver")
+            .field("prompter", &self.prompter.is_some())
+            .field("classifier", &self.classifier.is_some())
+            .finish()
+    }
+}
+
+impl Resolver {
+    /// Evaluates a call statically (no prompts).
+    pub async fn evaluate(
+        &self,
+        tool: &dyn DynTool,
+        input: &Value,
+        ctx: &ToolUseContext,
+        hook: Option<&HookPermission>,
+    ) -> Evaluation {
+        let subject = tool.permission_subject(input, ctx);
+        let tool_check = tool.check_permissions(input, ctx).await;
+        let facts = CallFacts {
+            tool_name: tool.name(),
+            input,
+            subject: &subject,
+            read_only: tool.is_read_only(input),
+            tool_check: &tool_check,
+        };
+        evaluate(&facts, hook, &ctx.permissions)
+    }
+
+    /// Resolves a call completely: asks whoever must be asked.
+    pub async fn resolve(
+        &self,
+        tool: &dyn DynTool,
+        tool_use_id: &str,
+        input: &Value,
+        ctx: &ToolUseContext,
+        hook: Option<HookPermission>,
+    ) -> Resolution {
+        let eval = self.evaluate(tool, input, ctx, hook.as_ref()).await;
+        match eval.decision {
+            Verdict::Allow => {
+                return Resolution::Allow {
+                    updated_input: None,
+                    user_modified: false,
+                    decided_by: eval.decided_by,
+                };
+            }
+            Verdict::Deny => {
+                return Resolution::Deny {
+                    message: format!("Permission to use {} was denied: {}.", tool.name(), eval.reason),
+                    decided_by: eval.decided_by,
+                };
+            }
+            Verdict::Ask => {}
+        }
+
+        // PermissionRequest hooks may answer the dialog for the user.
+        if let Some(answer) =
+            crate::pipeline::permission_request_hooks(&self.hooks, tool.name(), tool_use_id, input, ctx).await
+        {
+            return answer;
+        }
+
+        if ctx.permissions.mode == PermissionMode::Auto
+            && eval.decided_by == DecidedBy::Default
+            && let Some(classifier) = &self.classifier
+        {
+            let text = tool.classifier_input(input);
+            // An empty classifier input means the tool opted out of automatic approval.
+            if !text.is_empty() {
+                match classifier.classify(tool.name(), &text).await {
+                    ClassifierVerdict::Allow { .. } => {
+                        return Resolution::Allow {
+                            updated_input: None,
+                            user_modified: false,
+                            decided_by: DecidedBy::Classifier,
+                        };
+                    }
+                    ClassifierVerdict::Ask { reason } => {
+                        tracing::debug!(%reason, "auto-mode classifier left the decision to the user");
+                    }
+                }
+            }
+        }
+
+        let Some(prompter) = self.prompter.as_ref().filter(|_| !ctx.permissions.avoid_prompts) else {
+            return Resolution::Deny {
+                message: format!(
+                    "Permission to use {} was denied: {}, and no one is available to approve it in this mode.",
+                    tool.name(),
+                    eval.reason
+                ),
+                decided_by: DecidedBy::Default,
+            };
+        };
+
+        let request = PermissionRequest {
+            id: uuid::Uuid::new_v4().to_string(),
+            tool_use_id: tool_use_id.to_string(),
+            tool_name: tool.name().to_string(),
+            input: input.clone(),
+            summary: tool.summary(input),
+            reason: eval.reason.clone(),
+            parts: eval.parts.clone(),
+            suggestions: eval.suggestions.clone(),
+            preview: None,
+            agent_label: ctx.agent.label.clone(),
+        };
+        if let Some(events) = &self.events {
+            events.emit(Event::PermissionRequested {
+                request: Box::new(request.clone()),
+            });
+        }
+        let answer = tokio::select! {
+            a = prompter.ask(request) => a,
+            () = ctx.exec.cancel.cancelled() => UserAnswer::Deny { message: Some("the call was interrupted while waiting for approval".into()) },
+        };
+        self.apply_answer(answer, input, ctx)
+    }
+
+    fn apply_answer(&self, answer: UserAnswer, input: &Value, ctx: &ToolUseContext) -> Resolution {
+        match answer {
+            UserAnswer::AllowOnce { updated_input } => allow_with(updated_input, input),
+            UserAnswer::AlwaysAllow {
+                rules,
+                scope,
+                updated_input,
+            } => {
+                let mut parsed = Vec::new();
+                for text in &rules {
+                    match text.parse::<RuleValue>() {
+                        Ok(value) => parsed.push(value),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "ignoring an invalid always-allow rule from the front-end")
+                        }
+                    }
+                }
+                let anchor = ctx
+                    .permissions
+                    .working_dirs
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| ctx.exec.cwd.clone());
+                for value in &parsed {
+                    ctx.permissions.rules.add(PermissionRule::new(
+                        RuleSource::Session,
+                        RuleBehavior::Allow,
+                        value.clone(),
+                        anchor.clone(),
+                    ));
+                }
+                if scope == RuleScope::ProjectLocal
+                    && let Err(e) = crate::permissions::settings::add_rules_to_local_settings(
+                        &anchor,
+                        RuleBehavior::Allow,
+                        &parsed,
+                    )
+                    && let Some(notify) = &ctx.ui.notify
+                {
+                    notify(format!(
+                        "Could not save the rule to .nerve/settings.local.json: {e}. It applies to this session only."
+                    ));
+                }
+                allow_with(updated_input, input)
+            }
+            UserAnswer::Deny { message } => {
+                let mut text = "The user doesn't want to proceed with this tool use. The tool use was rejected (nothing was run or changed).".to_string();
+                if let Some(m) = message.filter(|m| !m.trim().is_empty()) {
+                    text.push_str(&format!(" The user said: {m}"));
+                }
+                Resolution::Deny {
+                    message: text,
+                    decided_by: DecidedBy::User,
+                }
+            }
+        }
+    }
+}
+
+fn allow_with(updated_input: Option<Value>, input: &Value) -> Resolution {
+    let user_modified = updated_input.as_ref().is_some_and(|u| u != input);
+    Resolution::Allow {
+        updated_input: updated_input.filter(|_| user_modified),
+        user_modified,
+        decided_by: DecidedBy::User,
+    }
+}

@@ -1,0 +1,24 @@
+//! Settings files in Claude Code's JSON shape, from every source, merged into one view.
+//!
+//! ```json
+//! { "permissions": { "allow": ["Bash(git *)"], "ask": [], "deny": ["Read(./.env)"],
+//!                    "defaultMode": "acceptEdits", "additionalDirectories": ["../lib"],
+//!                    "disableBypassPermissionsMode": "disable" },
+//!   "hooks": { ... }, "env": { ... } }
+//! ```
+//!
+//! A missing file is fine. A bad file is an error naming the file, the line and column, and what
+//! was expected: a file is never skipped in part or in whole, because skipping a deny rule would
+//! allow more than the user wrote.
+
+mod error;
+mod file;
+mod load;
+mod locations;
+mod writer;
+
+pub use error::SettingsError;
+pub use file::{DisableBypass, PermissionsSettings, SettingsFile};
+pub use load::{AdditionalDirectory, HooksEntry, LoadOptions, LoadedSettings, load_all};
+pub use locations::{MANAGED_SETTINGS_PATH, SettingsLocations};
+pub use writer::{add_rules_to_local_settings, local_settings_path};
