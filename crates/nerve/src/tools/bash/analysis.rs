@@ -1,0 +1,88 @@
+//! What the analysis of one shell command reports to the permission resolver.
+
+/// How a single simple command affects the machine, judged from its program and arguments alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandClass {
+    /// Only reads or searches (a known program with no option that writes or runs other programs).
+    ReadOnly,
+    /// Neither reads nor writes anything that matters (`echo`, `true`, `test`); it does not stop a
+    /// compound from being read-only.
+    Neutral,
+    /// Anything else: may write, run other programs, or is simply unknown. Carries a short reason.
+    Other(String),
+}
+
+/// One simple command found anywhere in the input, including inside substitutions, loops and
+/// `bash -c` scripts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// Words after quote removal, with wrappers (`timeout`, `nice`, `env A=1` ...) and leading
+    /// `VAR=value` assignments stripped. Expansions keep their source text (`$HOME`).
+    pub argv: Vec<String>,
+    /// `argv` joined with single spaces, for allow-rule matching.
+    pub as_written: String,
+    /// Like `as_written` with the program reduced to its basename (`/bin/rm -rf x` -> `rm -rf x`),
+    /// for deny-rule matching.
+    pub canonical: String,
+    /// Whether this command only reads.
+    pub class: CommandClass,
+    /// Some argument is only known at run time (`$VAR`, `$(..)`, `<(..)`, or arguments `xargs` reads
+    /// from standard input), so rules matched against the text may not see what actually runs.
+    pub dynamic: bool,
+}
+
+impl SimpleCommand {
+    /// Builds the matching texts from `argv`. For an assignment-only statement (`x=1`) the first word
+    /// is not a program, so it is not reduced to a basename.
+    pub(crate) fn new(argv: Vec<String>, class: CommandClass, dynamic: bool, has_program: bool) -> Self {
+        let as_written = argv.join(" ");
+        let canonical = match argv.split_first() {
+            Some((program, rest)) if has_program => {
+                let mut parts = vec![crate::tools::bash::words::basename(program)];
+                parts.extend(rest.iter().map(String::as_str));
+                parts.join(" ")
+            }
+            Some(_) | None => as_written.clone(),
+        };
+        Self {
+            argv,
+            as_written,
+            canonical,
+            class,
+            dynamic,
+        }
+    }
+}
+
+/// The result of analysing a whole command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandAnalysis {
+    /// False when the input has a syntax error or uses any syntax this analysis does not model. The
+    /// resolver must then ask, and deny if a deny rule could match any part (see
+    /// [`crate::tools::bash::fallback_segments`]).
+    pub understood: bool,
+    /// Why the command was not understood (the first reason found).
+    pub not_understood_reason: Option<String>,
+    /// Every simple command found, in source order of their start (substitutions inside a command
+    /// come before the command that uses their output, as bash runs them).
+    pub subcommands: Vec<SimpleCommand>,
+    /// Files that redirections write (`>`, `>>`, `&>`, `2>`, `>|`, `<>` ...), excluding `/dev/null`,
+    /// `/dev/stdout`, `/dev/stderr` and fd duplications. Paths are as written, relative to the
+    /// command's working directory.
+    pub write_targets: Vec<String>,
+}
+
+impl CommandAnalysis {
+    /// True when running the command cannot change anything: it was understood, writes no file
+    /// through a redirection, and every subcommand is read-only or neutral. A command made only of
+    /// neutral parts (`echo hi`, `true`) counts as read-only, since neither part writes; an empty
+    /// command (only comments) counts too.
+    pub fn is_read_only(&self) -> bool {
+        self.understood
+            && self.write_targets.is_empty()
+            && self.subcommands.iter().all(|c| match c.class {
+                CommandClass::ReadOnly | CommandClass::Neutral => true,
+                CommandClass::Other(_) => false,
+            })
+    }
+}

@@ -1,0 +1,150 @@
+//! Entry point: parse a command line with tree-sitter-bash and collect what it would run.
+
+use std::borrow::Cow;
+
+use crate::tools::bash::analysis::{CommandAnalysis, SimpleCommand};
+use crate::tools::bash::walker::Walker;
+
+/// How many `eval`/`bash -c` levels are followed before giving up (each level re-parses text).
+pub(crate) const MAX_SCRIPT_NESTING: usize = 4;
+
+/// Analyses one command line as bash would run it. Never fails: anything it cannot model is reported
+/// through `understood = false`, with a reason.
+pub fn analyze(command: &str) -> CommandAnalysis {
+    let mut out = Collector::default();
+    analyze_script(command, 0, &mut out);
+    CommandAnalysis {
+        understood: out.reason.is_none(),
+        not_understood_reason: out.reason,
+        subcommands: out.subcommands,
+        write_targets: out.write_targets,
+    }
+}
+
+/// What the walk has found so far; shared by nested scripts so their findings merge.
+#[derive(Debug, Default)]
+pub(crate) struct Collector {
+    /// The first reason the input is not understood.
+    pub reason: Option<String>,
+    /// Simple commands found.
+    pub subcommands: Vec<SimpleCommand>,
+    /// Files written by redirections.
+    pub write_targets: Vec<String>,
+}
+
+impl Collector {
+    /// Marks the input as not understood; the first reason wins because later ones are often
+    /// consequences of it.
+    pub(crate) fn fail(&mut self, reason: impl Into<String>) {
+        if self.reason.is_none() {
+            self.reason = Some(reason.into());
+        }
+    }
+}
+
+/// Parses `source` and walks it into `out`. `nesting` counts enclosing `eval`/`bash -c` levels.
+pub(crate) fn analyze_script(source: &str, nesting: usize, out: &mut Collector) {
+    if nesting > MAX_SCRIPT_NESTING {
+        out.fail("scripts nested through eval or `bash -c` too deeply");
+        return;
+    }
+    let mut parser = tree_sitter::Parser::new();
+    if parser.set_language(&tree_sitter_bash::LANGUAGE.into()).is_err() {
+        out.fail("the bash grammar could not be loaded");
+        return;
+    }
+    if source.contains('\0') {
+        // bash never sees what follows a NUL (C strings), so the text would not be what runs.
+        out.fail("the command contains a NUL character");
+        return;
+    }
+    let Some(tree) = parser.parse(ascii_stand_in(source).as_bytes(), None) else {
+        out.fail("the bash parser gave no result");
+        return;
+    };
+    let root = tree.root_node();
+    if let Some(reason) = syntax_problem(root, source) {
+        out.fail(reason);
+        // Keep walking: the commands that did parse still help deny rules, and `understood` is
+        // already false.
+    }
+    Walker::new(source, nesting, out).statement(root, 0);
+}
+
+/// The text handed to the parser: every non-ASCII character replaced by as many `a` bytes as its
+/// UTF-8 encoding has, so byte offsets still point into `source`.
+///
+/// tree-sitter-bash 0.25's scanner calls `isdigit()` and friends on the lookahead code point, which is
+/// undefined behaviour above 255 and crashes the process (`{` followed by U+8588D does). bash treats
+/// every non-ASCII character as an ordinary word character, as it does `a`, so the parse keeps its
+/// shape; all text is read back from the original, and variable names are validated on it.
+fn ascii_stand_in(source: &str) -> Cow<'_, str> {
+    if source.is_ascii() {
+        return Cow::Borrowed(source);
+    }
+    let mut out = String::with_capacity(source.len());
+    for c in source.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            out.extend(std::iter::repeat_n('a', c.len_utf8()));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Finds the first syntax error or missing token, iteratively (the tree can be deep). The one error
+/// accepted is tree-sitter-bash's parse of the read-write redirection `<>`, which it splits into `<`
+/// and an ERROR `>`; the walker treats that pair as a write.
+fn syntax_problem(root: tree_sitter::Node, source: &str) -> Option<String> {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if !source.is_char_boundary(node.start_byte()) || !source.is_char_boundary(node.end_byte()) {
+            return Some(format!(
+                "a `{}` begins or ends inside a multi-byte character at byte {}",
+                node.kind(),
+                node.start_byte()
+            ));
+        }
+        if node.is_missing() {
+            return Some(format!(
+                "syntax error: `{}` is missing at byte {}",
+                node.kind(),
+                node.start_byte()
+            ));
+        }
+        if node.is_error() && !is_read_write_operator(node) {
+            let text: String = node
+                .utf8_text(source.as_bytes())
+                .unwrap_or("")
+                .chars()
+                .take(40)
+                .collect();
+            return Some(format!(
+                "syntax error near `{text}` at byte {}",
+                node.start_byte()
+            ));
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
+}
+
+/// The ERROR node of `<>`: a lone `>` right after `<` inside a file redirection.
+pub(crate) fn is_read_write_operator(node: tree_sitter::Node) -> bool {
+    node.is_error()
+        && node.end_byte() == node.start_byte() + 1
+        && node.child_count() == 1
+        && node.child(0).is_some_and(|c| c.kind() == ">")
+        && node.parent().is_some_and(|p| p.kind() == "file_redirect")
+        && node
+            .prev_sibling()
+            .is_some_and(|p| p.kind() == "<" && p.end_byte() == node.start_byte())
+}

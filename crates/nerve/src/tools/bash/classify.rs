@@ -1,0 +1,388 @@
+//! Which programs only read, kept in one place.
+//!
+//! A program is read-only only when it is listed here and none of its arguments turns on a mode that
+//! writes a file or runs another program. Programs whose danger hides in options ("checked" below)
+//! also refuse arguments known only at run time, since `$X` or a glob could become `-delete`.
+
+use crate::tools::bash::analysis::CommandClass;
+use crate::tools::bash::git;
+use crate::tools::bash::options::{is_long, is_option, short_cluster_has};
+use crate::tools::bash::words::{Word, basename};
+
+/// Programs that do nothing worth guarding: they print their arguments, wait, or set an exit status.
+const NEUTRAL: &[&str] = &["echo", "true", "false", ":", "sleep", "test", "["];
+
+/// Read-only programs whose options cannot write or run anything, so any argument is fine.
+const READ_ANY_ARGS: &[&str] = &[
+    // search
+    "grep",
+    "egrep",
+    "fgrep",
+    "locate",
+    "which",
+    "whereis",
+    "type",
+    // read
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "stat",
+    "diff",
+    "cmp",
+    "cut",
+    "tr",
+    "nl",
+    "od",
+    "hexdump",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "jq",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "column",
+    "fold",
+    "expand",
+    "paste",
+    "comm",
+    "strings",
+    "tac",
+    "rev",
+    "seq",
+    // list
+    "ls",
+    "du",
+    "df",
+    "pwd",
+    "id",
+    "whoami",
+    "uname",
+    "printenv",
+    "ps",
+];
+
+/// Classifies one command whose wrappers are already stripped. `stdin_args` says that more arguments
+/// arrive at run time (`xargs`), which counts like a dynamic argument.
+pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
+    let Some((program, args)) = argv.split_first() else {
+        return CommandClass::Neutral;
+    };
+    let name = basename(&program.text);
+    if matches!(name, "test" | "[") && args.iter().any(|a| a.text == "-v") {
+        // `-v 'a[$i]'` evaluates the subscript arithmetically, which can expand hidden substitutions.
+        return other("`test -v` evaluates array subscripts");
+    }
+    if NEUTRAL.contains(&name) {
+        return CommandClass::Neutral;
+    }
+    if READ_ANY_ARGS.contains(&name) {
+        return CommandClass::ReadOnly;
+    }
+    let checked: Option<fn(&[String]) -> Result<(), String>> = match name {
+        "printf" => return printf(args),
+        "env" if args.is_empty() => return CommandClass::ReadOnly,
+        "cd" | "pushd" | "popd" => {
+            return other("changes the working directory, so later relative paths cannot be checked");
+        }
+        "source" | "." => return other("runs the commands in a file"),
+        "git" => return git::classify(args, stdin_args),
+        "rg" => Some(rg),
+        "ag" => Some(ag),
+        "find" => Some(find),
+        "fd" | "fdfind" => Some(fd),
+        "sort" => Some(sort),
+        "uniq" => Some(uniq),
+        "date" => Some(date),
+        "xxd" => Some(xxd),
+        "tree" => Some(tree),
+        "file" => Some(file),
+        "less" | "more" => Some(pager),
+        "hostname" => Some(hostname),
+        _ => None,
+    };
+    let Some(check) = checked else {
+        return other(format!("`{name}` is not a known read-only command"));
+    };
+    if stdin_args {
+        return other(format!(
+            "`{name}` gets arguments from standard input that cannot be checked"
+        ));
+    }
+    if let Some(word) = args.iter().find(|w| !w.is_plain()) {
+        return other(format!(
+            "argument `{}` of `{name}` is only known at run time, so its options cannot be checked",
+            word.text
+        ));
+    }
+    let texts: Vec<String> = args.iter().map(|w| w.text.clone()).collect();
+    match check(&texts) {
+        Ok(()) => CommandClass::ReadOnly,
+        Err(reason) => CommandClass::Other(reason),
+    }
+}
+
+fn other(reason: impl Into<String>) -> CommandClass {
+    CommandClass::Other(reason.into())
+}
+
+/// Rejects the first argument for which `bad` is true.
+fn reject_any(args: &[String], program: &str, bad: impl Fn(&str) -> bool) -> Result<(), String> {
+    match args.iter().find(|a| bad(a)) {
+        Some(arg) => Err(format!("`{program} {arg}` can write files or run other programs")),
+        None => Ok(()),
+    }
+}
+
+/// `printf -v NAME` assigns a shell variable (`printf -v PATH ...` changes what later names run).
+fn printf(args: &[Word]) -> CommandClass {
+    match args.first() {
+        Some(w) if !w.is_plain() || w.text.starts_with("-v") => other("`printf -v` assigns a shell variable"),
+        Some(_) | None => CommandClass::Neutral,
+    }
+}
+
+/// `--pre` runs a program on every file; `--hostname-bin` runs one to learn the host name.
+fn rg(args: &[String]) -> Result<(), String> {
+    reject_any(args, "rg", |a| {
+        ["pre", "pre-glob", "hostname-bin"]
+            .iter()
+            .any(|b| is_long(a, b, &[]))
+    })
+}
+
+/// `--pager` runs a program.
+fn ag(args: &[String]) -> Result<(), String> {
+    reject_any(args, "ag", |a| is_long(a, "pager", &[]))
+}
+
+/// Primaries that run programs, delete, or write listing files.
+fn find(args: &[String]) -> Result<(), String> {
+    const BANNED: &[&str] = &[
+        "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+    ];
+    reject_any(args, "find", |a| BANNED.contains(&a))
+}
+
+/// `-x/--exec` and `-X/--exec-batch` run a program per result.
+fn fd(args: &[String]) -> Result<(), String> {
+    reject_any(args, "fd", |a| {
+        short_cluster_has(a, 'x')
+            || short_cluster_has(a, 'X')
+            || is_long(a, "exec", &[])
+            || is_long(a, "exec-batch", &[])
+    })
+}
+
+/// `-o/--output` writes a file; `--compress-program` runs one.
+fn sort(args: &[String]) -> Result<(), String> {
+    reject_any(args, "sort", |a| {
+        short_cluster_has(a, 'o') || is_long(a, "output", &[]) || is_long(a, "compress-program", &[])
+    })
+}
+
+/// `uniq IN OUT` writes OUT. Values of `-f/-s/-w` are skipped; anything unclear counts as positional,
+/// which can only make the answer stricter.
+fn uniq(args: &[String]) -> Result<(), String> {
+    let mut positional = 0;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if matches!(arg.as_str(), "-f" | "-s" | "-w") {
+            iter.next();
+        } else if !is_option(arg) {
+            positional += 1;
+        }
+    }
+    if positional > 1 {
+        return Err("`uniq` with a second file argument writes its output there".to_string());
+    }
+    Ok(())
+}
+
+/// `date -s` and `date MMDDhhmm` set the clock; `date +FORMAT` only prints.
+fn date(args: &[String]) -> Result<(), String> {
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if short_cluster_has(arg, 's') || is_long(arg, "set", &[]) {
+            return Err("`date -s` sets the system clock".to_string());
+        }
+        if matches!(arg.as_str(), "-d" | "-f" | "-r") {
+            iter.next();
+        } else if !is_option(arg) && !arg.starts_with('+') {
+            return Err(format!("`date {arg}` sets the system clock"));
+        }
+    }
+    Ok(())
+}
+
+/// `xxd -r` converts back to binary and `xxd IN OUT` writes OUT.
+fn xxd(args: &[String]) -> Result<(), String> {
+    let mut positional = 0;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg.starts_with("-r") || arg == "-revert" {
+            return Err("`xxd -r` writes binary output".to_string());
+        }
+        if matches!(
+            arg.as_str(),
+            "-c" | "-g" | "-l" | "-o" | "-s" | "-n" | "-cols" | "-len" | "-seek"
+        ) {
+            iter.next();
+        } else if !is_option(arg) {
+            positional += 1;
+        }
+    }
+    if positional > 1 {
+        return Err("`xxd` with a second file argument writes its output there".to_string());
+    }
+    Ok(())
+}
+
+/// `tree -o FILE` writes; `tree -R` writes `00Tree.html` into every directory.
+fn tree(args: &[String]) -> Result<(), String> {
+    reject_any(args, "tree", |a| {
+        short_cluster_has(a, 'o') || short_cluster_has(a, 'R') || is_long(a, "output", &[])
+    })
+}
+
+/// `file -C` compiles a magic file and writes it.
+fn file(args: &[String]) -> Result<(), String> {
+    reject_any(args, "file", |a| {
+        short_cluster_has(a, 'C') || is_long(a, "compile", &[])
+    })
+}
+
+/// Pagers: `+CMD` runs a pager command at start (which may be `!shell`), `-o/-O/--log-file` write a
+/// log; only a few display options are accepted.
+fn pager(args: &[String]) -> Result<(), String> {
+    const SAFE: &[&str] = &[
+        "-R", "-r", "-S", "-N", "-n", "-F", "-X", "-i", "-I", "-s", "-M", "-m",
+    ];
+    reject_any(args, "less", |a| {
+        a.starts_with('+') || (is_option(a) && !SAFE.contains(&a) && a != "--")
+    })
+}
+
+/// `hostname NAME` and `hostname -F FILE` set the host name; only printing options are accepted.
+fn hostname(args: &[String]) -> Result<(), String> {
+    const SAFE: &[&str] = &[
+        "-f",
+        "-s",
+        "-i",
+        "-I",
+        "-d",
+        "-a",
+        "-A",
+        "--fqdn",
+        "--long",
+        "--short",
+        "--domain",
+        "--ip-address",
+        "--all-ip-addresses",
+        "--all-fqdns",
+        "--alias",
+    ];
+    reject_any(args, "hostname", |a| !SAFE.contains(&a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn class(words: &[&str]) -> CommandClass {
+        let argv: Vec<Word> = words.iter().map(|w| Word::literal(*w)).collect();
+        classify(&argv, false)
+    }
+
+    #[test]
+    fn listed_programs_are_read_only() {
+        for cmd in [
+            &["cat", "x"][..],
+            &["ls", "-la"],
+            &["sort", "-n", "f"],
+            &["uniq", "-f", "1", "in"],
+            &["date", "+%s"],
+            &["date", "-d", "tomorrow"],
+            &["xxd", "-l", "16", "f"],
+            &["hostname"],
+            &["less", "-R", "f"],
+            &["env"],
+        ] {
+            assert_eq!(class(cmd), CommandClass::ReadOnly, "{cmd:?}");
+        }
+    }
+
+    #[test]
+    fn writing_modes_are_other() {
+        for cmd in [
+            &["sort", "-o", "out", "f"][..],
+            &["sort", "-uo", "out"],
+            &["sort", "--out=f"],
+            &["sort", "--compress-program=sh"],
+            &["uniq", "in", "out"],
+            &["date", "-s", "now"],
+            &["date", "0101"],
+            &["xxd", "-r", "a"],
+            &["xxd", "a", "b"],
+            &["tree", "-o", "x"],
+            &["tree", "-R"],
+            &["file", "-C", "-m", "x"],
+            &["less", "+!rm x", "f"],
+            &["less", "-o", "log"],
+            &["hostname", "evil"],
+            &["ag", "--pager=sh", "x"],
+            &["rg", "--pre", "sh", "x"],
+            &["rg", "--hostname-bin=sh", "x"],
+            &["fd", "-x", "rm"],
+            &["fd", "--exec-batch", "rm"],
+            &["find", ".", "-delete"],
+            &["printf", "-v", "PATH", "x"],
+            &["rm", "x"],
+            &["cd", "/"],
+            &["source", "x"],
+        ] {
+            assert!(matches!(class(cmd), CommandClass::Other(_)), "{cmd:?}");
+        }
+    }
+
+    #[test]
+    fn checked_programs_refuse_runtime_arguments() {
+        let dynamic = Word {
+            text: "$X".into(),
+            dynamic: true,
+            expands: false,
+        };
+        let globbed = Word {
+            text: "*".into(),
+            dynamic: false,
+            expands: true,
+        };
+        assert!(matches!(
+            classify(
+                &[Word::literal("find"), Word::literal("."), dynamic.clone()],
+                false
+            ),
+            CommandClass::Other(_)
+        ));
+        assert!(matches!(
+            classify(&[Word::literal("find"), Word::literal("."), globbed], false),
+            CommandClass::Other(_)
+        ));
+        assert_eq!(
+            classify(&[Word::literal("cat"), dynamic], false),
+            CommandClass::ReadOnly
+        );
+        assert!(matches!(
+            classify(&[Word::literal("find"), Word::literal(".")], true),
+            CommandClass::Other(_)
+        ));
+    }
+}

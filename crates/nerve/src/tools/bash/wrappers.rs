@@ -1,0 +1,348 @@
+//! Programs that only run another program (`timeout 5 nice -n 2 git status`), and the ones that run a
+//! script given as text (`eval`, `bash -c`). Stripping them lets rules judge and match the real command.
+
+use crate::tools::bash::analysis::CommandClass;
+use crate::tools::bash::env_names::is_valid_name;
+use crate::tools::bash::options::is_option;
+use crate::tools::bash::words::{Word, basename};
+
+/// A `NAME=value` assignment in front of a command or after `env`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Assignment {
+    /// The variable name.
+    pub name: String,
+    /// The value after quote removal.
+    pub value: Word,
+}
+
+/// What a command really runs once wrappers are stripped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Resolution {
+    /// A program with its arguments.
+    Command {
+        /// The program and its arguments; empty for an assignment-only statement.
+        argv: Vec<Word>,
+        /// Assignments in front of the command or given to `env`.
+        assignments: Vec<Assignment>,
+        /// `xargs` appends arguments read from standard input.
+        stdin_args: bool,
+        /// A class decided by the wrapper itself (`command -v x` is a lookup).
+        forced: Option<CommandClass>,
+    },
+    /// A literal script to analyse recursively (`eval '...'`, `bash -c '...'`).
+    Script {
+        /// The script text.
+        script: String,
+        /// Assignments in front of the command.
+        assignments: Vec<Assignment>,
+    },
+    /// A form this analysis does not model; the caller fails closed.
+    NotUnderstood {
+        /// The words as far as they were stripped, for reporting and deny matching.
+        argv: Vec<Word>,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Shells whose `-c SCRIPT` is analysed as bash. zsh differs in places (glob qualifiers); the grammar
+/// rejects those forms as syntax errors, which fails closed.
+const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash"];
+
+/// Strips wrappers from `words` (nested ones too) and reports what runs.
+pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) -> Resolution {
+    let mut stdin_args = false;
+    loop {
+        let Some(first) = words.first() else {
+            return command(words, assignments, stdin_args, None);
+        };
+        if first.dynamic {
+            let reason = format!("the command name `{}` is only known at run time", first.text);
+            return Resolution::NotUnderstood { argv: words, reason };
+        }
+        if first.expands {
+            let reason = format!(
+                "the command name `{}` would be glob- or brace-expanded",
+                first.text
+            );
+            return Resolution::NotUnderstood { argv: words, reason };
+        }
+        let program = basename(&first.text).to_string();
+        let skip = match program.as_str() {
+            "timeout" => timeout_prefix(&words),
+            "time" => Ok(1 + usize::from(words.get(1).is_some_and(|w| w.text == "-p"))),
+            "nice" => nice_prefix(&words),
+            "nohup" | "builtin" => Ok(1),
+            "stdbuf" => stdbuf_prefix(&words),
+            "command" => match words.get(1).map(|w| w.text.as_str()) {
+                Some("-v" | "-V") => {
+                    return command(words, assignments, stdin_args, Some(CommandClass::ReadOnly));
+                }
+                Some("-p") => Ok(2),
+                Some(_) | None => Ok(1),
+            },
+            "exec" => match words.get(1) {
+                Some(w) if is_option(&w.text) || !w.is_plain() => {
+                    Err("`exec` with options is not modelled".to_string())
+                }
+                Some(_) | None => Ok(1),
+            },
+            "env" => env_prefix(&words, &mut assignments),
+            "xargs" => match words.get(1) {
+                Some(w) if is_option(&w.text) || !w.is_plain() => {
+                    Err("`xargs` with options is not modelled".to_string())
+                }
+                Some(_) => {
+                    stdin_args = true;
+                    Ok(1)
+                }
+                // Plain `xargs` runs `echo` with the input.
+                None => return command(words, assignments, true, Some(CommandClass::Neutral)),
+            },
+            "eval" => return eval(words, assignments),
+            p if SHELLS.contains(&p) => return shell(words, assignments),
+            _ => return command(words, assignments, stdin_args, None),
+        };
+        match skip {
+            Err(reason) => return Resolution::NotUnderstood { argv: words, reason },
+            // A wrapper with nothing to run is judged as itself (`time` alone, `nohup` alone).
+            Ok(n) if n >= words.len() => return command(words, assignments, stdin_args, None),
+            Ok(n) => {
+                if let Some(w) = words[..n].iter().find(|w| !w.is_plain()) {
+                    let reason = format!("wrapper argument `{}` is only known at run time", w.text);
+                    return Resolution::NotUnderstood { argv: words, reason };
+                }
+                words.drain(..n);
+            }
+        }
+    }
+}
+
+fn command(
+    argv: Vec<Word>,
+    assignments: Vec<Assignment>,
+    stdin_args: bool,
+    forced: Option<CommandClass>,
+) -> Resolution {
+    Resolution::Command {
+        argv,
+        assignments,
+        stdin_args,
+        forced,
+    }
+}
+
+fn text(words: &[Word], i: usize) -> Option<&str> {
+    words.get(i).map(|w| w.text.as_str())
+}
+
+/// `timeout [-s SIG|-k DUR|--signal=SIG|--kill-after=DUR|--foreground|--preserve-status|-v] DURATION`.
+fn timeout_prefix(words: &[Word]) -> Result<usize, String> {
+    let mut i = 1;
+    while let Some(arg) = text(words, i) {
+        match arg {
+            "-s" | "-k" | "--signal" | "--kill-after" => i += 2,
+            "--foreground" | "--preserve-status" | "-v" | "--verbose" => i += 1,
+            a if a.starts_with("--signal=") || a.starts_with("--kill-after=") => i += 1,
+            a if (a.starts_with("-s") || a.starts_with("-k")) && a.len() > 2 => i += 1,
+            a if is_option(a) => return Err(format!("`timeout {a}` is not modelled")),
+            // The duration.
+            _ => return Ok(i + 1),
+        }
+    }
+    Ok(i)
+}
+
+/// `nice [-n N | -nN | -N | --adjustment=N]`.
+fn nice_prefix(words: &[Word]) -> Result<usize, String> {
+    match text(words, 1) {
+        Some("-n" | "--adjustment") => Ok(3),
+        Some(a) if a.starts_with("--adjustment=") => Ok(2),
+        Some(a) if a.starts_with("-n") || a.strip_prefix('-').is_some_and(is_number) => Ok(2),
+        Some(a) if is_option(a) => Err(format!("`nice {a}` is not modelled")),
+        Some(_) | None => Ok(1),
+    }
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())
+}
+
+/// `stdbuf` with any of `-i/-o/-e MODE`, `-iL`, `--output=MODE` ...
+fn stdbuf_prefix(words: &[Word]) -> Result<usize, String> {
+    let mut i = 1;
+    while let Some(arg) = text(words, i) {
+        match arg {
+            "-i" | "-o" | "-e" | "--input" | "--output" | "--error" => i += 2,
+            a if ["--input=", "--output=", "--error="]
+                .iter()
+                .any(|p| a.starts_with(p)) =>
+            {
+                i += 1
+            }
+            a if ["-i", "-o", "-e"].iter().any(|p| a.starts_with(p)) => i += 1,
+            a if is_option(a) => return Err(format!("`stdbuf {a}` is not modelled")),
+            _ => return Ok(i),
+        }
+    }
+    Ok(i)
+}
+
+/// `env NAME=value ... CMD`: assignments move into `assignments`; any option (`-i`, `-u`, `-S`,
+/// `--chdir`) changes the environment or splits strings in ways not modelled.
+fn env_prefix(words: &[Word], assignments: &mut Vec<Assignment>) -> Result<usize, String> {
+    let mut i = 1;
+    while let Some(word) = words.get(i) {
+        if is_option(&word.text) {
+            return Err(format!("`env {}` is not modelled", word.text));
+        }
+        let Some((name, value)) = word.text.split_once('=') else {
+            break;
+        };
+        if !is_valid_name(name) {
+            return Err(format!("`env {}` does not assign a plain variable", word.text));
+        }
+        assignments.push(Assignment {
+            name: name.to_string(),
+            value: Word {
+                text: value.to_string(),
+                dynamic: word.dynamic,
+                expands: word.expands,
+            },
+        });
+        i += 1;
+    }
+    // `env A=1` alone prints the environment: keep the words so it is judged as `env`.
+    if i >= words.len() {
+        return Ok(words.len());
+    }
+    Ok(i)
+}
+
+/// `eval ARGS`: bash joins the arguments with spaces and runs the result.
+fn eval(words: Vec<Word>, assignments: Vec<Assignment>) -> Resolution {
+    let args = match words.get(1) {
+        Some(w) if w.text == "--" => &words[2..],
+        Some(_) | None => &words[1..],
+    };
+    if let Some(w) = args.iter().find(|w| !w.is_plain()) {
+        let reason = format!("`eval` of `{}`, which is only known at run time", w.text);
+        return Resolution::NotUnderstood { argv: words, reason };
+    }
+    let script = args.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
+    Resolution::Script { script, assignments }
+}
+
+/// `bash [-euxv] [-o OPT] -c SCRIPT [NAME ARGS...]`. Without `-c` the shell runs a file or reads
+/// standard input, which is judged as the program `bash` (not read-only).
+fn shell(words: Vec<Word>, assignments: Vec<Assignment>) -> Resolution {
+    const SHORT: &str = "euxvc";
+    const SET_OPTIONS: &[&str] = &["pipefail", "errexit", "nounset", "xtrace"];
+    let mut has_c = false;
+    let mut i = 1;
+    while let Some(word) = words.get(i) {
+        let arg = word.text.as_str();
+        if !word.is_plain() {
+            if has_c {
+                break;
+            }
+            let reason = format!("shell argument `{arg}` is only known at run time");
+            return Resolution::NotUnderstood { argv: words, reason };
+        }
+        if arg == "-o" || arg == "+o" {
+            if !text(&words, i + 1).is_some_and(|o| SET_OPTIONS.contains(&o)) {
+                let reason = "shell `-o` option is not modelled".to_string();
+                return Resolution::NotUnderstood { argv: words, reason };
+            }
+            i += 2;
+        } else if arg == "--norc" || arg == "--noprofile" {
+            i += 1;
+        } else if let Some(letters) = arg.strip_prefix('-').filter(|l| !l.is_empty()) {
+            if !letters.chars().all(|c| SHORT.contains(c)) {
+                let reason = format!("shell option `{arg}` is not modelled");
+                return Resolution::NotUnderstood { argv: words, reason };
+            }
+            has_c |= letters.contains('c');
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if !has_c {
+        return command(words, assignments, false, None);
+    }
+    match words.get(i) {
+        Some(script) if script.is_plain() => Resolution::Script {
+            script: script.text.clone(),
+            assignments,
+        },
+        Some(script) => {
+            let reason = format!("shell script `{}` is only known at run time", script.text);
+            Resolution::NotUnderstood { argv: words, reason }
+        }
+        None => {
+            let reason = "shell `-c` without a script".to_string();
+            Resolution::NotUnderstood { argv: words, reason }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn words(line: &str) -> Vec<Word> {
+        line.split_whitespace().map(Word::literal).collect()
+    }
+
+    fn stripped(line: &str) -> Vec<String> {
+        match resolve(words(line), Vec::new()) {
+            Resolution::Command { argv, .. } => argv.into_iter().map(|w| w.text).collect(),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn wrappers_nest() {
+        assert_eq!(stripped("timeout 5 nice -n 2 git status"), ["git", "status"]);
+        assert_eq!(stripped("timeout -k 5 --signal=KILL 30s rm x"), ["rm", "x"]);
+        assert_eq!(stripped("time -p nohup stdbuf -oL -e 0 grep x"), ["grep", "x"]);
+        assert_eq!(stripped("/usr/bin/env A=1 B=2 ls"), ["ls"]);
+        assert_eq!(stripped("command -p builtin exec ls"), ["ls"]);
+        assert_eq!(stripped("nice -10 ls"), ["ls"]);
+        assert_eq!(stripped("time"), ["time"]);
+        assert_eq!(stripped("env A=1"), ["env", "A=1"]);
+    }
+
+    #[test]
+    fn unmodelled_wrapper_forms_fail_closed() {
+        for line in [
+            "env -i ls",
+            "xargs -I{} rm {}",
+            "exec -a x ls",
+            "timeout --bogus 5 ls",
+            "bash -l -c ls",
+        ] {
+            assert!(
+                matches!(resolve(words(line), Vec::new()), Resolution::NotUnderstood { .. }),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn scripts_are_extracted() {
+        let script = |line: &str| match resolve(words(line), Vec::new()) {
+            Resolution::Script { script, .. } => script,
+            other => panic!("{line}: {other:?}"),
+        };
+        assert_eq!(script("bash -c ls"), "ls");
+        assert_eq!(script("sh -ec ls x y"), "ls");
+        assert_eq!(script("eval rm x"), "rm x");
+        assert!(matches!(
+            resolve(words("bash script.sh"), Vec::new()),
+            Resolution::Command { .. }
+        ));
+    }
+}
