@@ -1,0 +1,20 @@
+//! Result budgeting: per-tool size limits, the per-message aggregate budget, and the store of
+//! persisted outputs the model (and the UI) can read back.
+
+mod aggregate;
+mod preview;
+mod store;
+
+pub use aggregate::{
+    BudgetedResult, ContentReplacementState, MESSAGE_BUDGET_CHARS, Replacement, ReplacementRecord,
+    enforce_message_budget,
+};
+pub use preview::{PREVIEW_BYTES, empty_result_text, persisted_wrapper, preview_of};
+pub use store::{IndexEntry, PersistedOutput, ResultStore};
+
+use crate::tool::ResultBlock;
+
+/// Total budget characters of a result.
+pub fn result_chars(content: &[ResultBlock]) -> usize {
+    content.iter().map(ResultBlock::budget_chars).sum()
+}

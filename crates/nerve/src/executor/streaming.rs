@@ -1,0 +1,429 @@
+//! The streaming executor. Calls are added the moment their `tool_use` block is complete; a
+//! scheduler task starts each one as soon as the concurrency rules allow, passes progress through
+//! at once, and hands out results strictly in request order.
+//!
+//! States: queued → executing → completed → yielded. A safe call starts only if everything executing
+//! is safe (and the cap is not reached); an unsafe call starts only when nothing executes, and no
+//! later call overtakes it.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::FutureExt;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::errors::ErrorClass;
+use crate::events::Event;
+use crate::executor::call_is_concurrency_safe;
+use crate::pipeline::{CallOutcome, Pipeline, ToolCall};
+use crate::tool::{ContextModifier, ProgressSink, ToolUseContext};
+
+/// Default cap on calls running at once.
+pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
+
+/// The cap from `NERVE_MAX_TOOL_USE_CONCURRENCY`, or the default (an unusable value falls back too).
+pub fn max_concurrency_from_env() -> usize {
+    std::env::var("NERVE_MAX_TOOL_USE_CONCURRENCY")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(DEFAULT_MAX_CONCURRENCY)
+}
+
+/// Executor settings.
+#[derive(Debug, Clone)]
+pub struct ExecutorOptions {
+    /// Most calls running at once.
+    pub max_concurrency: usize,
+    /// The tool whose failure cancels its running siblings (commands in a batch often depend on each
+    /// other; reads do not).
+    pub sibling_cancelling_tool: String,
+}
+
+impl Default for ExecutorOptions {
+    fn default() -> Self {
+        Self {
+            max_concurrency: max_concurrency_from_env(),
+            sibling_cancelling_tool: "Bash".into(),
+        }
+    }
+}
+
+enum Command {
+    Add(ToolCall),
+    Close,
+}
+
+/// Handle to a running executor for one turn.
+pub struct StreamingExecutor {
+    commands: mpsc::UnboundedSender<Command>,
+    results: mpsc::UnboundedReceiver<CallOutcome>,
+    task: JoinHandle<ToolUseContext>,
+    initial_ctx: ToolUseContext,
+}
+
+impl std::fmt::Debug for StreamingExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StreamingExecutor")
+    }
+}
+
+impl StreamingExecutor {
+    /// Starts the scheduler. `ctx.exec.cancel` is the turn's token: cancelling it aborts every call.
+    pub fn start(pipeline: Arc<Pipeline>, ctx: ToolUseContext, options: ExecutorOptions) -> Self {
+        let (commands, command_rx) = mpsc::unbounded_channel();
+        let (results_tx, results) = mpsc::unbounded_channel();
+        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        let initial_ctx = ctx.clone();
+        let scheduler = Scheduler {
+            turn_cancel: ctx.exec.cancel.clone(),
+            pipeline,
+            ctx,
+            options,
+            entries: Vec::new(),
+            next_yield: 0,
+            batch_counter: 0,
+            batch_tokens: HashMap::new(),
+            failed_in_batch: HashMap::new(),
+            queued_modifiers: Vec::new(),
+            done_tx,
+            results_tx,
+        };
+        let task = tokio::spawn(scheduler.run(command_rx, done_rx));
+        Self {
+            commands,
+            results,
+            task,
+            initial_ctx,
+        }
+    }
+
+    /// Adds a call whose block is complete.
+    pub fn add(&self, call: ToolCall) {
+        let _ = self.commands.send(Command::Add(call));
+    }
+
+    /// No more calls will be added this turn.
+    pub fn close(&self) {
+        let _ = self.commands.send(Command::Close);
+    }
+
+    /// The next result in request order; `None` once every added call has been answered after
+    /// [`StreamingExecutor::close`].
+    pub async fn next_result(&mut self) -> Option<CallOutcome> {
+        self.results.recv().await
+    }
+
+    /// Closes, collects the remaining results, and returns them with the context after every
+    /// modifier was applied.
+    pub async fn finish(mut self) -> (Vec<CallOutcome>, ToolUseContext) {
+        self.close();
+        let mut rest = Vec::new();
+        while let Some(r) = self.results.recv().await {
+            rest.push(r);
+        }
+        let ctx = match self.task.await {
+            Ok(ctx) => ctx,
+            // The scheduler does not panic by design; if it ever did, the context changes of this
+            // turn are dropped rather than half-applied.
+            Err(e) => {
+                tracing::error!(error = %e, "tool scheduler task failed");
+                self.initial_ctx
+            }
+        };
+        (rest, ctx)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Queued,
+    Executing,
+    Completed,
+    Yielded,
+}
+
+struct Entry {
+    call: ToolCall,
+    tool_name: String,
+    summary: String,
+    safe: bool,
+    batch_id: u64,
+    status: Status,
+    outcome: Option<CallOutcome>,
+    started: Option<Instant>,
+}
+
+struct Scheduler {
+    pipeline: Arc<Pipeline>,
+    ctx: ToolUseContext,
+    turn_cancel: CancellationToken,
+    options: ExecutorOptions,
+    entries: Vec<Entry>,
+    next_yield: usize,
+    batch_counter: u64,
+    /// One token per concurrent batch, child of the turn's: a failed command cancels its siblings
+    /// without ending the turn.
+    batch_tokens: HashMap<u64, CancellationToken>,
+    /// The failed call that cancelled each batch, for the siblings' results.
+    failed_in_batch: HashMap<u64, String>,
+    queued_modifiers: Vec<(usize, ContextModifier)>,
+    done_tx: mpsc::UnboundedSender<(usize, CallOutcome)>,
+    results_tx: mpsc::UnboundedSender<CallOutcome>,
+}
+
+impl Scheduler {
+    async fn run(
+        mut self,
+        mut commands: mpsc::UnboundedReceiver<Command>,
+        mut done: mpsc::UnboundedReceiver<(usize, CallOutcome)>,
+    ) -> ToolUseContext {
+        let mut closed = false;
+        let mut aborted = false;
+        loop {
+            if !aborted && self.turn_cancel.is_cancelled() {
+                aborted = true;
+                self.answer_queued_after_abort();
+            }
+            self.start_runnable();
+            self.yield_ready();
+            if closed && self.next_yield == self.entries.len() {
+                break;
+            }
+            tokio::select! {
+                cmd = commands.recv(), if !closed => match cmd {
+                    Some(Command::Add(call)) => self.enqueue(call),
+                    Some(Command::Close) | None => closed = true,
+                },
+                Some((idx, outcome)) = done.recv() => self.complete(idx, outcome),
+                () = self.turn_cancel.cancelled(), if !aborted => {}
+            }
+        }
+        self.apply_queued_modifiers();
+        self.ctx
+    }
+
+    fn enqueue(&mut self, call: ToolCall) {
+        let safe = call_is_concurrency_safe(&self.pipeline.pool, &call);
+        let tool = self.pipeline.pool.find(&call.name);
+        let tool_name = tool.map_or_else(|| call.name.clone(), |t| t.name().to_string());
+        let summary = tool.map(|t| t.summary(&call.input)).unwrap_or_default();
+        let joins_last = safe && self.entries.last().is_some_and(|e| e.safe);
+        if !joins_last {
+            self.batch_counter += 1;
+        }
+        let batch_id = self.batch_counter;
+        self.pipeline.events.emit(Event::ToolQueued {
+            tool_use_id: call.id.clone(),
+            tool_name: tool_name.clone(),
+            summary: summary.clone(),
+            batch_id,
+            concurrent: safe,
+        });
+        let idx = self.entries.len();
+        self.entries.push(Entry {
+            call,
+            tool_name,
+            summary,
+            safe,
+            batch_id,
+            status: Status::Queued,
+            outcome: None,
+            started: None,
+        });
+        if self.turn_cancel.is_cancelled() {
+            self.synthesize(idx, Synth::Interrupted);
+        } else if let Some(failed) = self.failed_in_batch.get(&batch_id).cloned() {
+            self.synthesize(idx, Synth::SiblingFailed(failed));
+        }
+    }
+
+    fn executing(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(|e| e.status == Status::Executing)
+    }
+
+    fn can_execute(&self, safe: bool) -> bool {
+        let count = self.executing().count();
+        count == 0 || (safe && count < self.options.max_concurrency && self.executing().all(|e| e.safe))
+    }
+
+    fn start_runnable(&mut self) {
+        if self.turn_cancel.is_cancelled() {
+            return;
+        }
+        for i in 0..self.entries.len() {
+            if self.entries[i].status != Status::Queued {
+                continue;
+            }
+            if self.can_execute(self.entries[i].safe) {
+                self.start(i);
+            } else if !self.entries[i].safe {
+                // An unsafe call keeps its place: nothing after it may overtake it.
+                break;
+            }
+        }
+    }
+
+    fn start(&mut self, idx: usize) {
+        let batch_id = self.entries[idx].batch_id;
+        let parent = self.turn_cancel.clone();
+        let batch_token = self
+            .batch_tokens
+            .entry(batch_id)
+            .or_insert_with(|| parent.child_token())
+            .clone();
+        let call_ctx = self.ctx.with_cancel(batch_token.child_token());
+        let entry = &mut self.entries[idx];
+        entry.status = Status::Executing;
+        entry.started = Some(Instant::now());
+        let call = entry.call.clone();
+        let tool_name = entry.tool_name.clone();
+        let events = self.pipeline.events.clone();
+        events.emit(Event::ToolStarted {
+            tool_use_id: call.id.clone(),
+        });
+        let progress_events = events;
+        let progress = ProgressSink::new(
+            &call.id,
+            Arc::new(move |id: &str, p| {
+                progress_events.emit(Event::ToolProgress {
+                    tool_use_id: id.to_string(),
+                    progress: p,
+                });
+            }),
+        );
+        let pipeline = Arc::clone(&self.pipeline);
+        let done = self.done_tx.clone();
+        tokio::spawn(async move {
+            let run = AssertUnwindSafe(pipeline.run(&call, &call_ctx, &progress))
+                .catch_unwind()
+                .await;
+            let outcome = run.unwrap_or_else(|_| {
+                CallOutcome::error_for(
+                    &call,
+                    &tool_name,
+                    format!("The {tool_name} tool crashed while running."),
+                    ErrorClass::Tool,
+                )
+            });
+            let _ = done.send((idx, outcome));
+        });
+    }
+
+    fn complete(&mut self, idx: usize, mut outcome: CallOutcome) {
+        let Some(entry) = self.entries.get_mut(idx) else {
+            return;
+        };
+        if entry.status != Status::Executing {
+            return;
+        }
+        let batch_id = entry.batch_id;
+        if let Some(failed) = self.failed_in_batch.get(&batch_id)
+            && outcome.error_class == Some(ErrorClass::Cancelled)
+            && !self.turn_cancel.is_cancelled()
+        {
+            outcome = CallOutcome::sibling_failed(&entry.call, &entry.tool_name, failed);
+        }
+        // A failed command in a parallel batch stops its running siblings; the turn goes on.
+        if entry.safe
+            && outcome.is_error
+            && outcome.error_class != Some(ErrorClass::Cancelled)
+            && entry.tool_name == self.options.sibling_cancelling_tool
+        {
+            let label = if entry.summary.is_empty() {
+                entry.tool_name.clone()
+            } else {
+                format!("{} · {}", entry.tool_name, entry.summary)
+            };
+            self.failed_in_batch.insert(batch_id, label.clone());
+            if let Some(token) = self.batch_tokens.get(&batch_id) {
+                token.cancel();
+            }
+            for j in 0..self.entries.len() {
+                if self.entries[j].batch_id == batch_id && self.entries[j].status == Status::Queued {
+                    self.synthesize(j, Synth::SiblingFailed(label.clone()));
+                }
+            }
+        }
+        let entry = &mut self.entries[idx];
+        if let Some(modifier) = outcome.context_modifier.take() {
+            if entry.safe {
+                self.queued_modifiers.push((idx, modifier));
+            } else {
+                // A serial call's change applies before the next call starts.
+                self.ctx = modifier.apply(self.ctx.clone());
+            }
+        }
+        let elapsed = entry.started.map_or(0, |s| s.elapsed().as_millis() as u64);
+        self.finish_entry(idx, outcome, elapsed);
+        if self.executing().count() == 0 {
+            self.apply_queued_modifiers();
+        }
+    }
+
+    /// Concurrent calls' context changes apply after their batch, in request order, so the result
+    /// never depends on which call happened to finish first.
+    fn apply_queued_modifiers(&mut self) {
+        let mut queued = std::mem::take(&mut self.queued_modifiers);
+        queued.sort_by_key(|(idx, _)| *idx);
+        for (_, modifier) in queued {
+            self.ctx = modifier.apply(self.ctx.clone());
+        }
+    }
+
+    fn answer_queued_after_abort(&mut self) {
+        for i in 0..self.entries.len() {
+            if self.entries[i].status == Status::Queued {
+                self.synthesize(i, Synth::Interrupted);
+            }
+        }
+    }
+
+    fn synthesize(&mut self, idx: usize, kind: Synth) {
+        let entry = &self.entries[idx];
+        let outcome = match kind {
+            Synth::Interrupted => CallOutcome::interrupted(&entry.call, &entry.tool_name),
+            Synth::SiblingFailed(failed) => {
+                CallOutcome::sibling_failed(&entry.call, &entry.tool_name, &failed)
+            }
+        };
+        self.finish_entry(idx, outcome, 0);
+    }
+
+    fn finish_entry(&mut self, idx: usize, outcome: CallOutcome, elapsed_ms: u64) {
+        self.pipeline.events.emit(Event::ToolCompleted {
+            tool_use_id: outcome.tool_use_id.clone(),
+            content: outcome.content.clone(),
+            is_error: outcome.is_error,
+            denied: outcome.denied,
+            display: outcome.display.clone(),
+            persisted_path: outcome.persisted_path.clone(),
+            elapsed_ms,
+        });
+        let entry = &mut self.entries[idx];
+        entry.status = Status::Completed;
+        entry.outcome = Some(outcome);
+    }
+
+    fn yield_ready(&mut self) {
+        while let Some(entry) = self.entries.get_mut(self.next_yield) {
+            if entry.status != Status::Completed {
+                break;
+            }
+            entry.status = Status::Yielded;
+            if let Some(outcome) = entry.outcome.take() {
+                let _ = self.results_tx.send(outcome);
+            }
+            self.next_yield += 1;
+        }
+    }
+}
+
+enum Synth {
+    Interrupted,
+    SiblingFailed(String),
+}

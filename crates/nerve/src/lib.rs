@@ -1,0 +1,21 @@
+//! Nerve's engine: the tool system of a coding agent, independent of any user interface.
+//!
+//! A tool call takes one path ([`pipeline`]): lookup, coercion and validation ([`input`]),
+//! hooks ([`hooks`]), permissions ([`permissions`]), the call, result budgeting ([`budget`]) and
+//! error classification ([`errors`]). The [`executor`] runs a turn's calls in batches while the
+//! model is still streaming, and hands results back in request order. Front-ends consume
+//! [`events::Event`]s and answer permission requests.
+
+pub mod budget;
+pub mod errors;
+pub mod events;
+pub mod executor;
+pub mod hooks;
+pub mod input;
+pub mod permissions;
+pub mod pipeline;
+pub mod project;
+pub mod registry;
+pub mod storage;
+pub mod tool;
+pub mod tools;

@@ -1,0 +1,92 @@
+//! A dry run of the pipeline up to the permission decision: what would happen to a call, without
+//! asking anyone or running the tool. `nerve check-permission` and front-ends' previews use it.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::permissions::{CallFacts, Evaluation, PermissionSubject, evaluate};
+use crate::pipeline::hook_steps::{self, PreHookEffect};
+use crate::pipeline::{Pipeline, ToolCall};
+use crate::tool::{ToolPermission, ToolUseContext};
+
+/// What the pipeline would decide about a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckReport {
+    /// The tool's registered name (or the name given, for an unknown tool).
+    pub tool: String,
+    /// Whether the tool exists in this session.
+    pub known_tool: bool,
+    /// Whether the tool says the input only reads.
+    pub read_only: bool,
+    /// The input as hooks and rules see it.
+    pub input: Value,
+    /// The decision and its explanation.
+    #[serde(flatten)]
+    pub evaluation: Evaluation,
+}
+
+impl Pipeline {
+    /// Validates the call and evaluates its permission (PreToolUse hooks included). An unknown tool
+    /// is judged as a non-read-only tool with no content to match (`subject_for_unknown` may supply
+    /// one, for example a parsed shell command). Invalid input is an error.
+    pub async fn check(
+        &self,
+        call: &ToolCall,
+        ctx: &ToolUseContext,
+        subject_for_unknown: Option<PermissionSubject>,
+    ) -> Result<CheckReport, String> {
+        let Some(tool) = self.pool.find(&call.name).cloned() else {
+            let subject = subject_for_unknown.unwrap_or(PermissionSubject::Opaque);
+            let facts = CallFacts {
+                tool_name: &call.name,
+                input: &call.input,
+                subject: &subject,
+                read_only: false,
+                tool_check: &ToolPermission::Passthrough,
+            };
+            let pre = hook_steps::pre_tool_use(&self.hooks, &call.name, &call.id, &call.input, ctx).await;
+            let hook = match pre.effect {
+                PreHookEffect::Continue { decision } => decision,
+                PreHookEffect::Block { reason } | PreHookEffect::Stop { reason } => {
+                    Some(crate::permissions::HookPermission::Deny { reason })
+                }
+            };
+            let evaluation = evaluate(&facts, hook.as_ref(), &ctx.permissions);
+            return Ok(CheckReport {
+                tool: call.name.clone(),
+                known_tool: false,
+                read_only: false,
+                input: call.input.clone(),
+                evaluation,
+            });
+        };
+        let input = self.prepare_input(tool.as_ref(), call.input.clone())?;
+        tool.validate_input(&input, ctx).await?;
+        let observable = tool.backfill_observable_input(&input, ctx);
+        let pre = hook_steps::pre_tool_use(&self.hooks, tool.name(), &call.id, &observable, ctx).await;
+        let hook = match pre.effect {
+            PreHookEffect::Continue { decision } => decision,
+            PreHookEffect::Block { reason } | PreHookEffect::Stop { reason } => {
+                Some(crate::permissions::HookPermission::Deny { reason })
+            }
+        };
+        let observable = match pre.updated_input {
+            Some(updated) => {
+                let updated = self.prepare_input(tool.as_ref(), updated)?;
+                tool.backfill_observable_input(&updated, ctx)
+            }
+            None => observable,
+        };
+        let evaluation = self
+            .resolver
+            .evaluate(tool.as_ref(), &observable, ctx, hook.as_ref())
+            .await;
+        Ok(CheckReport {
+            tool: tool.name().to_string(),
+            known_tool: true,
+            read_only: tool.is_read_only(&observable),
+            input: observable,
+            evaluation,
+        })
+    }
+}

@@ -1,0 +1,347 @@
+//! The execution pipeline: the one path every tool call takes, built-in or external.
+//!
+//! lookup → abort check → strip engine-only fields → coercion → schema validation → semantic
+//! validation → observable-input backfill → PreToolUse hooks → permission resolution → (denial:
+//! PermissionDenied hooks, error result) → call → result budgeting → PostToolUse hooks → new
+//! messages → error classification.
+//!
+//! Whatever happens, a call produces exactly one [`CallOutcome`]: the loop turns it into the one
+//! `tool_result` the API requires for every `tool_use`.
+
+mod call;
+mod check;
+mod hook_steps;
+mod outcome;
+
+pub use call::ToolCall;
+pub use check::CheckReport;
+pub use hook_steps::permission_request_hooks;
+pub use outcome::CallOutcome;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+use tracing::Instrument;
+
+use crate::budget::{ResultStore, empty_result_text, persisted_wrapper, result_chars};
+use crate::errors::{ErrorClass, sanitize_for_model};
+use crate::events::EventSink;
+use crate::hooks::HookConfig;
+use crate::input::coerce_to_schema;
+use crate::permissions::{Resolution, Resolver};
+use crate::registry::ToolPool;
+use crate::tool::{DynTool, NewMessage, ProgressSink, ResultBlock, ToolError, ToolOutput, ToolUseContext};
+
+use hook_steps::{PostHookEffect, PreHookEffect};
+
+/// Everything the pipeline needs besides the call and its context.
+pub struct Pipeline {
+    /// The session's tools.
+    pub pool: Arc<ToolPool>,
+    /// Hooks from settings.
+    pub hooks: Arc<HookConfig>,
+    /// Where large results go.
+    pub store: ResultStore,
+    /// Permission resolution (rules, modes, prompts, classifier).
+    pub resolver: Resolver,
+    /// Events for the front-end.
+    pub events: EventSink,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline").field("pool", &self.pool).finish()
+    }
+}
+
+impl Pipeline {
+    /// Runs one call through every step. Never fails: failures become error outcomes.
+    pub async fn run(&self, call: &ToolCall, ctx: &ToolUseContext, progress: &ProgressSink) -> CallOutcome {
+        let span = tracing::info_span!("tool_call", tool = %telemetry_safe_name(&call.name, &self.pool),
+            error_class = tracing::field::Empty);
+        let start = Instant::now();
+        let outcome = self.run_steps(call, ctx, progress).instrument(span.clone()).await;
+        if let Some(class) = outcome.error_class {
+            span.record("error_class", class.as_telemetry().as_str());
+        }
+        tracing::debug!(parent: &span, elapsed_us = start.elapsed().as_micros() as u64, is_error = outcome.is_error, "tool call finished");
+        outcome
+    }
+
+    async fn run_steps(&self, call: &ToolCall, ctx: &ToolUseContext, progress: &ProgressSink) -> CallOutcome {
+        // 1. Lookup, with alias fallback.
+        let Some(tool) = self.pool.find(&call.name).cloned() else {
+            let names: Vec<&str> = self.pool.tools().iter().map(|t| t.name()).collect();
+            return CallOutcome::error(
+                call,
+                format!(
+                    "No such tool available: {}. Available tools: {}",
+                    call.name,
+                    names.join(", ")
+                ),
+                ErrorClass::UnknownTool,
+            );
+        };
+        let tool_name = tool.name().to_string();
+
+        // 2. Abort check: calls queued before an abort propagated do no work.
+        if ctx.is_cancelled() {
+            return CallOutcome::interrupted(call, &tool_name);
+        }
+
+        // 3. Engine-only fields never come from the model, then 4. coercion and 5. validation.
+        let input = match self.prepare_input(tool.as_ref(), call.input.clone()) {
+            Ok(input) => input,
+            Err(message) => return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation),
+        };
+        if let Err(message) = tool.validate_input(&input, ctx).await {
+            return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation);
+        }
+
+        // 6. Backfill: hooks and permission checks see a clone with derived fields; `call` gets the
+        // original, so the transcript's input stays exactly what the model sent.
+        let mut observable = tool.backfill_observable_input(&input, ctx);
+        let mut input = input;
+        let mut new_messages = Vec::new();
+
+        // 7. PreToolUse hooks.
+        let pre = hook_steps::pre_tool_use(&self.hooks, &tool_name, &call.id, &observable, ctx).await;
+        for notice in &pre.notices {
+            self.events.emit(crate::events::Event::Notice {
+                message: notice.clone(),
+            });
+        }
+        let hook_decision = match pre.effect {
+            PreHookEffect::Block { reason } => {
+                let message = format!("Blocked by a PreToolUse hook: {reason}");
+                return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Hook).denied();
+            }
+            PreHookEffect::Stop { reason } => {
+                let mut out = CallOutcome::error_for(
+                    call,
+                    &tool_name,
+                    format!("Execution stopped by a PreToolUse hook: {reason}"),
+                    ErrorClass::Hook,
+                );
+                out.stop_reason = Some(reason);
+                return out.denied();
+            }
+            PreHookEffect::Continue { decision } => decision,
+        };
+        new_messages.extend(pre.context.into_iter().map(|text| NewMessage::HookContext {
+            event: "PreToolUse".into(),
+            text,
+        }));
+        if let Some(updated) = pre.updated_input {
+            match self.prepare_input(tool.as_ref(), updated) {
+                Ok(updated) => {
+                    observable = tool.backfill_observable_input(&updated, ctx);
+                    input = updated;
+                }
+                Err(message) => {
+                    let message =
+                        format!("A PreToolUse hook changed the input into an invalid one: {message}");
+                    return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Hook);
+                }
+            }
+        }
+
+        // 8. Permission resolution.
+        let resolution = self
+            .resolver
+            .resolve(tool.as_ref(), &call.id, &observable, ctx, hook_decision)
+            .await;
+        match resolution {
+            Resolution::Allow {
+                updated_input,
+                user_modified,
+                ..
+            } => {
+                if let Some(updated) = updated_input {
+                    // The user (or a permission hook) edited the input: it is what runs, checked
+                    // like any untrusted input. Engine-only fields never come from outside.
+                    match self.prepare_input(tool.as_ref(), updated) {
+                        Ok(updated) => input = updated,
+                        Err(message) => {
+                            return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation);
+                        }
+                    }
+                }
+                if user_modified {
+                    new_messages.push(NewMessage::SystemReminder {
+                        text: format!("The user modified the {tool_name} input before approving it; the edited input is what ran."),
+                    });
+                }
+            }
+            Resolution::Deny { message, .. } => {
+                // 9. Denial handling.
+                hook_steps::permission_denied(&self.hooks, &tool_name, &call.id, &observable, &message, ctx)
+                    .await;
+                return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Permission).denied();
+            }
+        }
+
+        // 10. The call itself, raced against cancellation.
+        let result = tokio::select! {
+            biased;
+            () = ctx.exec.cancel.cancelled() => Err(ToolError::Cancelled("the call was interrupted".into())),
+            r = tool.call(input, ctx, progress) => r,
+        };
+
+        let (mut outcome, hook_input_response) = match result {
+            Ok(output) => self.budget_output(call, tool.as_ref(), output),
+            Err(error) => {
+                let class = ErrorClass::of(&error);
+                let content = match error {
+                    ToolError::WithContent(blocks) => blocks,
+                    other => vec![ResultBlock::text(sanitize_for_model(&other.to_string()))],
+                };
+                let text = joined_text(&content);
+                let mut out = CallOutcome::from_blocks(call, &tool_name, content, true);
+                out.error_class = Some(class);
+                (out, Value::String(text))
+            }
+        };
+        outcome.new_messages.splice(0..0, new_messages);
+
+        // 12. PostToolUse (or PostToolUseFailure) hooks.
+        let post = hook_steps::post_tool_use(
+            &self.hooks,
+            &tool_name,
+            &call.id,
+            &observable,
+            &hook_input_response,
+            outcome.is_error,
+            ctx,
+        )
+        .await;
+        for notice in &post.notices {
+            self.events.emit(crate::events::Event::Notice {
+                message: notice.clone(),
+            });
+        }
+        outcome
+            .new_messages
+            .extend(post.context.into_iter().map(|text| NewMessage::HookContext {
+                event: "PostToolUse".into(),
+                text,
+            }));
+        match post.effect {
+            PostHookEffect::None => {}
+            PostHookEffect::Feedback { reason } => {
+                outcome.content.push(ResultBlock::text(format!(
+                    "PostToolUse hook feedback: {}",
+                    sanitize_for_model(&reason)
+                )));
+            }
+            PostHookEffect::Stop { reason } => outcome.stop_reason = Some(reason),
+        }
+        if let Some(replacement) = post.replaced_output {
+            // Only external tools' output may be replaced (as in Claude Code): a hook must not be able
+            // to make a built-in's result claim something the tool did not do.
+            if tool.origin() == crate::tool::ToolOrigin::Mcp {
+                outcome.content = vec![ResultBlock::text(replacement)];
+            }
+        }
+        outcome
+    }
+
+    /// Strips engine-only fields, coerces and validates model- or hook-provided input.
+    fn prepare_input(&self, tool: &dyn DynTool, input: Value) -> Result<Value, String> {
+        let input = strip_engine_only(input, tool.engine_only_fields());
+        self.validate_engine_input(tool, input)
+    }
+
+    /// Coerces and validates input, keeping engine-only fields (input set by the permission system).
+    fn validate_engine_input(&self, tool: &dyn DynTool, input: Value) -> Result<Value, String> {
+        let name = tool.name();
+        let schema_value = self.pool.schema_value(name);
+        let input = coerce_to_schema(input, schema_value.as_deref().unwrap_or(&Value::Null));
+        let schema = self
+            .pool
+            .schema(name)
+            .ok_or_else(|| format!("tool {name} has no schema"))?;
+        if let Err(problems) = schema.validate(&input).and_then(|()| tool.check_type(&input)) {
+            let mut message =
+                format!("InputValidationError: the {name} tool's input is invalid:\n{problems}");
+            if self.pool.is_unloaded_deferred(name) {
+                message.push_str(&format!(
+                    "\nThis tool's schema has not been loaded yet. Call the ToolSearch tool with query \"select:{name}\" first, then call {name} again."
+                ));
+            }
+            return Err(sanitize_for_model(&message));
+        }
+        Ok(input)
+    }
+
+    /// Result budgeting (step 11) for one result: empty results get a placeholder; results over the tool's
+    /// limit are persisted and replaced by a preview.
+    fn budget_output(&self, call: &ToolCall, tool: &dyn DynTool, output: ToolOutput) -> (CallOutcome, Value) {
+        let ToolOutput {
+            mut content,
+            display,
+            new_messages,
+            context_modifier,
+        } = output;
+        let hook_response = display
+            .clone()
+            .unwrap_or_else(|| Value::String(joined_text(&content)));
+        if content.is_empty()
+            || (result_chars(&content) == 0 && content.iter().all(|b| matches!(b, ResultBlock::Text { .. })))
+        {
+            content = vec![ResultBlock::text(empty_result_text(tool.name()))];
+        }
+        let mut persisted_path = None;
+        if let Some(limit) = tool.max_result_size_chars()
+            && result_chars(&content) > limit
+        {
+            match self.store.persist(tool.name(), &call.id, &content) {
+                Ok(p) => {
+                    persisted_path = Some(p.path.clone());
+                    content = vec![ResultBlock::text(persisted_wrapper(&p))];
+                }
+                Err(e) => {
+                    // A full disk must not lose the output: keep it inline and say so in the log.
+                    tracing::warn!(error_kind = ?e.kind(), "could not persist a large tool result; keeping it inline");
+                }
+            }
+        }
+        let mut out = CallOutcome::from_blocks(call, tool.name(), content, false);
+        out.display = display;
+        out.new_messages = new_messages;
+        out.context_modifier = context_modifier;
+        out.persisted_path = persisted_path;
+        out.persistable = tool.max_result_size_chars().is_some();
+        (out, hook_response)
+    }
+}
+
+fn strip_engine_only(input: Value, fields: &[&str]) -> Value {
+    match input {
+        Value::Object(mut map) => {
+            for f in fields {
+                map.remove(*f);
+            }
+            Value::Object(map)
+        }
+        other => other,
+    }
+}
+
+fn joined_text(content: &[ResultBlock]) -> String {
+    content
+        .iter()
+        .filter_map(|b| match b {
+            ResultBlock::Text { text } => Some(text.as_str()),
+            ResultBlock::Image { .. } | ResultBlock::Document { .. } => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Tool names from the model are untrusted: telemetry gets the registered name or "unknown".
+fn telemetry_safe_name(name: &str, pool: &ToolPool) -> String {
+    pool.find(name)
+        .map_or_else(|| "unknown".to_string(), |t| t.name().to_string())
+}

@@ -1,0 +1,100 @@
+//! The single outcome of a call, whatever happened.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::errors::{ErrorClass, sanitize_for_model};
+use crate::pipeline::ToolCall;
+use crate::tool::{ContextModifier, NewMessage, ResultBlock};
+
+/// What the loop turns into the call's `tool_result`.
+#[derive(Debug)]
+pub struct CallOutcome {
+    /// The call.
+    pub tool_use_id: String,
+    /// The tool's registered name (or the name the model used, if unknown).
+    pub tool_name: String,
+    /// The result content.
+    pub content: Vec<ResultBlock>,
+    /// Whether it is an error result.
+    pub is_error: bool,
+    /// Whether a permission decision or hook refused the call.
+    pub denied: bool,
+    /// Telemetry-safe class of the failure.
+    pub error_class: Option<ErrorClass>,
+    /// UI-only data.
+    pub display: Option<Value>,
+    /// Messages to add after the results.
+    pub new_messages: Vec<NewMessage>,
+    /// A change to the shared context.
+    pub context_modifier: Option<ContextModifier>,
+    /// The file the full result went to, when it was too large.
+    pub persisted_path: Option<PathBuf>,
+    /// Whether the aggregate budget may persist this result later (false for Read).
+    pub persistable: bool,
+    /// A hook asked to stop the turn.
+    pub stop_reason: Option<String>,
+}
+
+impl CallOutcome {
+    /// A result with these blocks.
+    pub fn from_blocks(call: &ToolCall, tool_name: &str, content: Vec<ResultBlock>, is_error: bool) -> Self {
+        Self {
+            tool_use_id: call.id.clone(),
+            tool_name: tool_name.to_string(),
+            content,
+            is_error,
+            denied: false,
+            error_class: None,
+            display: None,
+            new_messages: Vec::new(),
+            context_modifier: None,
+            persisted_path: None,
+            persistable: true,
+            stop_reason: None,
+        }
+    }
+
+    /// An error result for a call whose tool is unknown.
+    pub fn error(call: &ToolCall, message: String, class: ErrorClass) -> Self {
+        Self::error_for(call, &call.name, message, class)
+    }
+
+    /// An error result with a sanitised message.
+    pub fn error_for(call: &ToolCall, tool_name: &str, message: String, class: ErrorClass) -> Self {
+        let text = format!(
+            "<tool_use_error>{}</tool_use_error>",
+            sanitize_for_model(&message)
+        );
+        let mut out = Self::from_blocks(call, tool_name, vec![ResultBlock::text(text)], true);
+        out.error_class = Some(class);
+        out
+    }
+
+    /// The result of a call that was interrupted before or while running.
+    pub fn interrupted(call: &ToolCall, tool_name: &str) -> Self {
+        Self::error_for(
+            call,
+            tool_name,
+            "Interrupted by the user: the tool call did not run to completion.".into(),
+            ErrorClass::Cancelled,
+        )
+    }
+
+    /// The result of a call cancelled because a parallel call failed.
+    pub fn sibling_failed(call: &ToolCall, tool_name: &str, failed: &str) -> Self {
+        Self::error_for(
+            call,
+            tool_name,
+            format!("Cancelled: a parallel tool call ({failed}) failed, so this one was stopped."),
+            ErrorClass::Cancelled,
+        )
+    }
+
+    /// Marks the outcome as a denial.
+    pub fn denied(mut self) -> Self {
+        self.denied = true;
+        self
+    }
+}

@@ -1,0 +1,322 @@
+//! The facade front-ends start from: open a project (settings, rules, hooks), then get a session
+//! runtime (tool pool, pipeline, context) to run tool calls through.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::budget::ResultStore;
+use crate::events::{Event, EventSink};
+use crate::executor::{ExecutorOptions, StreamingExecutor};
+use crate::hooks::{HookConfig, HookConfigErrors};
+use crate::input::SchemaError;
+use crate::permissions::settings::{
+    LoadOptions, MANAGED_SETTINGS_PATH, SettingsError, SettingsLocations, load_all,
+};
+use crate::permissions::{
+    AutoClassifier, PermissionContext, PermissionMode, PermissionPrompter, PermissionRule, Resolver,
+    RuleBehavior, RuleParseError, RuleSet, RuleSource, RuleValue, SharedRules,
+};
+use crate::pipeline::{CallOutcome, Pipeline, ToolCall};
+use crate::registry::ToolPool;
+use crate::storage::{project_data_dir, safe_file_stem};
+use crate::tool::{
+    AgentIdentity, ExecutionState, ProgressSink, ReadFileState, SessionConfig, ToolUseContext, UiCallbacks,
+};
+
+/// How to open a project.
+#[derive(Debug, Clone)]
+pub struct ProjectOptions {
+    /// The project folder.
+    pub project_dir: PathBuf,
+    /// Read no settings file and run no hook (`--bare`).
+    pub bare: bool,
+    /// Also read Claude Code's `.claude/settings*.json` (lower priority than Nerve's own).
+    pub read_claude_settings: bool,
+    /// A mode that overrides the settings' `defaultMode`.
+    pub mode: Option<PermissionMode>,
+    /// Rules given on the command line.
+    pub cli_rules: Vec<(RuleBehavior, String)>,
+    /// More working directories besides the project.
+    pub additional_dirs: Vec<PathBuf>,
+    /// The engine's data directory.
+    pub data_dir: PathBuf,
+    /// Where settings files are looked for.
+    pub locations: SettingsLocations,
+}
+
+impl ProjectOptions {
+    /// Options with the platform's defaults for `project_dir`.
+    pub fn new(project_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            project_dir: project_dir.into(),
+            bare: false,
+            read_claude_settings: true,
+            mode: None,
+            cli_rules: Vec::new(),
+            additional_dirs: Vec::new(),
+            data_dir: crate::storage::data_dir(),
+            locations: SettingsLocations::from_environment().unwrap_or_else(|| SettingsLocations {
+                managed_file: PathBuf::from(MANAGED_SETTINGS_PATH),
+                // Without a home there is no user settings file to read; an empty folder name
+                // makes the user source simply absent.
+                config_dir: std::env::temp_dir().join("nerve-no-config"),
+                home: PathBuf::from("/"),
+            }),
+        }
+    }
+}
+
+/// Why a project could not be opened. Each names the file or rule at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    /// The project folder is not usable.
+    #[error("cannot open project folder {path}: {source}")]
+    ProjectDir {
+        /// The folder.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A settings file is invalid.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// A hooks section is invalid.
+    #[error("invalid hooks configuration:\n{0}")]
+    Hooks(#[from] HookConfigErrors),
+    /// A rule given on the command line is invalid.
+    #[error("invalid rule `{rule}` given on the command line: {source}")]
+    CliRule {
+        /// The rule text.
+        rule: String,
+        /// What is wrong.
+        #[source]
+        source: RuleParseError,
+    },
+    /// Managed or project settings disable bypassPermissions mode and it was asked for.
+    #[error("bypassPermissions mode is disabled by settings (disableBypassPermissionsMode)")]
+    BypassDisabled,
+    /// A tool's schema is invalid.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+}
+
+/// An opened project: its settings, rules and hooks.
+#[derive(Debug)]
+pub struct Project {
+    options: ProjectOptions,
+    rules: SharedRules,
+    mode: PermissionMode,
+    working_dirs: Vec<PathBuf>,
+    hooks: Arc<HookConfig>,
+}
+
+impl Project {
+    /// Opens a project: reads every settings source (unless bare) and validates rules and hooks.
+    /// A bad file is an error, never silently skipped: skipping a deny would allow more.
+    pub fn open(options: ProjectOptions) -> Result<Self, ProjectError> {
+        let project_dir =
+            std::fs::canonicalize(&options.project_dir).map_err(|source| ProjectError::ProjectDir {
+                path: options.project_dir.clone(),
+                source,
+            })?;
+        let mut rules = RuleSet::new();
+        let mut mode = PermissionMode::Default;
+        let mut working_dirs = vec![project_dir.clone()];
+        let mut hook_configs = Vec::new();
+        let mut bypass_disabled = false;
+        if !options.bare {
+            let load = LoadOptions {
+                read_claude_settings: options.read_claude_settings,
+            };
+            let loaded = load_all(&project_dir, &options.locations, load)?;
+            if let Some((m, _source)) = loaded.default_mode() {
+                mode = m;
+            }
+            working_dirs.extend(loaded.additional_directories().iter().map(|d| d.path.clone()));
+            bypass_disabled = loaded.bypass_permissions_disabled();
+            let mut errors = Vec::new();
+            for entry in loaded.hooks() {
+                match HookConfig::from_settings(&entry.value, &entry.path.display().to_string()) {
+                    Ok(c) => hook_configs.push(c),
+                    Err(HookConfigErrors(mut e)) => errors.append(&mut e),
+                }
+            }
+            if !errors.is_empty() {
+                return Err(ProjectError::Hooks(HookConfigErrors(errors)));
+            }
+            rules = loaded.into_rules();
+        }
+        for (behavior, text) in &options.cli_rules {
+            let value: RuleValue = text.parse().map_err(|source| ProjectError::CliRule {
+                rule: text.clone(),
+                source,
+            })?;
+            rules.add(PermissionRule::new(
+                RuleSource::CliArg,
+                *behavior,
+                value,
+                project_dir.clone(),
+            ));
+        }
+        if let Some(m) = options.mode {
+            mode = m;
+        }
+        if mode == PermissionMode::BypassPermissions && bypass_disabled {
+            return Err(ProjectError::BypassDisabled);
+        }
+        working_dirs.extend(options.additional_dirs.iter().cloned());
+        let options = ProjectOptions {
+            project_dir,
+            ..options
+        };
+        Ok(Self {
+            options,
+            rules: SharedRules::new(rules),
+            mode,
+            working_dirs,
+            hooks: Arc::new(HookConfig::merge(hook_configs)),
+        })
+    }
+
+    /// The canonical project folder.
+    pub fn dir(&self) -> &Path {
+        &self.options.project_dir
+    }
+
+    /// The project's folder under the data dir.
+    pub fn data_dir(&self) -> PathBuf {
+        project_data_dir(&self.options.data_dir, &self.options.project_dir)
+    }
+
+    /// The effective mode at session start.
+    pub fn mode(&self) -> PermissionMode {
+        self.mode
+    }
+
+    /// The project's hooks.
+    pub fn hooks(&self) -> Arc<HookConfig> {
+        Arc::clone(&self.hooks)
+    }
+
+    /// The permission context a session starts with. `avoid_prompts` is for headless runs.
+    pub fn permission_context(&self, avoid_prompts: bool) -> PermissionContext {
+        PermissionContext {
+            mode: self.mode,
+            rules: self.rules.clone(),
+            working_dirs: self.working_dirs.clone(),
+            home: self.options.locations.home.clone(),
+            avoid_prompts,
+        }
+    }
+
+    /// Starts a session runtime over `pool`.
+    pub fn session(&self, pool: ToolPool, setup: SessionSetup) -> SessionRuntime {
+        let session_id = setup
+            .session_id
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let data = self.data_dir();
+        let store = ResultStore::new(&data, &session_id);
+        let config = SessionConfig {
+            session_id: session_id.clone(),
+            project_dir: self.options.project_dir.clone(),
+            tool_results_dir: store.results_dir().to_path_buf(),
+            transcript_path: data.join(format!("{}.jsonl", safe_file_stem(&session_id))),
+            model: setup.model,
+        };
+        let resolver = Resolver {
+            prompter: setup.prompter,
+            classifier: setup.classifier,
+            hooks: Arc::clone(&self.hooks),
+            events: Some(setup.events.clone()),
+        };
+        let pipeline = Pipeline {
+            pool: Arc::new(pool),
+            hooks: Arc::clone(&self.hooks),
+            store,
+            resolver,
+            events: setup.events,
+        };
+        let context = ToolUseContext {
+            config: Arc::new(config),
+            permissions: self.permission_context(setup.headless),
+            exec: ExecutionState {
+                cancel: CancellationToken::new(),
+                read_files: ReadFileState::default(),
+                cwd: self.options.project_dir.clone(),
+            },
+            ui: UiCallbacks::default(),
+            agent: AgentIdentity::default(),
+        };
+        SessionRuntime {
+            pipeline: Arc::new(pipeline),
+            context,
+        }
+    }
+}
+
+/// What a session needs from its front-end.
+pub struct SessionSetup {
+    /// Resume or name a session; a new id otherwise.
+    pub session_id: Option<String>,
+    /// The model name (for hooks and tools that ask it).
+    pub model: String,
+    /// Who answers permission requests (`None`: asks are denied).
+    pub prompter: Option<Arc<dyn PermissionPrompter>>,
+    /// The auto-mode classifier.
+    pub classifier: Option<Arc<dyn AutoClassifier>>,
+    /// Where events go.
+    pub events: EventSink,
+    /// Nobody can be asked: what would ask is denied.
+    pub headless: bool,
+}
+
+impl Default for SessionSetup {
+    fn default() -> Self {
+        Self {
+            session_id: None,
+            model: String::new(),
+            prompter: None,
+            classifier: None,
+            events: EventSink::discard(),
+            headless: false,
+        }
+    }
+}
+
+/// A session's tool machinery.
+#[derive(Debug)]
+pub struct SessionRuntime {
+    /// The pipeline every call goes through.
+    pub pipeline: Arc<Pipeline>,
+    /// The context calls start from.
+    pub context: ToolUseContext,
+}
+
+impl SessionRuntime {
+    /// Runs one call through the pipeline (progress goes to the session's events).
+    pub async fn run_one(&self, call: &ToolCall) -> CallOutcome {
+        let events = self.pipeline.events.clone();
+        let progress = ProgressSink::new(
+            &call.id,
+            Arc::new(move |id: &str, p| {
+                events.emit(Event::ToolProgress {
+                    tool_use_id: id.into(),
+                    progress: p,
+                })
+            }),
+        );
+        self.pipeline.run(call, &self.context, &progress).await
+    }
+
+    /// Starts an executor for one turn, with a fresh turn cancellation token.
+    pub fn executor(&self, cancel: CancellationToken, options: ExecutorOptions) -> StreamingExecutor {
+        StreamingExecutor::start(
+            Arc::clone(&self.pipeline),
+            self.context.with_cancel(cancel),
+            options,
+        )
+    }
+}

@@ -1,0 +1,211 @@
+//! The registry: the single list of tools that can exist, and the per-session pool the model sees.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock};
+
+use serde_json::Value;
+
+use crate::input::{CompiledSchema, SchemaError};
+use crate::permissions::PermissionContext;
+use crate::tool::{ToolOrigin, ToolRef};
+
+/// Every built-in tool that can exist in this build. Build-time gating is by cargo feature; run-time
+/// gating by environment (`NERVE_TEST_TOOLS=1` adds the pipeline's test tools, which are compiled in
+/// with the `test-tools` feature). Keep this the only list: the CLI, the desktop app and the tests
+/// all start from it.
+pub fn all_builtin_tools() -> Vec<ToolRef> {
+    #[allow(unused_mut)]
+    let mut tools: Vec<ToolRef> = Vec::new();
+    #[cfg(feature = "test-tools")]
+    if std::env::var("NERVE_TEST_TOOLS").is_ok_and(|v| v == "1") {
+        tools.extend(crate::tools::testing::all_test_tools());
+    }
+    tools
+}
+
+/// Options for a session's view of the tools.
+#[derive(Debug, Clone, Default)]
+pub struct PoolOptions {
+    /// Only these tools (by name), if set (`--allowedTools` style restriction of the tool list is
+    /// done with rules; this is the "simple mode" list).
+    pub only: Option<Vec<String>>,
+    /// Whether deferred loading is on: deferred tools are sent by name until the model loads them.
+    pub defer_loading: bool,
+}
+
+/// One entry of the tool list sent to the API.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// Its input schema (`None` for a deferred tool not yet loaded).
+    pub input_schema: Option<Value>,
+    /// Whether the schema is held back until tool search loads it.
+    pub deferred: bool,
+}
+
+/// The tools of one session, in the order they are sent to the model.
+pub struct ToolPool {
+    tools: Vec<ToolRef>,
+    by_name: HashMap<String, usize>,
+    by_alias: HashMap<String, usize>,
+    schemas: Vec<Arc<CompiledSchema>>,
+    schema_values: Vec<Arc<Value>>,
+    deferred: HashSet<String>,
+    loaded: RwLock<HashSet<String>>,
+}
+
+impl std::fmt::Debug for ToolPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(|t| t.name().to_string()))
+            .finish()
+    }
+}
+
+/// Assembles the pool: built-ins filtered by options, deny rules and `is_enabled`; external tools
+/// filtered by deny rules; each group sorted by name; built-ins first; duplicates dropped by name
+/// with built-ins winning.
+///
+/// Sorting the groups separately (not one flat sort) keeps the built-in list a stable prefix: the
+/// prompt cache breaks after the last built-in tool, and an MCP tool sorted in between built-ins
+/// would move them and invalidate the cache whenever a server is added or removed.
+pub fn assemble_tool_pool(
+    builtins: Vec<ToolRef>,
+    external: Vec<ToolRef>,
+    permissions: &PermissionContext,
+    options: &PoolOptions,
+) -> Result<ToolPool, SchemaError> {
+    let rules = permissions.rules.snapshot();
+    let visible = |t: &ToolRef| t.is_enabled() && rules.bare_deny_for(t.name()).is_none();
+    let mut built: Vec<ToolRef> = builtins
+        .into_iter()
+        .filter(|t| t.origin() == ToolOrigin::BuiltIn)
+        .filter(|t| {
+            options
+                .only
+                .as_ref()
+                .is_none_or(|only| only.iter().any(|n| n == t.name()))
+        })
+        .filter(visible)
+        .collect();
+    let mut ext: Vec<ToolRef> = external.into_iter().filter(visible).collect();
+    built.sort_by(|a, b| a.name().cmp(b.name()));
+    ext.sort_by(|a, b| a.name().cmp(b.name()));
+
+    let mut seen = HashSet::new();
+    let tools: Vec<ToolRef> = built
+        .into_iter()
+        .chain(ext)
+        .filter(|t| seen.insert(t.name().to_string()))
+        .collect();
+    ToolPool::new(tools, options.defer_loading)
+}
+
+impl ToolPool {
+    /// A pool of exactly these tools, in this order.
+    pub fn new(tools: Vec<ToolRef>, defer_loading: bool) -> Result<Self, SchemaError> {
+        let mut by_name = HashMap::new();
+        let mut by_alias = HashMap::new();
+        let mut schemas = Vec::with_capacity(tools.len());
+        let mut schema_values = Vec::with_capacity(tools.len());
+        let mut deferred = HashSet::new();
+        for (i, t) in tools.iter().enumerate() {
+            by_name.insert(t.name().to_string(), i);
+            for alias in t.aliases() {
+                by_alias.insert((*alias).to_string(), i);
+            }
+            let schema = t.input_schema();
+            schemas.push(Arc::new(CompiledSchema::compile(t.name(), &schema)?));
+            schema_values.push(Arc::new(schema));
+            if defer_loading && t.should_defer() && !t.always_load() {
+                deferred.insert(t.name().to_string());
+            }
+        }
+        Ok(Self {
+            tools,
+            by_name,
+            by_alias,
+            schemas,
+            schema_values,
+            deferred,
+            loaded: RwLock::new(HashSet::new()),
+        })
+    }
+
+    /// Finds a tool by name, falling back to aliases (old transcripts may use a renamed tool).
+    pub fn find(&self, name: &str) -> Option<&ToolRef> {
+        self.index_of(name).map(|i| &self.tools[i])
+    }
+
+    /// The compiled schema of a tool found by [`ToolPool::find`].
+    pub fn schema(&self, name: &str) -> Option<Arc<CompiledSchema>> {
+        self.index_of(name).map(|i| Arc::clone(&self.schemas[i]))
+    }
+
+    /// The JSON schema of a tool (computed once, when the pool was built).
+    pub fn schema_value(&self, name: &str) -> Option<Arc<Value>> {
+        self.index_of(name).map(|i| Arc::clone(&self.schema_values[i]))
+    }
+
+    fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name
+            .get(name)
+            .or_else(|| self.by_alias.get(name))
+            .copied()
+    }
+
+    /// The tools in API order.
+    pub fn tools(&self) -> &[ToolRef] {
+        &self.tools
+    }
+
+    /// Whether a tool is deferred and its schema has not been loaded yet.
+    pub fn is_unloaded_deferred(&self, name: &str) -> bool {
+        let Some(t) = self.find(name) else { return false };
+        self.deferred.contains(t.name()) && !self.loaded_names().contains(t.name())
+    }
+
+    /// Marks deferred tools as loaded (tool search found them); later requests carry their schemas.
+    pub fn mark_loaded<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
+        let mut loaded = self
+            .loaded
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for n in names {
+            if self.deferred.contains(n) {
+                loaded.insert(n.to_string());
+            }
+        }
+    }
+
+    fn loaded_names(&self) -> HashSet<String> {
+        self.loaded
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The tool list for the next request.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        let loaded = self.loaded_names();
+        self.tools
+            .iter()
+            .map(|t| {
+                let deferred = self.deferred.contains(t.name()) && !loaded.contains(t.name());
+                ToolSpec {
+                    name: t.name().to_string(),
+                    description: t.description(),
+                    input_schema: if deferred {
+                        None
+                    } else {
+                        self.schema_value(t.name()).map(|v| Value::clone(&v))
+                    },
+                    deferred,
+                }
+            })
+            .collect()
+    }
+}

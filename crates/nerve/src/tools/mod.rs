@@ -1,0 +1,6 @@
+//! Built-in tools, one module each.
+
+pub mod bash;
+
+#[cfg(feature = "test-tools")]
+pub mod testing;
