@@ -1,0 +1,131 @@
+//! Benchmarks of the tool system's own cost, printed as figures and ratios measured side by side in
+//! one run (absolute times on a shared machine are noise; ratios are not):
+//! - the pipeline's overhead per call (coercion, validation, permissions, budgeting; the tool does
+//!   nothing), against calling the tool directly;
+//! - a batch of 10 concurrency-safe 200 ms calls through the executor, against one call and against
+//!   the same 10 calls run one after another.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
+
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use nerve::executor::ExecutorOptions;
+use nerve::permissions::RuleBehavior;
+use nerve::pipeline::ToolCall;
+use nerve::project::{Project, ProjectOptions, SessionRuntime, SessionSetup};
+use nerve::registry::ToolPool;
+use nerve::tool::ProgressSink;
+use nerve::tools::testing::all_test_tools;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+fn runtime(dir: &std::path::Path) -> SessionRuntime {
+    let mut options = ProjectOptions::new(dir);
+    options.bare = true;
+    options.data_dir = dir.join("data");
+    // A realistic handful of rules, so matching is part of the measured cost.
+    for (b, r) in [
+        (RuleBehavior::Allow, "Bash(git *)"),
+        (RuleBehavior::Allow, "Bash(cargo test *)"),
+        (RuleBehavior::Deny, "Bash(rm -rf *)"),
+        (RuleBehavior::Deny, "Read(./secrets/**)"),
+        (RuleBehavior::Ask, "WebFetch(domain:example.com)"),
+        (RuleBehavior::Allow, "Edit(/src/**)"),
+    ] {
+        options.cli_rules.push((b, r.to_string()));
+    }
+    let project = Project::open(options).expect("project opens");
+    let pool = ToolPool::new(all_test_tools(), false).expect("schemas compile");
+    project.session(pool, SessionSetup::default())
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = runtime(dir.path());
+    let call = ToolCall {
+        id: "toolu_bench".into(),
+        name: "TestEcho".into(),
+        input: json!({"text": "hi"}),
+    };
+
+    // Overhead per call: the full pipeline versus the tool's own call.
+    let mut c = Criterion::default()
+        .configure_from_args()
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
+    c.bench_function("pipeline/echo (full path)", |b| {
+        b.to_async(&rt).iter(|| async { session.run_one(&call).await });
+    });
+    let tool = session.pipeline.pool.find("TestEcho").expect("echo tool").clone();
+    c.bench_function("pipeline/echo (tool.call only)", |b| {
+        let progress = ProgressSink::discard("x");
+        b.to_async(&rt).iter(|| async {
+            tool.call(json!({"text": "hi"}), &session.context, &progress)
+                .await
+        });
+    });
+    c.final_summary();
+
+    // Side-by-side timing of the same two, for a ratio in one run.
+    let n = 20_000u32;
+    let (full, direct) = rt.block_on(async {
+        let t = Instant::now();
+        for _ in 0..n {
+            session.run_one(&call).await;
+        }
+        let full = t.elapsed() / n;
+        let progress = ProgressSink::discard("x");
+        let t = Instant::now();
+        for _ in 0..n {
+            let _ = tool
+                .call(json!({"text": "hi"}), &session.context, &progress)
+                .await;
+        }
+        (full, t.elapsed() / n)
+    });
+    println!(
+        "pipeline overhead per call: {:.1} µs (full path {:.1} µs, tool alone {:.1} µs)",
+        (full.as_secs_f64() - direct.as_secs_f64()) * 1e6,
+        full.as_secs_f64() * 1e6,
+        direct.as_secs_f64() * 1e6
+    );
+
+    // A safe batch of 10 × 200 ms.
+    let sleep_call = |i: usize| ToolCall {
+        id: format!("toolu_{i}"),
+        name: "TestSleep".into(),
+        input: json!({"ms": 200}),
+    };
+    let (one, batch, serial) = rt.block_on(async {
+        let t = Instant::now();
+        session.run_one(&sleep_call(0)).await;
+        let one = t.elapsed();
+
+        let t = Instant::now();
+        let exec = session.executor(CancellationToken::new(), ExecutorOptions::default());
+        for i in 0..10 {
+            exec.add(sleep_call(i));
+        }
+        let (results, _) = exec.finish().await;
+        assert_eq!(results.len(), 10);
+        let batch = t.elapsed();
+
+        let t = Instant::now();
+        for i in 0..10 {
+            session.run_one(&sleep_call(i)).await;
+        }
+        (one, batch, t.elapsed())
+    });
+    println!(
+        "batch of 10 × 200 ms: {:.0} ms; one call {:.0} ms; serial {:.0} ms; batch/one = {:.3}×; serial/batch = {:.2}×",
+        batch.as_secs_f64() * 1e3,
+        one.as_secs_f64() * 1e3,
+        serial.as_secs_f64() * 1e3,
+        batch.as_secs_f64() / one.as_secs_f64(),
+        serial.as_secs_f64() / batch.as_secs_f64()
+    );
+}

@@ -1,0 +1,352 @@
+//! `nerve`: the headless front-end of the engine.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use async_trait::async_trait;
+use clap::{Args, Parser, Subcommand};
+use nerve::budget::ResultStore;
+use nerve::events::{Event, EventSink};
+use nerve::permissions::{
+    PermissionMode, PermissionPrompter, PermissionRequest, PermissionSubject, RuleBehavior, RuleScope,
+    UserAnswer,
+};
+use nerve::pipeline::ToolCall;
+use nerve::project::{Project, ProjectOptions, SessionSetup};
+use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use serde_json::{Value, json};
+
+#[derive(Parser)]
+#[command(
+    name = "nerve",
+    version,
+    about = "Nerve, a coding agent: the headless engine front-end"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print, as one JSON object, what the permission system decides about a tool call (nothing runs).
+    CheckPermission {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// The tool name (any name, including MCP tools that are not installed).
+        tool: String,
+        /// The tool input as JSON.
+        input_json: String,
+    },
+    /// Run one tool call through the full pipeline and print its result as JSON.
+    RunTool {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Approve every permission request once, without asking (deny rules still apply).
+        #[arg(long)]
+        yes: bool,
+        /// Print engine events to stderr as JSON lines.
+        #[arg(long)]
+        verbose: bool,
+        /// The tool name.
+        tool: String,
+        /// The tool input as JSON.
+        input_json: String,
+    },
+    /// List the tools a session would offer the model, as JSON.
+    Tools {
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// List the project's persisted tool outputs, or read part of one.
+    Outputs {
+        /// The project folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// Read this persisted output instead of listing.
+        #[arg(long)]
+        read: Option<PathBuf>,
+        /// Byte offset to read from.
+        #[arg(long, default_value_t = 0)]
+        offset: u64,
+        /// How many bytes to read.
+        #[arg(long, default_value_t = 65_536)]
+        len: usize,
+    },
+}
+
+#[derive(Args, Clone)]
+struct CommonArgs {
+    /// Read no settings file and run no hook.
+    #[arg(long)]
+    bare: bool,
+    /// The project folder.
+    #[arg(long, default_value = ".")]
+    cwd: PathBuf,
+    /// The permission mode (default, acceptEdits, plan, bypassPermissions, dontAsk, auto, bubble).
+    #[arg(long)]
+    mode: Option<PermissionMode>,
+    /// An allow rule, e.g. 'Bash(git *)' (repeatable).
+    #[arg(long = "allow")]
+    allow: Vec<String>,
+    /// An ask rule (repeatable).
+    #[arg(long = "ask")]
+    ask: Vec<String>,
+    /// A deny rule (repeatable).
+    #[arg(long = "deny")]
+    deny: Vec<String>,
+    /// Do not read Claude Code's .claude/settings*.json files.
+    #[arg(long)]
+    no_claude_settings: bool,
+}
+
+impl CommonArgs {
+    fn open(&self) -> Result<Project> {
+        let mut options = ProjectOptions::new(&self.cwd);
+        options.bare = self.bare;
+        options.mode = self.mode;
+        options.read_claude_settings = !self.no_claude_settings;
+        for (behavior, list) in [
+            (RuleBehavior::Allow, &self.allow),
+            (RuleBehavior::Ask, &self.ask),
+            (RuleBehavior::Deny, &self.deny),
+        ] {
+            options
+                .cli_rules
+                .extend(list.iter().map(|r| (behavior, r.clone())));
+        }
+        Project::open(options).context("could not open the project")
+    }
+}
+
+fn parse_input(text: &str) -> Result<Value> {
+    serde_json::from_str(text).with_context(|| format!("INPUT_JSON is not valid JSON: {text}"))
+}
+
+fn pool_for(project: &Project) -> Result<nerve::registry::ToolPool> {
+    let permissions = project.permission_context(true);
+    Ok(assemble_tool_pool(
+        all_builtin_tools(),
+        Vec::new(),
+        &permissions,
+        &PoolOptions::default(),
+    )?)
+}
+
+/// Until the Bash tool is registered, a Bash call is judged from the parser alone (fail closed).
+fn subject_for_unknown(tool: &str, input: &Value, cwd: &std::path::Path) -> Option<PermissionSubject> {
+    if tool != "Bash" {
+        return None;
+    }
+    let command = input.get("command").and_then(Value::as_str)?;
+    Some(PermissionSubject::Shell(nerve::tools::bash::shell_subject(
+        command, cwd,
+    )))
+}
+
+async fn check_permission(common: CommonArgs, tool: String, input_json: String) -> Result<()> {
+    let input = parse_input(&input_json)?;
+    let project = common.open()?;
+    let session = project.session(
+        pool_for(&project)?,
+        SessionSetup {
+            headless: true,
+            ..SessionSetup::default()
+        },
+    );
+    let call = ToolCall {
+        id: "toolu_check".into(),
+        name: tool.clone(),
+        input: input.clone(),
+    };
+    let unknown = subject_for_unknown(&tool, &input, project.dir());
+    let report = match session.pipeline.check(&call, &session.context, unknown).await {
+        Ok(r) => r,
+        Err(message) => bail!("{message}"),
+    };
+    let rule = report.evaluation.rule.clone();
+    let out = json!({
+        "tool": report.tool,
+        "known_tool": report.known_tool,
+        "mode": session.context.permissions.mode.as_str(),
+        "decision": report.evaluation.decision,
+        "reason": report.evaluation.reason,
+        "decided_by": report.evaluation.decided_by,
+        "rule": rule.as_ref().map(|r| r.rule.clone()),
+        "source": rule.as_ref().map(|r| r.source.clone()),
+        "read_only": report.read_only,
+        "subcommands": report.evaluation.parts,
+        "suggestions": report.evaluation.suggestions,
+        "input": report.input,
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+/// Asks on the terminal: y = allow once, a = always allow (session), n = deny.
+struct TerminalPrompter;
+
+#[async_trait]
+impl PermissionPrompter for TerminalPrompter {
+    async fn ask(&self, request: PermissionRequest) -> UserAnswer {
+        let answer = tokio::task::spawn_blocking(move || {
+            let mut err = std::io::stderr();
+            let _ = writeln!(err, "\n{} wants to run: {}", request.tool_name, request.summary);
+            let _ = writeln!(err, "  input: {}", request.input);
+            let _ = writeln!(err, "  why asked: {}", request.reason);
+            for p in &request.parts {
+                let _ = writeln!(err, "  - {}: {:?}", p.part, p.decision);
+            }
+            if !request.suggestions.is_empty() {
+                let _ = writeln!(
+                    err,
+                    "  'always allow' would add: {}",
+                    request.suggestions.join(", ")
+                );
+            }
+            let _ = write!(err, "Allow? [y]es once / [a]lways (this session) / [n]o: ");
+            let _ = err.flush();
+            let mut line = String::new();
+            let _ = std::io::stdin().lock().read_line(&mut line);
+            match line.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => UserAnswer::AllowOnce { updated_input: None },
+                "a" | "always" => UserAnswer::AlwaysAllow {
+                    rules: request.suggestions.clone(),
+                    scope: RuleScope::Session,
+                    updated_input: None,
+                },
+                _ => UserAnswer::Deny { message: None },
+            }
+        })
+        .await;
+        answer.unwrap_or(UserAnswer::Deny { message: None })
+    }
+}
+
+/// Approves every request once (`--yes`).
+struct YesPrompter;
+
+#[async_trait]
+impl PermissionPrompter for YesPrompter {
+    async fn ask(&self, _request: PermissionRequest) -> UserAnswer {
+        UserAnswer::AllowOnce { updated_input: None }
+    }
+}
+
+async fn run_tool(
+    common: CommonArgs,
+    yes: bool,
+    verbose: bool,
+    tool: String,
+    input_json: String,
+) -> Result<()> {
+    let input = parse_input(&input_json)?;
+    let project = common.open()?;
+    let prompter: Option<Arc<dyn PermissionPrompter>> = if yes {
+        Some(Arc::new(YesPrompter))
+    } else if std::io::stdin().is_terminal() {
+        Some(Arc::new(TerminalPrompter))
+    } else {
+        None
+    };
+    let headless = prompter.is_none();
+    let events = if verbose {
+        EventSink::new(|e: Event| {
+            if let Ok(line) = serde_json::to_string(&e) {
+                eprintln!("{line}");
+            }
+        })
+    } else {
+        EventSink::discard()
+    };
+    let session = project.session(
+        pool_for(&project)?,
+        SessionSetup {
+            prompter,
+            events,
+            headless,
+            ..SessionSetup::default()
+        },
+    );
+    let call = ToolCall {
+        id: format!("toolu_cli_{}", uuid::Uuid::new_v4().simple()),
+        name: tool,
+        input,
+    };
+    let outcome = session.run_one(&call).await;
+    let out = json!({
+        "tool_use_id": outcome.tool_use_id,
+        "tool": outcome.tool_name,
+        "is_error": outcome.is_error,
+        "denied": outcome.denied,
+        "content": outcome.content,
+        "display": outcome.display,
+        "persisted_path": outcome.persisted_path,
+        "new_messages": outcome.new_messages,
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    if outcome.is_error {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+async fn tools(common: CommonArgs) -> Result<()> {
+    let project = common.open()?;
+    let pool = pool_for(&project)?;
+    let specs: Vec<Value> = pool
+        .specs()
+        .into_iter()
+        .map(|s| json!({"name": s.name, "description": s.description, "input_schema": s.input_schema, "deferred": s.deferred}))
+        .collect();
+    println!("{}", serde_json::to_string_pretty(&specs)?);
+    Ok(())
+}
+
+fn outputs(cwd: PathBuf, read: Option<PathBuf>, offset: u64, len: usize) -> Result<()> {
+    let dir = std::fs::canonicalize(&cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
+    let data = nerve::storage::project_data_dir(&nerve::storage::data_dir(), &dir);
+    match read {
+        Some(path) => {
+            let bytes = ResultStore::read_range(&data, &path, offset, len)
+                .with_context(|| format!("cannot read persisted output {}", path.display()))?;
+            std::io::stdout().write_all(&bytes)?;
+        }
+        None => println!("{}", serde_json::to_string_pretty(&ResultStore::list(&data)?)?),
+    }
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("NERVE_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        match cli.command {
+            Command::CheckPermission {
+                common,
+                tool,
+                input_json,
+            } => check_permission(common, tool, input_json).await,
+            Command::RunTool {
+                common,
+                yes,
+                verbose,
+                tool,
+                input_json,
+            } => run_tool(common, yes, verbose, tool, input_json).await,
+            Command::Tools { common } => tools(common).await,
+            Command::Outputs {
+                cwd,
+                read,
+                offset,
+                len,
+            } => outputs(cwd, read, offset, len),
+        }
+    })
+}

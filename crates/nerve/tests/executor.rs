@@ -1,0 +1,392 @@
+//! The streaming executor: batching, ordering, caps, cancellation, context modifiers and the
+//! one-result-per-call invariant. Concurrency is checked through the order of events, not timings.
+
+mod support;
+
+use nerve::errors::ErrorClass;
+use nerve::events::Event;
+use nerve::executor::ExecutorOptions;
+use nerve::permissions::PermissionMode;
+use nerve::pipeline::{CallOutcome, ToolCall};
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use support::{TestProject, text_of};
+use tokio_util::sync::CancellationToken;
+
+fn call(id: &str, name: &str, input: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
+}
+
+fn sleep(id: &str, ms: u64, safe: bool) -> ToolCall {
+    call(id, "TestSleep", json!({"ms": ms, "safe": safe, "output": id}))
+}
+
+fn opts(max: usize) -> ExecutorOptions {
+    ExecutorOptions {
+        max_concurrency: max,
+        sibling_cancelling_tool: "TestSleep".into(),
+    }
+}
+
+async fn run(
+    p: &TestProject,
+    calls: Vec<ToolCall>,
+    max: usize,
+) -> (Vec<CallOutcome>, nerve::tool::ToolUseContext) {
+    let s = p.session_with(PermissionMode::BypassPermissions, &[], None, true);
+    let exec = s.executor(CancellationToken::new(), opts(max));
+    for c in calls {
+        exec.add(c);
+    }
+    exec.finish().await
+}
+
+fn ids(outcomes: &[CallOutcome]) -> Vec<String> {
+    outcomes.iter().map(|o| o.tool_use_id.clone()).collect()
+}
+
+/// Event positions: (started, completed) for an id.
+fn span(events: &[Event], id: &str) -> (usize, usize) {
+    let started = events
+        .iter()
+        .position(|e| matches!(e, Event::ToolStarted { tool_use_id } if tool_use_id == id));
+    let done = events
+        .iter()
+        .position(|e| matches!(e, Event::ToolCompleted { tool_use_id, .. } if tool_use_id == id));
+    (started.expect("started"), done.expect("completed"))
+}
+
+#[tokio::test]
+async fn results_come_back_in_request_order() {
+    let p = TestProject::new();
+    let (out, _) = run(
+        &p,
+        vec![sleep("a", 150, true), sleep("b", 10, true), sleep("c", 80, true)],
+        10,
+    )
+    .await;
+    assert_eq!(ids(&out), vec!["a", "b", "c"]);
+    assert_eq!(
+        out.iter().map(|o| text_of(&o.content)).collect::<Vec<_>>(),
+        vec!["a", "b", "c"]
+    );
+    // b finished first, yet was handed out second.
+    let ev = p.recorder.events();
+    assert!(span(&ev, "b").1 < span(&ev, "a").1);
+}
+
+#[tokio::test]
+async fn safe_calls_run_together() {
+    let p = TestProject::new();
+    run(
+        &p,
+        vec![
+            sleep("a", 100, true),
+            sleep("b", 100, true),
+            sleep("c", 100, true),
+        ],
+        10,
+    )
+    .await;
+    let ev = p.recorder.events();
+    let last_start = ["a", "b", "c"].iter().map(|id| span(&ev, id).0).max().unwrap();
+    let first_done = ["a", "b", "c"].iter().map(|id| span(&ev, id).1).min().unwrap();
+    assert!(last_start < first_done, "all three started before any finished");
+    // One batch, marked concurrent.
+    let batches: Vec<(u64, bool)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolQueued {
+                batch_id, concurrent, ..
+            } => Some((*batch_id, *concurrent)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(batches, vec![(1, true), (1, true), (1, true)]);
+}
+
+#[tokio::test]
+async fn an_unsafe_call_runs_alone_and_keeps_its_place() {
+    let p = TestProject::new();
+    run(
+        &p,
+        vec![
+            sleep("a", 60, true),
+            sleep("w", 60, false),
+            sleep("b", 10, true),
+            sleep("c", 10, true),
+        ],
+        10,
+    )
+    .await;
+    let ev = p.recorder.events();
+    let (a0, a1) = span(&ev, "a");
+    let (w0, w1) = span(&ev, "w");
+    let (b0, _) = span(&ev, "b");
+    let (c0, _) = span(&ev, "c");
+    assert!(a0 < a1 && a1 < w0, "the writer waits for the running read");
+    assert!(w1 < b0 && w1 < c0, "nothing after the writer overtakes it");
+    let batches: Vec<(String, u64, bool)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolQueued {
+                tool_use_id,
+                batch_id,
+                concurrent,
+                ..
+            } => Some((tool_use_id.clone(), *batch_id, *concurrent)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        batches,
+        vec![
+            ("a".into(), 1, true),
+            ("w".into(), 2, false),
+            ("b".into(), 3, true),
+            ("c".into(), 3, true)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_concurrency_cap_holds() {
+    let p = TestProject::new();
+    let calls: Vec<ToolCall> = (0..6).map(|i| sleep(&format!("s{i}"), 40, true)).collect();
+    run(&p, calls, 2).await;
+    let mut running = 0i32;
+    let mut peak = 0;
+    for e in p.recorder.events() {
+        match e {
+            Event::ToolStarted { .. } => {
+                running += 1;
+                peak = peak.max(running);
+            }
+            Event::ToolCompleted { .. } => running -= 1,
+            _ => {}
+        }
+    }
+    assert_eq!(peak, 2);
+}
+
+#[tokio::test]
+async fn a_panicking_or_invalid_safety_check_means_unsafe() {
+    let p = TestProject::new();
+    let (out, _) = run(
+        &p,
+        vec![
+            sleep("a", 5, true),
+            call("p", "TestPanicky", json!({"text": "boom"})),
+            call("bad", "TestSleep", json!({"ms": "never"})),
+            call("unknown", "Nope", json!({})),
+        ],
+        10,
+    )
+    .await;
+    assert_eq!(ids(&out), vec!["a", "p", "bad", "unknown"]);
+    assert!(
+        !out[1].is_error,
+        "the tool still runs, serially: {:?}",
+        out[1].content
+    );
+    assert!(out[2].is_error && out[3].is_error);
+    let concurrent: Vec<bool> = p
+        .recorder
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolQueued { concurrent, .. } => Some(*concurrent),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(concurrent, vec![true, false, false, false]);
+}
+
+#[tokio::test]
+async fn a_failing_command_cancels_its_running_siblings_but_not_the_turn() {
+    let p = TestProject::new();
+    let s = p.session_with(PermissionMode::BypassPermissions, &[], None, true);
+    let turn = CancellationToken::new();
+    let exec = s.executor(turn.clone(), opts(10));
+    exec.add(sleep("long1", 30_000, true));
+    exec.add(call("fail", "TestSleep", json!({"ms": 20, "fail": true})));
+    exec.add(sleep("long2", 30_000, true));
+    exec.add(sleep("after", 5, false));
+    let (out, _) = exec.finish().await;
+    assert_eq!(ids(&out), vec!["long1", "fail", "long2", "after"]);
+    assert!(text_of(&out[1].content).contains("failed after 20 ms"));
+    for o in [&out[0], &out[2]] {
+        assert!(o.is_error);
+        assert!(
+            text_of(&o.content).contains("parallel tool call"),
+            "{}",
+            text_of(&o.content)
+        );
+    }
+    assert!(!out[3].is_error, "the next batch runs normally");
+    assert!(!turn.is_cancelled());
+}
+
+#[tokio::test]
+async fn abort_answers_every_call() {
+    let p = TestProject::new();
+    let s = p.session_with(PermissionMode::BypassPermissions, &[], None, true);
+    let turn = CancellationToken::new();
+    let mut exec = s.executor(turn.clone(), opts(10));
+    exec.add(sleep("r1", 30_000, true));
+    exec.add(sleep("r2", 30_000, true));
+    exec.add(sleep("w", 30_000, false));
+    // Wait until the first two are running, then abort.
+    loop {
+        let started = p
+            .recorder
+            .events()
+            .iter()
+            .filter(|e| matches!(e, Event::ToolStarted { .. }))
+            .count();
+        if started == 2 {
+            break;
+        }
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    turn.cancel();
+    exec.add(sleep("late", 1, true));
+    exec.close();
+    let mut out = Vec::new();
+    while let Some(o) = exec.next_result().await {
+        out.push(o);
+    }
+    assert_eq!(ids(&out), vec!["r1", "r2", "w", "late"]);
+    for o in &out {
+        assert!(o.is_error);
+        assert_eq!(o.error_class, Some(ErrorClass::Cancelled));
+    }
+    let started: Vec<String> = p
+        .recorder
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolStarted { tool_use_id } => Some(tool_use_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        started,
+        vec!["r1", "r2"],
+        "queued calls never start after an abort"
+    );
+}
+
+#[tokio::test]
+async fn a_serial_modifier_applies_before_the_next_call() {
+    let p = TestProject::new();
+    let (out, ctx) = run(
+        &p,
+        vec![
+            call("m", "TestSetCwd", json!({"path": "/tmp/first"})),
+            call("n", "TestSetCwd", json!({"path": "/tmp/second"})),
+        ],
+        10,
+    )
+    .await;
+    assert_eq!(
+        text_of(&out[1].content),
+        "/tmp/first",
+        "the second call saw the first's change"
+    );
+    assert_eq!(ctx.exec.cwd, std::path::PathBuf::from("/tmp/second"));
+}
+
+#[tokio::test]
+async fn concurrent_modifiers_apply_after_the_batch_in_call_order() {
+    let p = TestProject::new();
+    let start = p.project_dir().display().to_string();
+    let (out, ctx) = run(
+        &p,
+        vec![
+            call(
+                "slow",
+                "TestSetCwd",
+                json!({"path": "/tmp/slow", "safe": true, "delay_ms": 80}),
+            ),
+            call(
+                "fast",
+                "TestSetCwd",
+                json!({"path": "/tmp/fast", "safe": true, "delay_ms": 1}),
+            ),
+        ],
+        10,
+    )
+    .await;
+    // Both saw the context from before the batch.
+    assert_eq!(text_of(&out[0].content), start);
+    assert_eq!(text_of(&out[1].content), start);
+    // Applied in call order, so the later call's change wins, although it finished first.
+    assert_eq!(ctx.exec.cwd, std::path::PathBuf::from("/tmp/fast"));
+}
+
+#[tokio::test]
+async fn mode_change_is_seen_by_later_permission_checks() {
+    let p = TestProject::new();
+    let (out, ctx) = run(
+        &p,
+        vec![
+            call("plan", "TestSetMode", json!({"mode": "plan"})),
+            call("t", "TestTouch", json!({"file_path": "f.txt"})),
+        ],
+        10,
+    )
+    .await;
+    assert_eq!(ctx.permissions.mode, PermissionMode::Plan);
+    assert!(
+        out[1].denied,
+        "plan mode refuses the write: {}",
+        text_of(&out[1].content)
+    );
+    assert!(!p.project_dir().join("f.txt").exists());
+}
+
+fn arb_call() -> impl Strategy<Value = (u8, u64, bool, bool)> {
+    (0u8..4, 0u64..25, any::<bool>(), any::<bool>())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Whatever the mix of safe, unsafe, failing and invalid calls, and whether the turn is aborted,
+    /// every call gets exactly one result, in request order.
+    #[test]
+    fn every_call_gets_exactly_one_result(specs in proptest::collection::vec(arb_call(), 0..12), abort_after in proptest::option::of(0u64..30)) {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        rt.block_on(async {
+            let p = TestProject::new();
+            let s = p.session_with(PermissionMode::BypassPermissions, &[], None, true);
+            let turn = CancellationToken::new();
+            let exec = s.executor(turn.clone(), opts(3));
+            let mut expected = Vec::new();
+            for (i, (kind, ms, safe, fail)) in specs.iter().enumerate() {
+                let id = format!("t{i}");
+                let c = match kind {
+                    0 => call(&id, "TestSleep", json!({"ms": ms, "safe": safe, "fail": fail})),
+                    1 => call(&id, "TestEcho", json!({"text": "e"})),
+                    2 => call(&id, "TestSleep", json!({"ms": "bad"})),
+                    _ => call(&id, "TestSetCwd", json!({"path": "/tmp", "safe": safe})),
+                };
+                expected.push(id);
+                exec.add(c);
+            }
+            if let Some(ms) = abort_after {
+                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                turn.cancel();
+            }
+            let (out, _) = exec.finish().await;
+            assert_eq!(ids(&out), expected);
+        });
+    }
+}

@@ -1,0 +1,147 @@
+//! Helpers shared by the integration tests: a temporary project with a session runtime over the
+//! test tools, an event recorder, and a scripted prompter.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use nerve::events::{Event, EventSink};
+use nerve::permissions::{PermissionMode, PermissionPrompter, PermissionRequest, RuleBehavior, UserAnswer};
+use nerve::project::{Project, ProjectOptions, SessionRuntime, SessionSetup};
+use nerve::registry::ToolPool;
+use nerve::tools::testing::all_test_tools;
+
+/// Records every event in order.
+#[derive(Clone, Default)]
+pub struct Recorder(pub Arc<Mutex<Vec<Event>>>);
+
+impl Recorder {
+    pub fn sink(&self) -> EventSink {
+        let inner = Arc::clone(&self.0);
+        EventSink::new(move |e| inner.lock().unwrap().push(e))
+    }
+    pub fn events(&self) -> Vec<Event> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// Answers permission requests from a script, recording what was asked.
+pub struct ScriptedPrompter {
+    pub answers: Mutex<Vec<UserAnswer>>,
+    pub asked: Mutex<Vec<PermissionRequest>>,
+}
+
+impl ScriptedPrompter {
+    pub fn new(answers: Vec<UserAnswer>) -> Arc<Self> {
+        Arc::new(Self {
+            answers: Mutex::new(answers),
+            asked: Mutex::new(Vec::new()),
+        })
+    }
+    pub fn asked(&self) -> Vec<PermissionRequest> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+#[async_trait]
+impl PermissionPrompter for ScriptedPrompter {
+    async fn ask(&self, request: PermissionRequest) -> UserAnswer {
+        self.asked.lock().unwrap().push(request);
+        let mut answers = self.answers.lock().unwrap();
+        if answers.is_empty() {
+            UserAnswer::Deny {
+                message: Some("no scripted answer left".into()),
+            }
+        } else {
+            answers.remove(0)
+        }
+    }
+}
+
+/// A temporary project folder with its own data dir and settings locations.
+pub struct TestProject {
+    pub dir: tempfile::TempDir,
+    pub recorder: Recorder,
+}
+
+impl TestProject {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("project")).unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        Self {
+            dir,
+            recorder: Recorder::default(),
+        }
+    }
+
+    pub fn project_dir(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path().join("project")).unwrap()
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let p = self.project_dir().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    pub fn options(&self) -> ProjectOptions {
+        let mut o = ProjectOptions::new(self.project_dir());
+        o.data_dir = self.dir.path().join("data");
+        o.locations = nerve::permissions::settings::SettingsLocations {
+            managed_file: self.dir.path().join("etc/managed-settings.json"),
+            config_dir: self.home().join(".config"),
+            home: self.home(),
+        };
+        o
+    }
+
+    pub fn session_with(
+        &self,
+        mode: PermissionMode,
+        rules: &[(RuleBehavior, &str)],
+        prompter: Option<Arc<dyn PermissionPrompter>>,
+        headless: bool,
+    ) -> SessionRuntime {
+        let mut o = self.options();
+        o.mode = Some(mode);
+        o.cli_rules = rules.iter().map(|(b, r)| (*b, (*r).to_string())).collect();
+        let project = Project::open(o).unwrap();
+        let pool = ToolPool::new(all_test_tools(), false).unwrap();
+        project.session(
+            pool,
+            SessionSetup {
+                prompter,
+                events: self.recorder.sink(),
+                headless,
+                ..SessionSetup::default()
+            },
+        )
+    }
+
+    pub fn session(&self) -> SessionRuntime {
+        self.session_with(PermissionMode::Default, &[], None, true)
+    }
+}
+
+pub fn text_of(content: &[nerve::tool::ResultBlock]) -> String {
+    content
+        .iter()
+        .filter_map(|b| match b {
+            nerve::tool::ResultBlock::Text { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn exists(p: &Path) -> bool {
+    p.exists()
+}
