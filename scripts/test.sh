@@ -11,7 +11,7 @@ ensure_apt_packages bash git
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy (engine, all targets)"
-cargo clippy -p nerve --all-targets --locked -- -D warnings
-echo "== cargo test (engine)"
-cargo test -p nerve --locked
+echo "== cargo clippy (engine and mock model server, all targets)"
+cargo clippy -p nerve -p nerve-mock-model --all-targets --locked -- -D warnings
+echo "== cargo test (engine and mock model server)"
+cargo test -p nerve -p nerve-mock-model --locked

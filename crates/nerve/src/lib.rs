@@ -12,6 +12,7 @@ pub mod events;
 pub mod executor;
 pub mod hooks;
 pub mod input;
+pub mod model;
 pub mod permissions;
 pub mod pipeline;
 pub mod project;

@@ -1,5 +1,6 @@
 //! The streaming executor: batching, ordering, caps, cancellation, context modifiers and the
 //! one-result-per-call invariant. Concurrency is checked through the order of events, not timings.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 mod support;
 

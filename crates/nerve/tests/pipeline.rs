@@ -1,4 +1,5 @@
 //! The pipeline end to end with the test tools: every step, including the error paths.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 mod support;
 

@@ -4,6 +4,9 @@
 //! writes a file or runs another program. Programs whose danger hides in options ("checked" below)
 //! also refuse arguments known only at run time, since `$X` or a glob could become `-delete`.
 
+/// A check of a command's arguments: `Err` carries why the command is not read-only.
+type ArgCheck = fn(&[String]) -> Result<(), String>;
+
 use crate::tools::bash::analysis::CommandClass;
 use crate::tools::bash::git;
 use crate::tools::bash::options::{is_long, is_option, short_cluster_has};
@@ -86,7 +89,7 @@ pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
     if READ_ANY_ARGS.contains(&name) {
         return CommandClass::ReadOnly;
     }
-    let checked: Option<fn(&[String]) -> Result<(), String>> = match name {
+    let checked: Option<ArgCheck> = match name {
         "printf" => return printf(args),
         "env" if args.is_empty() => return CommandClass::ReadOnly,
         "cd" | "pushd" | "popd" => {

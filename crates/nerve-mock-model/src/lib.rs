@@ -1,0 +1,82 @@
+//! A scripted mock of the Anthropic Messages API: a real HTTP server speaking real SSE, for
+//! integration tests of Nerve's agent loop, CLI and desktop app.
+//!
+//! Start it from Rust with [`MockServer::start`] (binds 127.0.0.1 on a free port) or run the
+//! binary: `nerve-mock-model --scenario FILE [--port N]`, which prints
+//! `listening on http://127.0.0.1:PORT` and serves until killed. Point the client at
+//! [`MockServer::url`] (for example through `ANTHROPIC_BASE_URL`).
+//!
+//! # What it checks
+//! Every `POST /v1/messages` is validated the way the real API does (see [`validate`]): the
+//! `x-api-key` (401) and `anthropic-version` (400) headers, `model` and `max_tokens`, message
+//! roles (first user, alternating), non-empty content, every assistant `tool_use` answered by
+//! exactly one `tool_result` at the start of the next user message, no unknown or duplicate
+//! ids, signed thinking blocks. Failures get a 400/401 with the API's error shape
+//! (`{"type":"error","error":{"type":"invalid_request_error","message":...}}`) and do not
+//! consume a scenario step. When the steps run out, requests get a 500 whose message says
+//! "mock scenario exhausted".
+//!
+//! Every request is recorded (API key value redacted) and listed by `GET /__mock/requests`
+//! or [`MockServer::requests`].
+//!
+//! # Scenario files
+//! ```json
+//! {
+//!   "steps": [
+//!     {
+//!       "expect": {"system_contains": "Nerve", "tool_count": 3},
+//!       "response": {
+//!         "type": "stream",
+//!         "delay_ms": 0,
+//!         "delta_delay_ms": 0,
+//!         "blocks": [
+//!           {"type": "thinking", "thinking": "Let me look.", "signature": "sig-1"},
+//!           {"type": "text", "text": ["I'll list ", "the files."], "delay_ms": 20},
+//!           {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+//!            "input": {"command": "ls"}, "fragments": 3}
+//!         ],
+//!         "stop_reason": "tool_use",
+//!         "usage": {"input_tokens": 120, "output_tokens": 30,
+//!                   "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+//!       }
+//!     },
+//!     {"response": {"type": "error", "status": 529, "retry_after": "0"}},
+//!     {"expect": {"tool_result": {"tool_use_id": "toolu_1", "contains": "README", "is_error": false}},
+//!      "response": {"type": "stream", "blocks": [{"type": "text", "text": "Done."}],
+//!                   "drop_after_events": 4}}
+//!   ]
+//! }
+//! ```
+//!
+//! Step fields:
+//! - `expect` (optional): `system_contains`, `tool_count`, `message_count`, `model`,
+//!   `last_user_text_contains`, `tool_result {tool_use_id, contains?, is_error?}`. A failed
+//!   assertion consumes the step and is answered with a 400 whose message starts with
+//!   "mock expectation failed at step N:".
+//! - `response.type = "stream"`: `blocks` are `text` (`text` is a string sent as one delta or a
+//!   list of chunks, one delta each), `thinking` (`thinking` like text, plus `signature` sent
+//!   as a `signature_delta`), `tool_use` (`id` defaults to `toolu_mock_<step>_<block>`, `input`
+//!   defaults to `{}`, streamed as an empty fragment then `fragments` (default 3)
+//!   `input_json_delta` pieces; `raw_input` sends that text instead, to script invalid JSON).
+//!   Every block takes an optional `delay_ms` before its `content_block_start`; `delay_ms` on
+//!   the response pauses before `message_start` (headers are sent at once), `delta_delay_ms`
+//!   before each delta. `stop_reason` defaults to `tool_use` when a tool_use block exists,
+//!   else `end_turn`. `usage` defaults to 10 input / 10 output tokens. `model` defaults to the
+//!   request's. `drop_after_events: N` sends the first N events then breaks the connection.
+//!   `stream_error: {"after_events": N, "error_type": "overloaded_error", "message": "Overloaded"}`
+//!   sends the first N events, then an `error` event, and ends the stream (type and message
+//!   default to those shown).
+//!   A request without `"stream": true` gets the whole message as one JSON body instead.
+//! - `response.type = "error"`: `status` (4xx/5xx), `error_type` (default from the status:
+//!   529 `overloaded_error`, 429 `rate_limit_error`, other 5xx `api_error`...), `message`,
+//!   `retry_after` / `retry_after_ms` header values, or `raw_body` to send plain text instead
+//!   of the JSON error.
+
+pub mod expect;
+pub mod frames;
+pub mod scenario;
+pub mod server;
+pub mod validate;
+
+pub use scenario::Scenario;
+pub use server::{MockError, MockServer, RecordedRequest};

@@ -1,0 +1,421 @@
+//! The HTTP server: `POST /v1/messages` plays the scenario, `GET /__mock/requests` lists what
+//! was received.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::expect;
+use crate::frames::{Frame, full_message, stream_frames};
+use crate::scenario::{
+    ErrorResponse, Response as StepResponse, Scenario, Step, StreamResponse, error_type_for_status,
+};
+use crate::validate::{Rejection, validate_request};
+
+/// One request as the mock received it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedRequest {
+    /// Order of arrival, from 0.
+    pub index: usize,
+    /// Request path.
+    pub path: String,
+    /// Headers, lower-case names; the `x-api-key` and `authorization` values are replaced by
+    /// `<redacted>` so recordings can be printed safely.
+    pub headers: BTreeMap<String, String>,
+    /// The JSON body, or the raw text as a JSON string when it was not JSON.
+    pub body: Value,
+    /// Scenario step that answered (None when validation rejected the request or the scenario
+    /// was exhausted).
+    pub step: Option<usize>,
+    /// Status of the answer.
+    pub status: u16,
+}
+
+#[derive(Debug)]
+struct Shared {
+    steps: Vec<Step>,
+    next_step: usize,
+    requests: Vec<RecordedRequest>,
+}
+
+type SharedState = Arc<Mutex<Shared>>;
+
+fn lock(state: &SharedState) -> MutexGuard<'_, Shared> {
+    // A panic elsewhere must not hide the recordings from the test that wants to read them.
+    state.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum MockError {
+    /// Binding the port failed.
+    #[error("cannot listen on {addr}: {message}")]
+    Bind {
+        /// Address tried.
+        addr: String,
+        /// The OS error.
+        message: String,
+    },
+}
+
+/// A running mock. Dropping it stops the server.
+#[derive(Debug)]
+pub struct MockServer {
+    addr: SocketAddr,
+    state: SharedState,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl MockServer {
+    /// Starts serving `scenario` on 127.0.0.1 with a free port.
+    pub async fn start(scenario: Scenario) -> Result<Self, MockError> {
+        Self::start_on_port(scenario, 0).await
+    }
+
+    /// Starts serving `scenario` on 127.0.0.1:`port` (0 picks a free port).
+    pub async fn start_on_port(scenario: Scenario, port: u16) -> Result<Self, MockError> {
+        let wanted = SocketAddr::from(([127, 0, 0, 1], port));
+        let bind_error = |e: std::io::Error| MockError::Bind {
+            addr: wanted.to_string(),
+            message: e.to_string(),
+        };
+        let listener = tokio::net::TcpListener::bind(wanted).await.map_err(bind_error)?;
+        let addr = listener.local_addr().map_err(bind_error)?;
+        let state = Arc::new(Mutex::new(Shared {
+            steps: scenario.steps,
+            next_step: 0,
+            requests: Vec::new(),
+        }));
+        let app = Router::new()
+            .route("/v1/messages", post(messages))
+            .route("/__mock/requests", get(list_requests))
+            .fallback(not_found)
+            .with_state(Arc::clone(&state));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let serve = axum::serve(listener, app).with_graceful_shutdown(async {
+                let _ = stopped.await;
+            });
+            if let Err(error) = serve.await {
+                tracing::error!(%error, "mock server stopped with an error");
+            }
+        });
+        Ok(Self {
+            addr,
+            state,
+            stop: Some(stop),
+            task: Some(task),
+        })
+    }
+
+    /// Base URL, for example `http://127.0.0.1:41234` (use it as `ANTHROPIC_BASE_URL`).
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.state).requests.clone()
+    }
+
+    /// Steps not yet played.
+    pub fn remaining_steps(&self) -> usize {
+        let shared = lock(&self.state);
+        shared.steps.len().saturating_sub(shared.next_step)
+    }
+
+    /// Serves until the process is killed (for the binary).
+    pub async fn wait(mut self) {
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+
+    /// Stops accepting requests; connections still streaming get a second to finish.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(mut task) = self.task.take()
+            && tokio::time::timeout(Duration::from_secs(1), &mut task)
+                .await
+                .is_err()
+        {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+fn record_headers(headers: &HeaderMap) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    for (name, value) in headers {
+        let name = name.as_str().to_ascii_lowercase();
+        let value = if name == "x-api-key" || name == "authorization" {
+            "<redacted>".to_owned()
+        } else {
+            String::from_utf8_lossy(value.as_bytes()).into_owned()
+        };
+        out.entry(name)
+            .and_modify(|existing| {
+                existing.push_str(", ");
+                existing.push_str(&value);
+            })
+            .or_insert(value);
+    }
+    out
+}
+
+fn error_body(error_type: &str, message: &str, request_id: &str) -> Value {
+    json!({"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id})
+}
+
+fn json_error(status: u16, error_type: &str, message: &str, request_id: &str) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (status, Json(error_body(error_type, message, request_id))).into_response();
+    insert_header(&mut response, "request-id", request_id);
+    response
+}
+
+fn insert_header(response: &mut Response, name: &'static str, value: &str) {
+    if let Ok(value) = HeaderValue::from_str(value) {
+        response.headers_mut().insert(name, value);
+    }
+}
+
+async fn not_found(uri: axum::http::Uri) -> Response {
+    json_error(
+        404,
+        "not_found_error",
+        &format!(
+            "the mock serves POST /v1/messages and GET /__mock/requests, not {}",
+            uri.path()
+        ),
+        "req_mock_404",
+    )
+}
+
+async fn list_requests(State(state): State<SharedState>) -> Json<Vec<RecordedRequest>> {
+    Json(lock(&state).requests.clone())
+}
+
+enum Plan {
+    Reject(Rejection),
+    Exhausted {
+        steps: usize,
+    },
+    ExpectationFailed {
+        step: usize,
+        message: String,
+    },
+    Play {
+        step: usize,
+        response: Box<StepResponse>,
+        body: Value,
+    },
+}
+
+async fn messages(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
+    let recorded_body = serde_json::from_slice::<Value>(&body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
+    let (index, plan) = {
+        let mut shared = lock(&state);
+        let index = shared.requests.len();
+        let plan = match validate_request(&headers, &body) {
+            // Rejected requests do not consume a step: the real API refuses them before
+            // anything is generated.
+            Err(rejection) => Plan::Reject(rejection),
+            Ok(parsed) => match shared.steps.get(shared.next_step).cloned() {
+                None => Plan::Exhausted {
+                    steps: shared.steps.len(),
+                },
+                Some(step) => {
+                    let step_index = shared.next_step;
+                    shared.next_step += 1;
+                    match expect::check(&step.expect, &parsed) {
+                        Err(message) => Plan::ExpectationFailed {
+                            step: step_index,
+                            message,
+                        },
+                        Ok(()) => Plan::Play {
+                            step: step_index,
+                            response: Box::new(step.response),
+                            body: parsed,
+                        },
+                    }
+                }
+            },
+        };
+        let (step, status) = match &plan {
+            Plan::Reject(rejection) => (None, rejection.status),
+            Plan::Exhausted { .. } => (None, 500),
+            Plan::ExpectationFailed { step, .. } => (Some(*step), 400),
+            Plan::Play { step, response, .. } => match response.as_ref() {
+                StepResponse::Error(error) => (Some(*step), error.status),
+                StepResponse::Stream(_) => (Some(*step), 200),
+            },
+        };
+        shared.requests.push(RecordedRequest {
+            index,
+            path: "/v1/messages".to_owned(),
+            headers: record_headers(&headers),
+            body: recorded_body,
+            step,
+            status,
+        });
+        (index, plan)
+    };
+    let request_id = format!("req_mock_{index}");
+    match plan {
+        Plan::Reject(rejection) => json_error(
+            rejection.status,
+            rejection.error_type,
+            &rejection.message,
+            &request_id,
+        ),
+        Plan::Exhausted { steps } => json_error(
+            500,
+            "api_error",
+            &format!(
+                "mock scenario exhausted: all {steps} scripted steps were used, and request #{index} has no scripted answer; add a step to the scenario"
+            ),
+            &request_id,
+        ),
+        Plan::ExpectationFailed { step, message } => json_error(
+            400,
+            "invalid_request_error",
+            &format!("mock expectation failed at step {step}: {message}"),
+            &request_id,
+        ),
+        Plan::Play { step, response, body } => match *response {
+            StepResponse::Error(error) => scripted_error(&error, &request_id),
+            StepResponse::Stream(stream) => {
+                let model = body
+                    .get("model")
+                    .and_then(Value::as_str)
+                    .unwrap_or("claude-mock")
+                    .to_owned();
+                let message_id = format!("msg_mock_{index}");
+                if body.get("stream").and_then(Value::as_bool) == Some(true) {
+                    streamed(step, &stream, &model, &message_id, &request_id)
+                } else {
+                    let mut response = Json(full_message(step, &stream, &model, &message_id)).into_response();
+                    insert_header(&mut response, "request-id", &request_id);
+                    response
+                }
+            }
+        },
+    }
+}
+
+fn scripted_error(error: &ErrorResponse, request_id: &str) -> Response {
+    let error_type = error
+        .error_type
+        .clone()
+        .unwrap_or_else(|| error_type_for_status(error.status).to_owned());
+    let mut response = match &error.raw_body {
+        Some(raw) => {
+            let status = StatusCode::from_u16(error.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let mut response = (status, raw.clone()).into_response();
+            insert_header(&mut response, "content-type", "text/plain; charset=utf-8");
+            response
+        }
+        None => {
+            let message = error
+                .message
+                .clone()
+                .unwrap_or_else(|| match error_type.as_str() {
+                    "overloaded_error" => "Overloaded".to_owned(),
+                    "rate_limit_error" => "Number of request tokens has exceeded your rate limit".to_owned(),
+                    _ => "Internal server error".to_owned(),
+                });
+            json_error(error.status, &error_type, &message, request_id)
+        }
+    };
+    if let Some(value) = &error.retry_after {
+        insert_header(&mut response, "retry-after", value);
+    }
+    if let Some(value) = &error.retry_after_ms {
+        insert_header(&mut response, "retry-after-ms", value);
+    }
+    response
+}
+
+fn streamed(
+    step: usize,
+    stream: &StreamResponse,
+    model: &str,
+    message_id: &str,
+    request_id: &str,
+) -> Response {
+    let mut frames = stream_frames(step, stream, model, message_id);
+    let drop_after = stream.drop_after_events;
+    if let Some(count) = drop_after {
+        frames.truncate(count);
+    }
+    if let Some(error) = &stream.stream_error {
+        frames.truncate(error.after_events);
+        frames.push(Frame {
+            delay: Duration::ZERO,
+            event: "error",
+            data: json!({"type": "error", "error": {"type": error.error_type, "message": error.message}}),
+        });
+    }
+    let chunks = frames
+        .into_iter()
+        .map(|frame| {
+            (
+                frame.delay,
+                Ok::<Bytes, std::io::Error>(Bytes::from(frame.encode())),
+            )
+        })
+        .chain(drop_after.map(|_| {
+            // An error ends the body without the final chunk: the client sees the connection
+            // break, like a real network drop. The pause lets hyper flush the headers and the
+            // events first; an error before that would abort the response as a whole.
+            (
+                Duration::from_millis(50),
+                Err(std::io::Error::other("mock: scripted connection drop")),
+            )
+        }));
+    let body = futures::stream::iter(chunks).then(|(delay, chunk)| async move {
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        chunk
+    });
+    let mut response = Response::new(Body::from_stream(body));
+    insert_header(&mut response, "content-type", "text/event-stream; charset=utf-8");
+    insert_header(&mut response, "cache-control", "no-cache");
+    insert_header(&mut response, "request-id", request_id);
+    response
+}

@@ -1,0 +1,501 @@
+//! HTTP client for `POST /v1/messages` with streaming, retries and cancellation.
+
+use std::pin::Pin;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::model::api_key::ApiKey;
+use crate::model::error::{ModelError, StreamError, parse_error_body};
+use crate::model::retry::{RetryNotice, RetryPolicy, RetryReason, is_retryable_status, server_retry_delay};
+use crate::model::sse::{StreamEvent, decode_sse};
+use crate::model::stream::{Assembled, MessageAssembler};
+use crate::model::types::{AssistantMessage, ContentBlock, MessagesRequest};
+
+/// Production endpoint.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The API version this client speaks (`anthropic-version` header).
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// Environment variable that overrides the base URL (proxies, gateways, the test mock).
+pub const BASE_URL_ENV: &str = "ANTHROPIC_BASE_URL";
+
+/// Everything the client needs to reach the API.
+#[derive(Debug, Clone)]
+pub struct ModelConfig {
+    /// Scheme, host and optional path prefix; `/v1/messages` is appended.
+    pub base_url: String,
+    /// The key sent as `x-api-key`.
+    pub api_key: ApiKey,
+    /// Values for the `anthropic-beta` header (joined with commas); empty sends no header.
+    pub betas: Vec<String>,
+    /// Limit for establishing the TCP/TLS connection.
+    pub connect_timeout: Duration,
+    /// Longest silence tolerated while reading the stream (the API pings regularly, so a
+    /// silent connection is a dead one).
+    pub idle_timeout: Duration,
+    /// Backoff settings.
+    pub retry: RetryPolicy,
+}
+
+impl ModelConfig {
+    /// Defaults: production URL, 10 s connect timeout, 120 s idle timeout, default retries.
+    pub fn new(api_key: ApiKey) -> Self {
+        Self {
+            base_url: DEFAULT_BASE_URL.to_owned(),
+            api_key,
+            betas: Vec::new(),
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(120),
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// Like [`Self::new`], with the base URL taken from `ANTHROPIC_BASE_URL` when it is set.
+    pub fn from_env(api_key: ApiKey) -> Self {
+        Self::with_base_url_override(api_key, std::env::var(BASE_URL_ENV).ok())
+    }
+
+    /// Like [`Self::new`], with `base_url` replacing the default unless it is absent or blank.
+    pub fn with_base_url_override(api_key: ApiKey, base_url: Option<String>) -> Self {
+        let mut config = Self::new(api_key);
+        if let Some(url) = base_url.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty()) {
+            config.base_url = url;
+        }
+        config
+    }
+}
+
+/// What [`ModelClient::stream_message`] yields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelEvent {
+    /// A request failed transiently and will be sent again after `delay`.
+    Retrying(RetryNotice),
+    /// A decoded wire event (for live text/thinking display). `message_start` and early pings
+    /// are held back until the first content block so a retry never shows a duplicate start.
+    Event(StreamEvent),
+    /// A content block finished; tool_use blocks can be executed from here.
+    BlockComplete {
+        /// Position in the message.
+        index: usize,
+        /// The finished block.
+        block: ContentBlock,
+    },
+    /// The whole message arrived; always the last item of a successful stream.
+    MessageComplete(AssistantMessage),
+}
+
+/// The stream returned by [`ModelClient::stream_message`].
+pub type ModelEventStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>> + Send>>;
+
+/// Client of the Messages API. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ModelClient {
+    http: reqwest::Client,
+    endpoint: String,
+    headers: HeaderMap,
+    config: ModelConfig,
+}
+
+impl ModelClient {
+    /// Validates the configuration and builds the HTTP client.
+    pub fn new(config: ModelConfig) -> Result<Self, ModelError> {
+        if config.api_key.is_empty() {
+            return Err(ModelError::Config(
+                "the API key is empty; set ANTHROPIC_API_KEY or store a key in the keyring".to_owned(),
+            ));
+        }
+        let endpoint = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
+        reqwest::Url::parse(&endpoint).map_err(|e| {
+            ModelError::Config(format!(
+                "the base URL `{}` is not a valid URL: {e}",
+                config.base_url
+            ))
+        })?;
+        let headers = build_headers(&config)?;
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .build()
+            .map_err(|e| ModelError::Config(format!("could not build the HTTP client: {e}")))?;
+        Ok(Self {
+            http,
+            endpoint,
+            headers,
+            config,
+        })
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// Sends `request` with `stream: true` and yields events until the message is complete, an
+    /// error ends it, or `cancel` fires ([`ModelError::Cancelled`]). The stream ends after its
+    /// first `Err`. Dropping the stream aborts the request.
+    ///
+    /// Transient failures before any content block arrived are retried per the policy, each
+    /// announced with [`ModelEvent::Retrying`]. A failure after content was delivered is
+    /// [`ModelError::StreamInterrupted`]: discard the partial message and decide whether to
+    /// resend.
+    pub fn stream_message(&self, request: MessagesRequest, cancel: CancellationToken) -> ModelEventStream {
+        let (tx, rx) = mpsc::channel(64);
+        let client = self.clone();
+        let driver = async move {
+            let mut request = request;
+            request.stream = true;
+            let result = match serde_json::to_vec(&request) {
+                Ok(body) => client.drive(Bytes::from(body), &tx, &cancel).await,
+                Err(e) => Err(ModelError::Config(format!(
+                    "the request cannot be serialized: {e}"
+                ))),
+            };
+            if let Err(error) = result {
+                // The receiver may be gone (stream dropped); nobody is left to tell.
+                let _ = tx.send(Err(error)).await;
+            }
+        };
+        let received =
+            futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) });
+        // The driver runs inside the returned stream (no spawn), so it needs no runtime handle
+        // at call time and stops when the stream is dropped.
+        let driving = futures::stream::once(driver).filter_map(|()| async { None });
+        Box::pin(futures::stream::select(received, driving))
+    }
+
+    async fn drive(&self, body: Bytes, tx: &Sender, cancel: &CancellationToken) -> Result<(), ModelError> {
+        let mut retry_number = 0;
+        loop {
+            let (reason, server_delay, final_error) = match self.attempt(body.clone(), tx, cancel).await {
+                Attempt::Done => return Ok(()),
+                Attempt::Fatal(error) => return Err(error),
+                Attempt::Transient {
+                    reason,
+                    server_delay,
+                    error,
+                } => (reason, server_delay, error),
+            };
+            retry_number += 1;
+            let jitter: f64 = rand::random();
+            let Some(delay) = self.config.retry.delay_for(retry_number, server_delay, jitter) else {
+                return Err(final_error);
+            };
+            tracing::warn!(
+                attempt = retry_number,
+                ?delay,
+                ?reason,
+                "retrying the model request"
+            );
+            let notice = RetryNotice {
+                attempt: retry_number,
+                max_retries: self.config.retry.max_retries,
+                delay,
+                reason,
+            };
+            if tx.send(Ok(ModelEvent::Retrying(notice))).await.is_err() {
+                return Ok(());
+            }
+            tokio::select! {
+                () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                () = tokio::time::sleep(delay) => {}
+            }
+        }
+    }
+
+    async fn attempt(&self, body: Bytes, tx: &Sender, cancel: &CancellationToken) -> Attempt {
+        let send = self
+            .http
+            .post(&self.endpoint)
+            .headers(self.headers.clone())
+            .body(body)
+            .send();
+        // Streaming responses send their headers at once; a server that does not is as dead as
+        // a silent stream.
+        let idle = self.config.idle_timeout;
+        let response = tokio::select! {
+            () = cancel.cancelled() => return Attempt::Fatal(ModelError::Cancelled),
+            response = tokio::time::timeout(idle, send) => response,
+        };
+        let Ok(response) = response else {
+            let message = format!("no response headers arrived within {idle:?}");
+            return Attempt::Transient {
+                reason: RetryReason::Connection(message.clone()),
+                server_delay: None,
+                error: ModelError::Connect {
+                    url: self.endpoint.clone(),
+                    message,
+                },
+            };
+        };
+        let response = match response {
+            Ok(response) => response,
+            Err(e) if e.is_builder() => {
+                return Attempt::Fatal(ModelError::Config(format!("the request could not be built: {e}")));
+            }
+            Err(e) => {
+                let message = error_chain(&e);
+                return Attempt::Transient {
+                    reason: RetryReason::Connection(message.clone()),
+                    server_delay: None,
+                    error: ModelError::Connect {
+                        url: self.endpoint.clone(),
+                        message,
+                    },
+                };
+            }
+        };
+        if response.status().is_success() {
+            return self.read_stream(response, tx, cancel).await;
+        }
+        self.read_error(response, cancel).await
+    }
+
+    async fn read_error(&self, response: reqwest::Response, cancel: &CancellationToken) -> Attempt {
+        let status = response.status().as_u16();
+        let server_delay = server_retry_delay(response.headers(), SystemTime::now());
+        let header_request_id = response
+            .headers()
+            .get("request-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = tokio::select! {
+            () = cancel.cancelled() => return Attempt::Fatal(ModelError::Cancelled),
+            body = tokio::time::timeout(self.config.idle_timeout, response.text()) => body,
+        };
+        let text = match body {
+            Ok(Ok(text)) => text,
+            Ok(Err(e)) => format!("(the error body could not be read: {})", error_chain(&e)),
+            Err(_) => "(the error body did not arrive in time)".to_owned(),
+        };
+        let (kind, message, body_request_id) = parse_error_body(&text);
+        let error = ModelError::Api {
+            status,
+            kind: kind.clone(),
+            message: message.clone(),
+            request_id: body_request_id.or(header_request_id),
+        };
+        if is_retryable_status(status) {
+            Attempt::Transient {
+                reason: RetryReason::Status {
+                    status,
+                    kind,
+                    message,
+                },
+                server_delay,
+                error,
+            }
+        } else {
+            Attempt::Fatal(error)
+        }
+    }
+
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        tx: &Sender,
+        cancel: &CancellationToken,
+    ) -> Attempt {
+        let idle = self.config.idle_timeout;
+        let mut events = Box::pin(decode_sse(response.bytes_stream()));
+        let mut assembler = MessageAssembler::new();
+        let mut held_back: Vec<StreamEvent> = Vec::new();
+        let mut delivered = 0usize;
+        loop {
+            let next = tokio::select! {
+                () = cancel.cancelled() => return Attempt::Fatal(ModelError::Cancelled),
+                next = tokio::time::timeout(idle, events.next()) => next,
+            };
+            let event = match next {
+                Err(_) => return stream_failure(StreamError::IdleTimeout(idle), delivered),
+                Ok(None) => {
+                    let error = assembler.finish().err().unwrap_or(StreamError::Truncated);
+                    return stream_failure(error, delivered);
+                }
+                Ok(Some(Err(error))) => return stream_failure(error, delivered),
+                Ok(Some(Ok(event))) => event,
+            };
+            let assembled = match assembler.push(&event) {
+                Ok(assembled) => assembled,
+                Err(error) => return stream_failure(error, delivered),
+            };
+            let preamble = matches!(
+                event,
+                StreamEvent::MessageStart { .. } | StreamEvent::Ping | StreamEvent::Unknown { .. }
+            );
+            if delivered == 0 && preamble && !assembler.has_content() {
+                held_back.push(event);
+                continue;
+            }
+            for event in held_back.drain(..).chain(std::iter::once(event)) {
+                if tx.send(Ok(ModelEvent::Event(event))).await.is_err() {
+                    return Attempt::Done;
+                }
+                delivered += 1;
+            }
+            let item = match assembled {
+                None => continue,
+                Some(Assembled::BlockComplete { index, block }) => ModelEvent::BlockComplete { index, block },
+                Some(Assembled::MessageComplete(message)) => ModelEvent::MessageComplete(message),
+            };
+            let complete = matches!(item, ModelEvent::MessageComplete(_));
+            if tx.send(Ok(item)).await.is_err() || complete {
+                return Attempt::Done;
+            }
+            delivered += 1;
+        }
+    }
+}
+
+type Sender = mpsc::Sender<Result<ModelEvent, ModelError>>;
+
+enum Attempt {
+    Done,
+    Fatal(ModelError),
+    Transient {
+        reason: RetryReason,
+        server_delay: Option<Duration>,
+        /// Reported if no retry is left.
+        error: ModelError,
+    },
+}
+
+fn stream_failure(error: StreamError, delivered: usize) -> Attempt {
+    if !error.is_transient() {
+        return Attempt::Fatal(ModelError::Stream(error));
+    }
+    if delivered > 0 {
+        return Attempt::Fatal(ModelError::StreamInterrupted {
+            cause: error,
+            events_delivered: delivered,
+        });
+    }
+    let final_error = match &error {
+        StreamError::Api { .. } => ModelError::Stream(error.clone()),
+        StreamError::Transport(_)
+        | StreamError::IdleTimeout(_)
+        | StreamError::Truncated
+        | StreamError::Decode { .. }
+        | StreamError::Protocol(_)
+        | StreamError::InvalidToolInput { .. } => ModelError::StreamInterrupted {
+            cause: error.clone(),
+            events_delivered: 0,
+        },
+    };
+    Attempt::Transient {
+        reason: RetryReason::StreamFailed(error.to_string()),
+        server_delay: None,
+        error: final_error,
+    }
+}
+
+fn build_headers(config: &ModelConfig) -> Result<HeaderMap, ModelError> {
+    let mut headers = HeaderMap::new();
+    let mut key = HeaderValue::from_str(config.api_key.expose()).map_err(|_| {
+        ModelError::Config("the API key contains characters that cannot be sent in a header".to_owned())
+    })?;
+    key.set_sensitive(true);
+    headers.insert(HeaderName::from_static("x-api-key"), key);
+    headers.insert(
+        HeaderName::from_static("anthropic-version"),
+        HeaderValue::from_static(ANTHROPIC_VERSION),
+    );
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    if !config.betas.is_empty() {
+        let betas = config.betas.join(",");
+        let value = HeaderValue::from_str(&betas).map_err(|_| {
+            ModelError::Config(format!("the beta list `{betas}` is not a valid header value"))
+        })?;
+        headers.insert(HeaderName::from_static("anthropic-beta"), value);
+    }
+    Ok(headers)
+}
+
+/// reqwest's Display hides the cause ("error sending request"); the chain says what failed.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn base_url_override_only_when_set() {
+        let key = ApiKey::new("k");
+        assert_eq!(
+            ModelConfig::with_base_url_override(key.clone(), None).base_url,
+            DEFAULT_BASE_URL
+        );
+        assert_eq!(
+            ModelConfig::with_base_url_override(key.clone(), Some("  ".into())).base_url,
+            DEFAULT_BASE_URL
+        );
+        assert_eq!(
+            ModelConfig::with_base_url_override(key, Some("http://127.0.0.1:9/".into())).base_url,
+            "http://127.0.0.1:9/"
+        );
+    }
+
+    #[test]
+    fn headers_carry_version_key_and_betas() {
+        let mut config = ModelConfig::new(ApiKey::new("sk-test"));
+        config.betas = vec!["a-2025".into(), "b-2026".into()];
+        let headers = build_headers(&config).unwrap();
+        assert_eq!(headers["anthropic-version"], "2023-06-01");
+        assert_eq!(headers["anthropic-beta"], "a-2025,b-2026");
+        assert!(headers["x-api-key"].is_sensitive());
+        assert!(!format!("{headers:?}").contains("sk-test"));
+    }
+
+    #[test]
+    fn bad_configuration_is_rejected_up_front() {
+        assert!(matches!(
+            ModelClient::new(ModelConfig::new(ApiKey::new(""))),
+            Err(ModelError::Config(_))
+        ));
+        assert!(matches!(
+            ModelClient::new(ModelConfig::new(ApiKey::new("bad\u{7f}key"))),
+            Err(ModelError::Config(_))
+        ));
+        let mut config = ModelConfig::new(ApiKey::new("k"));
+        config.base_url = "not a url".into();
+        assert!(matches!(ModelClient::new(config), Err(ModelError::Config(_))));
+    }
+
+    #[test]
+    fn client_debug_does_not_show_the_key() {
+        let client = ModelClient::new(ModelConfig::new(ApiKey::new("sk-very-secret"))).unwrap();
+        assert!(!format!("{client:?}").contains("sk-very-secret"));
+    }
+
+    #[test]
+    fn transient_stream_failures_retry_only_before_delivery() {
+        assert!(matches!(
+            stream_failure(StreamError::Truncated, 0),
+            Attempt::Transient { .. }
+        ));
+        assert!(matches!(
+            stream_failure(StreamError::Truncated, 3),
+            Attempt::Fatal(ModelError::StreamInterrupted {
+                events_delivered: 3,
+                ..
+            })
+        ));
+        assert!(matches!(
+            stream_failure(StreamError::Protocol("x".into()), 0),
+            Attempt::Fatal(ModelError::Stream(StreamError::Protocol(_)))
+        ));
+    }
+}
