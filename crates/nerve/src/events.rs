@@ -65,6 +65,78 @@ pub enum Event {
         /// The text.
         message: String,
     },
+    /// Streamed assistant text.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Streamed thinking text.
+    ThinkingDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A complete assistant message was added to the conversation.
+    AssistantMessage {
+        /// The message as sent back to the API.
+        message: Value,
+    },
+    /// A user message (the prompt, or tool results) was added to the conversation.
+    UserMessage {
+        /// The message as sent to the API.
+        message: Value,
+    },
+    /// A model request failed transiently and will be retried.
+    Retrying {
+        /// Which retry this is (1-based).
+        attempt: u32,
+        /// How long until it is sent again.
+        delay_ms: u64,
+        /// Why.
+        reason: String,
+    },
+    /// Token usage of one model response, and the session's totals so far.
+    Usage {
+        /// Input tokens of this response.
+        input_tokens: u64,
+        /// Output tokens of this response.
+        output_tokens: u64,
+        /// Cache reads of this response.
+        cache_read_input_tokens: u64,
+        /// Cache writes of this response.
+        cache_creation_input_tokens: u64,
+        /// The session's cost so far in USD, when the model's price is known.
+        session_cost_usd: Option<f64>,
+    },
+    /// The turn ended.
+    TurnEnded {
+        /// Why.
+        reason: TurnEnd,
+    },
+    /// The turn failed; the conversation stays valid.
+    Error {
+        /// What went wrong, for the user.
+        message: String,
+    },
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The model finished.
+    EndTurn,
+    /// The model hit its output limit.
+    MaxTokens,
+    /// The turn limit was reached.
+    MaxTurns,
+    /// The user aborted.
+    Aborted,
+    /// A hook stopped the agent.
+    StoppedByHook,
+    /// The model refused.
+    Refusal,
+    /// An error ended it.
+    Error,
 }
 
 /// Where events go. Cloning shares the destination.

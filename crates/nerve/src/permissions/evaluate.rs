@@ -399,17 +399,19 @@ fn judge_shell(
         };
         parts.push(PartVerdict { part, decision, rule });
     }
-    if !shell.understood {
-        // Fail closed: deny if a deny rule could match any piece, otherwise ask.
-        for segment in &shell.fallback_segments {
-            if let Some(r) = rules.find_shell_rule(RuleBehavior::Deny, segment) {
-                tally.deny(
-                    format!("`{segment}` is denied by rule {}", r.value),
-                    DecidedBy::Rule,
-                    Some(matched(r)),
-                );
-            }
+    // Deny rules also look at crude pieces of the text: an unparsed command, or a program that runs
+    // another (`sudo rm x`), must not dodge them.
+    for segment in &shell.fallback_segments {
+        if let Some(r) = rules.find_shell_rule(RuleBehavior::Deny, segment) {
+            tally.deny(
+                format!("`{segment}` is denied by rule {}", r.value),
+                DecidedBy::Rule,
+                Some(matched(r)),
+            );
         }
+    }
+    if !shell.understood {
+        // Fail closed: not understood means never pre-approved.
         let why = shell
             .not_understood_reason
             .clone()

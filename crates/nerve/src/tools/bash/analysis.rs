@@ -73,6 +73,29 @@ pub struct CommandAnalysis {
 }
 
 impl CommandAnalysis {
+    /// Texts a deny rule should be checked against: every subcommand's `canonical` and `as_written`
+    /// form and, when the command was not understood, every crude segment of `command` (see
+    /// [`crate::tools::bash::fallback_segments`]), so a deny rule that could match any part does.
+    /// `command` must be the text this analysis was made from.
+    pub fn deny_candidates(&self, command: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |text: &str| {
+            if !out.iter().any(|t| t == text) {
+                out.push(text.to_string());
+            }
+        };
+        for sub in &self.subcommands {
+            add(&sub.canonical);
+            add(&sub.as_written);
+        }
+        if !self.understood {
+            for segment in crate::tools::bash::fallback_segments(command) {
+                add(&segment);
+            }
+        }
+        out
+    }
+
     /// True when running the command cannot change anything: it was understood, writes no file
     /// through a redirection, and every subcommand is read-only or neutral. A command made only of
     /// neutral parts (`echo hi`, `true`) counts as read-only, since neither part writes; an empty

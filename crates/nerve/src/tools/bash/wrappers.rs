@@ -4,7 +4,7 @@
 use crate::tools::bash::analysis::CommandClass;
 use crate::tools::bash::env_names::is_valid_name;
 use crate::tools::bash::options::is_option;
-use crate::tools::bash::words::{Word, basename};
+use crate::tools::bash::words::{Word, basename, is_system_program};
 
 /// A `NAME=value` assignment in front of a command or after `env`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +66,10 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
                 first.text
             );
             return Resolution::NotUnderstood { argv: words, reason };
+        }
+        if !is_system_program(&first.text) {
+            // `/tmp/x/timeout 5 ls` runs `/tmp/x/timeout`, not a wrapper; classify judges the path.
+            return command(words, assignments, stdin_args, None);
         }
         let program = basename(&first.text).to_string();
         let skip = match program.as_str() {
@@ -297,10 +301,11 @@ mod tests {
     }
 
     fn stripped(line: &str) -> Vec<String> {
-        match resolve(words(line), Vec::new()) {
-            Resolution::Command { argv, .. } => argv.into_iter().map(|w| w.text).collect(),
-            other => panic!("{line}: {other:?}"),
-        }
+        let resolution = resolve(words(line), Vec::new());
+        let Resolution::Command { argv, .. } = resolution else {
+            panic!("{line}: {resolution:?}");
+        };
+        argv.into_iter().map(|w| w.text).collect()
     }
 
     #[test]
@@ -333,9 +338,12 @@ mod tests {
 
     #[test]
     fn scripts_are_extracted() {
-        let script = |line: &str| match resolve(words(line), Vec::new()) {
-            Resolution::Script { script, .. } => script,
-            other => panic!("{line}: {other:?}"),
+        let script = |line: &str| {
+            let resolution = resolve(words(line), Vec::new());
+            let Resolution::Script { script, .. } = resolution else {
+                panic!("{line}: {resolution:?}");
+            };
+            script
         };
         assert_eq!(script("bash -c ls"), "ls");
         assert_eq!(script("sh -ec ls x y"), "ls");
