@@ -1,0 +1,246 @@
+//! The `nerve` binary as a user runs it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn nerve(args: &[&str], dir: &std::path::Path) -> (i32, Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+        .args(args)
+        .env("NERVE_DATA_DIR", dir.join("data"))
+        .env("HOME", dir.join("home"))
+        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
+        .env("NERVE_TEST_TOOLS", "1")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let json = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        json,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("home/.config")).unwrap();
+    dir
+}
+
+#[test]
+fn check_permission_explains_each_subcommand() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let (code, out, err) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd,
+            "--allow",
+            "Bash(git *)",
+            "Bash",
+            r#"{"command": "git status && npm publish"}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["decision"], "ask");
+    assert_eq!(out["subcommands"][0]["part"], "git status");
+    assert_eq!(out["subcommands"][0]["decision"], "allowed_by_rule");
+    assert_eq!(out["subcommands"][0]["rule"]["rule"], "Bash(git *)");
+    assert_eq!(out["subcommands"][1]["decision"], "needs_approval");
+    assert_eq!(out["suggestions"], serde_json::json!(["Bash(npm publish *)"]));
+}
+
+#[test]
+fn check_permission_reports_the_deciding_rule_and_source() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let (_, out, _) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd,
+            "--deny",
+            "Bash(rm *)",
+            "--mode",
+            "bypassPermissions",
+            "Bash",
+            r#"{"command": "\\rm -rf x"}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(out["decision"], "deny");
+    assert_eq!(out["rule"], "Bash(rm *)");
+    assert_eq!(out["source"], "cliArg");
+}
+
+#[test]
+fn check_permission_judges_unknown_tools_as_not_read_only() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let (_, out, _) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd,
+            "mcp__db__drop_table",
+            r#"{"table": "users"}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(out["decision"], "ask");
+    assert_eq!(out["known_tool"], false);
+    let (_, out, _) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd,
+            "--deny",
+            "mcp__db",
+            "mcp__db__drop_table",
+            r#"{"table": "users"}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(out["decision"], "deny");
+    let (_, out, _) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd,
+            "--deny",
+            "mcp__db__drop_table(table:users)",
+            "mcp__db__drop_table",
+            r#"{"table": "users"}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(out["decision"], "deny", "parameter rule: {out}");
+}
+
+#[test]
+fn settings_files_are_read_unless_bare() {
+    let d = project();
+    std::fs::create_dir_all(d.path().join(".nerve")).unwrap();
+    std::fs::write(
+        d.path().join(".nerve/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(make *)"]}}"#,
+    )
+    .unwrap();
+    let cwd = d.path().to_str().unwrap();
+    let (_, out, _) = nerve(
+        &[
+            "check-permission",
+            "--cwd",
+            cwd,
+            "Bash",
+            r#"{"command": "make test"}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(out["decision"], "allow");
+    assert_eq!(out["source"], "projectSettings");
+    let (_, out, _) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd,
+            "Bash",
+            r#"{"command": "make test"}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(out["decision"], "ask");
+}
+
+#[test]
+fn a_bad_settings_file_fails_with_its_name_and_position() {
+    let d = project();
+    std::fs::create_dir_all(d.path().join(".nerve")).unwrap();
+    std::fs::write(
+        d.path().join(".nerve/settings.json"),
+        "{\"permissions\": {\"allow\": [\"Bash(\"]}}",
+    )
+    .unwrap();
+    let cwd = d.path().to_str().unwrap();
+    let (code, _, err) = nerve(
+        &["check-permission", "--cwd", cwd, "Bash", r#"{"command": "ls"}"#],
+        d.path(),
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("settings.json"), "{err}");
+}
+
+#[test]
+fn malformed_input_json_is_a_clear_error() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let (code, _, err) = nerve(
+        &["check-permission", "--bare", "--cwd", cwd, "Bash", "{not json"],
+        d.path(),
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("INPUT_JSON is not valid JSON"), "{err}");
+}
+
+#[test]
+fn run_tool_runs_through_the_pipeline_and_persists_large_output() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let (code, out, err) = nerve(
+        &[
+            "run-tool",
+            "--bare",
+            "--cwd",
+            cwd,
+            "TestBigOutput",
+            r#"{"chars": 5000}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let path = out["persisted_path"].as_str().expect("persisted");
+    assert_eq!(std::fs::read_to_string(path).unwrap().len(), 5000);
+    // The outputs command lists it and reads a range of it.
+    let (code, list, _) = nerve(&["outputs", "--cwd", cwd], d.path());
+    assert_eq!(code, 0);
+    assert_eq!(list[0]["path"], path);
+    let bytes = Command::new(env!("CARGO_BIN_EXE_nerve"))
+        .args([
+            "outputs", "--cwd", cwd, "--read", path, "--offset", "0", "--len", "10",
+        ])
+        .env("NERVE_DATA_DIR", d.path().join("data"))
+        .output()
+        .unwrap();
+    assert_eq!(bytes.stdout.len(), 10);
+}
+
+#[test]
+fn run_tool_without_a_terminal_denies_what_would_ask() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let (code, out, _) = nerve(
+        &[
+            "run-tool",
+            "--bare",
+            "--cwd",
+            cwd,
+            "TestTouch",
+            r#"{"file_path": "a.txt"}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(out["denied"], true);
+    assert!(!d.path().join("a.txt").exists());
+}

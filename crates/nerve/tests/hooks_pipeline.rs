@@ -1,0 +1,228 @@
+//! Hooks configured in a project's settings file, run by the real pipeline.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+mod support;
+
+use nerve::permissions::{PermissionMode, RuleBehavior};
+use nerve::pipeline::ToolCall;
+use nerve::project::{Project, ProjectError};
+use serde_json::json;
+use support::{TestProject, text_of};
+
+fn settings_with_hooks(p: &TestProject, hooks: serde_json::Value) {
+    p.write(
+        ".nerve/settings.json",
+        &serde_json::to_string_pretty(&json!({ "hooks": hooks })).unwrap(),
+    );
+}
+
+fn script(p: &TestProject, name: &str, body: &str) -> String {
+    let path = p.write(&format!("hooks/{name}"), &format!("#!/bin/sh\n{body}\n"));
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&path)
+        .status()
+        .unwrap();
+    path.display().to_string()
+}
+
+fn touch(file: &str) -> ToolCall {
+    ToolCall {
+        id: "toolu_h".into(),
+        name: "TestTouch".into(),
+        input: json!({"file_path": file, "content": "x"}),
+    }
+}
+
+#[tokio::test]
+async fn pre_tool_use_exit_2_blocks_with_stderr_as_reason() {
+    let p = TestProject::new();
+    let s = script(
+        &p,
+        "block.sh",
+        "cat > /dev/null; echo 'no writes on Fridays' >&2; exit 2",
+    );
+    settings_with_hooks(
+        &p,
+        json!({"PreToolUse": [{"matcher": "TestTouch", "hooks": [{"type": "command", "command": s}]}]}),
+    );
+    let rt = p.session_with(PermissionMode::BypassPermissions, &[], None, true);
+    let out = rt.run_one(&touch("a.txt")).await;
+    assert!(out.denied);
+    assert!(
+        text_of(&out.content).contains("no writes on Fridays"),
+        "{}",
+        text_of(&out.content)
+    );
+    assert!(!p.project_dir().join("a.txt").exists());
+}
+
+#[tokio::test]
+async fn pre_tool_use_sees_the_documented_input_and_can_rewrite_it() {
+    let p = TestProject::new();
+    let seen = p.project_dir().join("seen.json");
+    let s = script(
+        &p,
+        "rewrite.sh",
+        &format!(
+            "cat > {}; echo '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"updatedInput\": {{\"file_path\": \"b.txt\", \"content\": \"rewritten\"}}}}}}'",
+            seen.display()
+        ),
+    );
+    settings_with_hooks(
+        &p,
+        json!({"PreToolUse": [{"matcher": "Test.*", "hooks": [{"type": "command", "command": s}]}]}),
+    );
+    let rt = p.session_with(PermissionMode::AcceptEdits, &[], None, true);
+    let out = rt.run_one(&touch("a.txt")).await;
+    assert!(!out.is_error, "{}", text_of(&out.content));
+    assert_eq!(
+        std::fs::read_to_string(p.project_dir().join("b.txt")).unwrap(),
+        "rewritten"
+    );
+    assert!(!p.project_dir().join("a.txt").exists());
+    let input: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "PreToolUse");
+    assert_eq!(input["tool_name"], "TestTouch");
+    assert_eq!(input["tool_use_id"], "toolu_h");
+    assert_eq!(input["permission_mode"], "acceptEdits");
+    // Hooks see the backfilled input: an absolute path.
+    assert_eq!(
+        input["tool_input"]["file_path"],
+        p.project_dir().join("a.txt").display().to_string()
+    );
+}
+
+#[tokio::test]
+async fn a_hook_allow_never_overrides_a_deny_rule() {
+    let p = TestProject::new();
+    let s = script(
+        &p,
+        "allow.sh",
+        "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\"}}'",
+    );
+    settings_with_hooks(
+        &p,
+        json!({"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": s}]}]}),
+    );
+    let rt = p.session_with(
+        PermissionMode::Default,
+        &[(RuleBehavior::Deny, "TestTouch")],
+        None,
+        true,
+    );
+    assert!(rt.run_one(&touch("a.txt")).await.denied);
+    // Without the deny rule, the hook's allow lets it run without asking (headless would deny an ask).
+    let rt = p.session_with(PermissionMode::Default, &[], None, true);
+    assert!(!rt.run_one(&touch("a.txt")).await.is_error);
+}
+
+#[tokio::test]
+async fn post_tool_use_adds_context_and_block_feedback() {
+    let p = TestProject::new();
+    let s = script(
+        &p,
+        "post.sh",
+        "cat > /dev/null; echo '{\"decision\": \"block\", \"reason\": \"run the linter\", \"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"lint config at .lint\"}}'",
+    );
+    settings_with_hooks(
+        &p,
+        json!({"PostToolUse": [{"matcher": "TestEcho", "hooks": [{"type": "command", "command": s}]}]}),
+    );
+    let rt = p.session_with(PermissionMode::Default, &[], None, true);
+    let out = rt
+        .run_one(&ToolCall {
+            id: "t".into(),
+            name: "TestEcho".into(),
+            input: json!({"text": "hi"}),
+        })
+        .await;
+    let text = text_of(&out.content);
+    assert!(text.contains("hi") && text.contains("run the linter"), "{text}");
+    assert!(
+        out.new_messages.iter().any(
+            |m| matches!(m, nerve::tool::NewMessage::HookContext { text, .. } if text.contains(".lint"))
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_failing_hook_is_a_notice_not_a_block() {
+    let p = TestProject::new();
+    let s = script(&p, "broken.sh", "cat > /dev/null; echo oops >&2; exit 1");
+    settings_with_hooks(
+        &p,
+        json!({"PreToolUse": [{"hooks": [{"type": "command", "command": s}]}]}),
+    );
+    let rt = p.session_with(PermissionMode::Default, &[], None, true);
+    let out = rt
+        .run_one(&ToolCall {
+            id: "t".into(),
+            name: "TestEcho".into(),
+            input: json!({"text": "hi"}),
+        })
+        .await;
+    assert!(!out.is_error);
+    assert!(
+        p.recorder
+            .events()
+            .iter()
+            .any(|e| matches!(e, nerve::events::Event::Notice { message } if message.contains("oops")))
+    );
+}
+
+#[test]
+fn a_bad_settings_file_is_an_error_naming_file_and_position() {
+    let p = TestProject::new();
+    p.write(
+        ".nerve/settings.json",
+        "{\n  \"permissions\": {\n    \"deny\": [\"Bash(rm *)\",]\n  }\n}\n",
+    );
+    let err = Project::open(p.options()).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, ProjectError::Settings(_)));
+    assert!(
+        text.contains(".nerve/settings.json") && text.contains(":3:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_bad_hooks_section_is_an_error() {
+    let p = TestProject::new();
+    p.write(
+        ".nerve/settings.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": []}]}}"#,
+    );
+    let err = Project::open(p.options()).unwrap_err();
+    assert!(matches!(err, ProjectError::Hooks(_)), "{err}");
+}
+
+#[test]
+fn claude_settings_are_read_at_lower_priority_and_can_be_turned_off() {
+    let p = TestProject::new();
+    p.write(
+        ".claude/settings.json",
+        r#"{"permissions": {"deny": ["TestTouch"]}}"#,
+    );
+    let project = Project::open(p.options()).unwrap();
+    assert!(
+        project
+            .permission_context(true)
+            .rules
+            .snapshot()
+            .bare_deny_for("TestTouch")
+            .is_some()
+    );
+    let mut options = p.options();
+    options.read_claude_settings = false;
+    let project = Project::open(options).unwrap();
+    assert!(
+        project
+            .permission_context(true)
+            .rules
+            .snapshot()
+            .bare_deny_for("TestTouch")
+            .is_none()
+    );
+}
