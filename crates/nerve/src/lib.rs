@@ -6,6 +6,7 @@
 //! model is still streaming, and hands results back in request order. Front-ends consume
 //! [`events::Event`]s and answer permission requests.
 
+pub mod agent;
 pub mod budget;
 pub mod errors;
 pub mod events;
@@ -17,6 +18,7 @@ pub mod permissions;
 pub mod pipeline;
 pub mod project;
 pub mod registry;
+pub mod session;
 pub mod storage;
 pub mod tool;
 pub mod tools;

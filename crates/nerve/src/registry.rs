@@ -44,6 +44,8 @@ pub struct ToolSpec {
     pub input_schema: Option<Value>,
     /// Whether the schema is held back until tool search loads it.
     pub deferred: bool,
+    /// Where the tool comes from (the prompt-cache breakpoint goes after the last built-in).
+    pub origin: ToolOrigin,
 }
 
 /// The tools of one session, in the order they are sent to the model.
@@ -204,6 +206,7 @@ impl ToolPool {
                         self.schema_value(t.name()).map(|v| Value::clone(&v))
                     },
                     deferred,
+                    origin: t.origin(),
                 }
             })
             .collect()

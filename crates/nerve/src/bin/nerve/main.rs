@@ -1,5 +1,7 @@
 //! `nerve`: the headless front-end of the engine.
 
+mod print;
+
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -24,9 +26,12 @@ use serde_json::{Value, json};
     version,
     about = "Nerve, a coding agent: the headless engine front-end"
 )]
+#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    print: print::PrintArgs,
 }
 
 #[derive(Subcommand)]
@@ -328,25 +333,36 @@ fn main() -> Result<()> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         match cli.command {
-            Command::CheckPermission {
+            Some(Command::CheckPermission {
                 common,
                 tool,
                 input_json,
-            } => check_permission(common, tool, input_json).await,
-            Command::RunTool {
+            }) => check_permission(common, tool, input_json).await,
+            Some(Command::RunTool {
                 common,
                 yes,
                 verbose,
                 tool,
                 input_json,
-            } => run_tool(common, yes, verbose, tool, input_json).await,
-            Command::Tools { common } => tools(common).await,
-            Command::Outputs {
+            }) => run_tool(common, yes, verbose, tool, input_json).await,
+            Some(Command::Tools { common }) => tools(common).await,
+            Some(Command::Outputs {
                 cwd,
                 read,
                 offset,
                 len,
-            } => outputs(cwd, read, offset, len),
+            }) => outputs(cwd, read, offset, len),
+            None => match cli.print.prompt.clone() {
+                Some(prompt) => {
+                    let code = print::run(cli.print, prompt).await?;
+                    std::process::exit(code);
+                }
+                None => {
+                    use clap::CommandFactory;
+                    Cli::command().print_help()?;
+                    Ok(())
+                }
+            },
         }
     })
 }

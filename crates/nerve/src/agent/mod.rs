@@ -1,0 +1,12 @@
+//! The agent loop: stream the model's answer, hand each tool call to the streaming executor the
+//! moment its block is complete, send the results back, repeat until the model is done.
+
+mod conversation;
+mod request;
+mod system_prompt;
+mod turn;
+
+pub use conversation::{answer_missing_tool_uses, outcomes_to_user_message, tool_uses_of};
+pub use request::build_request;
+pub use system_prompt::{SystemPromptInputs, build_system_prompt};
+pub use turn::{Agent, AgentConfig, Denial, TurnOutcome};

@@ -1,0 +1,603 @@
+//! One agent and its turns.
+
+use futures::StreamExt;
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::conversation::{answer_missing_tool_uses, outcomes_to_user_message};
+use crate::agent::request::build_request;
+use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS};
+use crate::events::{Event, TurnEnd};
+use crate::executor::ExecutorOptions;
+use crate::model::client::{ModelClient, ModelEvent};
+use crate::model::error::{ModelError, StreamError};
+use crate::model::sse::{BlockDelta, StreamEvent};
+use crate::model::types::{ContentBlock, Message, Role, StopReason, ThinkingConfig, ToolUseBlock, Usage};
+use crate::model::usage::UsageTotals;
+use crate::pipeline::{CallOutcome, ToolCall};
+use crate::project::SessionRuntime;
+use crate::session::{Transcript, TranscriptEntry, read_transcript};
+
+/// Settings of the loop.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// The main model.
+    pub model: String,
+    /// Output token limit per response.
+    pub max_tokens: u32,
+    /// Most model calls in one turn.
+    pub max_turns: u32,
+    /// Extended thinking.
+    pub thinking: Option<ThinkingConfig>,
+    /// Executor settings.
+    pub executor: ExecutorOptions,
+    /// How often a stream that died before any tool started is re-requested.
+    pub stream_retries: u32,
+}
+
+impl AgentConfig {
+    /// Defaults for `model`.
+    pub fn new(model: impl Into<String>) -> Self {
+        Self {
+            model: model.into(),
+            max_tokens: 16_000,
+            max_turns: 100,
+            thinking: None,
+            executor: ExecutorOptions::default(),
+            stream_retries: 2,
+        }
+    }
+}
+
+/// A call that was denied (reported by `-p` in `permission_denials`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Denial {
+    /// The tool.
+    pub tool_name: String,
+    /// The call.
+    pub tool_use_id: String,
+    /// Its input.
+    pub tool_input: serde_json::Value,
+}
+
+/// How a turn went.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    /// Why it ended.
+    pub end: TurnEnd,
+    /// The last assistant text.
+    pub final_text: String,
+    /// Model calls made.
+    pub model_calls: u32,
+    /// Usage of this turn.
+    pub usage: Usage,
+    /// The error, when it ended with one.
+    pub error: Option<String>,
+}
+
+/// The agent: conversation, tools and model.
+pub struct Agent {
+    client: ModelClient,
+    runtime: SessionRuntime,
+    config: AgentConfig,
+    system: Vec<String>,
+    messages: Vec<Message>,
+    replacements: ContentReplacementState,
+    totals: UsageTotals,
+    transcript: Option<Transcript>,
+    denials: Vec<Denial>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("messages", &self.messages.len())
+            .finish()
+    }
+}
+
+impl Agent {
+    /// A new conversation. With a transcript, every message and decision is appended to it.
+    pub fn new(
+        client: ModelClient,
+        runtime: SessionRuntime,
+        config: AgentConfig,
+        system: Vec<String>,
+        transcript: Option<Transcript>,
+    ) -> Self {
+        let mut agent = Self {
+            client,
+            runtime,
+            config,
+            system,
+            messages: Vec::new(),
+            replacements: ContentReplacementState::default(),
+            totals: UsageTotals::default(),
+            transcript,
+            denials: Vec::new(),
+        };
+        let entry = TranscriptEntry::SessionStart {
+            session_id: agent.runtime.context.config.session_id.clone(),
+            cwd: agent.runtime.context.exec.cwd.clone(),
+            model: agent.config.model.clone(),
+            time_ms: crate::session::transcript_now_ms(),
+            forked_from: None,
+        };
+        agent.record(&entry);
+        agent
+    }
+
+    /// Continues a conversation from its transcript: the history is rebuilt exactly (including the
+    /// frozen form of every tool result), and tool calls left unanswered by a crash or kill are
+    /// answered as interrupted, so the next request is valid. Returns warnings about damaged lines.
+    pub fn resume(
+        client: ModelClient,
+        runtime: SessionRuntime,
+        config: AgentConfig,
+        system: Vec<String>,
+        transcript_path: &std::path::Path,
+    ) -> Result<(Self, Vec<String>), crate::session::TranscriptError> {
+        let (entries, warnings) = read_transcript(transcript_path)?;
+        let mut messages = Vec::new();
+        let mut records = Vec::new();
+        for e in entries {
+            match e {
+                TranscriptEntry::Message { message } => push_merged(&mut messages, message),
+                TranscriptEntry::Replacement { record } => records.push(record),
+                TranscriptEntry::SessionStart { .. } | TranscriptEntry::Permission { .. } => {}
+            }
+        }
+        let before = messages.len();
+        answer_missing_tool_uses(&mut messages);
+        let transcript = Transcript::open(transcript_path)?;
+        let mut agent = Self {
+            client,
+            runtime,
+            config,
+            system,
+            messages,
+            replacements: ContentReplacementState::from_records(records),
+            totals: UsageTotals::default(),
+            transcript: Some(transcript),
+            denials: Vec::new(),
+        };
+        if agent.messages.len() != before || !warnings.is_empty() {
+            // Record the repaired tail so the transcript itself becomes valid again.
+            if let Some(last) = agent.messages.last().cloned()
+                && last.role == Role::User {
+                    agent.record(&TranscriptEntry::Message { message: last });
+                }
+        }
+        Ok((agent, warnings))
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Calls denied so far.
+    pub fn denials(&self) -> &[Denial] {
+        &self.denials
+    }
+
+    /// The session's usage totals.
+    pub fn totals(&self) -> &UsageTotals {
+        &self.totals
+    }
+
+    /// The session's tool runtime.
+    pub fn runtime(&self) -> &SessionRuntime {
+        &self.runtime
+    }
+
+    fn emit(&self, event: Event) {
+        self.runtime.pipeline.events.emit(event);
+    }
+
+    fn record(&mut self, entry: &TranscriptEntry) {
+        if let Some(t) = &mut self.transcript
+            && let Err(e) = t.append(entry) {
+                // The conversation in memory goes on; the user is told the transcript is behind.
+                let message = format!("{e}");
+                self.emit(Event::Notice { message });
+            }
+    }
+
+    fn push_message(&mut self, message: Message) {
+        let value = serde_json::to_value(&message).unwrap_or_default();
+        self.emit(match message.role {
+            Role::User => Event::UserMessage { message: value },
+            Role::Assistant => Event::AssistantMessage { message: value },
+        });
+        self.record(&TranscriptEntry::Message {
+            message: message.clone(),
+        });
+        push_merged(&mut self.messages, message);
+    }
+
+    /// Sends a prompt and runs the loop until the model is done, the turn limit is hit, the user
+    /// aborts (`cancel`), a hook stops it, or an error ends it. The history is valid afterwards in
+    /// every case.
+    pub async fn send(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        self.push_message(Message::user_text(prompt));
+        let mut turn_usage = Usage::default();
+        let mut model_calls = 0;
+        let mut final_text = String::new();
+        let mut stream_failures = 0;
+        let end = |end: TurnEnd, error: Option<String>, text: String, calls: u32, usage: Usage| TurnOutcome {
+            end,
+            final_text: text,
+            model_calls: calls,
+            usage,
+            error,
+        };
+        loop {
+            if cancel.is_cancelled() {
+                self.emit(Event::TurnEnded {
+                    reason: TurnEnd::Aborted,
+                });
+                return end(TurnEnd::Aborted, None, final_text, model_calls, turn_usage);
+            }
+            if model_calls >= self.config.max_turns {
+                self.emit(Event::TurnEnded {
+                    reason: TurnEnd::MaxTurns,
+                });
+                return end(TurnEnd::MaxTurns, None, final_text, model_calls, turn_usage);
+            }
+            model_calls += 1;
+            let step = self.model_step(&cancel).await;
+            add_usage(&mut turn_usage, &step.usage);
+            if let Some(text) = step.text.clone() {
+                final_text = text;
+            }
+            match step.kind {
+                StepKind::RetryStream(reason) => {
+                    stream_failures += 1;
+                    model_calls -= 1;
+                    if stream_failures > self.config.stream_retries {
+                        let message = format!("the model's response stream kept failing: {reason}");
+                        self.emit(Event::Error {
+                            message: message.clone(),
+                        });
+                        self.emit(Event::TurnEnded {
+                            reason: TurnEnd::Error,
+                        });
+                        return end(TurnEnd::Error, Some(message), final_text, model_calls, turn_usage);
+                    }
+                    self.emit(Event::Retrying {
+                        attempt: stream_failures,
+                        delay_ms: 0,
+                        reason,
+                    });
+                }
+                StepKind::Continue => {}
+                StepKind::End(reason) => {
+                    self.emit(Event::TurnEnded {
+                        reason: reason.clone(),
+                    });
+                    return end(reason, None, final_text, model_calls, turn_usage);
+                }
+                StepKind::Failed(message) => {
+                    self.emit(Event::Error {
+                        message: message.clone(),
+                    });
+                    self.emit(Event::TurnEnded {
+                        reason: TurnEnd::Error,
+                    });
+                    return end(TurnEnd::Error, Some(message), final_text, model_calls, turn_usage);
+                }
+            }
+        }
+    }
+
+    /// One model call and the tools it asked for.
+    async fn model_step(&mut self, cancel: &CancellationToken) -> Step {
+        let specs = self.runtime.pipeline.pool.specs();
+        let request = build_request(
+            &self.config.model,
+            self.config.max_tokens,
+            &self.system,
+            &specs,
+            &self.messages,
+            self.config.thinking,
+        );
+        let exec_cancel = cancel.child_token();
+        let executor = self
+            .runtime
+            .executor(exec_cancel.clone(), self.config.executor.clone());
+        let mut stream = self.client.stream_message(request, cancel.clone());
+        let mut tool_uses: Vec<ToolUseBlock> = Vec::new();
+        let mut completed: Vec<ContentBlock> = Vec::new();
+        let mut message = None;
+        let mut failure: Option<ModelError> = None;
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(ModelEvent::Retrying(notice)) => self.emit(Event::Retrying {
+                    attempt: notice.attempt,
+                    delay_ms: notice.delay.as_millis() as u64,
+                    reason: format!("{:?}", notice.reason),
+                }),
+                Ok(ModelEvent::Event(StreamEvent::ContentBlockDelta { delta, .. })) => match delta {
+                    BlockDelta::TextDelta { text } => self.emit(Event::TextDelta { text }),
+                    BlockDelta::ThinkingDelta { thinking } => {
+                        self.emit(Event::ThinkingDelta { text: thinking })
+                    }
+                    BlockDelta::SignatureDelta { .. } | BlockDelta::InputJsonDelta { .. } => {}
+                },
+                Ok(ModelEvent::Event(_)) => {}
+                Ok(ModelEvent::BlockComplete { block, .. }) => {
+                    // The tool starts now, while the model may still be writing the next block.
+                    if let ContentBlock::ToolUse(t) = &block {
+                        executor.add(ToolCall {
+                            id: t.id.clone(),
+                            name: t.name.clone(),
+                            input: t.input.clone(),
+                        });
+                        tool_uses.push(t.clone());
+                    }
+                    completed.push(block);
+                }
+                Ok(ModelEvent::MessageComplete(m)) => message = Some(m),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        drop(stream);
+
+        // A tool call whose input arrived broken (cut off at max_tokens, or not JSON) is answered
+        // with an error the model can act on, instead of failing the whole turn.
+        let mut broken: Option<(ToolUseBlock, String)> = None;
+        if let Some(ModelError::Stream(StreamError::InvalidToolInput {
+            tool_use_id,
+            name,
+            reason,
+            ..
+        })) = &failure
+        {
+            let block = ToolUseBlock {
+                id: tool_use_id.clone(),
+                name: name.clone(),
+                input: serde_json::json!({}),
+                cache_control: None,
+            };
+            completed.push(ContentBlock::ToolUse(block.clone()));
+            broken = Some((block, reason.clone()));
+        }
+
+        let (assistant, stop_reason, usage) = match message {
+            Some(m) => {
+                let usage = m.usage;
+                self.record_usage(&usage);
+                (Some(m.to_message()), Some(m.stop_reason), usage)
+            }
+            None => {
+                let aborted = cancel.is_cancelled();
+                if tool_uses.is_empty() && broken.is_none() && !aborted {
+                    executor.close();
+                    let _ = executor.finish().await;
+                    return match failure {
+                        Some(e @ ModelError::StreamInterrupted { .. }) => Step {
+                            kind: StepKind::RetryStream(e.to_string()),
+                            usage: Usage::default(),
+                            text: None,
+                        },
+                        Some(e) => Step {
+                            kind: StepKind::Failed(e.to_string()),
+                            usage: Usage::default(),
+                            text: None,
+                        },
+                        None => Step {
+                            kind: StepKind::Failed("the model's response ended without a message".into()),
+                            usage: Usage::default(),
+                            text: None,
+                        },
+                    };
+                }
+                // Keep what was complete: blocks already acted on must stay in the history, each
+                // tool call with its result.
+                let content: Vec<ContentBlock> = completed.clone();
+                let assistant = (!content.is_empty()).then_some(Message {
+                    role: Role::Assistant,
+                    content,
+                });
+                (assistant, None, Usage::default())
+            }
+        };
+        let text = assistant.as_ref().and_then(last_text);
+        if let Some(a) = assistant {
+            self.push_message(a);
+        }
+
+        if cancel.is_cancelled() {
+            exec_cancel.cancel();
+        }
+        let (mut outcomes, ctx) = executor.finish().await;
+        // The next turn starts from the context the tools left (plan mode, cwd...), with a fresh
+        // cancellation token.
+        self.runtime.context = ctx.with_cancel(tokio_util::sync::CancellationToken::new());
+        if let Some((block, reason)) = &broken {
+            outcomes.push(CallOutcome::error_for(
+                &ToolCall { id: block.id.clone(), name: block.name.clone(), input: serde_json::json!({}) },
+                &block.name,
+                format!(
+                    "The input of this {} call did not arrive complete ({reason}); it may have been cut off by the output limit. Send the call again, with less input if it was long.",
+                    block.name
+                ),
+                crate::errors::ErrorClass::Validation,
+            ));
+        }
+        if !outcomes.is_empty() {
+            let stop = outcomes.iter().find_map(|o| o.stop_reason.clone());
+            self.note_denials(&tool_uses, &outcomes);
+            let store = &self.runtime.pipeline.store;
+            let (user, records) =
+                outcomes_to_user_message(&outcomes, &mut self.replacements, store, MESSAGE_BUDGET_CHARS);
+            for record in records {
+                self.record(&TranscriptEntry::Replacement { record });
+            }
+            self.push_message(user);
+            self.repair_history();
+            if let Some(reason) = stop {
+                self.emit(Event::Notice {
+                    message: format!("A hook stopped the agent: {reason}"),
+                });
+                return Step {
+                    kind: StepKind::End(TurnEnd::StoppedByHook),
+                    usage,
+                    text,
+                };
+            }
+            if cancel.is_cancelled() {
+                return Step {
+                    kind: StepKind::End(TurnEnd::Aborted),
+                    usage,
+                    text,
+                };
+            }
+            match failure.filter(|_| broken.is_none()) {
+                // The stream died after some calls were complete: they ran and were answered, so the
+                // model continues from there in the next request.
+                Some(ModelError::StreamInterrupted { .. }) | None => {}
+                Some(e) => {
+                    return Step {
+                        kind: StepKind::Failed(e.to_string()),
+                        usage,
+                        text,
+                    };
+                }
+            }
+            return Step {
+                kind: StepKind::Continue,
+                usage,
+                text,
+            };
+        }
+        if cancel.is_cancelled() {
+            return Step {
+                kind: StepKind::End(TurnEnd::Aborted),
+                usage,
+                text,
+            };
+        }
+        let kind = match stop_reason {
+            Some(StopReason::PauseTurn) => StepKind::Continue,
+            Some(StopReason::MaxTokens) => StepKind::End(TurnEnd::MaxTokens),
+            Some(StopReason::Refusal) => StepKind::End(TurnEnd::Refusal),
+            Some(
+                StopReason::EndTurn | StopReason::StopSequence | StopReason::ToolUse | StopReason::Other(_),
+            ) => StepKind::End(TurnEnd::EndTurn),
+            None => match failure {
+                Some(e) => StepKind::Failed(e.to_string()),
+                None => StepKind::End(TurnEnd::EndTurn),
+            },
+        };
+        Step { kind, usage, text }
+    }
+
+    fn record_usage(&mut self, usage: &Usage) {
+        self.totals.add(&self.config.model, usage);
+        self.emit(Event::Usage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cache_read_input_tokens: usage.cache_read_input_tokens,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            session_cost_usd: self.totals.cost_usd,
+        });
+    }
+
+    fn note_denials(&mut self, tool_uses: &[ToolUseBlock], outcomes: &[CallOutcome]) {
+        for o in outcomes.iter().filter(|o| o.denied) {
+            let input = tool_uses
+                .iter()
+                .find(|t| t.id == o.tool_use_id)
+                .map(|t| t.input.clone())
+                .unwrap_or_default();
+            self.denials.push(Denial {
+                tool_name: o.tool_name.clone(),
+                tool_use_id: o.tool_use_id.clone(),
+                tool_input: input,
+            });
+            let reason = o
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    crate::tool::ResultBlock::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect::<String>();
+            self.record(&TranscriptEntry::Permission {
+                tool_use_id: o.tool_use_id.clone(),
+                tool_name: o.tool_name.clone(),
+                allowed: false,
+                reason,
+            });
+        }
+    }
+
+    /// Defence in depth: whatever happened above, the history must pair every tool_use.
+    fn repair_history(&mut self) {
+        let before: Vec<Message> = self.messages.clone();
+        answer_missing_tool_uses(&mut self.messages);
+        if self.messages != before {
+            tracing::error!("the conversation had an unanswered tool call; it was answered as interrupted");
+        }
+    }
+}
+
+struct Step {
+    kind: StepKind,
+    usage: Usage,
+    text: Option<String>,
+}
+
+enum StepKind {
+    Continue,
+    RetryStream(String),
+    End(TurnEnd),
+    Failed(String),
+}
+
+fn add_usage(total: &mut Usage, u: &Usage) {
+    total.input_tokens += u.input_tokens;
+    total.output_tokens += u.output_tokens;
+    total.cache_creation_input_tokens += u.cache_creation_input_tokens;
+    total.cache_read_input_tokens += u.cache_read_input_tokens;
+}
+
+fn last_text(message: &Message) -> Option<String> {
+    let text: Vec<&str> = message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!text.is_empty()).then(|| text.join(""))
+}
+
+/// Appends a message; two user messages in a row become one (a prompt after an aborted turn, or
+/// tool results after a prompt), keeping tool_results first as the API requires.
+fn push_merged(messages: &mut Vec<Message>, message: Message) {
+    match messages.last_mut() {
+        Some(last) if last.role == message.role && message.role == Role::User => {
+            let (mut results, mut rest): (Vec<ContentBlock>, Vec<ContentBlock>) =
+                std::mem::take(&mut last.content)
+                    .into_iter()
+                    .partition(|b| matches!(b, ContentBlock::ToolResult(_)));
+            for b in message.content {
+                if matches!(b, ContentBlock::ToolResult(_)) {
+                    results.push(b);
+                } else {
+                    rest.push(b);
+                }
+            }
+            results.extend(rest);
+            last.content = results;
+        }
+        _ => messages.push(message),
+    }
+}

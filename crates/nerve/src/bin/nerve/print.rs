@@ -1,0 +1,310 @@
+//! `nerve -p PROMPT`: one headless turn. Permission prompts cannot be shown, so calls resolve by
+//! rules and mode; what would ask is denied and listed in the result.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use nerve::agent::{Agent, AgentConfig, SystemPromptInputs, build_system_prompt};
+use nerve::events::{Event, EventSink, TurnEnd};
+use nerve::model::api_key::ApiKey;
+use nerve::model::client::{ModelClient, ModelConfig};
+use nerve::permissions::settings::SettingsFile;
+use nerve::permissions::{PermissionMode, RuleBehavior, RuleSource};
+use nerve::project::{Project, ProjectOptions, SessionSetup};
+use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use nerve::session::Transcript;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// The model used when neither `--model` nor `NERVE_MODEL` says otherwise.
+pub const DEFAULT_MODEL: &str = "claude-opus-4-8";
+
+/// How `-p` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The final answer's text.
+    Text,
+    /// One JSON result object.
+    Json,
+    /// One JSON object per line as things happen (Claude Code's stream-json events).
+    StreamJson,
+}
+
+/// Options of `-p`.
+#[derive(Args, Clone, Debug)]
+pub struct PrintArgs {
+    /// Run one prompt headlessly and print the answer.
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    pub prompt: Option<String>,
+    /// The project folder.
+    #[arg(long, default_value = ".")]
+    pub cwd: PathBuf,
+    /// The permission mode.
+    #[arg(long = "permission-mode")]
+    pub permission_mode: Option<PermissionMode>,
+    /// Allow rules, comma or space separated (`"Bash(git *),Read"`).
+    #[arg(long = "allowedTools", num_args = 1.., value_delimiter = ',')]
+    pub allowed_tools: Vec<String>,
+    /// Deny rules; a bare tool name removes the tool.
+    #[arg(long = "disallowedTools", num_args = 1.., value_delimiter = ',')]
+    pub disallowed_tools: Vec<String>,
+    /// The model id.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Most model calls in the turn.
+    #[arg(long = "max-turns")]
+    pub max_turns: Option<u32>,
+    /// Continue the session with this id.
+    #[arg(long)]
+    pub resume: Option<String>,
+    /// An extra settings file (its rules count as command-line rules).
+    #[arg(long)]
+    pub settings: Option<PathBuf>,
+    /// Output format.
+    #[arg(long = "output-format", value_enum, default_value = "text")]
+    pub output_format: OutputFormat,
+    /// With stream-json: also print every engine event.
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+fn api_key() -> Result<ApiKey> {
+    match std::env::var("ANTHROPIC_API_KEY") {
+        Ok(k) if !k.trim().is_empty() => Ok(ApiKey::new(k.trim())),
+        _ => bail!("no API key: set ANTHROPIC_API_KEY (the OS keyring is used by the desktop app)"),
+    }
+}
+
+fn split_rules(list: &[String]) -> Vec<String> {
+    // `--allowedTools "Bash(git *) Read"` also works: split on spaces outside parentheses.
+    let mut out = Vec::new();
+    for item in list {
+        let mut depth = 0i32;
+        let mut cur = String::new();
+        for c in item.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            if c.is_whitespace() && depth == 0 {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            } else {
+                cur.push(c);
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+    }
+    out
+}
+
+/// Prints lines of stream-json without interleaving.
+#[derive(Clone)]
+struct LinePrinter(Arc<Mutex<std::io::Stdout>>);
+
+impl LinePrinter {
+    fn print(&self, value: &Value) {
+        let guard = self.0.lock();
+        if let Ok(mut out) = guard {
+            let _ = writeln!(out, "{value}");
+            let _ = out.flush();
+        }
+    }
+}
+
+/// Runs `-p`.
+pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
+    let started = Instant::now();
+    let mut options = ProjectOptions::new(&args.cwd);
+    options.mode = args.permission_mode;
+    options.cli_rules.extend(
+        split_rules(&args.allowed_tools)
+            .into_iter()
+            .map(|r| (RuleBehavior::Allow, r)),
+    );
+    options.cli_rules.extend(
+        split_rules(&args.disallowed_tools)
+            .into_iter()
+            .map(|r| (RuleBehavior::Deny, r)),
+    );
+    if let Some(path) = &args.settings {
+        let file = SettingsFile::load(RuleSource::CliArg, path)?
+            .with_context(|| format!("settings file {} does not exist", path.display()))?;
+        for behavior in [RuleBehavior::Allow, RuleBehavior::Ask, RuleBehavior::Deny] {
+            options.cli_rules.extend(
+                file.permissions
+                    .rules(behavior)
+                    .iter()
+                    .map(|r| (behavior, r.to_string())),
+            );
+        }
+    }
+    let project = Project::open(options).context("could not open the project")?;
+    let model = args
+        .model
+        .clone()
+        .or_else(|| std::env::var("NERVE_MODEL").ok())
+        .unwrap_or_else(|| DEFAULT_MODEL.into());
+
+    let printer = LinePrinter(Arc::new(Mutex::new(std::io::stdout())));
+    let stream_json = args.output_format == OutputFormat::StreamJson;
+    let session_id = args
+        .resume
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let events = {
+        let printer = printer.clone();
+        let verbose = args.verbose;
+        let session_id = session_id.clone();
+        EventSink::new(move |e: Event| {
+            if !stream_json {
+                return;
+            }
+            match &e {
+                Event::AssistantMessage { message } => {
+                    printer
+                        .print(&json!({"type": "assistant", "message": message, "session_id": session_id}));
+                }
+                Event::UserMessage { message } => {
+                    printer.print(&json!({"type": "user", "message": message, "session_id": session_id}));
+                }
+                _ if verbose => {
+                    if let Ok(v) = serde_json::to_value(&e) {
+                        printer.print(&json!({"type": "nerve_event", "event": v, "session_id": session_id}));
+                    }
+                }
+                _ => {}
+            }
+        })
+    };
+
+    let permissions = project.permission_context(true);
+    let pool = assemble_tool_pool(
+        all_builtin_tools(),
+        Vec::new(),
+        &permissions,
+        &PoolOptions::default(),
+    )?;
+    let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
+    let runtime = project.session(
+        pool,
+        SessionSetup {
+            session_id: Some(session_id.clone()),
+            model: model.clone(),
+            events,
+            headless: true,
+            ..SessionSetup::default()
+        },
+    );
+    let client = ModelClient::new(ModelConfig::from_env(api_key()?))?;
+    let mut config = AgentConfig::new(&model);
+    if let Some(n) = args.max_turns {
+        config.max_turns = n;
+    }
+    let system = build_system_prompt(&SystemPromptInputs {
+        project_dir: project.dir(),
+        cwd: &runtime.context.exec.cwd,
+        date: today(),
+        model: &model,
+    });
+    let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
+    let mode = runtime.context.permissions.mode;
+    if stream_json {
+        printer.print(&json!({
+            "type": "system", "subtype": "init", "session_id": session_id, "cwd": runtime.context.exec.cwd,
+            "model": model, "tools": tool_names, "permissionMode": mode.as_str(),
+        }));
+    }
+    let mut agent = if args.resume.is_some() {
+        if !transcript_path.exists() {
+            bail!(
+                "no session {session_id} in this project ({} does not exist)",
+                transcript_path.display()
+            );
+        }
+        let (agent, warnings) = Agent::resume(client, runtime, config, system, &transcript_path)?;
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+        agent
+    } else {
+        Agent::new(
+            client,
+            runtime,
+            config,
+            system,
+            Some(Transcript::open(&transcript_path)?),
+        )
+    };
+
+    let cancel = CancellationToken::new();
+    let on_signal = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_signal.cancel();
+        }
+    });
+    let outcome = agent.send(&prompt, cancel).await;
+    let is_error = !matches!(outcome.end, TurnEnd::EndTurn);
+    let subtype = match outcome.end {
+        TurnEnd::EndTurn => "success",
+        TurnEnd::MaxTurns => "error_max_turns",
+        TurnEnd::MaxTokens
+        | TurnEnd::Aborted
+        | TurnEnd::StoppedByHook
+        | TurnEnd::Refusal
+        | TurnEnd::Error => "error_during_execution",
+    };
+    let result = json!({
+        "type": "result",
+        "subtype": subtype,
+        "is_error": is_error,
+        "duration_ms": started.elapsed().as_millis() as u64,
+        "num_turns": outcome.model_calls,
+        "result": outcome.final_text,
+        "stop": outcome.end,
+        "error": outcome.error,
+        "session_id": session_id,
+        "total_cost_usd": agent.totals().cost_usd,
+        "usage": outcome.usage,
+        "permission_denials": agent.denials(),
+    });
+    match args.output_format {
+        OutputFormat::Text => {
+            if let Some(e) = &outcome.error {
+                eprintln!("error: {e}");
+            }
+            for d in agent.denials() {
+                eprintln!("denied: {} {}", d.tool_name, d.tool_input);
+            }
+            println!("{}", outcome.final_text);
+        }
+        OutputFormat::Json | OutputFormat::StreamJson => printer.print(&result),
+    }
+    Ok(if is_error { 1 } else { 0 })
+}
+
+fn today() -> String {
+    // Days since the epoch to a civil date (Howard Hinnant's algorithm), to avoid a date crate.
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}

@@ -1,0 +1,9 @@
+//! Sessions on disk: an append-only JSONL transcript per session, listed, resumed and forked.
+
+mod transcript;
+
+pub use transcript::{
+    SessionInfo, Transcript, TranscriptEntry, TranscriptError, list_sessions, read_transcript,
+};
+
+pub use transcript::now_ms as transcript_now_ms;

@@ -1,0 +1,270 @@
+//! The transcript: one JSON object per line, appended and flushed as things happen, so a killed
+//! process loses at most the line being written. Reading skips a damaged line (a crash mid-write)
+//! with a warning instead of failing the whole session.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::budget::ReplacementRecord;
+use crate::model::types::Message;
+use crate::storage::safe_file_stem;
+
+/// One line of a transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TranscriptEntry {
+    /// The session began (or was forked from another).
+    SessionStart {
+        /// The session id.
+        session_id: String,
+        /// The working directory.
+        cwd: PathBuf,
+        /// The model.
+        model: String,
+        /// Milliseconds since the Unix epoch.
+        time_ms: u64,
+        /// The session this one was forked from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<String>,
+    },
+    /// A message added to the conversation (exactly what is sent to the API).
+    Message {
+        /// The message.
+        message: Message,
+    },
+    /// The frozen form of a tool result (inline or persisted), so a resumed session rebuilds the
+    /// same messages.
+    Replacement {
+        /// The decision.
+        record: ReplacementRecord,
+    },
+    /// A permission decision about a call.
+    Permission {
+        /// The call.
+        tool_use_id: String,
+        /// The tool.
+        tool_name: String,
+        /// Whether it was allowed.
+        allowed: bool,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A transcript could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum TranscriptError {
+    /// Writing failed (a full disk...). The conversation in memory is unaffected.
+    #[error("could not write the transcript {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+    /// Reading failed.
+    #[error("could not read the transcript {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// An open transcript file, appended to.
+#[derive(Debug)]
+pub struct Transcript {
+    path: PathBuf,
+    file: File,
+}
+
+impl Transcript {
+    /// The transcript path of a session in a project's data folder.
+    pub fn path_for(project_data_dir: &Path, session_id: &str) -> PathBuf {
+        project_data_dir.join(format!("{}.jsonl", safe_file_stem(session_id)))
+    }
+
+    /// Opens (creating if needed) a transcript for appending.
+    pub fn open(path: &Path) -> Result<Self, TranscriptError> {
+        let err = |source| TranscriptError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(err)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(err)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one entry as one line and flushes it to the OS.
+    pub fn append(&mut self, entry: &TranscriptEntry) -> Result<(), TranscriptError> {
+        let err = |source| TranscriptError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        let mut line = serde_json::to_string(entry).map_err(|e| err(io::Error::other(e)))?;
+        line.push('\n');
+        self.file.write_all(line.as_bytes()).map_err(err)?;
+        self.file.flush().map_err(err)
+    }
+}
+
+/// Reads a transcript. Damaged lines are skipped with a warning (returned as the second value).
+pub fn read_transcript(path: &Path) -> Result<(Vec<TranscriptEntry>, Vec<String>), TranscriptError> {
+    let file = File::open(path).map_err(|source| TranscriptError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut entries = Vec::new();
+    let mut warnings = Vec::new();
+    for (n, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|source| TranscriptError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(&line) {
+            Ok(e) => entries.push(e),
+            Err(e) => {
+                let w = format!(
+                    "{}: line {} is damaged and was skipped ({e})",
+                    path.display(),
+                    n + 1
+                );
+                tracing::warn!("{w}");
+                warnings.push(w);
+            }
+        }
+    }
+    Ok((entries, warnings))
+}
+
+/// A session found on disk.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionInfo {
+    /// The id.
+    pub session_id: String,
+    /// The transcript.
+    pub path: PathBuf,
+    /// Last modification (milliseconds since the Unix epoch).
+    pub modified_ms: u64,
+    /// The first user prompt, shortened, for lists.
+    pub title: String,
+}
+
+/// Lists a project's sessions, newest first.
+pub fn list_sessions(project_data_dir: &Path) -> Result<Vec<SessionInfo>, TranscriptError> {
+    let rd = match fs::read_dir(project_data_dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(TranscriptError::Read {
+                path: project_data_dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let mut out = Vec::new();
+    for entry in rd.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let Some(id) = path.file_stem().map(|s| s.to_string_lossy().to_string()) else {
+            continue;
+        };
+        let modified_ms = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_millis() as u64);
+        let title = read_transcript(&path)
+            .ok()
+            .and_then(|(entries, _)| {
+                entries.into_iter().find_map(|e| match e {
+                    TranscriptEntry::Message { message }
+                        if message.role == crate::model::types::Role::User =>
+                    {
+                        message.content.iter().find_map(|b| match b {
+                            crate::model::types::ContentBlock::Text(t) => {
+                                Some(t.text.chars().take(80).collect())
+                            }
+                            _ => None,
+                        })
+                    }
+                    _ => None,
+                })
+            })
+            .unwrap_or_default();
+        out.push(SessionInfo {
+            session_id: id,
+            path,
+            modified_ms,
+            title,
+        });
+    }
+    out.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
+    Ok(out)
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_damaged_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Transcript::path_for(dir.path(), "s1");
+        let mut t = Transcript::open(&path).unwrap();
+        t.append(&TranscriptEntry::Message {
+            message: Message::user_text("hello"),
+        })
+        .unwrap();
+        t.append(&TranscriptEntry::Permission {
+            tool_use_id: "t".into(),
+            tool_name: "Bash".into(),
+            allowed: false,
+            reason: "r".into(),
+        })
+        .unwrap();
+        // A crash mid-write leaves half a line.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"type\": \"message\", \"mess").unwrap();
+        let (entries, warnings) = read_transcript(&path).unwrap();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(warnings.len(), 1);
+        let sessions = list_sessions(dir.path()).unwrap();
+        assert_eq!(sessions[0].session_id, "s1");
+        assert_eq!(sessions[0].title, "hello");
+    }
+}

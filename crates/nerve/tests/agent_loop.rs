@@ -1,0 +1,301 @@
+//! The agent loop against the scripted mock of the Messages API (a real HTTP server speaking SSE,
+//! which validates every request as the API does).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+mod support;
+
+use std::time::Duration;
+
+use nerve::agent::{Agent, AgentConfig};
+use nerve::events::{Event, TurnEnd};
+use nerve::model::api_key::ApiKey;
+use nerve::model::client::{ModelClient, ModelConfig};
+use nerve::model::types::{ContentBlock, Role};
+use nerve::permissions::PermissionMode;
+use nerve::session::Transcript;
+use nerve_mock_model::{MockServer, Scenario};
+use serde_json::{Value, json};
+use support::TestProject;
+use tokio_util::sync::CancellationToken;
+
+async fn mock(steps: Value) -> MockServer {
+    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
+        .await
+        .unwrap()
+}
+
+fn client(server: &MockServer) -> ModelClient {
+    let mut config = ModelConfig::with_base_url_override(ApiKey::new("test-key"), Some(server.url()));
+    config.retry.base_delay = Duration::from_millis(10);
+    config.retry.max_delay = Duration::from_millis(50);
+    ModelClient::new(config).unwrap()
+}
+
+fn agent(p: &TestProject, server: &MockServer, mode: PermissionMode) -> Agent {
+    let runtime = p.session_with(mode, &[], None, true);
+    let path = Transcript::path_for(&p.dir.path().join("data"), &runtime.context.config.session_id);
+    let transcript = Transcript::open(&path).unwrap();
+    Agent::new(
+        client(server),
+        runtime,
+        AgentConfig::new("claude-test"),
+        vec!["You are Nerve.".into()],
+        Some(transcript),
+    )
+}
+
+fn position(events: &[Event], pred: impl Fn(&Event) -> bool) -> usize {
+    events.iter().position(pred).expect("event present")
+}
+
+/// Every tool_use is answered by exactly one tool_result in the next message.
+fn assert_valid_history(agent: &Agent) {
+    let msgs = agent.messages();
+    for (i, m) in msgs.iter().enumerate() {
+        if m.role != Role::Assistant {
+            continue;
+        }
+        let uses: Vec<&str> = m
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse(t) => Some(t.id.as_str()),
+                _ => None,
+            })
+            .collect();
+        if uses.is_empty() {
+            continue;
+        }
+        let next = msgs.get(i + 1).expect("a user message answers the tool calls");
+        let results: Vec<&str> = next
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolResult(r) => Some(r.tool_use_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results, uses, "message {i}");
+    }
+}
+
+#[tokio::test]
+async fn a_text_answer_ends_the_turn_with_cache_breakpoints_in_the_request() {
+    let p = TestProject::new();
+    let server = mock(json!([{"expect": {"system_contains": "Nerve"},
+        "response": {"type": "stream", "blocks": [{"type": "text", "text": ["Hel", "lo."]}]}}]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let out = a.send("hi", CancellationToken::new()).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{:?}", out.error);
+    assert_eq!(out.final_text, "Hello.");
+    let req = &server.requests()[0].body;
+    assert_eq!(req["system"][0]["cache_control"]["type"], "ephemeral");
+    let tools = req["tools"].as_array().unwrap();
+    assert!(tools.last().unwrap()["cache_control"]["type"] == "ephemeral");
+    assert_eq!(
+        req["messages"][0]["content"][0]["cache_control"]["type"],
+        "ephemeral"
+    );
+    let text_deltas = p
+        .recorder
+        .events()
+        .iter()
+        .filter(|e| matches!(e, Event::TextDelta { .. }))
+        .count();
+    assert_eq!(text_deltas, 2);
+}
+
+#[tokio::test]
+async fn tool_results_go_back_in_one_message_in_request_order() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "t_slow", "name": "TestSleep", "input": {"ms": 150, "output": "slow"}},
+            {"type": "tool_use", "id": "t_fast", "name": "TestEcho", "input": {"text": "fast"}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "t_slow", "contains": "slow"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "done"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let out = a.send("go", CancellationToken::new()).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{:?}", out.error);
+    assert_eq!(out.model_calls, 2);
+    let second = &server.requests()[1].body;
+    let results = second["messages"][2]["content"].as_array().unwrap();
+    assert_eq!(results[0]["tool_use_id"], "t_slow");
+    assert_eq!(results[1]["tool_use_id"], "t_fast");
+    assert_valid_history(&a);
+}
+
+#[tokio::test]
+async fn tools_start_before_the_streamed_message_ends() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "first", "name": "TestEcho", "input": {"text": "a"}},
+            {"type": "text", "text": "thinking about the next step", "delay_ms": 700},
+            {"type": "tool_use", "id": "second", "name": "TestEcho", "input": {"text": "b"}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    a.send("go", CancellationToken::new()).await;
+    let ev = p.recorder.events();
+    let first_done = position(
+        &ev,
+        |e| matches!(e, Event::ToolCompleted { tool_use_id, .. } if tool_use_id == "first"),
+    );
+    let second_queued = position(
+        &ev,
+        |e| matches!(e, Event::ToolQueued { tool_use_id, .. } if tool_use_id == "second"),
+    );
+    let message = position(&ev, |e| matches!(e, Event::AssistantMessage { .. }));
+    assert!(
+        first_done < second_queued,
+        "the first tool finished while the model was still writing"
+    );
+    assert!(first_done < message);
+}
+
+#[tokio::test]
+async fn overloaded_api_is_retried_and_reported() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "error", "status": 529, "retry_after": "0"}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "back"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let out = a.send("hi", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "back");
+    assert!(
+        p.recorder
+            .events()
+            .iter()
+            .any(|e| matches!(e, Event::Retrying { .. }))
+    );
+}
+
+#[tokio::test]
+async fn a_stream_dropped_after_a_tool_call_keeps_the_history_valid() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "done_call", "name": "TestEcho", "input": {"text": "x"}, "fragments": 1},
+            {"type": "text", "text": ["never ", "finished"]}],
+         "drop_after_events": 6}},
+        {"expect": {"tool_result": {"tool_use_id": "done_call", "contains": "x"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "recovered"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let out = a.send("go", CancellationToken::new()).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{:?}", out.error);
+    assert_eq!(out.final_text, "recovered");
+    assert_valid_history(&a);
+}
+
+#[tokio::test]
+async fn a_tool_call_cut_off_by_max_tokens_is_answered_with_an_error() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "cut", "name": "TestEcho", "raw_input": "{\"text\": \"unfinis"}],
+         "stop_reason": "max_tokens"}},
+        {"expect": {"tool_result": {"tool_use_id": "cut", "is_error": true}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "I will resend it."}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let out = a.send("go", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "I will resend it.", "{:?}", out.error);
+    assert_valid_history(&a);
+}
+
+#[tokio::test]
+async fn abort_mid_stream_and_mid_tool_keeps_history_valid() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "long", "name": "TestSleep", "input": {"ms": 30000}},
+            {"type": "text", "text": "and more", "delay_ms": 5000}]}},
+        {"expect": {"tool_result": {"tool_use_id": "long", "is_error": true}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "fine"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let recorder = p.recorder.clone();
+    tokio::spawn(async move {
+        // Abort once the tool runs (the model is still streaming).
+        loop {
+            if recorder
+                .events()
+                .iter()
+                .any(|e| matches!(e, Event::ToolStarted { .. }))
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        trigger.cancel();
+    });
+    let out = a.send("go", cancel).await;
+    assert_eq!(out.end, TurnEnd::Aborted);
+    assert_valid_history(&a);
+    // The next prompt produces a request the API accepts.
+    let out = a.send("continue", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "fine", "{:?}", out.error);
+}
+
+#[tokio::test]
+async fn headless_denials_are_listed_and_reach_the_model() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "w", "name": "TestTouch", "input": {"file_path": "a.txt"}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "w", "is_error": true, "contains": "denied"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let out = a.send("write", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "ok", "{:?}", out.error);
+    assert_eq!(a.denials().len(), 1);
+    assert_eq!(a.denials()[0].tool_name, "TestTouch");
+    assert!(!p.project_dir().join("a.txt").exists());
+}
+
+#[tokio::test]
+async fn resume_rebuilds_the_history_and_answers_unfinished_calls() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "e1", "name": "TestEcho", "input": {"text": "one"}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "first done"}]}},
+        {"expect": {"message_count": 5, "last_user_text_contains": "again"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "resumed"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    a.send("start", CancellationToken::new()).await;
+    let session_id = a.runtime().context.config.session_id.clone();
+    let path = Transcript::path_for(&p.dir.path().join("data"), &session_id);
+    let before = a.messages().to_vec();
+    drop(a);
+    let runtime = p.session_with(PermissionMode::Default, &[], None, true);
+    let (mut b, warnings) = Agent::resume(
+        client(&server),
+        runtime,
+        AgentConfig::new("claude-test"),
+        vec!["You are Nerve.".into()],
+        &path,
+    )
+    .unwrap();
+    assert!(warnings.is_empty());
+    assert_eq!(b.messages(), before.as_slice());
+    let out = b.send("again", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "resumed", "{:?}", out.error);
+}

@@ -1,0 +1,210 @@
+//! `nerve -p` as scripts use it, against the scripted mock Messages API, including a resume after
+//! the process was killed with SIGKILL in the middle of a tool call.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use std::path::Path;
+use std::process::Stdio;
+
+use nerve_mock_model::{MockServer, Scenario};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+
+async fn mock(steps: Value) -> MockServer {
+    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
+        .await
+        .unwrap()
+}
+
+fn nerve(dir: &Path, server: &MockServer, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+    c.args(args)
+        .arg("--cwd")
+        .arg(dir.join("project"))
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("NERVE_DATA_DIR", dir.join("data"))
+        .env("HOME", dir.join("home"))
+        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
+        .env("NERVE_TEST_TOOLS", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    c
+}
+
+fn setup() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("project")).unwrap();
+    std::fs::create_dir_all(d.path().join("home/.config")).unwrap();
+    d
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_and_json_output() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "Hello there."}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "Again."}],
+                      "usage": {"input_tokens": 1000, "output_tokens": 50}}}
+    ]))
+    .await;
+    let out = nerve(d.path(), &server, &["-p", "hi"]).output().await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Hello there.");
+    let out = nerve(d.path(), &server, &["-p", "hi", "--output-format", "json"])
+        .output()
+        .await
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["type"], "result");
+    assert_eq!(v["subtype"], "success");
+    assert_eq!(v["result"], "Again.");
+    assert_eq!(v["usage"]["input_tokens"], 1000);
+    assert_eq!(v["permission_denials"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stream_json_follows_claude_codes_events_and_lists_denials() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "w1", "name": "TestTouch", "input": {"file_path": "x.txt"}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "Could not write."}]}}
+    ]))
+    .await;
+    let out = nerve(
+        d.path(),
+        &server,
+        &["-p", "write x", "--output-format", "stream-json", "--verbose"],
+    )
+    .output()
+    .await
+    .unwrap();
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "system");
+    assert_eq!(lines[0]["subtype"], "init");
+    assert!(
+        lines[0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "TestTouch")
+    );
+    let kinds: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l["type"].as_str())
+        .filter(|t| *t != "nerve_event")
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["system", "user", "assistant", "user", "assistant", "result"]
+    );
+    let result = lines.last().unwrap();
+    assert_eq!(result["permission_denials"][0]["tool_name"], "TestTouch");
+    assert_eq!(result["permission_denials"][0]["tool_use_id"], "w1");
+    assert!(!d.path().join("project/x.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_after_kill_9_answers_the_interrupted_call() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "sleeper", "name": "TestSleep", "input": {"ms": 60000}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "sleeper", "is_error": true, "contains": "Interrupted"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "Picking up where we left off."}]}}
+    ]))
+    .await;
+    let mut child = nerve(
+        d.path(),
+        &server,
+        &["-p", "sleep", "--output-format", "stream-json", "--verbose"],
+    )
+    .spawn()
+    .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut session_id = String::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["type"] == "system" {
+            session_id = v["session_id"].as_str().unwrap().to_string();
+        }
+        if v["type"] == "nerve_event" && v["event"]["type"] == "tool_started" {
+            break;
+        }
+    }
+    assert!(!session_id.is_empty());
+    child.start_kill().unwrap(); // SIGKILL
+    child.wait().await.unwrap();
+
+    let out = nerve(
+        d.path(),
+        &server,
+        &["-p", "go on", "--resume", &session_id, "--output-format", "json"],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        v["result"],
+        "Picking up where we left off.",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["session_id"], session_id.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disallowed_tools_are_removed_and_max_turns_ends_the_turn() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "e", "name": "TestEcho", "input": {"text": "x"}}]}}
+    ]))
+    .await;
+    let out = nerve(
+        d.path(),
+        &server,
+        &[
+            "-p",
+            "go",
+            "--output-format",
+            "json",
+            "--max-turns",
+            "1",
+            "--disallowedTools",
+            "TestTouch,TestNoop",
+        ],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["subtype"], "error_max_turns");
+    let tools: Vec<String> = server.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!tools.contains(&"TestTouch".to_string()) && tools.contains(&"TestEcho".to_string()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_key_is_a_clear_error() {
+    let d = setup();
+    let server = mock(json!([])).await;
+    let out = nerve(d.path(), &server, &["-p", "hi"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ANTHROPIC_API_KEY"));
+}
