@@ -299,3 +299,68 @@ async fn resume_rebuilds_the_history_and_answers_unfinished_calls() {
     let out = b.send("again", CancellationToken::new()).await;
     assert_eq!(out.final_text, "resumed", "{:?}", out.error);
 }
+
+fn hook_script(p: &TestProject, name: &str, body: &str) -> String {
+    let path = p.write(&format!("hooks/{name}"), &format!("#!/bin/sh\n{body}\n"));
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&path)
+        .status()
+        .unwrap();
+    path.display().to_string()
+}
+
+#[tokio::test]
+async fn session_hooks_add_context_block_prompts_and_keep_the_model_working() {
+    let p = TestProject::new();
+    let start = hook_script(
+        &p,
+        "start.sh",
+        "cat >/dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"SessionStart\", \"additionalContext\": \"branch is main\"}}'",
+    );
+    let submit = hook_script(
+        &p,
+        "submit.sh",
+        "input=$(cat); case \"$input\" in *forbidden*) echo 'not that' >&2; exit 2;; esac; echo 'today is a holiday'",
+    );
+    let marker = p.project_dir().join("stopped-once");
+    let stop = hook_script(
+        &p,
+        "stop.sh",
+        &format!(
+            "cat >/dev/null; if [ -e {m} ]; then exit 0; fi; touch {m}; echo '{{\"decision\": \"block\", \"reason\": \"run the tests first\"}}'",
+            m = marker.display()
+        ),
+    );
+    p.write(
+        ".nerve/settings.json",
+        &json!({"hooks": {
+            "SessionStart": [{"hooks": [{"type": "command", "command": start}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": submit}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": stop}]}]
+        }})
+        .to_string(),
+    );
+    let server = mock(json!([
+        {"expect": {"last_user_text_contains": "holiday"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "done?"}]}},
+        {"expect": {"last_user_text_contains": "run the tests first"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "tests pass"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let blocked = a.send("do the forbidden thing", CancellationToken::new()).await;
+    assert_eq!(blocked.end, TurnEnd::Error);
+    assert!(blocked.error.unwrap().contains("not that"));
+    assert!(
+        server.requests().is_empty(),
+        "a blocked prompt never reaches the model"
+    );
+    let out = a.send("work", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "tests pass", "{:?}", out.error);
+    let first = serde_json::to_string(&server.requests()[0].body).unwrap();
+    assert!(
+        first.contains("branch is main"),
+        "SessionStart context reaches the model"
+    );
+}

@@ -3,6 +3,7 @@
 
 mod conversation;
 mod request;
+pub mod session_hooks;
 mod system_prompt;
 mod turn;
 

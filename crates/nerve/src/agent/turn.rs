@@ -6,6 +6,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::conversation::{answer_missing_tool_uses, outcomes_to_user_message};
 use crate::agent::request::build_request;
+use crate::agent::session_hooks;
 use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS};
 use crate::events::{Event, TurnEnd};
 use crate::executor::ExecutorOptions;
@@ -86,6 +87,12 @@ pub struct Agent {
     totals: UsageTotals,
     transcript: Option<Transcript>,
     denials: Vec<Denial>,
+    /// Whether SessionStart hooks have run (they run before the first prompt).
+    started: bool,
+    /// Whether this conversation was resumed from a transcript.
+    resumed: bool,
+    /// Hook context waiting to go to the model with the next prompt.
+    pending_context: Vec<String>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -115,6 +122,9 @@ impl Agent {
             totals: UsageTotals::default(),
             transcript,
             denials: Vec::new(),
+            started: false,
+            resumed: false,
+            pending_context: Vec::new(),
         };
         let entry = TranscriptEntry::SessionStart {
             session_id: agent.runtime.context.config.session_id.clone(),
@@ -160,13 +170,17 @@ impl Agent {
             totals: UsageTotals::default(),
             transcript: Some(transcript),
             denials: Vec::new(),
+            started: false,
+            resumed: true,
+            pending_context: Vec::new(),
         };
         if agent.messages.len() != before || !warnings.is_empty() {
             // Record the repaired tail so the transcript itself becomes valid again.
             if let Some(last) = agent.messages.last().cloned()
-                && last.role == Role::User {
-                    agent.record(&TranscriptEntry::Message { message: last });
-                }
+                && last.role == Role::User
+            {
+                agent.record(&TranscriptEntry::Message { message: last });
+            }
         }
         Ok((agent, warnings))
     }
@@ -191,17 +205,33 @@ impl Agent {
         &self.runtime
     }
 
+    /// Ends the session: runs SessionEnd hooks.
+    pub async fn end_session(&mut self) {
+        let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);
+        let r = session_hooks::session_end(&hooks, &self.runtime.context).await;
+        self.notify_all(&r.notices);
+    }
+
+    fn notify_all(&self, notices: &[String]) {
+        for message in notices {
+            self.emit(Event::Notice {
+                message: message.clone(),
+            });
+        }
+    }
+
     fn emit(&self, event: Event) {
         self.runtime.pipeline.events.emit(event);
     }
 
     fn record(&mut self, entry: &TranscriptEntry) {
         if let Some(t) = &mut self.transcript
-            && let Err(e) = t.append(entry) {
-                // The conversation in memory goes on; the user is told the transcript is behind.
-                let message = format!("{e}");
-                self.emit(Event::Notice { message });
-            }
+            && let Err(e) = t.append(entry)
+        {
+            // The conversation in memory goes on; the user is told the transcript is behind.
+            let message = format!("{e}");
+            self.emit(Event::Notice { message });
+        }
     }
 
     fn push_message(&mut self, message: Message) {
@@ -220,7 +250,42 @@ impl Agent {
     /// aborts (`cancel`), a hook stops it, or an error ends it. The history is valid afterwards in
     /// every case.
     pub async fn send(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
-        self.push_message(Message::user_text(prompt));
+        let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);
+        if !self.started {
+            self.started = true;
+            let r = session_hooks::session_start(&hooks, &self.runtime.context, self.resumed).await;
+            self.notify_all(&r.notices);
+            self.pending_context.extend(r.context);
+        }
+        let r = session_hooks::user_prompt_submit(&hooks, &self.runtime.context, prompt).await;
+        self.notify_all(&r.notices);
+        if let Some(reason) = r.block.or(r.stop) {
+            let message = format!("The prompt was blocked by a UserPromptSubmit hook: {reason}");
+            self.emit(Event::Error {
+                message: message.clone(),
+            });
+            self.emit(Event::TurnEnded {
+                reason: TurnEnd::Error,
+            });
+            return TurnOutcome {
+                end: TurnEnd::Error,
+                final_text: String::new(),
+                model_calls: 0,
+                usage: Usage::default(),
+                error: Some(message),
+            };
+        }
+        let mut user = Message::user_text(prompt);
+        for context in std::mem::take(&mut self.pending_context)
+            .into_iter()
+            .chain(r.context)
+        {
+            user.content.push(ContentBlock::text(format!(
+                "<system-reminder>\n{context}\n</system-reminder>"
+            )));
+        }
+        self.push_message(user);
+        let mut stop_hook_active = false;
         let mut turn_usage = Usage::default();
         let mut model_calls = 0;
         let mut final_text = String::new();
@@ -272,6 +337,24 @@ impl Agent {
                     });
                 }
                 StepKind::Continue => {}
+                StepKind::End(TurnEnd::EndTurn) => {
+                    // Stop hooks may send the model back to work ("decision": "block").
+                    let r = session_hooks::stop(&hooks, &self.runtime.context, stop_hook_active).await;
+                    self.notify_all(&r.notices);
+                    if let Some(reason) = r.stop {
+                        self.emit(Event::Notice {
+                            message: format!("A Stop hook ended the turn: {reason}"),
+                        });
+                    } else if let Some(reason) = r.block {
+                        stop_hook_active = true;
+                        self.push_message(Message::user_text(format!("Stop hook feedback:\n{reason}")));
+                        continue;
+                    }
+                    self.emit(Event::TurnEnded {
+                        reason: TurnEnd::EndTurn,
+                    });
+                    return end(TurnEnd::EndTurn, None, final_text, model_calls, turn_usage);
+                }
                 StepKind::End(reason) => {
                     self.emit(Event::TurnEnded {
                         reason: reason.clone(),

@@ -142,6 +142,16 @@ impl Resolver {
                 request: Box::new(request.clone()),
             });
         }
+        if !self.hooks.is_empty() {
+            // Notification hooks (a desktop notifier...) must not delay the dialog.
+            let hooks = Arc::clone(&self.hooks);
+            let hook_ctx = ctx.clone();
+            let message = format!("Nerve needs your permission to use {}", tool.name());
+            tokio::spawn(async move {
+                crate::agent::session_hooks::notification(&hooks, &hook_ctx, "permission_prompt", &message)
+                    .await;
+            });
+        }
         let answer = tokio::select! {
             a = prompter.ask(request) => a,
             () = ctx.exec.cancel.cancelled() => UserAnswer::Deny { message: Some("the call was interrupted while waiting for approval".into()) },

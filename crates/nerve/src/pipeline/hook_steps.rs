@@ -59,7 +59,7 @@ fn hook_input(ctx: &ToolUseContext, event: HookEventInput) -> HookInput {
     }
 }
 
-async fn run(hooks: &HookConfig, ctx: &ToolUseContext, event: HookEventInput) -> HookOutcome {
+pub(crate) async fn run(hooks: &HookConfig, ctx: &ToolUseContext, event: HookEventInput) -> HookOutcome {
     let input = hook_input(ctx, event);
     run_hooks(hooks, &input, &ctx.config.project_dir, ctx.exec.cancel.clone())
         .await

@@ -10,7 +10,7 @@
 
 mod call;
 mod check;
-mod hook_steps;
+pub(crate) mod hook_steps;
 mod outcome;
 
 pub use call::ToolCall;
