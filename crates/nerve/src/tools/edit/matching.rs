@@ -162,13 +162,19 @@ mod tests {
         let content = "say(\u{201c}hello\u{201d}); it\u{2019}s\n";
         let m = find_matches(content, "say(\"hello\"); it's");
         assert!(!m.exact);
-        assert_eq!(found(content, "say(\"hello\"); it's"), vec!["say(\u{201c}hello\u{201d}); it\u{2019}s"]);
+        assert_eq!(
+            found(content, "say(\"hello\"); it's"),
+            vec!["say(\u{201c}hello\u{201d}); it\u{2019}s"]
+        );
     }
 
     #[test]
     fn trailing_whitespace_is_forgiven_both_ways() {
         let content = "fn a() {   \n    x();\t\n}\n";
-        assert_eq!(found(content, "fn a() {\n    x();\n}"), vec!["fn a() {   \n    x();\t\n}"]);
+        assert_eq!(
+            found(content, "fn a() {\n    x();\n}"),
+            vec!["fn a() {   \n    x();\t\n}"]
+        );
         let content = "fn a() {\n}\n";
         assert_eq!(found(content, "fn a() {  \n}"), vec!["fn a() {\n}"]);
     }

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
-use crate::tools::fs::{ChangeKind, absolute_path, display_path, permission_paths, record_known_content, write_atomic};
+use crate::tools::fs::{
+    ChangeKind, absolute_path, display_path, permission_paths, record_known_content, write_atomic,
+};
 
 pub use preview::{EditPreview, MAX_EDIT_FILE_BYTES, preview_edit};
 
@@ -110,7 +112,11 @@ Usage:
             ),
             ChangeKind::Update => format!(
                 "The file {path} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n{}",
-                snippet::snippet(&preview.new_text, preview.first_changed_line, preview.changed_lines)
+                snippet::snippet(
+                    &preview.new_text,
+                    preview.first_changed_line,
+                    preview.changed_lines
+                )
             ),
         };
         Ok(ToolOutput::text(text).with_display(preview.diff.to_value()))

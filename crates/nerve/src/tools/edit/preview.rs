@@ -56,7 +56,16 @@ pub fn preview_edit(input: &EditInput, ctx: &ToolUseContext) -> Result<EditPrevi
             ));
         }
         let file = TextFile::new_file(&new_string);
-        return Ok(finish(path, ChangeKind::Create, None, "", new_string.clone(), &file, 1, 1));
+        return Ok(finish(
+            path,
+            ChangeKind::Create,
+            None,
+            "",
+            new_string,
+            &file,
+            1,
+            1,
+        ));
     };
     if snapshot.bytes.len() > MAX_EDIT_FILE_BYTES {
         return Err(format!(

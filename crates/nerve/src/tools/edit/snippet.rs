@@ -23,7 +23,9 @@ pub fn snippet(text: &str, first: usize, count: usize) -> String {
             break;
         }
         if shown == MAX_SNIPPET_LINES {
-            out.push_str(&format!("(… snippet cut after {MAX_SNIPPET_LINES} lines; Read the file to see the rest)\n"));
+            out.push_str(&format!(
+                "(… snippet cut after {MAX_SNIPPET_LINES} lines; Read the file to see the rest)\n"
+            ));
             break;
         }
         let line: String = if line.chars().count() > MAX_LINE_CHARS {

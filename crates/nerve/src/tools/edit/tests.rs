@@ -59,13 +59,22 @@ async fn edits_after_read_and_returns_snippet_and_diff() {
     let out = run(&ctx, edit(&path, "two", "TWO")).await.unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\nTWO\nthree\n");
     let text = text_of(&out);
-    assert!(text.starts_with(&format!("The file {} has been updated.", path.display())), "{text}");
+    assert!(
+        text.starts_with(&format!("The file {} has been updated.", path.display())),
+        "{text}"
+    );
     assert!(text.contains("     2\tTWO\n"), "{text}");
     let display = out.display.unwrap();
     assert_eq!(display["kind"], "update");
     assert_eq!(display["path"], path.display().to_string());
-    assert_eq!(display["hunks"][0]["lines"][1], serde_json::json!({"tag": "delete", "text": "two"}));
-    assert_eq!(display["hunks"][0]["lines"][2], serde_json::json!({"tag": "insert", "text": "TWO"}));
+    assert_eq!(
+        display["hunks"][0]["lines"][1],
+        serde_json::json!({"tag": "delete", "text": "two"})
+    );
+    assert_eq!(
+        display["hunks"][0]["lines"][2],
+        serde_json::json!({"tag": "insert", "text": "TWO"})
+    );
     assert!(display["unified"].as_str().unwrap().contains("-two\n+TWO\n"));
     // The model knows the new content: a second edit needs no new Read.
     run(&ctx, edit(&path, "one", "ONE")).await.unwrap();
@@ -87,7 +96,10 @@ async fn stale_file_is_refused_and_nothing_written() {
     std::fs::write(&path, "changed behind the model's back\n").unwrap();
     let err = run(&ctx, edit(&path, "changed", "x")).await.unwrap_err();
     assert!(err.contains("modified since it was last read"), "{err}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "changed behind the model's back\n");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "changed behind the model's back\n"
+    );
 }
 
 #[tokio::test]
@@ -99,7 +111,10 @@ async fn change_during_approval_is_caught_in_call() {
     // The user edits the file while the permission dialog is open.
     std::fs::write(&path, "a user's edit\n").unwrap();
     let err = EditTool.call(input, &ctx, &no_progress()).await.unwrap_err();
-    assert!(err.to_string().contains("modified since it was last read"), "{err}");
+    assert!(
+        err.to_string().contains("modified since it was last read"),
+        "{err}"
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "a user's edit\n");
 }
 
@@ -108,7 +123,12 @@ async fn touched_but_identical_file_is_not_stale() {
     let (_d, ctx, path) = setup(b"a\n");
     read_it(&ctx, &path).await;
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(120);
-    std::fs::File::options().write(true).open(&path).unwrap().set_modified(later).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
     run(&ctx, edit(&path, "a", "b")).await.unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "b\n");
 }
@@ -141,7 +161,12 @@ async fn no_op_and_not_found_are_refused() {
 async fn curly_quotes_match_and_are_kept() {
     let (_d, ctx, path) = setup("msg = \u{201c}Hello\u{201d} // it\u{2019}s\n".as_bytes());
     read_it(&ctx, &path).await;
-    run(&ctx, edit(&path, "msg = \"Hello\" // it's", "msg = \"Bye\" // it's")).await.unwrap();
+    run(
+        &ctx,
+        edit(&path, "msg = \"Hello\" // it's", "msg = \"Bye\" // it's"),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         "msg = \u{201c}Bye\u{201d} // it\u{2019}s\n"
@@ -152,7 +177,9 @@ async fn curly_quotes_match_and_are_kept() {
 async fn trailing_whitespace_is_forgiven() {
     let (_d, ctx, path) = setup(b"fn a() {   \n    1\n}\n");
     read_it(&ctx, &path).await;
-    run(&ctx, edit(&path, "fn a() {\n    1\n}", "fn a() {\n    2\n}")).await.unwrap();
+    run(&ctx, edit(&path, "fn a() {\n    1\n}", "fn a() {\n    2\n}"))
+        .await
+        .unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "fn a() {\n    2\n}\n");
 }
 
@@ -161,12 +188,17 @@ async fn crlf_bom_and_mode_are_kept() {
     let (_d, ctx, path) = setup("\u{feff}#!/bin/sh\r\necho one\r\n".as_bytes());
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     read_it(&ctx, &path).await;
-    run(&ctx, edit(&path, "echo one", "echo one\necho two")).await.unwrap();
+    run(&ctx, edit(&path, "echo one", "echo one\necho two"))
+        .await
+        .unwrap();
     assert_eq!(
         std::fs::read(&path).unwrap(),
         "\u{feff}#!/bin/sh\r\necho one\r\necho two\r\n".as_bytes()
     );
-    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
 }
 
 #[tokio::test]
@@ -175,15 +207,23 @@ async fn empty_old_string_creates_missing_files_only() {
     let ctx = context(dir.path());
     let new = ctx.exec.cwd.join("sub/new.txt");
     let out = run(&ctx, edit(&new, "", "hello\n")).await.unwrap();
-    assert_eq!(text_of(&out), format!("File created successfully at: {}", new.display()));
+    assert_eq!(
+        text_of(&out),
+        format!("File created successfully at: {}", new.display())
+    );
     assert_eq!(out.display.unwrap()["kind"], "create");
     assert_eq!(std::fs::read_to_string(&new).unwrap(), "hello\n");
     // Now it exists and is not empty.
     let err = run(&ctx, edit(&new, "", "again")).await.unwrap_err();
     assert!(err.contains("already exists and is not empty"), "{err}");
     // A non-empty old_string on a missing file is an error that names near files.
-    let err = run(&ctx, edit(&ctx.exec.cwd.join("sub/nwe.txt"), "a", "b")).await.unwrap_err();
-    assert!(err.contains("File does not exist") && err.contains("new.txt"), "{err}");
+    let err = run(&ctx, edit(&ctx.exec.cwd.join("sub/nwe.txt"), "a", "b"))
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("File does not exist") && err.contains("new.txt"),
+        "{err}"
+    );
 }
 
 #[tokio::test]

@@ -58,7 +58,9 @@ pub(crate) fn write_atomic_with(
 /// Where a write to `path` should land: the target of a symlink (so the link survives), else `path`.
 fn write_target(path: &Path) -> PathBuf {
     match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        Ok(meta) if meta.file_type().is_symlink() => {
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
         _ => path.to_path_buf(),
     }
 }

@@ -72,9 +72,7 @@ impl FileDiff {
     pub fn between(path: &str, kind: ChangeKind, old: &str, new: &str) -> Self {
         // A deadline keeps pathological inputs from stalling the call; past it the diff is still
         // correct, only less minimal.
-        let diff = TextDiff::configure()
-            .timeout(DIFF_DEADLINE)
-            .diff_lines(old, new);
+        let diff = TextDiff::configure().timeout(DIFF_DEADLINE).diff_lines(old, new);
         let hunks = diff
             .grouped_ops(CONTEXT_LINES)
             .iter()
@@ -145,7 +143,12 @@ mod tests {
         assert_eq!((h.old_start, h.old_lines, h.new_start, h.new_lines), (2, 7, 2, 7));
         let tags: Vec<DiffTag> = h.lines.iter().map(|l| l.tag).collect();
         use DiffTag::*;
-        assert_eq!(tags, vec![Context, Context, Context, Delete, Insert, Context, Context, Context]);
+        assert_eq!(
+            tags,
+            vec![
+                Context, Context, Context, Delete, Insert, Context, Context, Context
+            ]
+        );
         assert_eq!(h.lines[3].text, "e");
         assert_eq!(h.lines[4].text, "E");
         assert!(d.unified.contains("@@ -2,7 +2,7 @@"), "{}", d.unified);

@@ -44,7 +44,10 @@ mod tests {
     #[test]
     fn display_is_relative_inside_the_base_only() {
         let base = Path::new("/p");
-        assert_eq!(display_path(Path::new("/p/src/main.rs"), Some(base)), "src/main.rs");
+        assert_eq!(
+            display_path(Path::new("/p/src/main.rs"), Some(base)),
+            "src/main.rs"
+        );
         assert_eq!(display_path(Path::new("/other/x"), Some(base)), "/other/x");
         assert_eq!(display_path(Path::new("/p"), Some(base)), "/p");
         assert_eq!(display_path(Path::new("/p/x"), None), "/p/x");
@@ -56,7 +59,10 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir(root.join("target")).unwrap();
         std::os::unix::fs::symlink(root.join("target"), root.join("link")).unwrap();
-        assert_eq!(permission_paths(&root.join("plain.txt")), vec![root.join("plain.txt")]);
+        assert_eq!(
+            permission_paths(&root.join("plain.txt")),
+            vec![root.join("plain.txt")]
+        );
         assert_eq!(
             permission_paths(&root.join("link/./f.txt")),
             vec![root.join("link/f.txt"), root.join("target/f.txt")]

@@ -55,7 +55,7 @@ pub fn similar_names(path: &Path) -> Vec<PathBuf> {
             let same_stem = stem(&lower) == wanted_stem && !wanted_stem.is_empty();
             // Close enough: a typo or two, scaled to the name's length, or the same stem.
             let close = distance <= 2.max(wanted_lower.chars().count() / 5);
-            (same_stem || close).then(|| (if same_stem { 0 } else { distance }, name))
+            (same_stem || close).then_some((if same_stem { 0 } else { distance }, name))
         })
         .collect();
     scored.sort();
@@ -76,7 +76,10 @@ pub fn missing_file_message(path: &Path, cwd: &Path) -> String {
     } else if let Some(parent) = path.parent()
         && !parent.exists()
     {
-        msg.push_str(&format!(" Its folder {} does not exist either.", parent.display()));
+        msg.push_str(&format!(
+            " Its folder {} does not exist either.",
+            parent.display()
+        ));
     }
     msg.push_str(&format!(
         " The current working directory is {}. Check the path (Glob finds files by pattern).",
@@ -103,8 +106,14 @@ mod tests {
         for n in ["config.yaml", "main.rs", "unrelated.txt"] {
             std::fs::write(dir.path().join(n), "").unwrap();
         }
-        assert_eq!(similar_names(&dir.path().join("config.yml")), vec![dir.path().join("config.yaml")]);
-        assert_eq!(similar_names(&dir.path().join("mian.rs")), vec![dir.path().join("main.rs")]);
+        assert_eq!(
+            similar_names(&dir.path().join("config.yml")),
+            vec![dir.path().join("config.yaml")]
+        );
+        assert_eq!(
+            similar_names(&dir.path().join("mian.rs")),
+            vec![dir.path().join("main.rs")]
+        );
         assert_eq!(similar_names(&dir.path().join("zzzzzz.q")), Vec::<PathBuf>::new());
     }
 
@@ -131,7 +140,10 @@ mod tests {
         // And the reverse: the model typed U+202F where the file has a plain space.
         let plain = dir.path().join("a b.png");
         std::fs::write(&plain, "").unwrap();
-        assert_eq!(screenshot_alternative(&dir.path().join("a\u{202f}b.png")), Some(plain));
+        assert_eq!(
+            screenshot_alternative(&dir.path().join("a\u{202f}b.png")),
+            Some(plain)
+        );
         assert_eq!(screenshot_alternative(&dir.path().join("none here.png")), None);
     }
 }

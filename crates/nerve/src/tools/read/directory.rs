@@ -29,9 +29,14 @@ pub fn list_directory(dir: &Path) -> std::io::Result<String> {
         out.push('\n');
     }
     if total > MAX_DIR_ENTRIES {
-        out.push_str(&format!("... and {} more entries not shown.\n", total - MAX_DIR_ENTRIES));
+        out.push_str(&format!(
+            "... and {} more entries not shown.\n",
+            total - MAX_DIR_ENTRIES
+        ));
     }
-    out.push_str("Read works on files: Read one of these by its path. To find files by name pattern, use Glob.");
+    out.push_str(
+        "Read works on files: Read one of these by its path. To find files by name pattern, use Glob.",
+    );
     Ok(out)
 }
 
@@ -46,7 +51,10 @@ mod tests {
         std::fs::write(dir.path().join("b.txt"), "").unwrap();
         std::fs::write(dir.path().join("a.txt"), "").unwrap();
         let out = list_directory(dir.path()).unwrap();
-        assert!(out.contains("with 3 entries:\n- a.txt\n- b.txt\n- src/\n"), "{out}");
+        assert!(
+            out.contains("with 3 entries:\n- a.txt\n- b.txt\n- src/\n"),
+            "{out}"
+        );
         assert!(out.contains("Glob"), "{out}");
     }
 
@@ -57,7 +65,10 @@ mod tests {
             std::fs::write(dir.path().join(format!("f{i:05}")), "").unwrap();
         }
         let out = list_directory(dir.path()).unwrap();
-        assert_eq!(out.lines().filter(|l| l.starts_with("- ")).count(), MAX_DIR_ENTRIES);
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("- ")).count(),
+            MAX_DIR_ENTRIES
+        );
         assert!(out.contains("... and 5 more entries not shown."), "{out}");
     }
 }

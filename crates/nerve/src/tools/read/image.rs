@@ -70,7 +70,10 @@ pub fn prepare_image(bytes: &[u8], kind: ImageKind) -> Result<PreparedImage, Str
         {
             attempts.push(("image/png", png));
         }
-        if attempts.iter().all(|(_, b)| base64_len(b.len()) > MAX_IMAGE_BASE64) {
+        if attempts
+            .iter()
+            .all(|(_, b)| base64_len(b.len()) > MAX_IMAGE_BASE64)
+        {
             attempts.push(("image/jpeg", encode(&scaled, ImageFormat::Jpeg)?));
         }
         if let Some((media_type, bytes)) = attempts
@@ -132,7 +135,9 @@ pub(crate) mod tests {
     }
 
     fn dimensions_of(prepared: &PreparedImage) -> (u32, u32) {
-        let bytes = base64::engine::general_purpose::STANDARD.decode(&prepared.data).unwrap();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&prepared.data)
+            .unwrap();
         ImageReader::new(Cursor::new(bytes))
             .with_guessed_format()
             .unwrap()

@@ -26,7 +26,10 @@ pub fn render_notebook(bytes: &[u8]) -> Result<Option<Vec<ResultBlock>>, String>
         .and_then(Value::as_str)
         .unwrap_or("python");
     let mut out = Blocks::default();
-    out.text(&format!("Jupyter notebook, {} cells, language {language}.\n", cells.len()));
+    out.text(&format!(
+        "Jupyter notebook, {} cells, language {language}.\n",
+        cells.len()
+    ));
     for (i, cell) in cells.iter().enumerate() {
         let id = cell
             .get("id")
@@ -39,8 +42,14 @@ pub fn render_notebook(bytes: &[u8]) -> Result<Option<Vec<ResultBlock>>, String>
             .and_then(Value::as_u64)
             .map(|n| format!(" execution_count=\"{n}\""))
             .unwrap_or_default();
-        out.text(&format!("<cell id=\"{id}\" type=\"{cell_type}\"{count}>\n{source}\n</cell>\n"));
-        let outputs = cell.get("outputs").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        out.text(&format!(
+            "<cell id=\"{id}\" type=\"{cell_type}\"{count}>\n{source}\n</cell>\n"
+        ));
+        let outputs = cell
+            .get("outputs")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         if !outputs.is_empty() {
             out.text(&format!("<outputs cell=\"{id}\">\n"));
             for output in outputs {
@@ -90,9 +99,18 @@ fn render_output(output: &Value, out: &mut Blocks) {
             let traceback = output
                 .get("traceback")
                 .and_then(Value::as_array)
-                .map(|lines| lines.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"))
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
                 .unwrap_or_default();
-            out.text(&format!("{name}: {value}\n{}", ensure_newline(&strip_ansi(&traceback))));
+            out.text(&format!(
+                "{name}: {value}\n{}",
+                ensure_newline(&strip_ansi(&traceback))
+            ));
         }
         _ => {}
     }
@@ -144,7 +162,8 @@ impl Blocks {
     }
     fn flush(&mut self) {
         if !self.pending.is_empty() {
-            self.blocks.push(ResultBlock::text(std::mem::take(&mut self.pending)));
+            self.blocks
+                .push(ResultBlock::text(std::mem::take(&mut self.pending)));
         }
     }
     fn finish(mut self) -> Vec<ResultBlock> {
@@ -176,9 +195,17 @@ mod tests {
         });
         let blocks = render_notebook(nb.to_string().as_bytes()).unwrap().unwrap();
         assert_eq!(blocks.len(), 3);
-        let ResultBlock::Text { text } = &blocks[0] else { panic!() };
-        assert!(text.contains("<cell id=\"intro\" type=\"markdown\">\n# Title\nSome text\n</cell>"), "{text}");
-        assert!(text.contains("<cell id=\"c1\" type=\"code\" execution_count=\"3\">\nprint(1)\n1 + 1\n</cell>"), "{text}");
+        let ResultBlock::Text { text } = &blocks[0] else {
+            panic!()
+        };
+        assert!(
+            text.contains("<cell id=\"intro\" type=\"markdown\">\n# Title\nSome text\n</cell>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("<cell id=\"c1\" type=\"code\" execution_count=\"3\">\nprint(1)\n1 + 1\n</cell>"),
+            "{text}"
+        );
         assert!(text.contains("<outputs cell=\"c1\">\n1\n2\n"), "{text}");
         assert_eq!(
             blocks[1],
@@ -187,7 +214,9 @@ mod tests {
                 data: "iVBORw0KGgo=".into()
             }
         );
-        let ResultBlock::Text { text } = &blocks[2] else { panic!() };
+        let ResultBlock::Text { text } = &blocks[2] else {
+            panic!()
+        };
         assert_eq!(text, "ValueError: bad\nTraceback\n</outputs>\n");
     }
 

@@ -113,7 +113,9 @@ fn extract_pages(bytes: &[u8], range: PageRange) -> Result<Vec<ResultBlock>, Str
     for page in range.first..=last {
         out.push_str(&format!("--- Page {page} ---\n"));
         match doc.extract_text(&[page]) {
-            Ok(text) if text.trim().is_empty() => out.push_str("(no text on this page: it may be a scanned image)\n"),
+            Ok(text) if text.trim().is_empty() => {
+                out.push_str("(no text on this page: it may be a scanned image)\n")
+            }
             Ok(text) => {
                 out.push_str(text.trim_end());
                 out.push('\n');
@@ -141,7 +143,10 @@ fn extract_pages(bytes: &[u8], range: PageRange) -> Result<Vec<ResultBlock>, Str
     }
     let mut header = format!("PDF text, pages {}-{last} of {total}.", range.first);
     if range.last > total {
-        header.push_str(&format!(" (Asked up to page {}, but the PDF ends at {total}.)", range.last));
+        header.push_str(&format!(
+            " (Asked up to page {}, but the PDF ends at {total}.)",
+            range.last
+        ));
     }
     Ok(vec![ResultBlock::text(format!("{header}\n{out}"))])
 }
@@ -199,7 +204,10 @@ pub(crate) mod tests {
     fn page_ranges_parse_and_are_bounded() {
         assert_eq!(PageRange::parse("3"), Ok(PageRange { first: 3, last: 3 }));
         assert_eq!(PageRange::parse("1-5"), Ok(PageRange { first: 1, last: 5 }));
-        assert_eq!(PageRange::parse(" 10 - 20 "), Ok(PageRange { first: 10, last: 20 }));
+        assert_eq!(
+            PageRange::parse(" 10 - 20 "),
+            Ok(PageRange { first: 10, last: 20 })
+        );
         for bad in ["0", "5-2", "a", "1-", "-3", ""] {
             assert!(PageRange::parse(bad).is_err(), "{bad}");
         }
@@ -225,7 +233,9 @@ pub(crate) mod tests {
     fn pages_give_extracted_text() {
         let bytes = pdf_with_pages(&["First page", "Second page", "Third page"]);
         let blocks = read_pdf(&bytes, Some(PageRange::parse("2-3").unwrap())).unwrap();
-        let ResultBlock::Text { text } = &blocks[0] else { panic!("text expected") };
+        let ResultBlock::Text { text } = &blocks[0] else {
+            panic!("text expected")
+        };
         assert!(text.starts_with("PDF text, pages 2-3 of 3."), "{text}");
         assert!(text.contains("--- Page 2 ---\nSecond page"), "{text}");
         assert!(text.contains("Third page"), "{text}");

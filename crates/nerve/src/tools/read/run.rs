@@ -16,7 +16,9 @@ use crate::tools::read::notebook::render_notebook;
 use crate::tools::read::pdf::{MAX_PDF_DOCUMENT_BYTES, PageRange, read_pdf};
 use crate::tools::read::sniff::{FileKind, SNIFF_BYTES, sniff};
 use crate::tools::read::special::{OpenError, blocked_by_name, open_regular, refusal, special_kind};
-use crate::tools::read::text::{DEFAULT_LINE_LIMIT, MAX_TOKENS, ScanError, TextScan, lines_that_fit, scan_text};
+use crate::tools::read::text::{
+    DEFAULT_LINE_LIMIT, MAX_TOKENS, ScanError, TextScan, lines_that_fit, scan_text,
+};
 
 /// Image files larger than this are not loaded (a real screenshot is far smaller).
 const MAX_IMAGE_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -62,7 +64,8 @@ pub fn read(request: &ReadRequest, cancel: &CancellationToken) -> Result<ReadOut
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => match screenshot_alternative(&path) {
             Some(alt) => {
                 path = alt;
-                std::fs::metadata(&path).map_err(|e| ToolError::io(format!("reading {}", path.display()), e))?
+                std::fs::metadata(&path)
+                    .map_err(|e| ToolError::io(format!("reading {}", path.display()), e))?
             }
             None => return Err(ToolError::InvalidInput(missing_file_message(&path, &request.cwd))),
         },
@@ -89,7 +92,10 @@ pub fn read(request: &ReadRequest, cancel: &CancellationToken) -> Result<ReadOut
     let modified = file_meta.modified().ok();
     let size = file_meta.len();
     let mut head = Vec::with_capacity(SNIFF_BYTES);
-    (&mut file).take(SNIFF_BYTES as u64).read_to_end(&mut head).map_err(io)?;
+    (&mut file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
     let kind = sniff(&head, &path);
     if request.pages.is_some() && kind != FileKind::Pdf {
         return Err(ToolError::InvalidInput(format!(
@@ -144,7 +150,11 @@ pub fn read(request: &ReadRequest, cancel: &CancellationToken) -> Result<ReadOut
                 return Err(ToolError::InvalidInput(format!(
                     "This PDF is {} MB, too large to {}. {}",
                     size / (1024 * 1024),
-                    if request.pages.is_some() { "extract text from" } else { "send whole" },
+                    if request.pages.is_some() {
+                        "extract text from"
+                    } else {
+                        "send whole"
+                    },
                     if request.pages.is_some() {
                         "Convert the pages you need with a command (e.g. `pdftotext -f 1 -l 5`) through Bash."
                     } else {
@@ -214,7 +224,10 @@ fn read_text(
 fn render_text(scan: &TextScan, path: &Path, offset: usize) -> Result<String, ToolError> {
     let total = scan.total_lines;
     if total == 0 {
-        return Ok(format!("The file {} exists but is empty (0 lines).", path.display()));
+        return Ok(format!(
+            "The file {} exists but is empty (0 lines).",
+            path.display()
+        ));
     }
     if scan.shown_lines == 0 {
         return Ok(format!(

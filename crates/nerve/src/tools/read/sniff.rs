@@ -73,9 +73,7 @@ pub fn sniff(head: &[u8], path: &Path) -> FileKind {
     if head.starts_with(b"%PDF-") {
         return FileKind::Pdf;
     }
-    let is_notebook = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"));
+    let is_notebook = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ipynb"));
     if looks_binary(head) {
         return FileKind::Binary(binary_kind(head));
     }
@@ -98,15 +96,25 @@ fn looks_binary(head: &[u8]) -> bool {
 
 /// A name for common binary formats, so the error says what the file is.
 fn binary_kind(head: &[u8]) -> &'static str {
-    let at = |offset: usize, magic: &[u8]| head.len() >= offset + magic.len() && &head[offset..offset + magic.len()] == magic;
+    let at = |offset: usize, magic: &[u8]| {
+        head.len() >= offset + magic.len() && &head[offset..offset + magic.len()] == magic
+    };
     let table: &[(usize, &[u8], &'static str)] = &[
         (0, b"\x7fELF", "an ELF executable or library"),
         (0, &[0xcf, 0xfa, 0xed, 0xfe], "a Mach-O executable"),
         (0, &[0xfe, 0xed, 0xfa, 0xcf], "a Mach-O executable"),
-        (0, &[0xca, 0xfe, 0xba, 0xbe], "a Java class or universal Mach-O binary"),
+        (
+            0,
+            &[0xca, 0xfe, 0xba, 0xbe],
+            "a Java class or universal Mach-O binary",
+        ),
         (0, b"MZ", "a Windows executable"),
         (0, b"\0asm", "a WebAssembly module"),
-        (0, b"PK\x03\x04", "a ZIP archive (or a format built on ZIP: docx, xlsx, jar...)"),
+        (
+            0,
+            b"PK\x03\x04",
+            "a ZIP archive (or a format built on ZIP: docx, xlsx, jar...)",
+        ),
         (0, &[0x1f, 0x8b], "a gzip archive"),
         (0, b"BZh", "a bzip2 archive"),
         (0, &[0xfd, b'7', b'z', b'X', b'Z', 0], "an xz archive"),
@@ -142,10 +150,19 @@ mod tests {
 
     #[test]
     fn magic_bytes_decide_not_extensions() {
-        assert_eq!(kind(b"\x89PNG\r\n\x1a\n....", "shot"), FileKind::Image(ImageKind::Png));
-        assert_eq!(kind(&[0xff, 0xd8, 0xff, 0xe0], "x.txt"), FileKind::Image(ImageKind::Jpeg));
+        assert_eq!(
+            kind(b"\x89PNG\r\n\x1a\n....", "shot"),
+            FileKind::Image(ImageKind::Png)
+        );
+        assert_eq!(
+            kind(&[0xff, 0xd8, 0xff, 0xe0], "x.txt"),
+            FileKind::Image(ImageKind::Jpeg)
+        );
         assert_eq!(kind(b"GIF89a..", "a"), FileKind::Image(ImageKind::Gif));
-        assert_eq!(kind(b"RIFF\0\0\0\0WEBPVP8 ", "a"), FileKind::Image(ImageKind::Webp));
+        assert_eq!(
+            kind(b"RIFF\0\0\0\0WEBPVP8 ", "a"),
+            FileKind::Image(ImageKind::Webp)
+        );
         assert_eq!(kind(b"%PDF-1.4\n", "doc.bin"), FileKind::Pdf);
         assert_eq!(kind(b"just text", "fake.png"), FileKind::Text);
         assert_eq!(kind(b"{\"cells\": []}", "a.ipynb"), FileKind::Notebook);
@@ -153,7 +170,10 @@ mod tests {
 
     #[test]
     fn binaries_are_named() {
-        assert_eq!(kind(b"\x7fELF\x02\x01\x01\0", "a.out"), FileKind::Binary("an ELF executable or library"));
+        assert_eq!(
+            kind(b"\x7fELF\x02\x01\x01\0", "a.out"),
+            FileKind::Binary("an ELF executable or library")
+        );
         assert!(matches!(kind(b"PK\x03\x04\x14\0", "a.docx"), FileKind::Binary(k) if k.contains("ZIP")));
         assert!(matches!(kind(&[0x61, 0x00, 0x62], "x"), FileKind::Binary(k) if k.contains("NUL")));
         assert!(matches!(kind(&[0x61, 0xff, 0x62], "x"), FileKind::Binary(_)));

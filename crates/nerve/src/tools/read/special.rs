@@ -35,7 +35,10 @@ fn is_proc_fd(text: &str) -> bool {
         return false;
     };
     let parts: Vec<&str> = rest.split('/').collect();
-    parts.iter().enumerate().any(|(i, p)| *p == "fd" && i > 0 && i + 1 < parts.len())
+    parts
+        .iter()
+        .enumerate()
+        .any(|(i, p)| *p == "fd" && i > 0 && i + 1 < parts.len())
 }
 
 /// What kind of special file `meta` describes, if it is not a regular file or folder.

@@ -47,7 +47,10 @@ async fn reads_text_with_line_numbers_and_records_it() {
     std::fs::write(&path, "fn main() {\n    println!(\"hi\");\n}\n").unwrap();
     // A relative path is resolved against the working directory.
     let out = read(&ctx, input("src/main.rs")).await.unwrap();
-    assert_eq!(text(&out), "     1\tfn main() {\n     2\t    println!(\"hi\");\n     3\t}\n");
+    assert_eq!(
+        text(&out),
+        "     1\tfn main() {\n     2\t    println!(\"hi\");\n     3\t}\n"
+    );
     let record = ctx.exec.read_files.get(&path).unwrap();
     assert_eq!(record.content_hash, hash_bytes(&std::fs::read(&path).unwrap()));
     assert_eq!(record.modified, std::fs::metadata(&path).unwrap().modified().ok());
@@ -119,7 +122,13 @@ async fn fifos_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = context(dir.path());
     let fifo = ctx.exec.cwd.join("pipe");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let err = tokio::time::timeout(std::time::Duration::from_secs(10), read(&ctx, input("pipe")))
         .await
         .expect("a FIFO must not block the read")
@@ -146,19 +155,28 @@ async fn missing_files_suggest_near_names() {
     std::fs::write(ctx.exec.cwd.join("config.yaml"), "a: 1\n").unwrap();
     let err = read(&ctx, input("config.yml")).await.unwrap_err();
     assert!(err.contains("File does not exist"), "{err}");
-    assert!(err.contains("Did you mean") && err.contains("config.yaml"), "{err}");
+    assert!(
+        err.contains("Did you mean") && err.contains("config.yaml"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
 async fn macos_screenshot_names_are_found() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = context(dir.path());
-    let real = ctx.exec.cwd.join("Screenshot 2024-05-01 at 10.15.30\u{202f}AM.png");
+    let real = ctx
+        .exec
+        .cwd
+        .join("Screenshot 2024-05-01 at 10.15.30\u{202f}AM.png");
     std::fs::write(&real, image::tests::png(10, 10)).unwrap();
     let typed = ctx.exec.cwd.join("Screenshot 2024-05-01 at 10.15.30 AM.png");
     let out = read(&ctx, input(typed.to_str().unwrap())).await.unwrap();
     assert!(matches!(&out[1], ResultBlock::Image { media_type, .. } if media_type == "image/png"));
-    assert!(ctx.exec.read_files.get(&real).is_some(), "the real file is recorded");
+    assert!(
+        ctx.exec.read_files.get(&real).is_some(),
+        "the real file is recorded"
+    );
 }
 
 #[tokio::test]
@@ -170,7 +188,9 @@ async fn images_are_sniffed_and_downscaled() {
     std::fs::write(ctx.exec.cwd.join("shot"), image::tests::png(3000, 2000)).unwrap();
     let out = read(&ctx, input("shot")).await.unwrap();
     assert!(text(&out).contains("downscaled from 3000×2000"), "{}", text(&out));
-    let ResultBlock::Image { data, .. } = &out[1] else { panic!("image expected: {out:?}") };
+    let ResultBlock::Image { data, .. } = &out[1] else {
+        panic!("image expected: {out:?}")
+    };
     let bytes = base64::engine::general_purpose::STANDARD.decode(data).unwrap();
     let dims = ::image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
@@ -210,11 +230,17 @@ async fn notebooks_show_cells() {
         "outputs": [{"output_type": "stream", "text": "done\n"}]}]});
     std::fs::write(ctx.exec.cwd.join("a.ipynb"), nb.to_string()).unwrap();
     let out = text(&read(&ctx, input("a.ipynb")).await.unwrap());
-    assert!(out.contains("<cell id=\"k1\" type=\"code\">\nx = 1\n</cell>"), "{out}");
+    assert!(
+        out.contains("<cell id=\"k1\" type=\"code\">\nx = 1\n</cell>"),
+        "{out}"
+    );
     assert!(out.contains("done"), "{out}");
     // A notebook-named file that is not a notebook reads as text.
     std::fs::write(ctx.exec.cwd.join("b.ipynb"), "plain").unwrap();
-    assert_eq!(text(&read(&ctx, input("b.ipynb")).await.unwrap()), "     1\tplain\n");
+    assert_eq!(
+        text(&read(&ctx, input("b.ipynb")).await.unwrap()),
+        "     1\tplain\n"
+    );
 }
 
 #[tokio::test]
@@ -252,12 +278,15 @@ fn contract_flags_and_subject() {
             paths: vec![ctx.exec.cwd.join("x.txt")]
         }
     );
-    let mut observed = i.clone();
+    let mut observed = i;
     ReadTool.backfill_observable_input(&mut observed, &ctx);
     assert_eq!(Path::new(&observed.file_path), ctx.exec.cwd.join("x.txt"));
     let schema = ReadTool.input_schema();
     let props = schema["properties"].as_object().unwrap();
-    assert_eq!(props.keys().collect::<Vec<_>>(), vec!["file_path", "offset", "limit", "pages"]);
+    assert_eq!(
+        props.keys().collect::<Vec<_>>(),
+        vec!["file_path", "offset", "limit", "pages"]
+    );
     assert_eq!(schema["required"], serde_json::json!(["file_path"]));
 }
 
@@ -268,7 +297,10 @@ fn summary_is_relative_with_lines() {
     i.limit = Some(200);
     assert_eq!(summary_of(&i, Some(Path::new("/p"))), "src/main.rs · lines 1–200");
     i.offset = Some(11);
-    assert_eq!(summary_of(&i, Some(Path::new("/q"))), "/p/src/main.rs · lines 11–210");
+    assert_eq!(
+        summary_of(&i, Some(Path::new("/q"))),
+        "/p/src/main.rs · lines 11–210"
+    );
     i.pages = Some("1-5".into());
     assert_eq!(summary_of(&i, None), "/p/src/main.rs · pages 1-5");
 }

@@ -164,7 +164,11 @@ mod tests {
     fn long_lines_are_cut_visibly() {
         let s = scan(&"x".repeat(5000), 1, 10);
         assert_eq!(s.cut_lines, 1);
-        assert!(s.body.contains("[line cut: 5000 characters in total]"), "{}", &s.body[..50]);
+        assert!(
+            s.body.contains("[line cut: 5000 characters in total]"),
+            "{}",
+            &s.body[..50]
+        );
         assert!(s.body.len() < 2_100);
     }
 

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
-use crate::tools::fs::{ChangeKind, absolute_path, display_path, permission_paths, record_known_content, write_atomic};
+use crate::tools::fs::{
+    ChangeKind, absolute_path, display_path, permission_paths, record_known_content, write_atomic,
+};
 
 pub use preview::{WritePreview, preview_write};
 
@@ -102,7 +104,10 @@ Usage:
     }
 
     fn summary(&self, input: &WriteInput) -> String {
-        display_path(Path::new(&input.file_path), std::env::current_dir().ok().as_deref())
+        display_path(
+            Path::new(&input.file_path),
+            std::env::current_dir().ok().as_deref(),
+        )
     }
 
     fn classifier_input(&self, input: &WriteInput) -> String {

@@ -56,13 +56,25 @@ async fn creates_files_and_parent_folders() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = context(dir.path());
     let path = ctx.exec.cwd.join("a/b/new.md");
-    let out = run(&ctx, write(Path::new("a/b/new.md"), "# Title\n")).await.unwrap();
-    assert_eq!(text_of(&out), format!("File created successfully at: {}", path.display()));
+    let out = run(&ctx, write(Path::new("a/b/new.md"), "# Title\n"))
+        .await
+        .unwrap();
+    assert_eq!(
+        text_of(&out),
+        format!("File created successfully at: {}", path.display())
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "# Title\n");
     let display = out.display.unwrap();
     assert_eq!(display["kind"], "create");
-    assert_eq!(display["hunks"][0]["lines"][0], serde_json::json!({"tag": "insert", "text": "# Title"}));
-    assert_eq!(entries(&path.parent().unwrap()), vec!["new.md"], "no temp file left");
+    assert_eq!(
+        display["hunks"][0]["lines"][0],
+        serde_json::json!({"tag": "insert", "text": "# Title"})
+    );
+    assert_eq!(
+        entries(path.parent().unwrap()),
+        vec!["new.md"],
+        "no temp file left"
+    );
     // Writing recorded the content: overwriting it needs no Read.
     run(&ctx, write(&path, "# Other\n")).await.unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "# Other\n");
@@ -83,7 +95,10 @@ async fn overwriting_requires_a_fresh_read() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "changed\n");
     read_it(&ctx, &path).await;
     let out = run(&ctx, write(&path, "new\n")).await.unwrap();
-    assert_eq!(text_of(&out), format!("The file {} has been updated successfully.", path.display()));
+    assert_eq!(
+        text_of(&out),
+        format!("The file {} has been updated successfully.", path.display())
+    );
     assert_eq!(out.display.unwrap()["kind"], "update");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
 }
@@ -97,8 +112,14 @@ async fn overwrite_keeps_crlf_bom_and_mode() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     read_it(&ctx, &path).await;
     run(&ctx, write(&path, "@echo on\nexit 1\n")).await.unwrap();
-    assert_eq!(std::fs::read(&path).unwrap(), "\u{feff}@echo on\r\nexit 1\r\n".as_bytes());
-    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        "\u{feff}@echo on\r\nexit 1\r\n".as_bytes()
+    );
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
 }
 
 #[tokio::test]
