@@ -1,0 +1,128 @@
+//! Refuses changes to files the model has not seen, or has not seen as they are now.
+//!
+//! Run twice: in `validate_input`, so a stale edit fails before the user is asked, and again right
+//! before writing, because the file may change while the permission dialog is open.
+
+use std::path::Path;
+
+use crate::tool::{ReadFileState, ToolUseContext};
+use crate::tools::fs::FileSnapshot;
+
+/// Checks `path` against the session's read-file state. `Ok(None)`: the file does not exist (nothing
+/// to be stale). `Ok(Some(snapshot))`: it exists, was read, and is unchanged; the snapshot is its
+/// current content. `Err`: a message for the model saying what to do.
+pub fn check_fresh(ctx: &ToolUseContext, path: &Path) -> Result<Option<FileSnapshot>, String> {
+    check_fresh_at(&ctx.exec.read_files, path)
+}
+
+/// [`check_fresh`] against an explicit state.
+pub fn check_fresh_at(state: &ReadFileState, path: &Path) -> Result<Option<FileSnapshot>, String> {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("Cannot inspect {}: {e}.", path.display())),
+    };
+    if meta.is_dir() {
+        return Err(format!(
+            "{} is a directory, not a file. Give the path of a file inside it.",
+            path.display()
+        ));
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "{} is not a regular file (a device, FIFO or socket); the file tools only change regular files.",
+            path.display()
+        ));
+    }
+    let Some(record) = state.get(path) else {
+        return Err(format!(
+            "File has not been read yet: {}. Read it first with the Read tool, then make the change, so it is based on the file's current content. Nothing was written.",
+            path.display()
+        ));
+    };
+    let snapshot = FileSnapshot::read(path).map_err(|e| format!("Cannot read {}: {e}.", path.display()))?;
+    // The hash decides: a touched file (new mtime, same bytes) is not stale, and a rewrite within the
+    // clock's granularity (same mtime, new bytes) is.
+    if snapshot.hash != record.content_hash {
+        return Err(format!(
+            "File has been modified since it was last read: {} (by the user, a formatter or another process). Read it again before changing it; nothing was written.",
+            path.display()
+        ));
+    }
+    Ok(Some(snapshot))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::FileReadRecord;
+    use crate::tools::fs::hash_bytes;
+    use std::time::{Duration, SystemTime};
+
+    fn read_now(state: &ReadFileState, path: &Path) {
+        let bytes = std::fs::read(path).unwrap();
+        state.record(
+            path,
+            FileReadRecord {
+                content_hash: hash_bytes(&bytes),
+                modified: std::fs::metadata(path).unwrap().modified().ok(),
+                offset: None,
+                limit: None,
+            },
+        );
+    }
+
+    #[test]
+    fn missing_file_is_not_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = ReadFileState::default();
+        assert_eq!(check_fresh_at(&state, &dir.path().join("new.txt")), Ok(None));
+    }
+
+    #[test]
+    fn unread_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        std::fs::write(&p, "x").unwrap();
+        let err = check_fresh_at(&ReadFileState::default(), &p).unwrap_err();
+        assert!(err.contains("has not been read yet"), "{err}");
+    }
+
+    #[test]
+    fn modified_after_read_is_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        std::fs::write(&p, "one").unwrap();
+        let state = ReadFileState::default();
+        read_now(&state, &p);
+        std::fs::write(&p, "two").unwrap();
+        let err = check_fresh_at(&state, &p).unwrap_err();
+        assert!(err.contains("modified since it was last read"), "{err}");
+        assert!(err.contains("Read it again"), "{err}");
+    }
+
+    #[test]
+    fn touched_but_unchanged_is_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        std::fs::write(&p, "same").unwrap();
+        let state = ReadFileState::default();
+        read_now(&state, &p);
+        let later = SystemTime::now() + Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        let snap = check_fresh_at(&state, &p).unwrap().unwrap();
+        assert_eq!(snap.bytes, b"same");
+    }
+
+    #[test]
+    fn directories_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = check_fresh_at(&ReadFileState::default(), dir.path()).unwrap_err();
+        assert!(err.contains("is a directory"), "{err}");
+    }
+}
