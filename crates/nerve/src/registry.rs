@@ -15,7 +15,12 @@ use crate::tool::{ToolOrigin, ToolRef};
 /// all start from it.
 pub fn all_builtin_tools() -> Vec<ToolRef> {
     #[allow(unused_mut)]
-    let mut tools: Vec<ToolRef> = Vec::new();
+    let mut tools: Vec<ToolRef> = vec![
+        Arc::new(crate::tools::glob::GlobTool),
+        Arc::new(crate::tools::grep::GrepTool),
+        Arc::new(crate::tools::notebook_edit::NotebookEditTool),
+        Arc::new(crate::tools::todo_write::TodoWriteTool),
+    ];
     #[cfg(feature = "test-tools")]
     if std::env::var("NERVE_TEST_TOOLS").is_ok_and(|v| v == "1") {
         tools.extend(crate::tools::testing::all_test_tools());

@@ -1,6 +1,13 @@
 //! Built-in tools, one module each.
 
 pub mod bash;
+pub mod glob;
+pub mod grep;
+pub mod notebook_edit;
+pub mod todo_write;
+pub mod walk;
 
+#[cfg(test)]
+pub(crate) mod test_support;
 #[cfg(feature = "test-tools")]
 pub mod testing;
