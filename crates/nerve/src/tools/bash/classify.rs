@@ -69,6 +69,9 @@ const READ_ANY_ARGS: &[&str] = &[
     "ps",
 ];
 
+/// A check of a command's arguments: `Err` says why they are not known to be read-only.
+type ArgCheck = fn(&[String]) -> Result<(), String>;
+
 /// Classifies one command whose wrappers are already stripped. `stdin_args` says that more arguments
 /// arrive at run time (`xargs`), which counts like a dynamic argument.
 pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
@@ -86,7 +89,7 @@ pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
     if READ_ANY_ARGS.contains(&name) {
         return CommandClass::ReadOnly;
     }
-    let checked: Option<fn(&[String]) -> Result<(), String>> = match name {
+    let checked: Option<ArgCheck> = match name {
         "printf" => return printf(args),
         "env" if args.is_empty() => return CommandClass::ReadOnly,
         "cd" | "pushd" | "popd" => {
