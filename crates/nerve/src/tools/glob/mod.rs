@@ -2,7 +2,7 @@
 
 pub mod search;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::permissions::paths::normalize_lexically;
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tools::walk::ReadDenyFilter;
 
 pub use search::{GlobError, GlobResult, MAX_GLOB_RESULTS};
 
@@ -54,7 +55,7 @@ const DESCRIPTION: &str = r#"Finds files by name pattern, fast in any size of pr
 - `pattern`: a glob matched against paths relative to `path`: "**/*.rs" (any depth), "src/**/*.{ts,tsx}", "*.md" (top level only: `*` stays within one folder, `**` crosses folders).
 - `path`: the folder to search, absolute (relative paths are resolved against the working directory; default: the working directory).
 - Returns absolute paths of matching files, newest first (by modification time), at most 100; a note says when more matched.
-- Files ignored by .gitignore/.ignore, hidden files and version-control folders are skipped.
+- Files ignored by .gitignore/.ignore, hidden files, version-control folders and files denied by `Read(...)` permission rules are skipped.
 - Use it to find files by name; use Grep to search their contents."#;
 
 #[async_trait]
@@ -130,13 +131,16 @@ impl Tool for GlobTool {
             )));
         }
         let cancel = ctx.exec.cancel.clone();
-        let result = tokio::task::spawn_blocking(move || search::find(&root, &pattern, &cancel))
-            .await
-            .map_err(|e| ToolError::Failed(format!("the file search task failed: {e}")))?
-            .map_err(|e| match e {
-                GlobError::Cancelled => ToolError::Cancelled("the file search was interrupted".into()),
-                other @ GlobError::InvalidPattern { .. } => ToolError::InvalidInput(other.to_string()),
-            })?;
+        let deny = ReadDenyFilter::from_context(ctx);
+        let result = tokio::task::spawn_blocking(move || {
+            search::find(&root, &pattern, &|p: &Path| deny.hides(p), &cancel)
+        })
+        .await
+        .map_err(|e| ToolError::Failed(format!("the file search task failed: {e}")))?
+        .map_err(|e| match e {
+            GlobError::Cancelled => ToolError::Cancelled("the file search was interrupted".into()),
+            other @ GlobError::InvalidPattern { .. } => ToolError::InvalidInput(other.to_string()),
+        })?;
         let display = serde_json::json!({
             "num_files": result.total,
             "truncated": result.total > result.paths.len(),

@@ -80,8 +80,14 @@ pub fn compile(pattern: &str) -> Result<GlobMatcher, GlobError> {
         })
 }
 
-/// Files under `root` whose path relative to `root` matches `pattern`.
-pub fn find(root: &Path, pattern: &str, cancel: &CancellationToken) -> Result<GlobResult, GlobError> {
+/// Files under `root` whose path relative to `root` matches `pattern`, leaving out those `hidden`
+/// says to hide (files denied by permission rules).
+pub fn find(
+    root: &Path,
+    pattern: &str,
+    hidden: &(dyn Fn(&Path) -> bool + Sync),
+    cancel: &CancellationToken,
+) -> Result<GlobResult, GlobError> {
     let matcher = compile(pattern)?;
     let found: Mutex<Vec<(Option<SystemTime>, PathBuf)>> = Mutex::new(Vec::new());
     walker(root, false).build_parallel().run(|| {
@@ -100,7 +106,7 @@ pub fn find(root: &Path, pattern: &str, cancel: &CancellationToken) -> Result<Gl
             let Ok(relative) = entry.path().strip_prefix(root) else {
                 return WalkState::Continue;
             };
-            if matcher.is_match(relative) {
+            if matcher.is_match(relative) && !hidden(entry.path()) {
                 let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
                 found
                     .lock()
@@ -171,7 +177,7 @@ mod tests {
     }
 
     fn run(root: &Path, pattern: &str) -> GlobResult {
-        find(root, pattern, &CancellationToken::new()).unwrap()
+        find(root, pattern, &|_| false, &CancellationToken::new()).unwrap()
     }
 
     #[test]
@@ -228,10 +234,26 @@ mod tests {
     }
 
     #[test]
+    fn hidden_paths_are_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "secret/a.rs", 1);
+        write(dir.path(), "b.rs", 1);
+        let secret = dir.path().join("secret");
+        let r = find(
+            dir.path(),
+            "**/*.rs",
+            &|p| p.starts_with(&secret),
+            &CancellationToken::new(),
+        )
+        .unwrap();
+        assert_eq!(names(dir.path(), &r), vec!["b.rs"]);
+    }
+
+    #[test]
     fn no_match_and_bad_pattern() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(render(&run(dir.path(), "*.nothing")), "No files found");
-        let err = find(dir.path(), "src/[a", &CancellationToken::new()).unwrap_err();
+        let err = find(dir.path(), "src/[a", &|_| false, &CancellationToken::new()).unwrap_err();
         assert!(err.to_string().contains("invalid glob pattern `src/[a`"), "{err}");
     }
 

@@ -15,6 +15,7 @@ use async_trait::async_trait;
 use crate::permissions::paths::normalize_lexically;
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tools::walk::ReadDenyFilter;
 
 pub use format::{Page, Rendered, render};
 pub use input::{DEFAULT_HEAD_LIMIT, GrepInput, OutputMode};
@@ -64,7 +65,7 @@ const DESCRIPTION: &str = r#"Searches file contents with ripgrep (the same engin
 - `output_mode`: "files_with_matches" (default: paths, newest first), "content" (matching lines as `path:line:text`; supports `-A`/`-B`/`-C` context lines, `-n` line numbers (default on)), "count" (`path:N` matching lines per file).
 - `-i` ignores case. `multiline: true` lets a pattern span lines (`.` then also matches newlines), e.g. `struct \{[\s\S]*?field`.
 - Results are paged: `head_limit` entries (lines, files or counts; default 250, 0 for all) after skipping `offset` entries. A cut page ends with "[Showing results with pagination = limit: N, offset: M]": ask again with a larger offset for more.
-- Files ignored by .gitignore/.ignore, hidden files, binary files and version-control folders (.git, .svn, .hg, .bzr, .jj, .sl) are not searched. Lines longer than 500 characters are shortened.
+- Files ignored by .gitignore/.ignore, hidden files, binary files, version-control folders (.git, .svn, .hg, .bzr, .jj, .sl) and files denied by `Read(...)` permission rules are not searched. Lines longer than 500 characters are shortened.
 - Use this tool for searching file contents, never `grep` or `rg` through Bash."#;
 
 #[async_trait]
@@ -140,6 +141,12 @@ impl Tool for GrepTool {
                 | SearchError::UnknownType { .. }
                 | SearchError::InvalidType(_)) => ToolError::InvalidInput(other.to_string()),
             })?;
+        let deny = ReadDenyFilter::from_context(ctx);
+        let hits: Vec<FileHits> = if deny.is_empty() {
+            hits
+        } else {
+            hits.into_iter().filter(|h| !deny.hides(&h.path)).collect()
+        };
         let limit = match input.head_limit {
             Some(0) => None,
             Some(n) => Some(n),

@@ -161,7 +161,7 @@ fn asks_for_edit_permission_on_the_resolved_path() {
     );
     assert!(!NotebookEditTool.is_read_only(&i));
     assert!(!NotebookEditTool.is_concurrency_safe(&i));
-    let mut observed = i.clone();
+    let mut observed = i;
     NotebookEditTool.backfill_observable_input(&mut observed, &ctx);
     assert_eq!(
         observed.notebook_path,
