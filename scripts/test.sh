@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 . scripts/env.sh
 
 ensure_rust
-# bash runs hooks and test scripts; git for the engine's git-aware tests.
-ensure_apt_packages bash git
+# bash runs hooks and test scripts; git for the engine's git-aware tests; ripgrep so Grep's
+# results are checked against `rg -l`.
+ensure_apt_packages bash git ripgrep
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

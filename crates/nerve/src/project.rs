@@ -246,6 +246,7 @@ impl Project {
                 cancel: CancellationToken::new(),
                 read_files: ReadFileState::default(),
                 cwd: self.options.project_dir.clone(),
+                todos: Arc::default(),
             },
             ui: UiCallbacks::default(),
             agent: AgentIdentity::default(),

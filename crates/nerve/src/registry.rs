@@ -16,9 +16,13 @@ use crate::tool::{ToolOrigin, ToolRef};
 pub fn all_builtin_tools() -> Vec<ToolRef> {
     #[allow(unused_mut)]
     let mut tools: Vec<ToolRef> = vec![
-        std::sync::Arc::new(crate::tools::read::ReadTool),
-        std::sync::Arc::new(crate::tools::edit::EditTool),
-        std::sync::Arc::new(crate::tools::write::WriteTool),
+        Arc::new(crate::tools::read::ReadTool),
+        Arc::new(crate::tools::edit::EditTool),
+        Arc::new(crate::tools::write::WriteTool),
+        Arc::new(crate::tools::glob::GlobTool),
+        Arc::new(crate::tools::grep::GrepTool),
+        Arc::new(crate::tools::notebook_edit::NotebookEditTool),
+        Arc::new(crate::tools::todo_write::TodoWriteTool),
     ];
     #[cfg(feature = "test-tools")]
     if std::env::var("NERVE_TEST_TOOLS").is_ok_and(|v| v == "1") {

@@ -59,7 +59,10 @@ fn span(events: &[Event], id: &str) -> (usize, usize) {
     let done = events
         .iter()
         .position(|e| matches!(e, Event::ToolCompleted { tool_use_id, .. } if tool_use_id == id));
-    (started.expect("started"), done.expect("completed"))
+    match (started, done) {
+        (Some(s), Some(d)) => (s, d),
+        other => unreachable!("{id} was not started and completed: {other:?}"),
+    }
 }
 
 #[tokio::test]

@@ -154,7 +154,7 @@ async fn resume_after_kill_9_answers_the_interrupted_call() {
     assert_eq!(
         v["result"],
         "Picking up where we left off.",
-        "{}",
+        "{v} {}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(v["session_id"], session_id.as_str());

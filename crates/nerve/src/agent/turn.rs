@@ -150,12 +150,38 @@ impl Agent {
         let (entries, warnings) = read_transcript(transcript_path)?;
         let mut messages = Vec::new();
         let mut records = Vec::new();
+        // Blocks of an assistant message that never completed (the process died mid-stream).
+        let mut partial: Vec<ContentBlock> = Vec::new();
         for e in entries {
             match e {
-                TranscriptEntry::Message { message } => push_merged(&mut messages, message),
+                TranscriptEntry::AssistantBlock { block } => partial.push(block),
+                TranscriptEntry::Message { message } => {
+                    if message.role == Role::Assistant {
+                        partial.clear();
+                    } else if !partial.is_empty() {
+                        let content = std::mem::take(&mut partial);
+                        push_merged(
+                            &mut messages,
+                            Message {
+                                role: Role::Assistant,
+                                content,
+                            },
+                        );
+                    }
+                    push_merged(&mut messages, message);
+                }
                 TranscriptEntry::Replacement { record } => records.push(record),
                 TranscriptEntry::SessionStart { .. } | TranscriptEntry::Permission { .. } => {}
             }
+        }
+        if !partial.is_empty() {
+            push_merged(
+                &mut messages,
+                Message {
+                    role: Role::Assistant,
+                    content: partial,
+                },
+            );
         }
         let before = messages.len();
         answer_missing_tool_uses(&mut messages);
@@ -411,6 +437,7 @@ impl Agent {
                 Ok(ModelEvent::Event(_)) => {}
                 Ok(ModelEvent::BlockComplete { block, .. }) => {
                     // The tool starts now, while the model may still be writing the next block.
+                    self.record(&TranscriptEntry::AssistantBlock { block: block.clone() });
                     if let ContentBlock::ToolUse(t) = &block {
                         executor.add(ToolCall {
                             id: t.id.clone(),

@@ -36,6 +36,13 @@ pub enum TranscriptEntry {
         /// The message.
         message: Message,
     },
+    /// One block of an assistant message still streaming, written the moment it completes (a tool
+    /// may already be running because of it). The complete message, when it arrives, supersedes
+    /// these; after a crash they become the assistant message on resume.
+    AssistantBlock {
+        /// The block.
+        block: crate::model::types::ContentBlock,
+    },
     /// The frozen form of a tool result (inline or persisted), so a resumed session rebuilds the
     /// same messages.
     Replacement {

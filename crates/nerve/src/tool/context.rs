@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::permissions::PermissionContext;
-use crate::tool::ReadFileState;
+use crate::tool::{ReadFileState, TodoItem};
 
 /// Configuration set once when a session starts; mostly immutable.
 #[derive(Debug, Clone)]
@@ -33,6 +33,8 @@ pub struct ExecutionState {
     pub read_files: ReadFileState,
     /// The working directory, which a `cd` in Bash or a worktree tool may move.
     pub cwd: PathBuf,
+    /// The model's task list as TodoWrite last set it (shared, replaced whole on each write).
+    pub todos: Arc<Vec<TodoItem>>,
 }
 
 /// Hooks into an interactive front-end. Headless runs leave them empty.

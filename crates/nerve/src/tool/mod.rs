@@ -10,6 +10,7 @@ mod progress;
 mod read_state;
 mod result;
 mod schema;
+mod todo;
 
 pub use context::{AgentIdentity, ExecutionState, SessionConfig, ToolUseContext, UiCallbacks};
 pub use dyn_tool::{DynTool, ToolRef};
@@ -17,6 +18,7 @@ pub use progress::{Progress, ProgressSink};
 pub use read_state::{FileReadRecord, ReadFileState};
 pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput};
 pub use schema::schema_of;
+pub use todo::{TodoItem, TodoStatus};
 
 use async_trait::async_trait;
 use schemars::JsonSchema;

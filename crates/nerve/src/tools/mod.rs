@@ -3,8 +3,15 @@
 pub mod bash;
 pub mod edit;
 pub mod fs;
+pub mod glob;
+pub mod grep;
+pub mod notebook_edit;
 pub mod read;
+pub mod todo_write;
+pub mod walk;
 pub mod write;
 
+#[cfg(test)]
+pub(crate) mod test_support;
 #[cfg(feature = "test-tools")]
 pub mod testing;

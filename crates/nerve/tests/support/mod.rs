@@ -110,11 +110,27 @@ impl TestProject {
         prompter: Option<Arc<dyn PermissionPrompter>>,
         headless: bool,
     ) -> SessionRuntime {
+        self.session_over(all_test_tools(), mode, rules, prompter, headless)
+    }
+
+    /// A headless session over the engine's built-in tools.
+    pub fn builtin_session(&self, mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> SessionRuntime {
+        self.session_over(nerve::registry::all_builtin_tools(), mode, rules, None, true)
+    }
+
+    pub fn session_over(
+        &self,
+        tools: Vec<nerve::tool::ToolRef>,
+        mode: PermissionMode,
+        rules: &[(RuleBehavior, &str)],
+        prompter: Option<Arc<dyn PermissionPrompter>>,
+        headless: bool,
+    ) -> SessionRuntime {
         let mut o = self.options();
         o.mode = Some(mode);
         o.cli_rules = rules.iter().map(|(b, r)| (*b, (*r).to_string())).collect();
         let project = Project::open(o).unwrap();
-        let pool = ToolPool::new(all_test_tools(), false).unwrap();
+        let pool = ToolPool::new(tools, false).unwrap();
         project.session(
             pool,
             SessionSetup {

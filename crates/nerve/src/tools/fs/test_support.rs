@@ -29,6 +29,7 @@ pub fn context(dir: &Path) -> ToolUseContext {
             cancel: CancellationToken::new(),
             read_files: ReadFileState::default(),
             cwd: dir,
+            todos: Default::default(),
         },
         ui: UiCallbacks::default(),
         agent: AgentIdentity::default(),

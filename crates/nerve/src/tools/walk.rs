@@ -1,0 +1,112 @@
+//! Directory walking shared by Glob and Grep: ripgrep's rules (`.gitignore`, `.ignore`, hidden
+//! files skipped) plus a hard exclusion of version-control folders.
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use ignore::{DirEntry, WalkBuilder};
+
+use crate::permissions::RuleBehavior;
+use crate::permissions::matching::path::PathPattern;
+use crate::tool::ToolUseContext;
+
+/// Version-control folders that are never searched, even when hidden files are: their contents
+/// (packed objects, copies of every revision) are noise that burns the model's budget.
+pub const VCS_DIRS: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
+
+/// Whether `name` is one of [`VCS_DIRS`].
+pub fn is_vcs_dir_name(name: &OsStr) -> bool {
+    VCS_DIRS.iter().any(|d| OsStr::new(d) == name)
+}
+
+/// Whether a walk entry is a version-control folder.
+fn is_vcs_dir(entry: &DirEntry) -> bool {
+    entry.file_type().is_some_and(|t| t.is_dir()) && is_vcs_dir_name(entry.file_name())
+}
+
+/// A walker over `root` with ripgrep's default filters; `hidden` also visits dot-files.
+/// VCS folders are pruned either way.
+pub fn walker(root: &Path, hidden: bool) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .standard_filters(true)
+        .hidden(!hidden)
+        .filter_entry(|entry| !is_vcs_dir(entry));
+    builder
+}
+
+/// The session's `Read(...)` deny patterns, to drop denied files from search results. The
+/// permission check only sees the search root; without this, searching a folder that contains a
+/// denied one (the project root around `./secrets/**`) would show the denied files' contents.
+#[derive(Debug, Clone, Default)]
+pub struct ReadDenyFilter {
+    patterns: Vec<PathPattern>,
+}
+
+impl ReadDenyFilter {
+    /// The deny patterns in force for `ctx`. A pattern that does not compile is left out here: the
+    /// permission check already treats it as matching every path and refuses the call.
+    pub fn from_context(ctx: &ToolUseContext) -> Self {
+        let rules = ctx.permissions.rules.snapshot();
+        let patterns = rules
+            .rules(RuleBehavior::Deny)
+            .filter(|r| r.value.tool_name == "Read")
+            .filter_map(|r| {
+                let content = r.value.content.as_deref()?;
+                PathPattern::compile(content, &r.anchor, &ctx.permissions.home).ok()
+            })
+            .collect();
+        Self { patterns }
+    }
+
+    /// Whether `path` (absolute) is denied to reads.
+    pub fn hides(&self, path: &Path) -> bool {
+        self.patterns.iter().any(|p| p.matches(path))
+    }
+
+    /// Whether no pattern is in force.
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permissions::{PermissionRule, RuleSource, SharedRules};
+
+    #[test]
+    fn read_denies_hide_paths_below_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ctx = crate::tools::test_support::context_in(dir.path());
+        let mut rules = crate::permissions::RuleSet::new();
+        for (behavior, text) in [
+            (RuleBehavior::Deny, "Read(./secret/**)"),
+            (RuleBehavior::Deny, "Edit(./docs/**)"),
+        ] {
+            rules.add(PermissionRule::new(
+                RuleSource::CliArg,
+                behavior,
+                text.parse().unwrap(),
+                dir.path().to_path_buf(),
+            ));
+        }
+        ctx.permissions.rules = SharedRules::new(rules);
+        let filter = ReadDenyFilter::from_context(&ctx);
+        assert!(filter.hides(&dir.path().join("secret/key.txt")));
+        assert!(
+            !filter.hides(&dir.path().join("docs/a.md")),
+            "edit denies do not hide reads"
+        );
+        assert!(!filter.hides(&dir.path().join("src/a.rs")));
+    }
+
+    #[test]
+    fn names_every_vcs_folder() {
+        for name in [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"] {
+            assert!(is_vcs_dir_name(OsStr::new(name)), "{name}");
+        }
+        assert!(!is_vcs_dir_name(OsStr::new(".github")));
+        assert!(!is_vcs_dir_name(OsStr::new("git")));
+    }
+}

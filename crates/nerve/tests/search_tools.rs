@@ -1,0 +1,184 @@
+//! Glob, Grep, NotebookEdit and TodoWrite through the full pipeline: permissions, persistence of
+//! large results, and context changes applied by the executor.
+
+mod support;
+
+use nerve::errors::ErrorClass;
+use nerve::events::Event;
+use nerve::executor::ExecutorOptions;
+use nerve::permissions::{PermissionMode, RuleBehavior};
+use nerve::pipeline::ToolCall;
+use nerve::tool::{FileReadRecord, TodoItem, TodoStatus};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use support::{TestProject, text_of};
+use tokio_util::sync::CancellationToken;
+
+fn call(name: &str, input: serde_json::Value) -> ToolCall {
+    ToolCall {
+        id: "toolu_1".into(),
+        name: name.into(),
+        input,
+    }
+}
+
+#[tokio::test]
+async fn grep_inside_a_read_denied_folder_is_refused() {
+    let p = TestProject::new();
+    p.write("secret/inner/key.txt", "password = hunter2\n");
+    p.write("src/main.rs", "fn main() {} // password check\n");
+    let s = p.builtin_session(
+        PermissionMode::Default,
+        &[(RuleBehavior::Deny, "Read(./secret/**)")],
+    );
+
+    let out = s
+        .run_one(&call(
+            "Grep",
+            json!({"pattern": "password", "path": "secret/inner"}),
+        ))
+        .await;
+    assert!(out.is_error && out.denied, "{:?}", out.content);
+    assert_eq!(out.error_class, Some(ErrorClass::Permission));
+    assert!(
+        text_of(&out.content).contains("Read(./secret/**)"),
+        "{}",
+        text_of(&out.content)
+    );
+
+    // Searching around the denied folder is allowed, but its files are left out.
+    let out = s
+        .run_one(&call(
+            "Grep",
+            json!({"pattern": "password", "output_mode": "content"}),
+        ))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    let text = text_of(&out.content);
+    assert!(text.contains("src/main.rs:1:fn main()"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+}
+
+#[tokio::test]
+async fn glob_is_allowed_in_default_mode_inside_the_project() {
+    let p = TestProject::new();
+    let a = p.write("src/a.rs", "");
+    p.write("README.md", "");
+    let s = p.builtin_session(PermissionMode::Default, &[]);
+    let out = s.run_one(&call("Glob", json!({"pattern": "**/*.rs"}))).await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert_eq!(text_of(&out.content), a.display().to_string());
+
+    // Outside the working directories a read asks, and headless sessions cannot ask.
+    let outside = tempfile::tempdir().unwrap();
+    let out = s
+        .run_one(&call(
+            "Glob",
+            json!({"pattern": "*", "path": outside.path().display().to_string()}),
+        ))
+        .await;
+    assert!(out.is_error && out.denied, "{:?}", out.content);
+}
+
+#[tokio::test]
+async fn a_large_grep_result_is_persisted() {
+    let p = TestProject::new();
+    let body: String = (0..2_000).map(|i| format!("match line number {i}\n")).collect();
+    p.write("big.txt", &body);
+    let s = p.builtin_session(PermissionMode::Default, &[]);
+    let out = s
+        .run_one(&call(
+            "Grep",
+            json!({"pattern": "match", "output_mode": "content", "head_limit": 0}),
+        ))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    let text = text_of(&out.content);
+    assert!(text.starts_with("<persisted-output>"), "{text}");
+    let path = out.persisted_path.expect("persisted");
+    let full = std::fs::read_to_string(path).unwrap();
+    assert_eq!(full.lines().count(), 2_000);
+    assert!(full.contains("big.txt:2000:match line number 1999"));
+}
+
+#[tokio::test]
+async fn todo_write_updates_the_context_after_the_turn() {
+    let p = TestProject::new();
+    let s = p.builtin_session(PermissionMode::Default, &[]);
+    let todos = json!([
+        {"content": "Write tests", "status": "in_progress", "activeForm": "Writing tests"},
+        {"content": "Ship", "status": "pending", "activeForm": "Shipping"}
+    ]);
+    let exec = s.executor(
+        CancellationToken::new(),
+        ExecutorOptions {
+            max_concurrency: 4,
+            sibling_cancelling_tool: "Bash".into(),
+        },
+    );
+    exec.add(call("TodoWrite", json!({ "todos": todos })));
+    let (outcomes, ctx) = exec.finish().await;
+    assert!(!outcomes[0].is_error, "{:?}", outcomes[0].content);
+    assert!(text_of(&outcomes[0].content).starts_with("Todos have been modified successfully"));
+    assert_eq!(
+        *ctx.exec.todos,
+        vec![
+            TodoItem {
+                content: "Write tests".into(),
+                status: TodoStatus::InProgress,
+                active_form: "Writing tests".into(),
+            },
+            TodoItem {
+                content: "Ship".into(),
+                status: TodoStatus::Pending,
+                active_form: "Shipping".into(),
+            },
+        ]
+    );
+    // The UI gets the list from the completion event.
+    let shown = p.recorder.events().into_iter().find_map(|e| match e {
+        Event::ToolCompleted { display, .. } => display,
+        _ => None,
+    });
+    assert_eq!(shown.unwrap()["todos"], todos);
+}
+
+#[tokio::test]
+async fn notebook_edit_needs_a_read_and_edit_permission() {
+    let p = TestProject::new();
+    let nb = "{\n \"cells\": [\n  {\n   \"cell_type\": \"markdown\",\n   \"id\": \"t\",\n   \"metadata\": {},\n   \"source\": [\n    \"# Title\"\n   ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
+    let path = p.write("a.ipynb", nb);
+    let input = json!({"notebook_path": "a.ipynb", "cell_id": "t", "new_source": "# New"});
+
+    // Default mode asks for edits; headless, that is a denial.
+    let s = p.builtin_session(PermissionMode::Default, &[]);
+    let out = s.run_one(&call("NotebookEdit", input.clone())).await;
+    assert!(out.is_error && out.denied, "{:?}", out.content);
+
+    let s = p.builtin_session(PermissionMode::AcceptEdits, &[]);
+    let out = s.run_one(&call("NotebookEdit", input.clone())).await;
+    assert!(out.is_error && !out.denied);
+    assert!(
+        text_of(&out.content).contains("has not been read yet"),
+        "{}",
+        text_of(&out.content)
+    );
+
+    let bytes = std::fs::read(&path).unwrap();
+    s.context.exec.read_files.record(
+        &path,
+        FileReadRecord {
+            content_hash: nerve::tools::notebook_edit::freshness::sha256_hex(&bytes),
+            modified: None,
+            offset: None,
+            limit: None,
+        },
+    );
+    let out = s.run_one(&call("NotebookEdit", input)).await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        nb.replace("# Title", "# New")
+    );
+    assert_eq!(out.display.unwrap()["old_source"], "# Title");
+}
