@@ -284,9 +284,9 @@ fn redirect_text(from: &str, to: &str, status: u16) -> String {
 }
 
 fn human_bytes(n: usize) -> String {
-    if n >= 1024 * 1024 && n % (1024 * 1024) == 0 {
+    if n >= 1024 * 1024 && n.is_multiple_of(1024 * 1024) {
         format!("{} MB", n / (1024 * 1024))
-    } else if n >= 1000 && n % 1000 == 0 {
+    } else if n >= 1000 && n.is_multiple_of(1000) {
         format!("{} KB", n / 1000)
     } else {
         format!("{n} bytes")
