@@ -60,13 +60,13 @@ pub enum Fetched {
 pub enum FetchError {
     /// The whole fetch took longer than allowed.
     #[error(
-        "fetching {url} took longer than {secs} s and was stopped; the server may be slow or unreachable, try again later or another URL"
+        "fetching {url} took longer than {limit:?} and was stopped; the server may be slow or unreachable, try again later or another URL"
     )]
     Timeout {
         /// The URL asked for.
         url: String,
-        /// The limit in seconds.
-        secs: u64,
+        /// The limit.
+        limit: Duration,
     },
     /// The request failed (DNS, connection, TLS).
     #[error("could not fetch {url}: {message}")]
@@ -121,7 +121,7 @@ pub async fn fetch(client: &reqwest::Client, url: Url, limits: &FetchLimits) -> 
         Ok(result) => result,
         Err(_) => Err(FetchError::Timeout {
             url: asked,
-            secs: limits.total_timeout.as_secs().max(1),
+            limit: limits.total_timeout,
         }),
     }
 }
