@@ -11,6 +11,7 @@ use crate::events::{Event, EventSink};
 use crate::executor::{ExecutorOptions, StreamingExecutor};
 use crate::hooks::{HookConfig, HookConfigErrors};
 use crate::input::SchemaError;
+use crate::model::small::SmallModel;
 use crate::permissions::settings::{
     LoadOptions, MANAGED_SETTINGS_PATH, SettingsError, SettingsLocations, load_all,
 };
@@ -209,6 +210,7 @@ impl Project {
             working_dirs: self.working_dirs.clone(),
             home: self.options.locations.home.clone(),
             avoid_prompts,
+            mode_before_plan: None,
         }
     }
 
@@ -219,12 +221,15 @@ impl Project {
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let data = self.data_dir();
         let store = ResultStore::new(&data, &session_id);
+        let pool = Arc::new(pool);
         let config = SessionConfig {
             session_id: session_id.clone(),
             project_dir: self.options.project_dir.clone(),
             tool_results_dir: store.results_dir().to_path_buf(),
             transcript_path: data.join(format!("{}.jsonl", safe_file_stem(&session_id))),
             model: setup.model,
+            tool_pool: Some(Arc::clone(&pool)),
+            small_model: setup.small_model,
         };
         let resolver = Resolver {
             prompter: setup.prompter,
@@ -233,7 +238,7 @@ impl Project {
             events: Some(setup.events.clone()),
         };
         let pipeline = Pipeline {
-            pool: Arc::new(pool),
+            pool,
             hooks: Arc::clone(&self.hooks),
             store,
             resolver,
@@ -272,6 +277,9 @@ pub struct SessionSetup {
     pub events: EventSink,
     /// Nobody can be asked: what would ask is denied.
     pub headless: bool,
+    /// The fast model tools use for side jobs (WebFetch's page summaries); `None` leaves those
+    /// tools to degrade gracefully.
+    pub small_model: Option<Arc<dyn SmallModel>>,
 }
 
 impl Default for SessionSetup {
@@ -283,6 +291,7 @@ impl Default for SessionSetup {
             classifier: None,
             events: EventSink::discard(),
             headless: false,
+            small_model: None,
         }
     }
 }

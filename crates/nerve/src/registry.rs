@@ -23,6 +23,11 @@ pub fn all_builtin_tools() -> Vec<ToolRef> {
         Arc::new(crate::tools::grep::GrepTool),
         Arc::new(crate::tools::notebook_edit::NotebookEditTool),
         Arc::new(crate::tools::todo_write::TodoWriteTool),
+        Arc::new(crate::tools::enter_plan_mode::EnterPlanModeTool),
+        Arc::new(crate::tools::exit_plan_mode::ExitPlanModeTool),
+        Arc::new(crate::tools::tool_search::ToolSearchTool),
+        // Each call makes a new instance, so each session's pool gets its own page cache.
+        Arc::new(crate::tools::web_fetch::WebFetchTool::default()),
     ];
     #[cfg(feature = "test-tools")]
     if std::env::var("NERVE_TEST_TOOLS").is_ok_and(|v| v == "1") {
@@ -114,6 +119,14 @@ pub fn assemble_tool_pool(
     ToolPool::new(tools, options.defer_loading)
 }
 
+/// Whether a tool is held back when deferred loading is on. `always_load` wins; MCP tools are
+/// deferred by default (as in Claude Code: a server can bring dozens of tools whose schemas would
+/// fill the prompt, and adding one then changes the prompt by a name, not a schema); built-ins only
+/// when they ask for it.
+fn is_deferrable(tool: &dyn crate::tool::DynTool) -> bool {
+    !tool.always_load() && (tool.origin() == ToolOrigin::Mcp || tool.should_defer())
+}
+
 impl ToolPool {
     /// A pool of exactly these tools, in this order.
     pub fn new(tools: Vec<ToolRef>, defer_loading: bool) -> Result<Self, SchemaError> {
@@ -130,7 +143,7 @@ impl ToolPool {
             let schema = t.input_schema();
             schemas.push(Arc::new(CompiledSchema::compile(t.name(), &schema)?));
             schema_values.push(Arc::new(schema));
-            if defer_loading && t.should_defer() && !t.always_load() {
+            if defer_loading && is_deferrable(t.as_ref()) {
                 deferred.insert(t.name().to_string());
             }
         }
@@ -170,6 +183,11 @@ impl ToolPool {
     /// The tools in API order.
     pub fn tools(&self) -> &[ToolRef] {
         &self.tools
+    }
+
+    /// Whether a tool is deferred (held back until tool search loads it), loaded yet or not.
+    pub fn is_deferred(&self, name: &str) -> bool {
+        self.find(name).is_some_and(|t| self.deferred.contains(t.name()))
     }
 
     /// Whether a tool is deferred and its schema has not been loaded yet.
@@ -218,5 +236,105 @@ impl ToolPool {
                 }
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext};
+    use async_trait::async_trait;
+
+    #[derive(Debug)]
+    struct Fake {
+        name: &'static str,
+        origin: ToolOrigin,
+        defer: bool,
+        always: bool,
+    }
+
+    #[async_trait]
+    impl Tool for Fake {
+        type Input = serde_json::Map<String, Value>;
+        fn name(&self) -> &str {
+            self.name
+        }
+        fn description(&self) -> String {
+            format!("{} tool", self.name)
+        }
+        fn origin(&self) -> ToolOrigin {
+            self.origin
+        }
+        fn should_defer(&self) -> bool {
+            self.defer
+        }
+        fn always_load(&self) -> bool {
+            self.always
+        }
+        async fn call(
+            &self,
+            _i: Self::Input,
+            _c: &ToolUseContext,
+            _p: &ProgressSink,
+        ) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::default())
+        }
+    }
+
+    fn tools() -> Vec<ToolRef> {
+        let fake = |name, origin, defer, always| -> ToolRef {
+            Arc::new(Fake {
+                name,
+                origin,
+                defer,
+                always,
+            })
+        };
+        vec![
+            fake("Plain", ToolOrigin::BuiltIn, false, false),
+            fake("Rare", ToolOrigin::BuiltIn, true, false),
+            fake("mcp__s__a", ToolOrigin::Mcp, false, false),
+            fake("mcp__s__pinned", ToolOrigin::Mcp, false, true),
+        ]
+    }
+
+    #[test]
+    fn with_deferral_on_mcp_tools_and_deferring_builtins_are_held_back() {
+        let pool = ToolPool::new(tools(), true).unwrap();
+        let deferred: Vec<String> = pool
+            .specs()
+            .into_iter()
+            .filter(|s| s.deferred)
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(deferred, vec!["Rare", "mcp__s__a"]);
+        assert!(pool.is_deferred("mcp__s__a") && !pool.is_deferred("mcp__s__pinned"));
+        pool.mark_loaded(["mcp__s__a", "Plain"]);
+        assert!(
+            pool.is_deferred("mcp__s__a"),
+            "loading does not change what is deferrable"
+        );
+        assert!(!pool.is_unloaded_deferred("mcp__s__a"));
+        let spec = pool.specs().into_iter().find(|s| s.name == "mcp__s__a").unwrap();
+        assert!(spec.input_schema.is_some() && !spec.deferred);
+    }
+
+    #[test]
+    fn with_deferral_off_nothing_is_held_back() {
+        let pool = ToolPool::new(tools(), false).unwrap();
+        assert!(
+            pool.specs()
+                .iter()
+                .all(|s| !s.deferred && s.input_schema.is_some())
+        );
+        assert!(!pool.is_deferred("mcp__s__a"));
+    }
+
+    #[test]
+    fn the_builtin_list_has_the_loop_tools() {
+        let names: Vec<String> = all_builtin_tools().iter().map(|t| t.name().to_string()).collect();
+        for name in ["EnterPlanMode", "ExitPlanMode", "ToolSearch", "WebFetch"] {
+            assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+        }
     }
 }

@@ -30,6 +30,7 @@ fn context(mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionCo
         working_dirs: vec![PathBuf::from(PROJECT)],
         home: PathBuf::from("/home/me"),
         avoid_prompts: true,
+        mode_before_plan: None,
     }
 }
 

@@ -10,6 +10,7 @@ pub mod api_key;
 pub mod client;
 pub mod error;
 pub mod retry;
+pub mod small;
 pub mod sse;
 pub mod stream;
 pub mod types;

@@ -44,6 +44,10 @@ pub struct PermissionContext {
     pub home: PathBuf,
     /// Headless runs: nobody can be asked, so what would ask is denied (and listed).
     pub avoid_prompts: bool,
+    /// The mode in force when EnterPlanMode switched to plan mode; ExitPlanMode restores it
+    /// (`None`: the session was not put in plan mode by EnterPlanMode, so leaving it goes to
+    /// `default`).
+    pub mode_before_plan: Option<PermissionMode>,
 }
 
 impl Default for PermissionContext {
@@ -54,6 +58,7 @@ impl Default for PermissionContext {
             working_dirs: Vec::new(),
             home: dirs::home_dir().unwrap_or_else(|| PathBuf::from("/")),
             avoid_prompts: false,
+            mode_before_plan: None,
         }
     }
 }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::model::small::SmallModel;
 use crate::permissions::PermissionContext;
+use crate::registry::ToolPool;
 use crate::tool::{ReadFileState, TodoItem};
 
 /// Configuration set once when a session starts; mostly immutable.
@@ -22,6 +24,13 @@ pub struct SessionConfig {
     pub transcript_path: PathBuf,
     /// The model the session talks to (for tools that call it, and for hooks).
     pub model: String,
+    /// The session's tool pool, for tools that work on other tools (ToolSearch lists deferred
+    /// tools and marks them loaded). The same `Arc` the pipeline runs calls against; `None` where
+    /// no pool exists (a context built for a lone tool).
+    pub tool_pool: Option<Arc<ToolPool>>,
+    /// A small, fast model for tools' side jobs (WebFetch summarises pages with it). `None`: no
+    /// model configured; such tools degrade (WebFetch returns the page itself).
+    pub small_model: Option<Arc<dyn SmallModel>>,
 }
 
 /// State that changes while a turn runs.
@@ -110,4 +119,36 @@ fn expand_home(path: &str) -> PathBuf {
         return home.join(rest);
     }
     Path::new(path).to_path_buf()
+}
+
+#[cfg(test)]
+impl ToolUseContext {
+    /// A context for unit tests: working directory and only working directory `cwd`, no tool pool
+    /// and no small model (tests set the fields they need). The one constructor for tests, so a
+    /// new context field is added in one place.
+    pub(crate) fn for_tests(cwd: PathBuf) -> Self {
+        Self {
+            config: Arc::new(SessionConfig {
+                session_id: "test-session".into(),
+                project_dir: cwd.clone(),
+                tool_results_dir: cwd.join(".results"),
+                transcript_path: cwd.join("transcript.jsonl"),
+                model: "test-model".into(),
+                tool_pool: None,
+                small_model: None,
+            }),
+            permissions: PermissionContext {
+                working_dirs: vec![cwd.clone()],
+                ..PermissionContext::default()
+            },
+            exec: ExecutionState {
+                cancel: CancellationToken::new(),
+                read_files: ReadFileState::default(),
+                cwd,
+                todos: Arc::default(),
+            },
+            ui: UiCallbacks::default(),
+            agent: AgentIdentity::default(),
+        }
+    }
 }

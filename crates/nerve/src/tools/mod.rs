@@ -2,13 +2,17 @@
 
 pub mod bash;
 pub mod edit;
+pub mod enter_plan_mode;
+pub mod exit_plan_mode;
 pub mod fs;
 pub mod glob;
 pub mod grep;
 pub mod notebook_edit;
 pub mod read;
 pub mod todo_write;
+pub mod tool_search;
 pub mod walk;
+pub mod web_fetch;
 pub mod write;
 
 #[cfg(test)]

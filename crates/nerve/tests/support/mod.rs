@@ -161,3 +161,29 @@ pub fn text_of(content: &[nerve::tool::ResultBlock]) -> String {
 pub fn exists(p: &Path) -> bool {
     p.exists()
 }
+
+impl TestProject {
+    /// A session over exactly `tools` (deferred loading as given), with `setup` (its events are
+    /// replaced by the recorder's).
+    pub fn session_with_setup(
+        &self,
+        tools: Vec<nerve::tool::ToolRef>,
+        defer_loading: bool,
+        mode: PermissionMode,
+        rules: &[(RuleBehavior, &str)],
+        setup: SessionSetup,
+    ) -> SessionRuntime {
+        let mut o = self.options();
+        o.mode = Some(mode);
+        o.cli_rules = rules.iter().map(|(b, r)| (*b, (*r).to_string())).collect();
+        let project = Project::open(o).unwrap();
+        let pool = ToolPool::new(tools, defer_loading).unwrap();
+        project.session(
+            pool,
+            SessionSetup {
+                events: self.recorder.sink(),
+                ..setup
+            },
+        )
+    }
+}
