@@ -24,6 +24,7 @@ use crate::storage::{project_data_dir, safe_file_stem};
 use crate::tool::{
     AgentIdentity, ExecutionState, ProgressSink, ReadFileState, SessionConfig, ToolUseContext, UiCallbacks,
 };
+use crate::tools::bash::BackgroundTasks;
 
 /// How to open a project.
 #[derive(Debug, Clone)]
@@ -246,6 +247,7 @@ impl Project {
                 cancel: CancellationToken::new(),
                 read_files: ReadFileState::default(),
                 cwd: self.options.project_dir.clone(),
+                background: BackgroundTasks::default(),
             },
             ui: UiCallbacks::default(),
             agent: AgentIdentity::default(),

@@ -15,7 +15,11 @@ use crate::tool::{ToolOrigin, ToolRef};
 /// all start from it.
 pub fn all_builtin_tools() -> Vec<ToolRef> {
     #[allow(unused_mut)]
-    let mut tools: Vec<ToolRef> = Vec::new();
+    let mut tools: Vec<ToolRef> = vec![
+        std::sync::Arc::new(crate::tools::bash::BashTool),
+        std::sync::Arc::new(crate::tools::task_output::TaskOutputTool),
+        std::sync::Arc::new(crate::tools::task_stop::TaskStopTool),
+    ];
     #[cfg(feature = "test-tools")]
     if std::env::var("NERVE_TEST_TOOLS").is_ok_and(|v| v == "1") {
         tools.extend(crate::tools::testing::all_test_tools());

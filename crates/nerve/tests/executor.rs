@@ -1,6 +1,8 @@
 //! The streaming executor: batching, ordering, caps, cancellation, context modifiers and the
 //! one-result-per-call invariant. Concurrency is checked through the order of events, not timings.
 
+#![allow(clippy::expect_used)]
+
 mod support;
 
 use nerve::errors::ErrorClass;

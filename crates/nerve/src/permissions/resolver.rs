@@ -73,6 +73,7 @@ impl Resolver {
                 return Resolution::Allow {
                     updated_input: None,
                     user_modified: false,
+                    engine_input: None,
                     decided_by: eval.decided_by,
                 };
             }
@@ -104,6 +105,7 @@ impl Resolver {
                         return Resolution::Allow {
                             updated_input: None,
                             user_modified: false,
+                            engine_input: None,
                             decided_by: DecidedBy::Classifier,
                         };
                     }
@@ -125,6 +127,8 @@ impl Resolver {
             };
         };
 
+        // Computed only now that a person will look at it (a sed simulation runs a process).
+        let preview = tool.permission_preview(input, ctx).await;
         let request = PermissionRequest {
             id: uuid::Uuid::new_v4().to_string(),
             tool_use_id: tool_use_id.to_string(),
@@ -134,7 +138,7 @@ impl Resolver {
             reason: eval.reason.clone(),
             parts: eval.parts.clone(),
             suggestions: eval.suggestions.clone(),
-            preview: None,
+            preview: preview.as_ref().map(|p| p.display.clone()),
             agent_label: ctx.agent.label.clone(),
         };
         if let Some(events) = &self.events {
@@ -146,7 +150,7 @@ impl Resolver {
             a = prompter.ask(request) => a,
             () = ctx.exec.cancel.cancelled() => UserAnswer::Deny { message: Some("the call was interrupted while waiting for approval".into()) },
         };
-        self.apply_answer(answer, input, ctx)
+        with_engine_input(self.apply_answer(answer, input, ctx), preview)
     }
 
     fn apply_answer(&self, answer: UserAnswer, input: &Value, ctx: &ToolUseContext) -> Resolution {
@@ -208,11 +212,31 @@ impl Resolver {
     }
 }
 
+/// Attaches the preview's engine fields to an approval of the unchanged input. An input the user
+/// edited is not what was previewed, so it runs without them.
+fn with_engine_input(resolution: Resolution, preview: Option<crate::tool::PermissionPreview>) -> Resolution {
+    match resolution {
+        Resolution::Allow {
+            updated_input,
+            user_modified: false,
+            engine_input: _,
+            decided_by,
+        } => Resolution::Allow {
+            updated_input,
+            user_modified: false,
+            engine_input: preview.map(|p| p.engine_input).filter(|m| !m.is_empty()),
+            decided_by,
+        },
+        other @ (Resolution::Allow { .. } | Resolution::Deny { .. }) => other,
+    }
+}
+
 fn allow_with(updated_input: Option<Value>, input: &Value) -> Resolution {
     let user_modified = updated_input.as_ref().is_some_and(|u| u != input);
     Resolution::Allow {
         updated_input: updated_input.filter(|_| user_modified),
         user_modified,
+        engine_input: None,
         decided_by: DecidedBy::User,
     }
 }

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::permissions::PermissionContext;
 use crate::tool::ReadFileState;
+use crate::tools::bash::BackgroundTasks;
 
 /// Configuration set once when a session starts; mostly immutable.
 #[derive(Debug, Clone)]
@@ -33,6 +34,9 @@ pub struct ExecutionState {
     pub read_files: ReadFileState,
     /// The working directory, which a `cd` in Bash or a worktree tool may move.
     pub cwd: PathBuf,
+    /// The session's background commands (shared by every clone of the context; the last clone to
+    /// go kills those still running).
+    pub background: BackgroundTasks,
 }
 
 /// Hooks into an interactive front-end. Headless runs leave them empty.
