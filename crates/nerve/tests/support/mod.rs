@@ -126,6 +126,28 @@ impl TestProject {
         )
     }
 
+    /// A session over the real built-in tools (Bash, TaskOutput, TaskStop...).
+    pub fn builtin_session(
+        &self,
+        mode: PermissionMode,
+        prompter: Option<Arc<dyn PermissionPrompter>>,
+        headless: bool,
+    ) -> SessionRuntime {
+        let mut o = self.options();
+        o.mode = Some(mode);
+        let project = Project::open(o).unwrap();
+        let pool = ToolPool::new(nerve::registry::all_builtin_tools(), false).unwrap();
+        project.session(
+            pool,
+            SessionSetup {
+                prompter,
+                events: self.recorder.sink(),
+                headless,
+                ..SessionSetup::default()
+            },
+        )
+    }
+
     pub fn session(&self) -> SessionRuntime {
         self.session_with(PermissionMode::Default, &[], None, true)
     }
