@@ -511,3 +511,35 @@ fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[tokio::test]
+async fn task_tools_work_in_default_mode_without_prompts() {
+    let p = TestProject::new();
+    p.write("data.txt", "payload\n");
+    let s = p.builtin_session(PermissionMode::Default, None, true);
+    // A read-only command may start in the background without asking.
+    let started = s
+        .run_one(&bash(
+            "bg",
+            json!({"command": "cat data.txt", "run_in_background": true}),
+        ))
+        .await;
+    assert!(!started.is_error, "{:?}", started.content);
+    let out = s
+        .run_one(&tool(
+            "o",
+            "TaskOutput",
+            json!({"task_id": "bash_1", "timeout": 5000}),
+        ))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert!(
+        text_of(&out.content).ends_with("completed (exit code 0)\n\npayload"),
+        "{:?}",
+        out.content
+    );
+    let stop = s
+        .run_one(&tool("s", "TaskStop", json!({"task_id": "bash_1"})))
+        .await;
+    assert!(!stop.is_error && !stop.denied, "{:?}", stop.content);
+}

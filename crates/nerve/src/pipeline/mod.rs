@@ -1,8 +1,9 @@
 //! The execution pipeline: the one path every tool call takes, built-in or external.
 //!
 //! lookup → abort check → strip engine-only fields → coercion → schema validation → semantic
-//! validation → observable-input backfill → PreToolUse hooks → permission resolution → (denial:
-//! PermissionDenied hooks, error result) → call → result budgeting → PostToolUse hooks → new
+//! validation → observable-input backfill → PreToolUse hooks → permission resolution (an approval of
+//! the unchanged input may add the resolver's own engine-only fields, such as a previewed sed edit)
+//! → (denial: PermissionDenied hooks, error result) → call → result budgeting → PostToolUse hooks → new
 //! messages → error classification.
 //!
 //! Whatever happens, a call produces exactly one [`CallOutcome`]: the loop turns it into the one

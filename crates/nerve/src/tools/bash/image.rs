@@ -5,8 +5,9 @@ use base64::Engine;
 
 use crate::tool::ResultBlock;
 
-/// Largest image passed on: the API takes base64 images up to about 5 MB (3.75 MB raw).
-pub(crate) const IMAGE_MAX_BYTES: u64 = 3_750_000;
+/// Largest image returned inline: its base64 form (4 characters per 3 bytes) must stay within the
+/// Bash result limit, or the pipeline would persist the image block as JSON the model cannot view.
+pub(crate) const IMAGE_MAX_BYTES: u64 = (crate::tools::bash::MAX_RESULT_CHARS as u64 / 4) * 3;
 
 /// The media type of an image starting with `prefix`, if it is PNG, JPEG, GIF or WebP.
 pub(crate) fn image_media_type(prefix: &[u8]) -> Option<&'static str> {
@@ -49,6 +50,12 @@ mod tests {
         assert_eq!(image_media_type(b"\x89PNG"), None);
         assert_eq!(image_media_type(b"RIFF\0\0\0\0WAVE"), None);
         assert_eq!(image_media_type(b""), None);
+    }
+
+    #[test]
+    fn the_largest_inline_image_fits_the_result_limit() {
+        let block = image_block("image/png", &vec![0u8; IMAGE_MAX_BYTES as usize]);
+        assert!(block.budget_chars() <= crate::tools::bash::MAX_RESULT_CHARS);
     }
 
     #[test]

@@ -135,21 +135,33 @@ fn finish(
 ) -> Result<ToolOutput, ToolError> {
     let excerpt = pumped.spool.excerpt();
     let mut content = Vec::new();
-    if let Some(block) = image_output(&mut pumped, &ending) {
-        content.push(block);
-    } else {
-        let full_output = (excerpt.omitted() > 0 && pumped.spool.complete()).then(|| {
+    let output = match image_output(&mut pumped, &ending) {
+        Some(ImageOutput::Inline(block)) => {
+            content.push(block);
+            None
+        }
+        Some(ImageOutput::TooLarge { media_type }) => {
             pumped.spool.keep();
-            pumped.spool.path().to_path_buf()
-        });
-        let output = render_output(&excerpt, full_output.as_deref());
-        let text = match &cwd_change {
-            CwdChange::Refused { attempted } => {
-                notes.push(refused_note(attempted, started_in));
-                render_result(&output, &notes, &ending)
-            }
-            CwdChange::Unchanged | CwdChange::Moved(_) => render_result(&output, &notes, &ending),
-        };
+            notes.push(format!(
+                "The command printed an image ({media_type}, {} bytes), too large to return inline (at most {IMAGE_MAX_BYTES} bytes). It was saved to: {}",
+                excerpt.total,
+                pumped.spool.path().display()
+            ));
+            Some(String::new())
+        }
+        None => {
+            let full_output = (excerpt.omitted() > 0 && pumped.spool.complete()).then(|| {
+                pumped.spool.keep();
+                pumped.spool.path().to_path_buf()
+            });
+            Some(render_output(&excerpt, full_output.as_deref()))
+        }
+    };
+    if let Some(output) = output {
+        if let CwdChange::Refused { attempted } = &cwd_change {
+            notes.push(refused_note(attempted, started_in));
+        }
+        let text = render_result(&output, &notes, &ending);
         if !text.is_empty() {
             content.push(ResultBlock::text(text));
         }
@@ -178,12 +190,21 @@ fn finish(
     Ok(output)
 }
 
-/// The output as an image block, when stdout is exactly one image and nothing else was printed.
-fn image_output(pumped: &mut Pumped, ending: &Ending) -> Option<ResultBlock> {
+/// Image output: inline, or too large to return (the output file is kept and named instead).
+enum ImageOutput {
+    Inline(ResultBlock),
+    TooLarge { media_type: &'static str },
+}
+
+/// The output as an image, when stdout is exactly one image and nothing else was printed.
+fn image_output(pumped: &mut Pumped, ending: &Ending) -> Option<ImageOutput> {
     if ending.is_error() || pumped.stderr_bytes > 0 {
         return None;
     }
     let media_type = image_media_type(&pumped.stdout_prefix)?;
-    let bytes = pumped.spool.read_all(IMAGE_MAX_BYTES)?;
-    Some(image_block(media_type, &bytes))
+    match pumped.spool.read_all(IMAGE_MAX_BYTES) {
+        Some(bytes) => Some(ImageOutput::Inline(image_block(media_type, &bytes))),
+        None if pumped.spool.complete() => Some(ImageOutput::TooLarge { media_type }),
+        None => None,
+    }
 }

@@ -174,6 +174,22 @@ async fn png_output_becomes_an_image() {
 }
 
 #[tokio::test]
+async fn an_image_too_large_to_inline_is_saved_and_named() {
+    let f = fixture();
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.resize(100_000, 0);
+    std::fs::write(f.ctx.exec.cwd.join("big.png"), &png).unwrap();
+    let out = run(&f.ctx, input("cat big.png")).await.unwrap();
+    let t = text(&out.content);
+    assert!(
+        t.starts_with("The command printed an image (image/png, 100000 bytes)"),
+        "{t}"
+    );
+    let path = t.split("saved to: ").nth(1).unwrap();
+    assert_eq!(std::fs::read(path).unwrap(), png);
+}
+
+#[tokio::test]
 async fn long_output_is_cut_to_head_and_tail_with_the_file() {
     let f = fixture();
     let out = run(&f.ctx, input("seq 1 100000")).await.unwrap();
