@@ -240,3 +240,56 @@ fn allow_with(updated_input: Option<Value>, input: &Value) -> Resolution {
         decided_by: DecidedBy::User,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::PermissionPreview;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn preview() -> PermissionPreview {
+        let mut engine_input = serde_json::Map::new();
+        engine_input.insert("_simulatedSedEdit".into(), json!({"files": []}));
+        PermissionPreview {
+            display: json!({"kind": "sed_edit"}),
+            engine_input,
+        }
+    }
+
+    #[test]
+    fn an_unchanged_approval_carries_the_preview_fields() {
+        let input = json!({"command": "sed -i s/a/b/ f"});
+        let allowed = allow_with(None, &input);
+        match with_engine_input(allowed, Some(preview())) {
+            Resolution::Allow {
+                updated_input,
+                engine_input,
+                ..
+            } => {
+                assert_eq!(updated_input, None);
+                assert_eq!(engine_input, Some(preview().engine_input));
+            }
+            other @ Resolution::Deny { .. } => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_edited_input_or_a_denial_gets_none() {
+        let input = json!({"command": "sed -i s/a/b/ f"});
+        let edited = allow_with(Some(json!({"command": "sed -i s/a/c/ f"})), &input);
+        assert!(matches!(
+            with_engine_input(edited, Some(preview())),
+            Resolution::Allow {
+                engine_input: None,
+                user_modified: true,
+                ..
+            }
+        ));
+        let denied = Resolution::Deny {
+            message: "no".into(),
+            decided_by: DecidedBy::User,
+        };
+        assert_eq!(with_engine_input(denied.clone(), Some(preview())), denied);
+    }
+}
