@@ -6,7 +6,7 @@ use crate::tools::bash::spool::{HEAD_BYTES, TAIL_BYTES};
 /// The Bash tool's description.
 pub(crate) fn description() -> String {
     format!(
-        r#"Executes a bash command and returns its output (stdout and stderr, interleaved as they arrived), with a timeout.
+        r#"Executes a bash command and returns its output (stdout and stderr together, in the order they arrived), with a timeout.
 
 Each call runs `bash -c` (non-login, no rc files, stdin is /dev/null) in the session's working directory. The working directory persists between calls: after `cd sub`, the next command starts in `sub` — but only inside the project's working directories; a `cd` elsewhere is undone and you are told so. Shell state does not persist: variables, functions, aliases and `source`d files are gone in the next call.
 

@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 
@@ -68,9 +68,7 @@ async fn timeout_kills_the_whole_group() {
         pidfile.display()
     ));
     i.timeout = Some(500);
-    let start = Instant::now();
     let t = error_text(run(&f.ctx, i).await);
-    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
     assert!(t.starts_with("started"), "output so far is kept: {t}");
     assert!(t.ends_with("Command timed out after 500 ms"), "{t}");
     let pid = read_pid(&pidfile).await;
@@ -244,22 +242,24 @@ async fn progress_streams_both_streams() {
 }
 
 #[tokio::test]
-async fn background_start_returns_an_id_at_once() {
+async fn background_start_returns_an_id_while_the_command_still_runs() {
     let f = fixture();
-    let mut i = input("sleep 0.2; echo done");
+    let mut i = input("echo begun; sleep 1000");
     i.run_in_background = Some(true);
-    let start = Instant::now();
     let out = run(&f.ctx, i).await.unwrap();
-    assert!(start.elapsed() < Duration::from_millis(150));
     assert!(text(&out.content).starts_with("Command running in background with ID: bash_1."));
-    let info = f
-        .ctx
-        .exec
-        .background
-        .wait("bash_1", Duration::from_secs(5))
-        .await
-        .unwrap();
-    assert_eq!(std::fs::read_to_string(info.output_path).unwrap(), "done\n");
+    let tasks = &f.ctx.exec.background;
+    assert_eq!(
+        tasks.get("bash_1").unwrap().status,
+        crate::tools::bash::TaskStatus::Running
+    );
+    let path = tasks.get("bash_1").unwrap().output_path;
+    while std::fs::read_to_string(&path).unwrap() != "begun\n" {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let info = tasks.stop("bash_1").await.unwrap();
+    assert_eq!(info.status, crate::tools::bash::TaskStatus::Killed);
+    assert_eq!(std::fs::read_to_string(info.output_path).unwrap(), "begun\n");
 }
 
 #[tokio::test]
