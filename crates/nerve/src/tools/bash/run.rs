@@ -9,13 +9,13 @@ use tokio_util::sync::CancellationToken;
 use crate::tool::{ContextModifier, ProgressSink, ResultBlock, ToolError, ToolOutput, ToolUseContext};
 use crate::tools::bash::cwd::{CwdChange, judge_cwd, refused_note, tracking_script};
 use crate::tools::bash::image::{IMAGE_MAX_BYTES, image_block, image_media_type};
-use crate::tools::bash::process::{spawn_bash, terminate_group};
+use crate::tools::bash::process::{kill_group_in_background, spawn_bash, terminate_group};
 use crate::tools::bash::render::{Ending, render_output, render_result};
 use crate::tools::bash::spool::Spool;
 use crate::tools::bash::stream::{Pumped, pump};
 
 /// How long output may keep coming after the shell exited (a background `&` child holding the
-/// pipes); after that the result is returned without waiting for it.
+/// pipes); after that the group is stopped and the result returned.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// Where command output files go: the session's tool-results folder, or the temp dir if that cannot
@@ -66,6 +66,7 @@ pub(crate) async fn run_foreground(
     let mut shell = spawn_bash(&tracking_script(cwd_file.path()), &[command], &cwd)
         .map_err(|e| ToolError::io(format!("could not start bash in {}", cwd.display()), e))?;
 
+    let pgid = shell.guard.pgid();
     let stop = CancellationToken::new();
     // If this future is dropped (the pipeline raced it against an abort), the reader stops too.
     let _stop_on_drop = stop.clone().drop_guard();
@@ -106,7 +107,13 @@ pub(crate) async fn run_foreground(
     let pumped = match tokio::time::timeout(DRAIN_GRACE, &mut reader).await {
         Ok(joined) => joined,
         Err(_) => {
-            notes.push("Processes the command started in the background still hold its output open; their later output is not shown. Start long-running processes with run_in_background instead.".to_string());
+            // Background children holding our pipes would otherwise outlive the call writing into
+            // a pipe nobody reads. Children that redirected their output are not waited for and
+            // keep running (`server > log 2>&1 &`).
+            if let Some(pgid) = pgid {
+                kill_group_in_background(pgid);
+            }
+            notes.push("The command left processes running in the background that kept its output open; they were stopped. Start long-running processes with run_in_background instead (or redirect their output to a file).".to_string());
             stop.cancel();
             reader.await
         }

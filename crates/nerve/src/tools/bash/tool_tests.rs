@@ -119,6 +119,56 @@ async fn dropping_the_call_kills_the_group() {
 }
 
 #[tokio::test]
+async fn background_children_holding_the_output_are_stopped() {
+    let f = fixture();
+    let pidfile = f.ctx.exec.cwd.join("pid");
+    let out = run(
+        &f.ctx,
+        input(&format!(
+            "sleep 1000 & echo $! > '{}'; echo hi",
+            pidfile.display()
+        )),
+    )
+    .await
+    .unwrap();
+    let t = text(&out.content);
+    assert!(
+        t.starts_with("hi\nThe command left processes running in the background"),
+        "{t}"
+    );
+    let pid = read_pid(&pidfile).await;
+    assert!(
+        process_gone(pid, Duration::from_secs(4)).await,
+        "sleep {pid} survived"
+    );
+}
+
+#[tokio::test]
+async fn background_children_with_redirected_output_keep_running() {
+    let f = fixture();
+    let pidfile = f.ctx.exec.cwd.join("pid");
+    let out = run(
+        &f.ctx,
+        input(&format!(
+            "sleep 1000 > /dev/null 2>&1 & echo $! > '{}'; echo hi",
+            pidfile.display()
+        )),
+    )
+    .await
+    .unwrap();
+    assert_eq!(text(&out.content), "hi");
+    let pid = read_pid(&pidfile).await;
+    assert!(
+        !process_gone(pid, Duration::from_millis(300)).await,
+        "the detached child was killed"
+    );
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status();
+    assert!(process_gone(pid, Duration::from_secs(4)).await);
+}
+
+#[tokio::test]
 async fn cd_inside_the_project_moves_the_cwd() {
     let f = fixture();
     let out = run(&f.ctx, input("cd sub && pwd")).await.unwrap();
