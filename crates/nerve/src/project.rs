@@ -25,6 +25,7 @@ use crate::storage::{project_data_dir, safe_file_stem};
 use crate::tool::{
     AgentIdentity, ExecutionState, ProgressSink, ReadFileState, SessionConfig, ToolUseContext, UiCallbacks,
 };
+use crate::tools::bash::BackgroundTasks;
 
 /// How to open a project.
 #[derive(Debug, Clone)]
@@ -252,6 +253,7 @@ impl Project {
                 read_files: ReadFileState::default(),
                 cwd: self.options.project_dir.clone(),
                 todos: Arc::default(),
+                background: BackgroundTasks::default(),
             },
             ui: UiCallbacks::default(),
             agent: AgentIdentity::default(),

@@ -28,6 +28,9 @@ pub fn all_builtin_tools() -> Vec<ToolRef> {
         Arc::new(crate::tools::tool_search::ToolSearchTool),
         // Each call makes a new instance, so each session's pool gets its own page cache.
         Arc::new(crate::tools::web_fetch::WebFetchTool::default()),
+        Arc::new(crate::tools::bash::BashTool),
+        Arc::new(crate::tools::task_output::TaskOutputTool),
+        Arc::new(crate::tools::task_stop::TaskStopTool),
     ];
     #[cfg(feature = "test-tools")]
     if std::env::var("NERVE_TEST_TOOLS").is_ok_and(|v| v == "1") {

@@ -73,6 +73,7 @@ impl Resolver {
                 return Resolution::Allow {
                     updated_input: None,
                     user_modified: false,
+                    engine_input: None,
                     decided_by: eval.decided_by,
                 };
             }
@@ -104,6 +105,7 @@ impl Resolver {
                         return Resolution::Allow {
                             updated_input: None,
                             user_modified: false,
+                            engine_input: None,
                             decided_by: DecidedBy::Classifier,
                         };
                     }
@@ -125,6 +127,8 @@ impl Resolver {
             };
         };
 
+        // Computed only now that a person will look at it (a sed simulation runs a process).
+        let preview = tool.permission_preview(input, ctx).await;
         let request = PermissionRequest {
             id: uuid::Uuid::new_v4().to_string(),
             tool_use_id: tool_use_id.to_string(),
@@ -134,7 +138,7 @@ impl Resolver {
             reason: eval.reason.clone(),
             parts: eval.parts.clone(),
             suggestions: eval.suggestions.clone(),
-            preview: None,
+            preview: preview.as_ref().map(|p| p.display.clone()),
             agent_label: ctx.agent.label.clone(),
         };
         if let Some(events) = &self.events {
@@ -156,7 +160,7 @@ impl Resolver {
             a = prompter.ask(request) => a,
             () = ctx.exec.cancel.cancelled() => UserAnswer::Deny { message: Some("the call was interrupted while waiting for approval".into()) },
         };
-        self.apply_answer(answer, input, ctx)
+        with_engine_input(self.apply_answer(answer, input, ctx), preview)
     }
 
     fn apply_answer(&self, answer: UserAnswer, input: &Value, ctx: &ToolUseContext) -> Resolution {
@@ -218,11 +222,84 @@ impl Resolver {
     }
 }
 
+/// Attaches the preview's engine fields to an approval of the unchanged input. An input the user
+/// edited is not what was previewed, so it runs without them.
+fn with_engine_input(resolution: Resolution, preview: Option<crate::tool::PermissionPreview>) -> Resolution {
+    match resolution {
+        Resolution::Allow {
+            updated_input,
+            user_modified: false,
+            engine_input: _,
+            decided_by,
+        } => Resolution::Allow {
+            updated_input,
+            user_modified: false,
+            engine_input: preview.map(|p| p.engine_input).filter(|m| !m.is_empty()),
+            decided_by,
+        },
+        other @ (Resolution::Allow { .. } | Resolution::Deny { .. }) => other,
+    }
+}
+
 fn allow_with(updated_input: Option<Value>, input: &Value) -> Resolution {
     let user_modified = updated_input.as_ref().is_some_and(|u| u != input);
     Resolution::Allow {
         updated_input: updated_input.filter(|_| user_modified),
         user_modified,
+        engine_input: None,
         decided_by: DecidedBy::User,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::PermissionPreview;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn preview() -> PermissionPreview {
+        let mut engine_input = serde_json::Map::new();
+        engine_input.insert("_simulatedSedEdit".into(), json!({"files": []}));
+        PermissionPreview {
+            display: json!({"kind": "sed_edit"}),
+            engine_input,
+        }
+    }
+
+    #[test]
+    fn an_unchanged_approval_carries_the_preview_fields() {
+        let input = json!({"command": "sed -i s/a/b/ f"});
+        let allowed = allow_with(None, &input);
+        match with_engine_input(allowed, Some(preview())) {
+            Resolution::Allow {
+                updated_input,
+                engine_input,
+                ..
+            } => {
+                assert_eq!(updated_input, None);
+                assert_eq!(engine_input, Some(preview().engine_input));
+            }
+            other @ Resolution::Deny { .. } => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_edited_input_or_a_denial_gets_none() {
+        let input = json!({"command": "sed -i s/a/b/ f"});
+        let edited = allow_with(Some(json!({"command": "sed -i s/a/c/ f"})), &input);
+        assert!(matches!(
+            with_engine_input(edited, Some(preview())),
+            Resolution::Allow {
+                engine_input: None,
+                user_modified: true,
+                ..
+            }
+        ));
+        let denied = Resolution::Deny {
+            message: "no".into(),
+            decided_by: DecidedBy::User,
+        };
+        assert_eq!(with_engine_input(denied.clone(), Some(preview())), denied);
     }
 }

@@ -98,6 +98,11 @@ pub enum Resolution {
         updated_input: Option<Value>,
         /// Whether the user changed the input (the model is told).
         user_modified: bool,
+        /// Engine-only input fields the resolver itself computed for the approved input (a previewed
+        /// sed edit). Kept apart from `updated_input`, whose engine-only fields are always stripped
+        /// because it comes from outside; the pipeline merges these only when the input that runs is
+        /// the one the preview was made for.
+        engine_input: Option<serde_json::Map<String, Value>>,
         /// What decided.
         decided_by: DecidedBy,
     },

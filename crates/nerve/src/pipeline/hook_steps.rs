@@ -284,6 +284,7 @@ pub async fn permission_request_hooks(
         PermissionDecision::Allow => Some(Resolution::Allow {
             updated_input: outcome.updated_input.map(|u| Value::Object(u.value)),
             user_modified: false,
+            engine_input: None,
             decided_by: DecidedBy::Hook,
         }),
         PermissionDecision::Deny => Some(Resolution::Deny {

@@ -1,8 +1,9 @@
 //! The execution pipeline: the one path every tool call takes, built-in or external.
 //!
 //! lookup → abort check → strip engine-only fields → coercion → schema validation → semantic
-//! validation → observable-input backfill → PreToolUse hooks → permission resolution → (denial:
-//! PermissionDenied hooks, error result) → call → result budgeting → PostToolUse hooks → new
+//! validation → observable-input backfill → PreToolUse hooks → permission resolution (an approval of
+//! the unchanged input may add the resolver's own engine-only fields, such as a previewed sed edit)
+//! → (denial: PermissionDenied hooks, error result) → call → result budgeting → PostToolUse hooks → new
 //! messages → error classification.
 //!
 //! Whatever happens, a call produces exactly one [`CallOutcome`]: the loop turns it into the one
@@ -156,6 +157,7 @@ impl Pipeline {
             Resolution::Allow {
                 updated_input,
                 user_modified,
+                engine_input,
                 ..
             } => {
                 if let Some(updated) = updated_input {
@@ -163,6 +165,16 @@ impl Pipeline {
                     // like any untrusted input. Engine-only fields never come from outside.
                     match self.prepare_input(tool.as_ref(), updated) {
                         Ok(updated) => input = updated,
+                        Err(message) => {
+                            return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation);
+                        }
+                    }
+                }
+                if let Some(fields) = engine_input {
+                    // The resolver's own fields (a previewed edit) for the input the user approved
+                    // unchanged: the only way engine-only fields reach `call`.
+                    match self.merge_engine_input(tool.as_ref(), input, fields) {
+                        Ok(merged) => input = merged,
                         Err(message) => {
                             return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation);
                         }
@@ -251,6 +263,26 @@ impl Pipeline {
     fn prepare_input(&self, tool: &dyn DynTool, input: Value) -> Result<Value, String> {
         let input = strip_engine_only(input, tool.engine_only_fields());
         self.validate_engine_input(tool, input)
+    }
+
+    /// Adds the permission system's engine-only fields to already prepared input. Only fields the
+    /// tool declares as engine-only are taken; anything else in `fields` is ignored.
+    fn merge_engine_input(
+        &self,
+        tool: &dyn DynTool,
+        input: Value,
+        fields: serde_json::Map<String, Value>,
+    ) -> Result<Value, String> {
+        let Value::Object(mut map) = input else {
+            return Err(format!("the {} tool's input is not an object", tool.name()));
+        };
+        let allowed = tool.engine_only_fields();
+        for (key, value) in fields {
+            if allowed.contains(&key.as_str()) {
+                map.insert(key, value);
+            }
+        }
+        self.validate_engine_input(tool, Value::Object(map))
     }
 
     /// Coerces and validates input, keeping engine-only fields (input set by the permission system).

@@ -10,6 +10,7 @@ use crate::model::small::SmallModel;
 use crate::permissions::PermissionContext;
 use crate::registry::ToolPool;
 use crate::tool::{ReadFileState, TodoItem};
+use crate::tools::bash::BackgroundTasks;
 
 /// Configuration set once when a session starts; mostly immutable.
 #[derive(Debug, Clone)]
@@ -44,6 +45,9 @@ pub struct ExecutionState {
     pub cwd: PathBuf,
     /// The model's task list as TodoWrite last set it (shared, replaced whole on each write).
     pub todos: Arc<Vec<TodoItem>>,
+    /// The session's background commands (shared by every clone of the context; the last clone to
+    /// go kills those still running).
+    pub background: BackgroundTasks,
 }
 
 /// Hooks into an interactive front-end. Headless runs leave them empty.
@@ -146,6 +150,7 @@ impl ToolUseContext {
                 read_files: ReadFileState::default(),
                 cwd,
                 todos: Arc::default(),
+                background: BackgroundTasks::default(),
             },
             ui: UiCallbacks::default(),
             agent: AgentIdentity::default(),

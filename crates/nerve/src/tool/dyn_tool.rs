@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::permissions::PermissionSubject;
 use crate::tool::{
-    InterruptBehavior, ProgressSink, Tool, ToolError, ToolOrigin, ToolOutput, ToolPermission, ToolUseContext,
-    Validation,
+    InterruptBehavior, PermissionPreview, ProgressSink, Tool, ToolError, ToolOrigin, ToolOutput,
+    ToolPermission, ToolUseContext, Validation,
 };
 
 /// A shared handle to a tool.
@@ -57,6 +57,8 @@ pub trait DynTool: Send + Sync {
     fn permission_subject(&self, input: &Value, ctx: &ToolUseContext) -> PermissionSubject;
     /// See [`Tool::check_permissions`]; ask when the input does not parse.
     async fn check_permissions(&self, input: &Value, ctx: &ToolUseContext) -> ToolPermission;
+    /// See [`Tool::permission_preview`]; none when the input does not parse.
+    async fn permission_preview(&self, input: &Value, ctx: &ToolUseContext) -> Option<PermissionPreview>;
     /// See [`Tool::call`].
     async fn call(
         &self,
@@ -155,6 +157,10 @@ impl<T: Tool> DynTool for T {
                 reason: format!("the input could not be understood: {e}"),
             },
         }
+    }
+    async fn permission_preview(&self, input: &Value, ctx: &ToolUseContext) -> Option<PermissionPreview> {
+        let typed = parse::<T>(input).ok()?;
+        Tool::permission_preview(self, &typed, ctx).await
     }
     async fn call(
         &self,

@@ -14,7 +14,7 @@ mod todo;
 
 pub use context::{AgentIdentity, ExecutionState, SessionConfig, ToolUseContext, UiCallbacks};
 pub use dyn_tool::{DynTool, ToolRef};
-pub use progress::{Progress, ProgressSink};
+pub use progress::{OutputStream, Progress, ProgressSink};
 pub use read_state::{FileReadRecord, ReadFileState};
 pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput};
 pub use schema::schema_of;
@@ -73,6 +73,18 @@ pub enum ToolPermission {
 
 /// Outcome of a tool's semantic input check.
 pub type Validation = Result<(), String>;
+
+/// What a tool shows in the permission dialog beyond the input, and what the engine adds to the input
+/// when the user approves (for example a simulated `sed -i` edit: the user sees the diff, and what
+/// runs is exactly the previewed content).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionPreview {
+    /// Shown to the user (goes into [`crate::permissions::PermissionRequest::preview`]).
+    pub display: Value,
+    /// Engine-only input fields (named in [`Tool::engine_only_fields`]) merged into the input that
+    /// runs once the user approves the unchanged input.
+    pub engine_input: serde_json::Map<String, Value>,
+}
 
 /// The typed tool contract. Implement this; the engine uses it through [`DynTool`].
 ///
@@ -149,6 +161,16 @@ pub trait Tool: Send + Sync + 'static {
     /// Tool-specific permission opinion. Default: no objection, the general system decides.
     async fn check_permissions(&self, _input: &Self::Input, _ctx: &ToolUseContext) -> ToolPermission {
         ToolPermission::Passthrough
+    }
+
+    /// A preview for the permission dialog, computed only when the user is about to be asked. Default:
+    /// none, the dialog shows the input.
+    async fn permission_preview(
+        &self,
+        _input: &Self::Input,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionPreview> {
+        None
     }
 
     /// Runs the tool. Progress goes through `progress`; the context is read-only, changes to it are

@@ -9,6 +9,8 @@ pub mod glob;
 pub mod grep;
 pub mod notebook_edit;
 pub mod read;
+pub mod task_output;
+pub mod task_stop;
 pub mod todo_write;
 pub mod tool_search;
 pub mod walk;

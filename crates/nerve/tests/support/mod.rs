@@ -142,6 +142,16 @@ impl TestProject {
         )
     }
 
+    /// A session over the real built-in tools (Bash, TaskOutput, TaskStop...) with a prompter.
+    pub fn builtin_session_asking(
+        &self,
+        mode: PermissionMode,
+        prompter: Option<Arc<dyn PermissionPrompter>>,
+        headless: bool,
+    ) -> SessionRuntime {
+        self.session_over(nerve::registry::all_builtin_tools(), mode, &[], prompter, headless)
+    }
+
     pub fn session(&self) -> SessionRuntime {
         self.session_with(PermissionMode::Default, &[], None, true)
     }

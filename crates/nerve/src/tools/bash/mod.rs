@@ -8,12 +8,26 @@
 
 mod analysis;
 mod analyze;
+mod background;
 mod classify;
+mod cwd;
 mod env_names;
 mod fallback;
 mod git;
+mod image;
+mod limits;
 mod options;
+mod process;
+mod prompt;
+mod render;
+mod run;
+mod sed;
+mod sed_edit;
+mod spool;
+mod stream;
 mod subject;
+mod task_report;
+mod tool;
 mod walker;
 mod words;
 mod wrappers;
@@ -21,9 +35,20 @@ mod wrappers;
 #[cfg(test)]
 mod property_tests;
 #[cfg(test)]
+mod sed_tests;
+#[cfg(test)]
 mod table_tests;
+#[cfg(test)]
+mod test_util;
+#[cfg(test)]
+mod tool_tests;
 
 pub use analysis::{CommandAnalysis, CommandClass, SimpleCommand};
 pub use analyze::analyze;
+pub use background::{BackgroundTasks, TaskInfo, TaskStatus};
 pub use fallback::{fallback_segments, fallback_words};
+pub use limits::MAX_RESULT_CHARS;
+pub use sed_edit::{SimulatedFile, SimulatedSedEdit};
 pub use subject::shell_subject;
+pub use task_report::task_report;
+pub use tool::{BashInput, BashTool};

@@ -1,0 +1,207 @@
+//! Starting `bash -c` as the leader of its own process group, and stopping the whole group.
+//!
+//! Killing only `bash` would leave `make`'s compilers or a `sleep &` running with our pipes open, so
+//! every stop (timeout, abort, TaskStop, session end) signals the group: SIGTERM first so programs
+//! can clean up, SIGKILL after a grace period.
+
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+
+use crate::hooks::process_group::{GroupSignal, signal_group};
+
+/// Time between SIGTERM and SIGKILL.
+pub(crate) const TERMINATE_GRACE: Duration = Duration::from_secs(2);
+
+/// Variables that would make a non-interactive bash read startup files.
+const STARTUP_FILE_VARIABLES: [&str; 2] = ["BASH_ENV", "ENV"];
+
+/// A started shell: the child, its output pipes and its process group.
+#[derive(Debug)]
+pub(crate) struct Shell {
+    /// The `bash` process (the group leader).
+    pub child: Child,
+    /// Its standard output.
+    pub stdout: ChildStdout,
+    /// Its standard error.
+    pub stderr: ChildStderr,
+    /// Kills the group if dropped while armed.
+    pub guard: GroupKillGuard,
+}
+
+/// Starts `bash --noprofile --norc -c SCRIPT nerve-bash ARGS...` in `cwd`: non-login, no rc files,
+/// stdin from /dev/null, in a new process group.
+pub(crate) fn spawn_bash(script: &str, args: &[&str], cwd: &Path) -> std::io::Result<Shell> {
+    let mut command = Command::new("bash");
+    command
+        .arg("--noprofile")
+        .arg("--norc")
+        .arg("-c")
+        .arg(script)
+        .arg("nerve-bash")
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        // Nobody can type into an editor or pager: make git and friends fall through.
+        .env("GIT_EDITOR", "true")
+        .env("GIT_PAGER", "cat")
+        .env("PAGER", "cat");
+    for name in STARTUP_FILE_VARIABLES {
+        command.env_remove(name);
+    }
+    let mut child = command.spawn()?;
+    let (Some(stdout), Some(stderr), Some(pgid)) = (child.stdout.take(), child.stderr.take(), child.id())
+    else {
+        return Err(std::io::Error::other(
+            "the shell started without its pipes or process id",
+        ));
+    };
+    Ok(Shell {
+        child,
+        stdout,
+        stderr,
+        guard: GroupKillGuard { pgid: Some(pgid) },
+    })
+}
+
+/// Stops the group: SIGTERM, up to [`TERMINATE_GRACE`] for the leader to exit, then SIGKILL to
+/// whatever is left of the group. Returns the leader's exit status if it could be collected.
+pub(crate) async fn terminate_group(child: &mut Child, guard: &mut GroupKillGuard) -> Option<ExitStatus> {
+    let pgid = guard.pgid?;
+    signal_group(pgid, GroupSignal::Terminate);
+    let status = tokio::time::timeout(TERMINATE_GRACE, child.wait())
+        .await
+        .ok()
+        .and_then(Result::ok);
+    // Children that trapped SIGTERM (or ignore it) still go.
+    signal_group(pgid, GroupSignal::Kill);
+    let status = match status {
+        Some(s) => Some(s),
+        None => child.wait().await.ok(),
+    };
+    guard.disarm();
+    status
+}
+
+/// Kills the process group when dropped while armed: the call's future was dropped (the pipeline
+/// races calls against cancellation) or the session ended. SIGTERM at once, SIGKILL after the grace
+/// period from a detached task.
+#[derive(Debug)]
+pub(crate) struct GroupKillGuard {
+    pgid: Option<u32>,
+}
+
+impl GroupKillGuard {
+    /// The group this guard kills, while armed.
+    pub fn pgid(&self) -> Option<u32> {
+        self.pgid
+    }
+
+    /// The group has been dealt with.
+    pub fn disarm(&mut self) {
+        self.pgid = None;
+    }
+}
+
+impl Drop for GroupKillGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.pgid {
+            kill_group_in_background(pgid);
+        }
+    }
+}
+
+/// SIGTERM now, SIGKILL after [`TERMINATE_GRACE`], without waiting.
+pub(crate) fn kill_group_in_background(pgid: u32) {
+    signal_group(pgid, GroupSignal::Terminate);
+    let kill = move || signal_group(pgid, GroupSignal::Kill);
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => {
+            handle.spawn(async move {
+                tokio::time::sleep(TERMINATE_GRACE).await;
+                kill();
+            });
+        }
+        Err(_) => {
+            std::thread::spawn(move || {
+                std::thread::sleep(TERMINATE_GRACE);
+                kill();
+            });
+        }
+    }
+}
+
+/// How the shell ended, in words for the model ("Exit code 2").
+pub(crate) fn describe_status(status: &ExitStatus) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(0), _) => None,
+        (Some(code), _) => Some(format!("Exit code {code}")),
+        (None, Some(signal)) => Some(format!("Killed by signal {signal}")),
+        (None, None) => Some("The command ended without an exit code".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn runs_without_rc_files_and_passes_args() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut shell = spawn_bash(
+            r#"printf '%s|%s' "$1" "${BASH_ENV-unset}""#,
+            &["arg one"],
+            dir.path(),
+        )
+        .unwrap();
+        let mut out = String::new();
+        shell.stdout.read_to_string(&mut out).await.unwrap();
+        let status = shell.child.wait().await.unwrap();
+        shell.guard.disarm();
+        assert!(status.success());
+        assert_eq!(out, "arg one|unset");
+    }
+
+    #[tokio::test]
+    async fn terminate_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!("sleep 1000 & echo $! > '{}'; wait", pidfile.display());
+        let mut shell = spawn_bash(&script, &[], dir.path()).unwrap();
+        let pid = loop {
+            if let Ok(text) = std::fs::read_to_string(&pidfile)
+                && let Ok(pid) = text.trim().parse::<u32>()
+            {
+                break pid;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        let status = terminate_group(&mut shell.child, &mut shell.guard).await.unwrap();
+        assert!(!status.success());
+        assert!(shell.guard.pgid().is_none());
+        assert!(crate::tools::bash::test_util::process_gone(pid, Duration::from_secs(3)).await);
+    }
+
+    #[test]
+    fn statuses_are_described() {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(describe_status(&ExitStatus::from_raw(0)), None);
+        assert_eq!(
+            describe_status(&ExitStatus::from_raw(2 << 8)).as_deref(),
+            Some("Exit code 2")
+        );
+        assert_eq!(
+            describe_status(&ExitStatus::from_raw(9)).as_deref(),
+            Some("Killed by signal 9")
+        );
+    }
+}

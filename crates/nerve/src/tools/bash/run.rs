@@ -1,0 +1,217 @@
+//! Running one command in the foreground: spawn, stream, stop on timeout or abort, and turn what
+//! happened into the model's result.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::tool::{ContextModifier, ProgressSink, ResultBlock, ToolError, ToolOutput, ToolUseContext};
+use crate::tools::bash::cwd::{CwdChange, judge_cwd, refused_note, tracking_script};
+use crate::tools::bash::image::{IMAGE_MAX_BYTES, image_block, image_media_type};
+use crate::tools::bash::process::{kill_group_in_background, spawn_bash, terminate_group};
+use crate::tools::bash::render::{Ending, render_output, render_result};
+use crate::tools::bash::spool::Spool;
+use crate::tools::bash::stream::{Pumped, pump};
+
+/// How long output may keep coming after the shell exited (a background `&` child holding the
+/// pipes); after that the group is stopped and the result returned.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// Where command output files go: the session's tool-results folder, or the temp dir if that cannot
+/// be created.
+pub(crate) fn output_dir(ctx: &ToolUseContext) -> PathBuf {
+    let dir = ctx.config.tool_results_dir.clone();
+    match std::fs::create_dir_all(&dir) {
+        Ok(()) => dir,
+        Err(e) => {
+            tracing::warn!(error_kind = ?e.kind(), "tool results folder unavailable; spooling command output to the temp dir");
+            std::env::temp_dir().join("nerve-bash-output")
+        }
+    }
+}
+
+/// The directory a command starts in: the session's cwd, or the project folder if the cwd was
+/// deleted meanwhile (with a note and a context change).
+pub(crate) fn start_dir(ctx: &ToolUseContext) -> (PathBuf, Option<String>) {
+    let cwd = &ctx.exec.cwd;
+    if cwd.is_dir() {
+        return (cwd.clone(), None);
+    }
+    let project = ctx.config.project_dir.clone();
+    let note = format!(
+        "The working directory {} no longer exists; the command ran in the project folder {} instead.",
+        cwd.display(),
+        project.display()
+    );
+    (project, Some(note))
+}
+
+/// Runs `command` with a timeout, streaming its output to `progress`.
+pub(crate) async fn run_foreground(
+    command: &str,
+    timeout: Duration,
+    ctx: &ToolUseContext,
+    progress: &ProgressSink,
+) -> Result<ToolOutput, ToolError> {
+    let (cwd, mut notes) = {
+        let (dir, note) = start_dir(ctx);
+        (dir, note.into_iter().collect::<Vec<_>>())
+    };
+    let out_dir = output_dir(ctx);
+    let spool = Spool::create(out_dir.join(format!("bash-{}.log", uuid::Uuid::new_v4())))
+        .map_err(|e| ToolError::io("could not create the command output file", e))?;
+    let cwd_file = tempfile::NamedTempFile::new()
+        .map_err(|e| ToolError::io("could not create the working-directory file", e))?;
+    let mut shell = spawn_bash(&tracking_script(cwd_file.path()), &[command], &cwd)
+        .map_err(|e| ToolError::io(format!("could not start bash in {}", cwd.display()), e))?;
+
+    let pgid = shell.guard.pgid();
+    let stop = CancellationToken::new();
+    // If this future is dropped (the pipeline raced it against an abort), the reader stops too.
+    let _stop_on_drop = stop.clone().drop_guard();
+    let reader = tokio::spawn(pump(
+        shell.stdout,
+        shell.stderr,
+        spool,
+        Some(progress.clone()),
+        stop.clone(),
+    ));
+
+    let waited = tokio::select! {
+        status = shell.child.wait() => Some(status),
+        () = tokio::time::sleep(timeout) => None,
+        () = ctx.exec.cancel.cancelled() => None,
+    };
+    let ending = match waited {
+        Some(Ok(status)) => {
+            // Processes the command left running in the background (`server > log &`) are its business.
+            shell.guard.disarm();
+            Ending::Exited(status)
+        }
+        Some(Err(e)) => {
+            terminate_group(&mut shell.child, &mut shell.guard).await;
+            return Err(ToolError::io("could not wait for bash", e));
+        }
+        None => {
+            terminate_group(&mut shell.child, &mut shell.guard).await;
+            if ctx.is_cancelled() {
+                Ending::Interrupted
+            } else {
+                Ending::TimedOut(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX))
+            }
+        }
+    };
+
+    let mut reader = reader;
+    let pumped = match tokio::time::timeout(DRAIN_GRACE, &mut reader).await {
+        Ok(joined) => joined,
+        Err(_) => {
+            // Background children holding our pipes would otherwise outlive the call writing into
+            // a pipe nobody reads. Children that redirected their output are not waited for and
+            // keep running (`server > log 2>&1 &`).
+            if let Some(pgid) = pgid {
+                kill_group_in_background(pgid);
+            }
+            notes.push("The command left processes running in the background that kept its output open; they were stopped. Start long-running processes with run_in_background instead (or redirect their output to a file).".to_string());
+            stop.cancel();
+            reader.await
+        }
+    }
+    .map_err(|e| ToolError::Failed(format!("reading the command's output failed: {e}")))?;
+
+    let cwd_change = match ending {
+        Ending::Exited(_) => judge_cwd(
+            std::fs::read_to_string(cwd_file.path()).ok().as_deref(),
+            &cwd,
+            &ctx.permissions.working_dirs,
+        ),
+        Ending::TimedOut(_) | Ending::Interrupted => CwdChange::Unchanged,
+    };
+    let moved_from_deleted_cwd = cwd != ctx.exec.cwd;
+    finish(pumped, ending, cwd_change, &cwd, moved_from_deleted_cwd, notes)
+}
+
+fn finish(
+    mut pumped: Pumped,
+    ending: Ending,
+    cwd_change: CwdChange,
+    started_in: &Path,
+    moved_from_deleted_cwd: bool,
+    mut notes: Vec<String>,
+) -> Result<ToolOutput, ToolError> {
+    let excerpt = pumped.spool.excerpt();
+    let mut content = Vec::new();
+    let output = match image_output(&mut pumped, &ending) {
+        Some(ImageOutput::Inline(block)) => {
+            content.push(block);
+            None
+        }
+        Some(ImageOutput::TooLarge { media_type }) => {
+            pumped.spool.keep();
+            notes.push(format!(
+                "The command printed an image ({media_type}, {} bytes), too large to return inline (at most {IMAGE_MAX_BYTES} bytes). It was saved to: {}",
+                excerpt.total,
+                pumped.spool.path().display()
+            ));
+            Some(String::new())
+        }
+        None => {
+            let full_output = (excerpt.omitted() > 0 && pumped.spool.complete()).then(|| {
+                pumped.spool.keep();
+                pumped.spool.path().to_path_buf()
+            });
+            Some(render_output(&excerpt, full_output.as_deref()))
+        }
+    };
+    if let Some(output) = output {
+        if let CwdChange::Refused { attempted } = &cwd_change {
+            notes.push(refused_note(attempted, started_in));
+        }
+        let text = render_result(&output, &notes, &ending);
+        if !text.is_empty() {
+            content.push(ResultBlock::text(text));
+        }
+    }
+    if ending.is_error() {
+        return Err(ToolError::WithContent(content));
+    }
+    let mut output = ToolOutput {
+        content,
+        ..ToolOutput::default()
+    };
+    let new_cwd = match cwd_change {
+        CwdChange::Moved(dir) => Some(dir),
+        // Only a real change gets a modifier: in a concurrent batch, a no-op "set cwd to the old
+        // value" applied after a sibling's `cd` would undo it.
+        CwdChange::Unchanged | CwdChange::Refused { .. } => {
+            moved_from_deleted_cwd.then(|| started_in.to_path_buf())
+        }
+    };
+    if let Some(dir) = new_cwd {
+        output.context_modifier = Some(ContextModifier::new(move |mut ctx| {
+            ctx.exec.cwd = dir;
+            ctx
+        }));
+    }
+    Ok(output)
+}
+
+/// Image output: inline, or too large to return (the output file is kept and named instead).
+enum ImageOutput {
+    Inline(ResultBlock),
+    TooLarge { media_type: &'static str },
+}
+
+/// The output as an image, when stdout is exactly one image and nothing else was printed.
+fn image_output(pumped: &mut Pumped, ending: &Ending) -> Option<ImageOutput> {
+    if ending.is_error() || pumped.stderr_bytes > 0 {
+        return None;
+    }
+    let media_type = image_media_type(&pumped.stdout_prefix)?;
+    match pumped.spool.read_all(IMAGE_MAX_BYTES) {
+        Some(bytes) => Some(ImageOutput::Inline(image_block(media_type, &bytes))),
+        None if pumped.spool.complete() => Some(ImageOutput::TooLarge { media_type }),
+        None => None,
+    }
+}

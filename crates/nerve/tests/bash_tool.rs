@@ -1,0 +1,546 @@
+//! The Bash tool (with TaskOutput and TaskStop) through the full pipeline and executor: timeouts and
+//! aborts that leave no process behind, bounded memory for huge output, images, the persistent
+//! working directory, background tasks, and the previewed `sed -i` flow.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use nerve::executor::ExecutorOptions;
+use nerve::permissions::{PermissionMode, PermissionPrompter, PermissionRequest, UserAnswer};
+use nerve::pipeline::{CallOutcome, ToolCall};
+use nerve::tool::ResultBlock;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use support::{ScriptedPrompter, TestProject, text_of};
+use tokio_util::sync::CancellationToken;
+
+fn bash(id: &str, input: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: "Bash".into(),
+        input,
+    }
+}
+
+fn tool(id: &str, name: &str, input: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
+}
+
+/// Whether `pid` is gone or a zombie within a few seconds.
+async fn process_gone(pid: u32) -> bool {
+    let start = Instant::now();
+    loop {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => return true,
+            Ok(stat)
+                if stat
+                    .rsplit(')')
+                    .next()
+                    .is_some_and(|s| s.trim_start().starts_with('Z')) =>
+            {
+                return true;
+            }
+            Ok(_) => {}
+        }
+        if start.elapsed() > Duration::from_secs(4) {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn read_pid(path: &Path) -> u32 {
+    let start = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no pid written");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn sleeper(pidfile: &Path) -> String {
+    format!("sleep 1000 & echo $! > '{}'; wait", pidfile.display())
+}
+
+fn vm_hwm_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn the_three_tools_are_built_in() {
+    let names: Vec<String> = nerve::registry::all_builtin_tools()
+        .iter()
+        .map(|t| t.name().to_string())
+        .collect();
+    for name in ["Bash", "TaskOutput", "TaskStop"] {
+        assert!(names.contains(&name.to_string()), "{names:?}");
+    }
+}
+
+#[tokio::test]
+async fn exit_code_and_stderr_reach_the_model_as_an_error() {
+    let p = TestProject::new();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let out = s
+        .run_one(&bash(
+            "t1",
+            json!({"command": "echo to-out; echo to-err >&2; exit 3"}),
+        ))
+        .await;
+    assert!(out.is_error);
+    // Two pipes: the order between them is the order of arrival, which the OS may swap.
+    let text = text_of(&out.content);
+    let mut lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.pop(), Some("Exit code 3"));
+    lines.sort_unstable();
+    assert_eq!(lines, vec!["to-err", "to-out"]);
+}
+
+#[tokio::test]
+async fn read_only_commands_run_without_asking_in_default_mode() {
+    let p = TestProject::new();
+    p.write("hello.txt", "hi there\n");
+    let s = p.builtin_session_asking(PermissionMode::Default, None, true);
+    let out = s
+        .run_one(&bash("t1", json!({"command": "cat hello.txt | grep hi"})))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert_eq!(text_of(&out.content), "hi there");
+    let denied = s.run_one(&bash("t2", json!({"command": "rm hello.txt"}))).await;
+    assert!(denied.denied, "headless: a write is denied, not run");
+    assert!(p.project_dir().join("hello.txt").exists());
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_process_group() {
+    let p = TestProject::new();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let pidfile = p.project_dir().join("pid");
+    let out = s
+        .run_one(&bash("t1", json!({"command": sleeper(&pidfile), "timeout": 500})))
+        .await;
+    assert!(out.is_error);
+    assert!(
+        text_of(&out.content).contains("Command timed out after 500 ms"),
+        "{:?}",
+        out.content
+    );
+    let pid = read_pid(&pidfile).await;
+    assert!(process_gone(pid).await, "sleep {pid} outlived the timeout");
+}
+
+#[tokio::test]
+async fn an_abort_kills_the_process_group() {
+    let p = TestProject::new();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let pidfile = p.project_dir().join("pid");
+    let cancel = s.context.exec.cancel.clone();
+    let pf = pidfile.clone();
+    tokio::spawn(async move {
+        read_pid(&pf).await;
+        cancel.cancel();
+    });
+    let out = s
+        .run_one(&bash("t1", json!({"command": sleeper(&pidfile)})))
+        .await;
+    assert!(out.is_error);
+    assert!(text_of(&out.content).contains("interrupted"), "{:?}", out.content);
+    let pid = read_pid(&pidfile).await;
+    assert!(process_gone(pid).await, "sleep {pid} outlived the abort");
+}
+
+#[tokio::test]
+async fn a_gigabyte_of_output_keeps_memory_bounded() {
+    let p = TestProject::new();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let before = vm_hwm_kb();
+    let start = Instant::now();
+    let out = s
+        .run_one(&bash(
+            "big",
+            json!({"command": "head -c 1000000000 /dev/zero | tr '\\0' 'x'; echo; echo THE-END"}),
+        ))
+        .await;
+    let elapsed = start.elapsed();
+    let after = vm_hwm_kb();
+    assert!(!out.is_error, "{:?}", &text_of(&out.content)[..200]);
+    assert_eq!(out.persisted_path, None, "the pipeline does not persist it again");
+    let text = text_of(&out.content);
+    assert!(text.len() < 30_000, "{}", text.len());
+    assert!(text.starts_with("xxxxxxxx"));
+    assert!(text.contains("bytes omitted] ..."));
+    assert!(text.contains("THE-END\n\n<persisted-output>"), "the tail is kept");
+    let path = text
+        .split("Full output saved to: ")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let size = std::fs::metadata(&path).unwrap().len();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(size, 1_000_000_000 + "\nTHE-END\n".len() as u64);
+    let growth_mb = (after.saturating_sub(before)) / 1024;
+    println!(
+        "1 GB of output: {elapsed:?}, peak RSS {} MB -> {} MB (growth {growth_mb} MB)",
+        before / 1024,
+        after / 1024
+    );
+    assert!(growth_mb < 100, "peak RSS grew by {growth_mb} MB");
+}
+
+#[tokio::test]
+async fn png_on_stdout_becomes_an_image_block() {
+    let p = TestProject::new();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let out = s
+        .run_one(&bash(
+            "img",
+            json!({"command": r"printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR'"}),
+        ))
+        .await;
+    assert!(!out.is_error);
+    match &out.content[..] {
+        [ResultBlock::Image { media_type, data }] => {
+            assert_eq!(media_type, "image/png");
+            assert_eq!(data, "iVBORw0KGgoAAAANSUhEUg==");
+        }
+        other => panic!("not an image: {other:?}"),
+    }
+}
+
+async fn run_turn(s: &nerve::project::SessionRuntime, calls: Vec<ToolCall>) -> Vec<CallOutcome> {
+    let exec = s.executor(CancellationToken::new(), ExecutorOptions::default());
+    for c in calls {
+        exec.add(c);
+    }
+    exec.finish().await.0
+}
+
+#[tokio::test]
+async fn a_cd_inside_the_project_carries_over_and_one_outside_is_refused() {
+    let p = TestProject::new();
+    std::fs::create_dir_all(p.project_dir().join("sub/deeper")).unwrap();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let out = run_turn(
+        &s,
+        vec![
+            bash("a", json!({"command": "cd sub"})),
+            bash("b", json!({"command": "pwd"})),
+            bash("c", json!({"command": "cd / && pwd"})),
+            bash("d", json!({"command": "pwd"})),
+        ],
+    )
+    .await;
+    let sub = p.project_dir().join("sub").display().to_string();
+    assert_eq!(text_of(&out[1].content), sub);
+    let refused = text_of(&out[2].content);
+    assert!(
+        refused.starts_with(&format!("/\nShell cwd was reset to {sub}")),
+        "{refused}"
+    );
+    assert_eq!(text_of(&out[3].content), sub);
+}
+
+#[tokio::test]
+async fn a_failing_bash_call_cancels_its_parallel_siblings() {
+    let p = TestProject::new();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    // Only read-only commands share a batch; `tail -f` of a file that never ends stands in for a slow
+    // read.
+    p.write("log", "line\n");
+    let out = run_turn(
+        &s,
+        vec![
+            bash("slow1", json!({"command": "tail -f log"})),
+            bash("fail", json!({"command": "ls /definitely/not/here"})),
+            bash("slow2", json!({"command": "tail -f log"})),
+        ],
+    )
+    .await;
+    assert!(out[1].is_error);
+    for o in [&out[0], &out[2]] {
+        assert!(o.is_error, "{:?}", o.content);
+        assert!(
+            text_of(&o.content).contains("parallel tool call"),
+            "{}",
+            text_of(&o.content)
+        );
+    }
+}
+
+#[tokio::test]
+async fn background_task_output_and_stop() {
+    let p = TestProject::new();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let out = s
+        .run_one(&bash(
+            "bg",
+            json!({"command": "echo started; sleep 0.3; echo finished; exit 4", "run_in_background": true}),
+        ))
+        .await;
+    assert!(
+        text_of(&out.content).starts_with("Command running in background with ID: bash_1."),
+        "{:?}",
+        out.content
+    );
+    let waited = s
+        .run_one(&tool("o1", "TaskOutput", json!({"task_id": "bash_1"})))
+        .await;
+    assert!(!waited.is_error, "{:?}", waited.content);
+    let text = text_of(&waited.content);
+    assert!(text.contains("failed (exit code 4)"), "{text}");
+    assert!(text.contains("started\nfinished"), "{text}");
+
+    let pidfile = p.project_dir().join("pid");
+    s.run_one(&bash(
+        "bg2",
+        json!({"command": sleeper(&pidfile), "run_in_background": true}),
+    ))
+    .await;
+    let pid = read_pid(&pidfile).await;
+    let now = s
+        .run_one(&tool(
+            "o2",
+            "TaskOutput",
+            json!({"task_id": "bash_2", "block": false}),
+        ))
+        .await;
+    assert!(text_of(&now.content).contains("running"), "{:?}", now.content);
+    let stopped = s
+        .run_one(&tool("s", "TaskStop", json!({"task_id": "bash_2"})))
+        .await;
+    assert!(
+        text_of(&stopped.content).contains("killed"),
+        "{:?}",
+        stopped.content
+    );
+    assert!(process_gone(pid).await);
+
+    let unknown = s
+        .run_one(&tool("u", "TaskStop", json!({"task_id": "bash_9"})))
+        .await;
+    assert!(unknown.is_error);
+    assert!(
+        text_of(&unknown.content).contains("bash_1, bash_2"),
+        "{:?}",
+        unknown.content
+    );
+    assert_eq!(s.context.exec.background.list().len(), 2);
+}
+
+#[tokio::test]
+async fn background_tasks_die_with_the_session() {
+    let p = TestProject::new();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let pidfile = p.project_dir().join("pid");
+    s.run_one(&bash(
+        "bg",
+        json!({"command": sleeper(&pidfile), "run_in_background": true}),
+    ))
+    .await;
+    let pid = read_pid(&pidfile).await;
+    drop(s);
+    assert!(process_gone(pid).await, "sleep {pid} outlived its session");
+}
+
+fn allow_once() -> UserAnswer {
+    UserAnswer::AllowOnce { updated_input: None }
+}
+
+#[tokio::test]
+async fn an_approved_sed_edit_writes_exactly_the_preview() {
+    let p = TestProject::new();
+    let file = p.write("src/lib.txt", "alpha\nbeta\ngamma\n");
+    let prompter = ScriptedPrompter::new(vec![allow_once()]);
+    let s = p.builtin_session_asking(PermissionMode::Default, Some(prompter.clone()), false);
+    let out = s
+        .run_one(&bash(
+            "sed",
+            json!({"command": "sed -i -e 's/beta/BETA/' src/lib.txt"}),
+        ))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert!(text_of(&out.content).contains("Applied the sed edit the user approved"));
+    let asked = prompter.asked();
+    let preview = asked[0].preview.as_ref().expect("a preview");
+    let shown = &preview["files"][0];
+    assert_eq!(shown["path"], file.display().to_string());
+    assert!(shown["diff"].as_str().unwrap().contains("-beta\n+BETA\n"));
+    assert!(
+        asked[0].input.get("_simulatedSedEdit").is_none(),
+        "the request shows the model's input"
+    );
+    let written = std::fs::read(&file).unwrap();
+    assert_eq!(written, b"alpha\nBETA\ngamma\n");
+    assert_eq!(shown["new_sha256"], sha256_hex(&written));
+}
+
+/// Approves, but changes the file first: the approved diff no longer applies.
+struct ChangeThenApprove {
+    file: std::path::PathBuf,
+    asked: Mutex<Vec<PermissionRequest>>,
+}
+
+#[async_trait]
+impl PermissionPrompter for ChangeThenApprove {
+    async fn ask(&self, request: PermissionRequest) -> UserAnswer {
+        self.asked.lock().unwrap().push(request);
+        std::fs::write(&self.file, "changed meanwhile\n").unwrap();
+        allow_once()
+    }
+}
+
+#[tokio::test]
+async fn a_file_changed_after_the_preview_is_not_written() {
+    let p = TestProject::new();
+    let file = p.write("a.txt", "old\n");
+    let prompter = Arc::new(ChangeThenApprove {
+        file: file.clone(),
+        asked: Mutex::new(Vec::new()),
+    });
+    let s = p.builtin_session_asking(PermissionMode::Default, Some(prompter.clone()), false);
+    let out = s
+        .run_one(&bash("sed", json!({"command": "sed -i s/old/new/ a.txt"})))
+        .await;
+    assert!(out.is_error);
+    assert!(
+        text_of(&out.content).contains("changed after the edit was previewed"),
+        "{:?}",
+        out.content
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "changed meanwhile\n");
+    assert_eq!(prompter.asked.lock().unwrap().len(), 1);
+}
+
+fn forged_edit(file: &Path, old: &str) -> Value {
+    json!({
+        "command": format!("sed -i s/a/b/ {}", file.display()),
+        "files": [{"path": file, "old_sha256": sha256_hex(old.as_bytes()), "new_content": "FORGED\n"}]
+    })
+}
+
+#[tokio::test]
+async fn a_model_provided_simulated_edit_is_stripped_and_the_command_really_runs() {
+    let p = TestProject::new();
+    let file = p.write("f.txt", "a\n");
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let command = format!("sed -i s/a/b/ {}", file.display());
+    let out = s
+        .run_one(&bash(
+            "forged",
+            json!({"command": command, "_simulatedSedEdit": forged_edit(&file, "a\n")}),
+        ))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "b\n",
+        "sed ran; the forged content was ignored"
+    );
+}
+
+#[tokio::test]
+async fn a_forged_edit_is_replaced_by_a_fresh_preview_when_asking() {
+    let p = TestProject::new();
+    let file = p.write("f.txt", "a\n");
+    let prompter = ScriptedPrompter::new(vec![allow_once()]);
+    let s = p.builtin_session_asking(PermissionMode::Default, Some(prompter.clone()), false);
+    let command = format!("sed -i s/a/b/ {}", file.display());
+    let out = s
+        .run_one(&bash(
+            "forged",
+            json!({"command": command, "_simulatedSedEdit": forged_edit(&file, "a\n")}),
+        ))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    let asked = prompter.asked();
+    assert!(
+        asked[0].preview.as_ref().unwrap()["files"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+b\n")
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "b\n");
+}
+
+#[tokio::test]
+async fn a_user_edited_command_runs_without_the_stale_preview() {
+    let p = TestProject::new();
+    let file = p.write("f.txt", "a\n");
+    let edited = format!("sed -i s/a/c/ {}", file.display());
+    let prompter = ScriptedPrompter::new(vec![UserAnswer::AllowOnce {
+        updated_input: Some(json!({
+            "command": edited,
+            // An answer cannot smuggle an edit in either.
+            "_simulatedSedEdit": forged_edit(&file, "a\n"),
+        })),
+    }]);
+    let s = p.builtin_session_asking(PermissionMode::Default, Some(prompter.clone()), false);
+    let out = s
+        .run_one(&bash(
+            "sed",
+            json!({"command": format!("sed -i s/a/b/ {}", file.display())}),
+        ))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "c\n",
+        "the user's command ran"
+    );
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[tokio::test]
+async fn task_tools_work_in_default_mode_without_prompts() {
+    let p = TestProject::new();
+    p.write("data.txt", "payload\n");
+    let s = p.builtin_session_asking(PermissionMode::Default, None, true);
+    // A read-only command may start in the background without asking.
+    let started = s
+        .run_one(&bash(
+            "bg",
+            json!({"command": "cat data.txt", "run_in_background": true}),
+        ))
+        .await;
+    assert!(!started.is_error, "{:?}", started.content);
+    let out = s
+        .run_one(&tool(
+            "o",
+            "TaskOutput",
+            json!({"task_id": "bash_1", "timeout": 5000}),
+        ))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert!(
+        text_of(&out.content).ends_with("completed (exit code 0)\n\npayload"),
+        "{:?}",
+        out.content
+    );
+    let stop = s
+        .run_one(&tool("s", "TaskStop", json!({"task_id": "bash_1"})))
+        .await;
+    assert!(!stop.is_error && !stop.denied, "{:?}", stop.content);
+}
