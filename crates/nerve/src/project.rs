@@ -231,6 +231,7 @@ impl Project {
             model: setup.model,
             tool_pool: Some(Arc::clone(&pool)),
             small_model: setup.small_model,
+            subagents: setup.subagents,
         };
         let resolver = Resolver {
             prompter: setup.prompter,
@@ -282,6 +283,8 @@ pub struct SessionSetup {
     /// The fast model tools use for side jobs (WebFetch's page summaries); `None` leaves those
     /// tools to degrade gracefully.
     pub small_model: Option<Arc<dyn SmallModel>>,
+    /// Runs sub-agents for the Agent tool.
+    pub subagents: Option<Arc<dyn crate::agent::SubagentRunner>>,
 }
 
 impl Default for SessionSetup {
@@ -294,6 +297,7 @@ impl Default for SessionSetup {
             events: EventSink::discard(),
             headless: false,
             small_model: None,
+            subagents: None,
         }
     }
 }

@@ -16,6 +16,7 @@ use crate::tool::{ToolOrigin, ToolRef};
 pub fn all_builtin_tools() -> Vec<ToolRef> {
     #[allow(unused_mut)]
     let mut tools: Vec<ToolRef> = vec![
+        Arc::new(crate::tools::agent::AgentTool),
         Arc::new(crate::tools::read::ReadTool),
         Arc::new(crate::tools::edit::EditTool),
         Arc::new(crate::tools::write::WriteTool),

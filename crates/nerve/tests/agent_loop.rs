@@ -364,3 +364,82 @@ async fn session_hooks_add_context_block_prompts_and_keep_the_model_working() {
         "SessionStart context reaches the model"
     );
 }
+
+#[tokio::test]
+async fn the_agent_tool_runs_a_sub_agent_whose_prompts_bubble_up_labelled() {
+    use nerve::agent::ModelSubagentRunner;
+    use nerve::permissions::{PermissionPrompter, UserAnswer};
+    use nerve::project::{Project, SessionSetup};
+    use nerve::registry::ToolPool;
+    use std::sync::Arc;
+
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "spawn", "name": "Task",
+             "input": {"description": "write a note", "prompt": "Write note.txt, then report."}}]}},
+        {"expect": {"last_user_text_contains": "Write note.txt"},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "child_touch", "name": "TestTouch", "input": {"file_path": "note.txt", "content": "hi"}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "child_touch", "is_error": false}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "child report: note written"}]}},
+        {"expect": {"tool_result": {"tool_use_id": "spawn", "contains": "child report"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "all done"}]}}
+    ]))
+    .await;
+    let prompter = support::ScriptedPrompter::new(vec![UserAnswer::AllowOnce { updated_input: None }]);
+    let mut tools = nerve::tools::testing::all_test_tools();
+    let parent_tools = {
+        let mut t = tools.clone();
+        t.push(Arc::new(nerve::tools::agent::AgentTool));
+        t
+    };
+    tools.retain(|t| t.name() != "Agent");
+    let mut options = p.options();
+    options.mode = Some(PermissionMode::Default);
+    let project = Project::open(options).unwrap();
+    let dyn_prompter: Arc<dyn PermissionPrompter> = prompter.clone();
+    let runner = ModelSubagentRunner {
+        client: client(&server),
+        config: AgentConfig::new("claude-test"),
+        system: vec!["You are Nerve.".into()],
+        tools,
+        hooks: project.hooks(),
+        prompter: Some(Arc::clone(&dyn_prompter)),
+        classifier: None,
+        events: p.recorder.sink(),
+    };
+    let runtime = project.session(
+        ToolPool::new(parent_tools, false).unwrap(),
+        SessionSetup {
+            prompter: Some(dyn_prompter),
+            events: p.recorder.sink(),
+            subagents: Some(Arc::new(runner)),
+            ..SessionSetup::default()
+        },
+    );
+    let mut a = Agent::new(
+        client(&server),
+        runtime,
+        AgentConfig::new("claude-test"),
+        vec!["You are Nerve.".into()],
+        None,
+    );
+    let out = a.send("delegate", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "all done", "{:?}", out.error);
+    assert_eq!(
+        std::fs::read_to_string(p.project_dir().join("note.txt")).unwrap(),
+        "hi"
+    );
+    let asked = prompter.asked();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].agent_label.as_deref(), Some("Sub-agent: write a note"));
+    // The child's steps reached the parent as progress of the Agent call.
+    assert!(
+        p.recorder
+            .events()
+            .iter()
+            .any(|e| matches!(e, Event::ToolProgress { tool_use_id, .. } if tool_use_id == "spawn"))
+    );
+    assert_valid_history(&a);
+}

@@ -82,6 +82,9 @@ pub fn outcomes_to_user_message(
             cache_control: None,
         }));
         for m in &outcome.new_messages {
+            if matches!(m, NewMessage::SubagentTranscript { .. }) {
+                continue;
+            }
             trailing.push(ContentBlock::text(match m {
                 NewMessage::SystemReminder { text } => {
                     format!("<system-reminder>\n{text}\n</system-reminder>")
@@ -92,6 +95,7 @@ pub fn outcomes_to_user_message(
                 NewMessage::Attachment { label, value } => {
                     format!("<attachment label=\"{label}\">\n{value}\n</attachment>")
                 }
+                NewMessage::SubagentTranscript { .. } => String::new(),
             }));
         }
     }

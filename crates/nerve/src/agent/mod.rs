@@ -4,10 +4,12 @@
 mod conversation;
 mod request;
 pub mod session_hooks;
+mod subagent;
 mod system_prompt;
 mod turn;
 
 pub use conversation::{answer_missing_tool_uses, outcomes_to_user_message, tool_uses_of};
 pub use request::build_request;
+pub use subagent::{ModelSubagentRunner, SubagentReport, SubagentRunner, finished_normally};
 pub use system_prompt::{SystemPromptInputs, build_system_prompt};
 pub use turn::{Agent, AgentConfig, Denial, TurnOutcome};

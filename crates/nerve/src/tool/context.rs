@@ -32,6 +32,8 @@ pub struct SessionConfig {
     /// A small, fast model for tools' side jobs (WebFetch summarises pages with it). `None`: no
     /// model configured; such tools degrade (WebFetch returns the page itself).
     pub small_model: Option<Arc<dyn SmallModel>>,
+    /// Runs sub-agents for the Agent tool (`None` where no model is configured).
+    pub subagents: Option<Arc<dyn crate::agent::SubagentRunner>>,
 }
 
 /// State that changes while a turn runs.
@@ -140,6 +142,7 @@ impl ToolUseContext {
                 model: "test-model".into(),
                 tool_pool: None,
                 small_model: None,
+                subagents: None,
             }),
             permissions: PermissionContext {
                 working_dirs: vec![cwd.clone()],

@@ -61,7 +61,15 @@ pub enum NewMessage {
         /// The text.
         text: String,
     },
-    /// Structured material (a sub-agent's transcript...).
+    /// A sub-agent's whole conversation, for the transcript and the UI. Not sent to the model:
+    /// the tool's result already carries the sub-agent's answer.
+    SubagentTranscript {
+        /// The sub-agent's id.
+        agent_id: String,
+        /// Its messages, as sent to the API.
+        messages: serde_json::Value,
+    },
+    /// Structured material for the model.
     Attachment {
         /// What it is.
         label: String,

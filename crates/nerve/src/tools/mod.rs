@@ -1,5 +1,6 @@
 //! Built-in tools, one module each.
 
+pub mod agent;
 pub mod bash;
 pub mod edit;
 pub mod enter_plan_mode;

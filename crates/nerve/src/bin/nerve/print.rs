@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use nerve::agent::{Agent, AgentConfig, SystemPromptInputs, build_system_prompt};
+use nerve::agent::{Agent, AgentConfig, ModelSubagentRunner, SystemPromptInputs, build_system_prompt};
 use nerve::events::{Event, EventSink, TurnEnd};
 use nerve::model::api_key::ApiKey;
 use nerve::model::client::{ModelClient, ModelConfig};
@@ -194,16 +194,6 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         &PoolOptions::default(),
     )?;
     let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
-    let runtime = project.session(
-        pool,
-        SessionSetup {
-            session_id: Some(session_id.clone()),
-            model: model.clone(),
-            events,
-            headless: true,
-            ..SessionSetup::default()
-        },
-    );
     let client = ModelClient::new(ModelConfig::from_env(api_key()?))?;
     let mut config = AgentConfig::new(&model);
     if let Some(n) = args.max_turns {
@@ -211,10 +201,37 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
     }
     let system = build_system_prompt(&SystemPromptInputs {
         project_dir: project.dir(),
-        cwd: &runtime.context.exec.cwd,
+        cwd: project.dir(),
         date: today(),
         model: &model,
     });
+    // Sub-agents use the same client, prompt and tools, minus the Agent tool itself.
+    let subagents = ModelSubagentRunner {
+        client: client.clone(),
+        config: config.clone(),
+        system: system.clone(),
+        tools: pool
+            .tools()
+            .iter()
+            .filter(|t| t.name() != "Agent")
+            .cloned()
+            .collect(),
+        hooks: project.hooks(),
+        prompter: None,
+        classifier: None,
+        events: events.clone(),
+    };
+    let runtime = project.session(
+        pool,
+        SessionSetup {
+            session_id: Some(session_id.clone()),
+            model: model.clone(),
+            events,
+            headless: true,
+            subagents: Some(Arc::new(subagents)),
+            ..SessionSetup::default()
+        },
+    );
     let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
     let mode = runtime.context.permissions.mode;
     if stream_json {

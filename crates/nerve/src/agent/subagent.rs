@@ -1,0 +1,199 @@
+//! Sub-agents: a fresh loop with its own conversation and context, started by the Agent tool.
+//!
+//! What the child shares and what it isolates (each a lesson from Claude Code's sub-agent context):
+//! - shared: the permission rules and mode (an "always allow" given to a child holds for the
+//!   session), the working directory, background tasks, hooks;
+//! - isolated: the conversation, denial tracking, the read-file state (a copy: the child may rely
+//!   on what the parent read, but its reads do not make the parent's edits look fresh), the
+//!   content-replacement state (the child's results are its own), its transcript file;
+//! - bubbled: permission prompts go to the parent's front-end, labelled with the child.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::json;
+
+use crate::agent::{Agent, AgentConfig, TurnOutcome};
+use crate::budget::ResultStore;
+use crate::events::{Event, EventSink, TurnEnd};
+use crate::hooks::HookConfig;
+use crate::hooks::HookEventInput;
+use crate::hooks::input::SubagentStopInput;
+use crate::model::client::ModelClient;
+use crate::permissions::{AutoClassifier, PermissionPrompter, Resolver};
+use crate::pipeline::Pipeline;
+use crate::project::SessionRuntime;
+use crate::registry::ToolPool;
+use crate::session::Transcript;
+use crate::tool::{AgentIdentity, Progress, ProgressSink, ToolRef, ToolUseContext};
+
+/// What a finished sub-agent reports.
+#[derive(Debug, Clone)]
+pub struct SubagentReport {
+    /// The child's id.
+    pub agent_id: String,
+    /// Its final answer.
+    pub final_text: String,
+    /// How its turn ended.
+    pub outcome: TurnOutcome,
+    /// Its whole conversation, as sent to the API.
+    pub messages: serde_json::Value,
+    /// Where its transcript is.
+    pub transcript_path: std::path::PathBuf,
+    /// How many of its calls were denied.
+    pub denials: usize,
+}
+
+/// Runs sub-agents on behalf of the Agent tool.
+#[async_trait]
+pub trait SubagentRunner: Send + Sync + std::fmt::Debug {
+    /// Runs a child with `prompt` until it is done, reporting its steps through `progress`.
+    async fn run(
+        &self,
+        parent: &ToolUseContext,
+        description: &str,
+        prompt: &str,
+        progress: &ProgressSink,
+    ) -> Result<SubagentReport, String>;
+}
+
+/// The engine's sub-agent runner: the same model client, tools (without the Agent tool: children
+/// do not spawn children) and hooks as the parent session.
+pub struct ModelSubagentRunner {
+    /// The API client.
+    pub client: ModelClient,
+    /// Loop settings for children.
+    pub config: AgentConfig,
+    /// The parent's system prompt; a sub-agent note is added to it.
+    pub system: Vec<String>,
+    /// Tools children may use.
+    pub tools: Vec<ToolRef>,
+    /// Hooks from settings.
+    pub hooks: Arc<HookConfig>,
+    /// The parent's prompter (children's prompts bubble up to it).
+    pub prompter: Option<Arc<dyn PermissionPrompter>>,
+    /// The auto-mode classifier.
+    pub classifier: Option<Arc<dyn AutoClassifier>>,
+    /// The parent session's events (permission requests go there directly).
+    pub events: EventSink,
+}
+
+impl std::fmt::Debug for ModelSubagentRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelSubagentRunner")
+            .field("tools", &self.tools.len())
+            .finish()
+    }
+}
+
+const SUBAGENT_NOTE: &str = "You are a sub-agent started by the main agent for one task. Work on it with your tools, \
+then answer with a concise report of what you found or did: the main agent sees only your final message.";
+
+#[async_trait]
+impl SubagentRunner for ModelSubagentRunner {
+    async fn run(
+        &self,
+        parent: &ToolUseContext,
+        description: &str,
+        prompt: &str,
+        progress: &ProgressSink,
+    ) -> Result<SubagentReport, String> {
+        let agent_id = format!("agent-{}", uuid::Uuid::new_v4().simple());
+        let pool = ToolPool::new(self.tools.clone(), false).map_err(|e| e.to_string())?;
+        let project_data_dir = parent
+            .config
+            .transcript_path
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_else(|| parent.config.project_dir.clone());
+        let session_dir = project_data_dir.join(crate::storage::safe_file_stem(&parent.config.session_id));
+        let transcript_path = session_dir.join("subagents").join(format!("{agent_id}.jsonl"));
+
+        // Permission requests reach the parent's front-end as they are; everything else the child
+        // does is progress of the Agent call.
+        let parent_events = self.events.clone();
+        let child_progress = progress.clone();
+        let child_id = agent_id.clone();
+        let events = EventSink::new(move |e: Event| match e {
+            Event::PermissionRequested { .. } => parent_events.emit(e),
+            other => {
+                if let Ok(value) = serde_json::to_value(&other) {
+                    child_progress.emit(Progress::Data {
+                        value: json!({"agent_id": child_id, "event": value}),
+                    });
+                }
+            }
+        });
+        let pool = Arc::new(pool);
+        let mut config = (*parent.config).clone();
+        config.session_id = agent_id.clone();
+        config.transcript_path = transcript_path.clone();
+        config.tool_pool = Some(Arc::clone(&pool));
+        // A child does not start children of its own.
+        config.subagents = None;
+        let store = ResultStore::new(&session_dir, &agent_id);
+        config.tool_results_dir = store.results_dir().to_path_buf();
+
+        let mut context = parent.clone();
+        context.config = Arc::new(config);
+        context.exec.cancel = parent.exec.cancel.child_token();
+        context.exec.read_files = parent.exec.read_files.fork();
+        context.exec.todos = Arc::default();
+        context.agent = AgentIdentity {
+            agent_id: Some(agent_id.clone()),
+            label: Some(format!("Sub-agent: {description}")),
+        };
+
+        let pipeline = Pipeline {
+            pool,
+            hooks: Arc::clone(&self.hooks),
+            store,
+            resolver: Resolver {
+                prompter: self.prompter.clone(),
+                classifier: self.classifier.clone(),
+                hooks: Arc::clone(&self.hooks),
+                events: Some(events.clone()),
+            },
+            events,
+        };
+        let runtime = SessionRuntime {
+            pipeline: Arc::new(pipeline),
+            context,
+        };
+        let transcript = Transcript::open(&transcript_path).map_err(|e| e.to_string())?;
+        let mut system = self.system.clone();
+        system.push(SUBAGENT_NOTE.to_string());
+        let cancel = runtime.context.exec.cancel.clone();
+        let hook_ctx = runtime.context.clone();
+        let mut child = Agent::new(
+            self.client.clone(),
+            runtime,
+            self.config.clone(),
+            system,
+            Some(transcript),
+        );
+        let outcome = child.send(prompt, cancel).await;
+
+        if !self.hooks.is_empty() {
+            let event = HookEventInput::SubagentStop(SubagentStopInput {
+                stop_hook_active: false,
+                agent_id: Some(agent_id.clone()),
+                agent_transcript_path: Some(transcript_path.clone()),
+            });
+            let _ = crate::pipeline::hook_steps::run(&self.hooks, &hook_ctx, event).await;
+        }
+        Ok(SubagentReport {
+            agent_id,
+            final_text: outcome.final_text.clone(),
+            messages: serde_json::to_value(child.messages()).unwrap_or_default(),
+            transcript_path,
+            denials: child.denials().len(),
+            outcome,
+        })
+    }
+}
+
+/// Whether a child's turn ended normally.
+pub fn finished_normally(report: &SubagentReport) -> bool {
+    report.outcome.end == TurnEnd::EndTurn
+}

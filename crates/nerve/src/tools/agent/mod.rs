@@ -1,0 +1,142 @@
+//! The Agent tool (alias Task): hands a self-contained task to a sub-agent with its own
+//! conversation and context, and returns its final report.
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::agent::finished_normally;
+use crate::tool::{NewMessage, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+
+/// Input of the Agent tool.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AgentInput {
+    /// A short (3–5 word) description of the task, shown to the user.
+    pub description: String,
+    /// The task for the sub-agent: everything it needs to know, since it cannot see this
+    /// conversation, and what it should report back.
+    pub prompt: String,
+    /// The kind of agent (only "general-purpose" exists).
+    #[serde(default)]
+    pub subagent_type: Option<String>,
+}
+
+/// Starts sub-agents. Not concurrency-safe (the default): several Agent calls in one response run
+/// one after another, each seeing the context the previous one left.
+#[derive(Debug, Default)]
+pub struct AgentTool;
+
+#[async_trait]
+impl Tool for AgentTool {
+    type Input = AgentInput;
+
+    fn name(&self) -> &str {
+        "Agent"
+    }
+
+    fn aliases(&self) -> &[&str] {
+        &["Task"]
+    }
+
+    fn description(&self) -> String {
+        "Launch a sub-agent to handle a complex, multi-step task on its own: broad searches across the codebase, \
+         investigations that would fill this conversation with output, or independent pieces of work. The \
+         sub-agent has the same tools (except Agent) and permissions, but starts with an empty conversation: \
+         write `prompt` as a complete brief (goal, relevant paths, constraints, what to report back). Only its \
+         final message comes back to you. Do not use it for a single file read or a simple search — use Read, \
+         Glob or Grep directly."
+            .into()
+    }
+
+    fn is_read_only(&self, _input: &AgentInput) -> bool {
+        // The child's own calls go through the permission system one by one; starting it changes
+        // nothing by itself.
+        true
+    }
+
+    fn user_facing_name(&self, _input: Option<&AgentInput>) -> String {
+        "Agent".into()
+    }
+
+    fn summary(&self, input: &AgentInput) -> String {
+        input.description.clone()
+    }
+
+    fn classifier_input(&self, input: &AgentInput) -> String {
+        format!("start a sub-agent: {}", input.description)
+    }
+
+    async fn validate_input(&self, input: &AgentInput, ctx: &ToolUseContext) -> Validation {
+        if input.prompt.trim().is_empty() {
+            return Err("`prompt` is empty: give the sub-agent a complete description of its task.".into());
+        }
+        if let Some(kind) = input.subagent_type.as_deref().filter(|k| *k != "general-purpose") {
+            return Err(format!(
+                "Unknown subagent_type `{kind}`; the only type is \"general-purpose\"."
+            ));
+        }
+        if ctx.config.subagents.is_none() {
+            return Err(
+                "Sub-agents are not available in this session (no model is configured for them).".into(),
+            );
+        }
+        Ok(())
+    }
+
+    async fn call(
+        &self,
+        input: AgentInput,
+        ctx: &ToolUseContext,
+        progress: &ProgressSink,
+    ) -> Result<ToolOutput, ToolError> {
+        let runner = ctx
+            .config
+            .subagents
+            .clone()
+            .ok_or_else(|| ToolError::Failed("Sub-agents are not available in this session.".into()))?;
+        let report = runner
+            .run(ctx, &input.description, &input.prompt, progress)
+            .await
+            .map_err(ToolError::Failed)?;
+        let mut text = if report.final_text.trim().is_empty() {
+            "(The sub-agent finished without a final message.)".to_string()
+        } else {
+            report.final_text.clone()
+        };
+        if !finished_normally(&report) {
+            text.push_str(&format!(
+                "\n\n(The sub-agent stopped early: {:?}{}.)",
+                report.outcome.end,
+                report
+                    .outcome
+                    .error
+                    .as_deref()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
+            ));
+        }
+        if report.denials > 0 {
+            text.push_str(&format!(
+                "\n\n({} of the sub-agent's tool calls were denied.)",
+                report.denials
+            ));
+        }
+        let display = json!({
+            "agent_id": report.agent_id,
+            "transcript_path": report.transcript_path,
+            "model_calls": report.outcome.model_calls,
+            "end": report.outcome.end,
+        });
+        let failed = !finished_normally(&report) && report.outcome.error.is_some();
+        let mut out = ToolOutput::text(text).with_display(display);
+        out.new_messages.push(NewMessage::SubagentTranscript {
+            agent_id: report.agent_id,
+            messages: report.messages,
+        });
+        if failed {
+            return Err(ToolError::WithContent(out.content));
+        }
+        Ok(out)
+    }
+}
