@@ -443,3 +443,48 @@ async fn the_agent_tool_runs_a_sub_agent_whose_prompts_bubble_up_labelled() {
     );
     assert_valid_history(&a);
 }
+
+#[tokio::test]
+async fn near_the_context_limit_the_conversation_is_compacted_and_resumes_from_the_summary() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "e1", "name": "TestEcho", "input": {"text": "one"}}],
+            "usage": {"input_tokens": 900, "output_tokens": 50}}},
+        {"expect": {"system_contains": "write the summary"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "SUMMARY: echoed one"}]}},
+        {"expect": {"message_count": 1, "last_user_text_contains": "SUMMARY: echoed one"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "continuing"}]}},
+        {"expect": {"message_count": 3},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "after resume"}]}}
+    ]))
+    .await;
+    let runtime = p.session_with(PermissionMode::Default, &[], None, true);
+    let session_id = runtime.context.config.session_id.clone();
+    let path = Transcript::path_for(&p.dir.path().join("data"), &session_id);
+    let mut config = AgentConfig::new("claude-test");
+    config.context_window = 1_000;
+    let mut a = Agent::new(
+        client(&server),
+        runtime,
+        config.clone(),
+        vec!["You are Nerve.".into()],
+        Some(Transcript::open(&path).unwrap()),
+    );
+    let out = a.send("go", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "continuing", "{:?}", out.error);
+    assert_eq!(a.messages().len(), 2);
+    drop(a);
+    let runtime = p.session_with(PermissionMode::Default, &[], None, true);
+    let (mut b, _) = Agent::resume(
+        client(&server),
+        runtime,
+        config,
+        vec!["You are Nerve.".into()],
+        &path,
+    )
+    .unwrap();
+    assert_eq!(b.messages().len(), 2, "history restarts at the compact boundary");
+    let out = b.send("more", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "after resume", "{:?}", out.error);
+}

@@ -1,6 +1,7 @@
 //! The agent loop: stream the model's answer, hand each tool call to the streaming executor the
 //! moment its block is complete, send the results back, repeat until the model is done.
 
+mod compact;
 mod conversation;
 mod request;
 pub mod session_hooks;

@@ -10,6 +10,7 @@ use crate::agent::session_hooks;
 use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS};
 use crate::events::{Event, TurnEnd};
 use crate::executor::ExecutorOptions;
+use crate::hooks::input::CompactTrigger;
 use crate::model::client::{ModelClient, ModelEvent};
 use crate::model::error::{ModelError, StreamError};
 use crate::model::sse::{BlockDelta, StreamEvent};
@@ -34,6 +35,10 @@ pub struct AgentConfig {
     pub executor: ExecutorOptions,
     /// How often a stream that died before any tool started is re-requested.
     pub stream_retries: u32,
+    /// The model's context window in tokens.
+    pub context_window: u64,
+    /// Compact automatically when a request's input reaches this share of the window.
+    pub auto_compact_at: f64,
 }
 
 impl AgentConfig {
@@ -46,6 +51,8 @@ impl AgentConfig {
             thinking: None,
             executor: ExecutorOptions::default(),
             stream_retries: 2,
+            context_window: 200_000,
+            auto_compact_at: 0.8,
         }
     }
 }
@@ -78,17 +85,19 @@ pub struct TurnOutcome {
 
 /// The agent: conversation, tools and model.
 pub struct Agent {
-    client: ModelClient,
-    runtime: SessionRuntime,
-    config: AgentConfig,
-    system: Vec<String>,
-    messages: Vec<Message>,
-    replacements: ContentReplacementState,
+    pub(crate) client: ModelClient,
+    pub(crate) runtime: SessionRuntime,
+    pub(crate) config: AgentConfig,
+    pub(crate) system: Vec<String>,
+    pub(crate) messages: Vec<Message>,
+    pub(crate) replacements: ContentReplacementState,
     totals: UsageTotals,
     transcript: Option<Transcript>,
     denials: Vec<Denial>,
     /// Whether SessionStart hooks have run (they run before the first prompt).
     started: bool,
+    /// Tokens of context the last response saw (input, cache and output).
+    pub(crate) context_tokens: u64,
     /// Whether this conversation was resumed from a transcript.
     resumed: bool,
     /// Hook context waiting to go to the model with the next prompt.
@@ -123,6 +132,7 @@ impl Agent {
             transcript,
             denials: Vec::new(),
             started: false,
+            context_tokens: 0,
             resumed: false,
             pending_context: Vec::new(),
         };
@@ -171,6 +181,10 @@ impl Agent {
                     push_merged(&mut messages, message);
                 }
                 TranscriptEntry::Replacement { record } => records.push(record),
+                TranscriptEntry::CompactBoundary { .. } => {
+                    messages.clear();
+                    partial.clear();
+                }
                 TranscriptEntry::SessionStart { .. } | TranscriptEntry::Permission { .. } => {}
             }
         }
@@ -197,6 +211,7 @@ impl Agent {
             transcript: Some(transcript),
             denials: Vec::new(),
             started: false,
+            context_tokens: 0,
             resumed: true,
             pending_context: Vec::new(),
         };
@@ -238,7 +253,7 @@ impl Agent {
         self.notify_all(&r.notices);
     }
 
-    fn notify_all(&self, notices: &[String]) {
+    pub(crate) fn notify_all(&self, notices: &[String]) {
         for message in notices {
             self.emit(Event::Notice {
                 message: message.clone(),
@@ -246,11 +261,11 @@ impl Agent {
         }
     }
 
-    fn emit(&self, event: Event) {
+    pub(crate) fn emit(&self, event: Event) {
         self.runtime.pipeline.events.emit(event);
     }
 
-    fn record(&mut self, entry: &TranscriptEntry) {
+    pub(crate) fn record(&mut self, entry: &TranscriptEntry) {
         if let Some(t) = &mut self.transcript
             && let Err(e) = t.append(entry)
         {
@@ -260,7 +275,7 @@ impl Agent {
         }
     }
 
-    fn push_message(&mut self, message: Message) {
+    pub(crate) fn push_message(&mut self, message: Message) {
         let value = serde_json::to_value(&message).unwrap_or_default();
         self.emit(match message.role {
             Role::User => Event::UserMessage { message: value },
@@ -336,6 +351,12 @@ impl Agent {
                 });
                 return end(TurnEnd::MaxTurns, None, final_text, model_calls, turn_usage);
             }
+            if self.needs_compaction()
+                && let Err(e) = self.compact(CompactTrigger::Auto, None, &cancel).await {
+                    self.emit(Event::Notice {
+                        message: format!("Automatic compaction failed: {e}"),
+                    });
+                }
             model_calls += 1;
             let step = self.model_step(&cancel).await;
             add_usage(&mut turn_usage, &step.usage);
@@ -609,6 +630,10 @@ impl Agent {
 
     fn record_usage(&mut self, usage: &Usage) {
         self.totals.add(&self.config.model, usage);
+        self.context_tokens = usage.input_tokens
+            + usage.cache_read_input_tokens
+            + usage.cache_creation_input_tokens
+            + usage.output_tokens;
         self.emit(Event::Usage {
             input_tokens: usage.input_tokens,
             output_tokens: usage.output_tokens,

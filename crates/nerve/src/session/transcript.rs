@@ -49,6 +49,14 @@ pub enum TranscriptEntry {
         /// The decision.
         record: ReplacementRecord,
     },
+    /// The conversation was compacted: everything before is replaced by the summary message that
+    /// follows this entry. Persisted outputs stay where they are.
+    CompactBoundary {
+        /// What triggered it (`manual` or `auto`).
+        trigger: String,
+        /// Tokens of context before compaction.
+        tokens_before: u64,
+    },
     /// A permission decision about a call.
     Permission {
         /// The call.

@@ -1,0 +1,117 @@
+//! Compaction: when the conversation nears the model's context window (or the user asks), the
+//! model summarises it and the summary replaces the history. A boundary is recorded in the
+//! transcript, so a resumed session continues from the summary; persisted outputs keep their paths.
+
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::Agent;
+use crate::agent::request::build_request;
+use crate::events::Event;
+use crate::hooks::HookEventInput;
+use crate::hooks::input::{CompactTrigger, PreCompactInput};
+use crate::model::client::ModelEvent;
+use crate::model::types::{ContentBlock, Message, Role};
+use crate::session::TranscriptEntry;
+
+const SUMMARIZER: &str = "You write the summary that lets a coding agent continue a long session after its history \
+is cleared. Be complete about what matters and brief about everything else.";
+
+const INSTRUCTION: &str = "Summarise this conversation so the work can continue from the summary alone. Include: the \
+user's requests and goals in their own words; decisions made and why; files read, created or changed (with paths); \
+commands run and their outcomes; errors and how they were resolved; the current state; and the next steps. Keep \
+every path of a <persisted-output> file, so those outputs stay reachable. Answer with the summary only.";
+
+impl Agent {
+    /// Whether the last response used enough of the context window to compact before the next call.
+    pub fn needs_compaction(&self) -> bool {
+        let threshold = self.config.context_window as f64 * self.config.auto_compact_at;
+        self.messages.len() > 2 && self.context_tokens as f64 >= threshold
+    }
+
+    /// Compacts the conversation now. PreCompact hooks run first (their output goes to the user;
+    /// `instructions` and theirs guide the summary).
+    pub async fn compact(
+        &mut self,
+        trigger: CompactTrigger,
+        instructions: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);
+        let mut guidance = instructions.unwrap_or_default().to_string();
+        if !hooks.is_empty() {
+            let event = HookEventInput::PreCompact(PreCompactInput {
+                trigger,
+                custom_instructions: guidance.clone(),
+            });
+            let outcome = crate::pipeline::hook_steps::run(&hooks, &self.runtime.context, event).await;
+            if let Some(extra) = outcome.joined_additional_context() {
+                guidance.push('\n');
+                guidance.push_str(&extra);
+            }
+            let notices: Vec<String> = outcome.system_messages.iter().map(|m| m.value.clone()).collect();
+            self.notify_all(&notices);
+        }
+
+        let mut messages = self.messages.clone();
+        let mut instruction = INSTRUCTION.to_string();
+        if !guidance.trim().is_empty() {
+            instruction.push_str(&format!(
+                "\n\nAlso follow these instructions for the summary:\n{guidance}"
+            ));
+        }
+        match messages.last_mut() {
+            Some(last) if last.role == Role::User => last.content.push(ContentBlock::text(instruction)),
+            _ => messages.push(Message::user_text(instruction)),
+        }
+        let mut system = self.system.clone();
+        system.push(SUMMARIZER.to_string());
+        let mut request = build_request(
+            &self.config.model,
+            self.config.max_tokens,
+            &system,
+            &[],
+            &messages,
+            None,
+        );
+        request.tools.clear();
+        let mut stream = self.client.stream_message(request, cancel.clone());
+        let mut summary = None;
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(ModelEvent::MessageComplete(m)) => {
+                    let text: String = m
+                        .content
+                        .iter()
+                        .filter_map(|b| match b {
+                            ContentBlock::Text(t) => Some(t.text.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    summary = Some(text);
+                }
+                Ok(_) => {}
+                Err(e) => return Err(format!("the summary request failed: {e}")),
+            }
+        }
+        let summary = summary
+            .filter(|s| !s.trim().is_empty())
+            .ok_or("the model returned an empty summary")?;
+
+        let tokens_before = self.context_tokens;
+        self.record(&TranscriptEntry::CompactBoundary {
+            trigger: trigger.as_str().to_string(),
+            tokens_before,
+        });
+        self.messages.clear();
+        self.context_tokens = 0;
+        self.push_message(Message::user_text(format!(
+            "This session continues from an earlier conversation that was compacted to save context. Summary of \
+             everything before this point:\n\n{summary}"
+        )));
+        self.emit(Event::Notice {
+            message: format!("Conversation compacted ({trigger:?}); {tokens_before} tokens before."),
+        });
+        Ok(())
+    }
+}
