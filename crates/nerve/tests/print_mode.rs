@@ -208,3 +208,47 @@ async fn a_missing_key_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("ANTHROPIC_API_KEY"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_are_listed_and_a_fork_continues_the_conversation() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "first"}]}},
+        {"expect": {"message_count": 3, "last_user_text_contains": "branch off"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "forked"}]}}
+    ]))
+    .await;
+    let out = nerve(d.path(), &server, &["-p", "hello", "--output-format", "json"])
+        .output()
+        .await
+        .unwrap();
+    let first: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let original = first["session_id"].as_str().unwrap().to_string();
+    let list = nerve(d.path(), &server, &["sessions"]).output().await.unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(list[0]["session_id"], original.as_str());
+    assert_eq!(list[0]["title"], "hello");
+    let fork = nerve(d.path(), &server, &["sessions", "--fork", &original])
+        .output()
+        .await
+        .unwrap();
+    let fork_id = String::from_utf8_lossy(&fork.stdout).trim().to_string();
+    assert_ne!(fork_id, original);
+    let out = nerve(
+        d.path(),
+        &server,
+        &[
+            "-p",
+            "branch off",
+            "--resume",
+            &fork_id,
+            "--output-format",
+            "json",
+        ],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "forked", "{v}");
+}

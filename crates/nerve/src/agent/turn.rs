@@ -352,11 +352,12 @@ impl Agent {
                 return end(TurnEnd::MaxTurns, None, final_text, model_calls, turn_usage);
             }
             if self.needs_compaction()
-                && let Err(e) = self.compact(CompactTrigger::Auto, None, &cancel).await {
-                    self.emit(Event::Notice {
-                        message: format!("Automatic compaction failed: {e}"),
-                    });
-                }
+                && let Err(e) = self.compact(CompactTrigger::Auto, None, &cancel).await
+            {
+                self.emit(Event::Notice {
+                    message: format!("Automatic compaction failed: {e}"),
+                });
+            }
             model_calls += 1;
             let step = self.model_step(&cancel).await;
             add_usage(&mut turn_usage, &step.usage);

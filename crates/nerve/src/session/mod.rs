@@ -3,7 +3,7 @@
 mod transcript;
 
 pub use transcript::{
-    SessionInfo, Transcript, TranscriptEntry, TranscriptError, list_sessions, read_transcript,
+    SessionInfo, Transcript, TranscriptEntry, TranscriptError, fork_session, list_sessions, read_transcript,
 };
 
 pub use transcript::now_ms as transcript_now_ms;

@@ -283,3 +283,55 @@ mod tests {
         assert_eq!(sessions[0].title, "hello");
     }
 }
+
+/// Forks a session: a new session whose transcript starts as a copy of `from`'s, with a
+/// `session_start` entry naming where it came from. Returns the new id.
+pub fn fork_session(project_data_dir: &Path, from: &str) -> Result<String, TranscriptError> {
+    let source = Transcript::path_for(project_data_dir, from);
+    let (entries, _warnings) = read_transcript(&source)?;
+    let id = uuid::Uuid::new_v4().to_string();
+    let mut fork = Transcript::open(&Transcript::path_for(project_data_dir, &id))?;
+    let (cwd, model) = entries
+        .iter()
+        .find_map(|e| match e {
+            TranscriptEntry::SessionStart { cwd, model, .. } => Some((cwd.clone(), model.clone())),
+            _ => None,
+        })
+        .unwrap_or_default();
+    fork.append(&TranscriptEntry::SessionStart {
+        session_id: id.clone(),
+        cwd,
+        model,
+        time_ms: now_ms(),
+        forked_from: Some(from.to_string()),
+    })?;
+    for e in entries
+        .iter()
+        .filter(|e| !matches!(e, TranscriptEntry::SessionStart { .. }))
+    {
+        fork.append(e)?;
+    }
+    Ok(id)
+}
+
+#[cfg(test)]
+mod fork_tests {
+    use super::*;
+
+    #[test]
+    fn a_fork_copies_the_conversation_and_names_its_origin() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = Transcript::open(&Transcript::path_for(dir.path(), "orig")).unwrap();
+        t.append(&TranscriptEntry::Message {
+            message: Message::user_text("hello"),
+        })
+        .unwrap();
+        let id = fork_session(dir.path(), "orig").unwrap();
+        let (entries, _) = read_transcript(&Transcript::path_for(dir.path(), &id)).unwrap();
+        assert!(
+            matches!(&entries[0], TranscriptEntry::SessionStart { forked_from: Some(f), .. } if f == "orig")
+        );
+        assert!(matches!(&entries[1], TranscriptEntry::Message { .. }));
+        assert_eq!(list_sessions(dir.path()).unwrap().len(), 2);
+    }
+}

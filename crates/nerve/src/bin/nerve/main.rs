@@ -65,6 +65,15 @@ enum Command {
         #[command(flatten)]
         common: CommonArgs,
     },
+    /// List the project's sessions (newest first), or fork one into a new session.
+    Sessions {
+        /// The project folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// Fork this session: print the new session's id (continue it with `-p ... --resume ID`).
+        #[arg(long)]
+        fork: Option<String>,
+    },
     /// List the project's persisted tool outputs, or read part of one.
     Outputs {
         /// The project folder.
@@ -310,6 +319,19 @@ async fn tools(common: CommonArgs) -> Result<()> {
     Ok(())
 }
 
+fn sessions(cwd: PathBuf, fork: Option<String>) -> Result<()> {
+    let dir = std::fs::canonicalize(&cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
+    let data = nerve::storage::project_data_dir(&nerve::storage::data_dir(), &dir);
+    match fork {
+        Some(id) => println!("{}", nerve::session::fork_session(&data, &id)?),
+        None => println!(
+            "{}",
+            serde_json::to_string_pretty(&nerve::session::list_sessions(&data)?)?
+        ),
+    }
+    Ok(())
+}
+
 fn outputs(cwd: PathBuf, read: Option<PathBuf>, offset: u64, len: usize) -> Result<()> {
     let dir = std::fs::canonicalize(&cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
     let data = nerve::storage::project_data_dir(&nerve::storage::data_dir(), &dir);
@@ -346,6 +368,7 @@ fn main() -> Result<()> {
                 input_json,
             }) => run_tool(common, yes, verbose, tool, input_json).await,
             Some(Command::Tools { common }) => tools(common).await,
+            Some(Command::Sessions { cwd, fork }) => sessions(cwd, fork),
             Some(Command::Outputs {
                 cwd,
                 read,
