@@ -2,6 +2,7 @@
 //! moment its block is complete, send the results back, repeat until the model is done.
 
 mod conversation;
+pub mod models;
 mod request;
 pub mod session_hooks;
 mod system_prompt;

@@ -15,6 +15,7 @@ use crate::model::error::{ModelError, StreamError};
 use crate::model::sse::{BlockDelta, StreamEvent};
 use crate::model::types::{ContentBlock, Message, Role, StopReason, ThinkingConfig, ToolUseBlock, Usage};
 use crate::model::usage::UsageTotals;
+use crate::permissions::classifier::RecentIntent;
 use crate::pipeline::{CallOutcome, ToolCall};
 use crate::project::SessionRuntime;
 use crate::session::{Transcript, TranscriptEntry, read_transcript};
@@ -93,6 +94,8 @@ pub struct Agent {
     resumed: bool,
     /// Hook context waiting to go to the model with the next prompt.
     pending_context: Vec<String>,
+    /// Where the user's prompts are shared with the auto-mode classifier.
+    intent: Option<RecentIntent>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -125,6 +128,7 @@ impl Agent {
             started: false,
             resumed: false,
             pending_context: Vec::new(),
+            intent: None,
         };
         let entry = TranscriptEntry::SessionStart {
             session_id: agent.runtime.context.config.session_id.clone(),
@@ -199,6 +203,7 @@ impl Agent {
             started: false,
             resumed: true,
             pending_context: Vec::new(),
+            intent: None,
         };
         if agent.messages.len() != before || !warnings.is_empty() {
             // Record the repaired tail so the transcript itself becomes valid again.
@@ -209,6 +214,14 @@ impl Agent {
             }
         }
         Ok((agent, warnings))
+    }
+
+    /// Shares the user's prompts with the auto-mode classifier: the prompts already in the
+    /// history (a resumed conversation) now, and each prompt [`Self::send`] accepts from then on.
+    pub fn with_intent(mut self, intent: RecentIntent) -> Self {
+        intent.record_history(&self.messages);
+        self.intent = Some(intent);
+        self
     }
 
     /// The conversation so far.
@@ -300,6 +313,9 @@ impl Agent {
                 usage: Usage::default(),
                 error: Some(message),
             };
+        }
+        if let Some(intent) = &self.intent {
+            intent.record(prompt);
         }
         let mut user = Message::user_text(prompt);
         for context in std::mem::take(&mut self.pending_context)
