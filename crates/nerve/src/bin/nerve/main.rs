@@ -1,5 +1,6 @@
 //! `nerve`: the headless front-end of the engine.
 
+mod auth;
 mod print;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -64,6 +65,11 @@ enum Command {
     Tools {
         #[command(flatten)]
         common: CommonArgs,
+    },
+    /// Manage the API key in the OS keyring.
+    Auth {
+        #[command(subcommand)]
+        action: auth::AuthCommand,
     },
     /// List the project's persisted tool outputs, or read part of one.
     Outputs {
@@ -346,6 +352,10 @@ fn main() -> Result<()> {
                 input_json,
             }) => run_tool(common, yes, verbose, tool, input_json).await,
             Some(Command::Tools { common }) => tools(common).await,
+            Some(Command::Auth { action }) => {
+                let code = auth::run(action)?;
+                std::process::exit(code);
+            }
             Some(Command::Outputs {
                 cwd,
                 read,
