@@ -149,7 +149,13 @@ impl TestProject {
         prompter: Option<Arc<dyn PermissionPrompter>>,
         headless: bool,
     ) -> SessionRuntime {
-        self.session_over(nerve::registry::all_builtin_tools(), mode, &[], prompter, headless)
+        self.session_over(
+            nerve::registry::all_builtin_tools(),
+            mode,
+            &[],
+            prompter,
+            headless,
+        )
     }
 
     pub fn session(&self) -> SessionRuntime {

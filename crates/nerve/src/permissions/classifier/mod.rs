@@ -18,7 +18,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::model::client::ModelClient;
+use crate::model::client::{ModelClient, ModelConfig};
+use crate::model::error::ModelError;
 use crate::model::small::{ClientSmallModel, SmallModel};
 use crate::permissions::{AutoClassifier, ClassifierRequest, ClassifierVerdict};
 
@@ -30,6 +31,8 @@ pub use verdict::{StageVerdict, parse_careful, parse_quick};
 pub const QUICK_MAX_TOKENS: u32 = 16;
 /// Output limit of the careful stage: a few sentences and the verdict line.
 pub const CAREFUL_MAX_TOKENS: u32 = 400;
+/// Retries of a failed classifier request.
+pub const CLASSIFIER_RETRIES: u32 = 1;
 /// How long one classification may take, both stages together.
 pub const CLASSIFIER_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -90,6 +93,18 @@ impl ModelClassifier {
             Arc::new(ClientSmallModel::new(client, model, CAREFUL_MAX_TOKENS)),
             intent,
         )
+    }
+
+    /// Both stages over a client of their own built from `config`, which retries at most
+    /// [`CLASSIFIER_RETRIES`] times: the whole classification has [`CLASSIFIER_TIMEOUT`], and a
+    /// user waiting for a failing API is better asked than kept waiting.
+    pub fn over_config(
+        mut config: ModelConfig,
+        model: &str,
+        intent: RecentIntent,
+    ) -> Result<Self, ModelError> {
+        config.retry.max_retries = config.retry.max_retries.min(CLASSIFIER_RETRIES);
+        Ok(Self::over_client(ModelClient::new(config)?, model, intent))
     }
 
     /// Replaces the time limit of one classification.
