@@ -250,3 +250,26 @@ async fn the_fast_model_comes_from_the_environment_and_the_url_from_the_flag() {
     assert!(s.notes().exists());
     assert_eq!(server.remaining_steps(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_session_shows_the_classifier_the_earlier_prompts() {
+    let s = Setup::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "I will draft them next."}]}},
+        s.write_step(),
+        classifier_step(DEFAULT_FAST_MODEL, "ASK"),
+        final_step("w1", true)
+    ]))
+    .await;
+    let first = s.run(&server, "plan the release notes", &[]).await;
+    let session = first["session_id"].as_str().unwrap();
+    s.run(&server, "go ahead", &["--resume", session]).await;
+    let judged = classifier_requests(&server, DEFAULT_FAST_MODEL);
+    assert_eq!(judged.len(), 1);
+    let message = judged[0]["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        message.contains("[1] plan the release notes\n[2] go ahead\n"),
+        "{message}"
+    );
+    assert_eq!(server.remaining_steps(), 0);
+}

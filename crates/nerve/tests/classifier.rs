@@ -174,3 +174,49 @@ async fn a_tool_without_classifier_input_is_never_sent() {
     assert_eq!(prompter.asked().len(), 1);
     assert_eq!(prompter.asked()[0].tool_name, "TestTouch");
 }
+
+#[tokio::test]
+async fn an_interrupted_call_stops_waiting_for_the_classifier() {
+    let p = TestProject::new();
+    // The verdict would come long after the guard below gives up.
+    let server = Arc::new(
+        mock(json!([{"expect": {"model": FAST},
+            "response": {"type": "stream", "delay_ms": 600_000, "blocks": [{"type": "text", "text": "ALLOW"}]}}]))
+        .await,
+    );
+    let prompter = ScriptedPrompter::new(vec![]);
+    let session = p.session_with_setup(
+        nerve::registry::all_builtin_tools(),
+        false,
+        PermissionMode::Auto,
+        &[],
+        SessionSetup {
+            prompter: Some(prompter.clone()),
+            // Only the interruption can end the wait: the classifier's own limit is far away.
+            classifier: Some(Arc::new(
+                classifier(&server, &RecentIntent::new()).with_timeout(Duration::from_secs(600)),
+            )),
+            ..SessionSetup::default()
+        },
+    );
+    let cancel = session.context.exec.cancel.clone();
+    let watcher = {
+        let requests = Arc::clone(&server);
+        tokio::spawn(async move {
+            while requests.requests().is_empty() {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            cancel.cancel();
+        })
+    };
+    let outcome = tokio::time::timeout(Duration::from_secs(20), session.run_one(&write_call(&p)))
+        .await
+        .expect("the interrupted call ends without waiting for the verdict");
+    watcher.await.unwrap();
+    assert!(
+        outcome.is_error || outcome.denied,
+        "{}",
+        text_of(&outcome.content)
+    );
+    assert!(!p.project_dir().join("notes.txt").exists());
+}
