@@ -23,6 +23,7 @@ fn nerve(dir: &Path, server: &MockServer, args: &[&str]) -> Command {
         .arg(dir.join("project"))
         .env("ANTHROPIC_BASE_URL", server.url())
         .env("ANTHROPIC_API_KEY", "test-key")
+        .env("NERVE_KEYRING", "off")
         .env("NERVE_DATA_DIR", dir.join("data"))
         .env("HOME", dir.join("home"))
         .env("XDG_CONFIG_HOME", dir.join("home/.config"))

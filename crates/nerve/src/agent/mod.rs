@@ -3,6 +3,7 @@
 
 mod compact;
 mod conversation;
+pub mod models;
 mod request;
 pub mod session_hooks;
 mod subagent;

@@ -16,6 +16,7 @@ use crate::model::error::{ModelError, StreamError};
 use crate::model::sse::{BlockDelta, StreamEvent};
 use crate::model::types::{ContentBlock, Message, Role, StopReason, ThinkingConfig, ToolUseBlock, Usage};
 use crate::model::usage::UsageTotals;
+use crate::permissions::classifier::RecentIntent;
 use crate::pipeline::{CallOutcome, ToolCall};
 use crate::project::SessionRuntime;
 use crate::session::{Transcript, TranscriptEntry, read_transcript};
@@ -102,6 +103,8 @@ pub struct Agent {
     resumed: bool,
     /// Hook context waiting to go to the model with the next prompt.
     pending_context: Vec<String>,
+    /// Where the user's prompts are shared with the auto-mode classifier.
+    intent: Option<RecentIntent>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -135,6 +138,7 @@ impl Agent {
             context_tokens: 0,
             resumed: false,
             pending_context: Vec::new(),
+            intent: None,
         };
         let entry = TranscriptEntry::SessionStart {
             session_id: agent.runtime.context.config.session_id.clone(),
@@ -214,6 +218,7 @@ impl Agent {
             context_tokens: 0,
             resumed: true,
             pending_context: Vec::new(),
+            intent: None,
         };
         if agent.messages.len() != before || !warnings.is_empty() {
             // Record the repaired tail so the transcript itself becomes valid again.
@@ -224,6 +229,14 @@ impl Agent {
             }
         }
         Ok((agent, warnings))
+    }
+
+    /// Shares the user's prompts with the auto-mode classifier: the prompts already in the
+    /// history (a resumed conversation) now, and each prompt [`Self::send`] accepts from then on.
+    pub fn with_intent(mut self, intent: RecentIntent) -> Self {
+        intent.record_history(&self.messages);
+        self.intent = Some(intent);
+        self
     }
 
     /// The conversation so far.
@@ -315,6 +328,9 @@ impl Agent {
                 usage: Usage::default(),
                 error: Some(message),
             };
+        }
+        if let Some(intent) = &self.intent {
+            intent.record(prompt);
         }
         let mut user = Message::user_text(prompt);
         for context in std::mem::take(&mut self.pending_context)

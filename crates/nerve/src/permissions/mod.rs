@@ -11,8 +11,10 @@
 //! - [`subject`]: what a tool call offers rules to match against;
 //! - [`evaluate`]: the static decision (hook decision → rules → tool check → mode);
 //! - [`resolver`]: asking (PermissionRequest hooks → auto-mode classifier → the user);
+//! - [`classifier`]: the auto-mode classifier over a fast model;
 //! - [`request`], [`verdict`]: what front-ends see and answer.
 
+pub mod classifier;
 mod context;
 pub mod evaluate;
 pub mod matching;
@@ -32,8 +34,8 @@ pub use context::{PermissionContext, SharedRules};
 pub use evaluate::{CallFacts, HookPermission, evaluate};
 pub use mode::PermissionMode;
 pub use request::{
-    AutoClassifier, ClassifierVerdict, MatchedRule, PermissionPrompter, PermissionRequest, RuleScope,
-    UserAnswer,
+    AutoClassifier, ClassifierRequest, ClassifierVerdict, MatchedRule, PermissionPrompter, PermissionRequest,
+    RuleScope, UserAnswer,
 };
 pub use resolver::Resolver;
 pub use rule::{PermissionRule, RuleBehavior, RuleParseError, RuleSource, RuleValue};

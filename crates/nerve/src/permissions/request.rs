@@ -1,6 +1,8 @@
 //! Asking someone: the request a front-end shows, the answer it sends back, and the traits through
 //! which the engine asks (a user through a UI, or the auto-mode classifier).
 
+use std::path::{Path, PathBuf};
+
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -89,12 +91,25 @@ pub enum ClassifierVerdict {
     },
 }
 
-/// Judges a call in auto mode before the user would be asked (the model-based classifier comes with
-/// the agent loop; this is its hook point).
+/// One call as the auto-mode classifier sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct ClassifierRequest<'a> {
+    /// The tool.
+    pub tool_name: &'a str,
+    /// The tool's compact description of the call (never empty: an empty one is never sent).
+    pub classifier_input: &'a str,
+    /// Where relative paths in the input point.
+    pub cwd: &'a Path,
+    /// The project and the other folders the session may work in.
+    pub working_dirs: &'a [PathBuf],
+}
+
+/// Judges a call in auto mode before the user would be asked (see
+/// [`crate::permissions::classifier::ModelClassifier`]).
 #[async_trait]
 pub trait AutoClassifier: Send + Sync {
-    /// Judges the call from the tool's classifier input. Failures must come back as `Ask`.
-    async fn classify(&self, tool_name: &str, classifier_input: &str) -> ClassifierVerdict;
+    /// Judges the call. Failures must come back as `Ask`.
+    async fn classify(&self, request: &ClassifierRequest<'_>) -> ClassifierVerdict;
 }
 
 /// A rule that matched, for explanations.

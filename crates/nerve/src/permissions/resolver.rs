@@ -9,9 +9,9 @@ use crate::events::{Event, EventSink};
 use crate::hooks::HookConfig;
 use crate::permissions::evaluate::{CallFacts, HookPermission, evaluate};
 use crate::permissions::{
-    AutoClassifier, ClassifierVerdict, DecidedBy, Evaluation, PermissionMode, PermissionPrompter,
-    PermissionRequest, PermissionRule, Resolution, RuleBehavior, RuleScope, RuleSource, RuleValue,
-    UserAnswer, Verdict,
+    AutoClassifier, ClassifierRequest, ClassifierVerdict, DecidedBy, Evaluation, PermissionMode,
+    PermissionPrompter, PermissionRequest, PermissionRule, Resolution, RuleBehavior, RuleScope, RuleSource,
+    RuleValue, UserAnswer, Verdict,
 };
 use crate::tool::{DynTool, ToolUseContext};
 
@@ -100,7 +100,19 @@ impl Resolver {
             let text = tool.classifier_input(input);
             // An empty classifier input means the tool opted out of automatic approval.
             if !text.is_empty() {
-                match classifier.classify(tool.name(), &text).await {
+                let request = ClassifierRequest {
+                    tool_name: tool.name(),
+                    classifier_input: &text,
+                    cwd: &ctx.exec.cwd,
+                    working_dirs: &ctx.permissions.working_dirs,
+                };
+                // An interrupted turn drops the classification (and its request); the prompt
+                // below then sees the cancellation and denies.
+                let verdict = tokio::select! {
+                    v = classifier.classify(&request) => v,
+                    () = ctx.exec.cancel.cancelled() => ClassifierVerdict::Ask { reason: "the call was interrupted".into() },
+                };
+                match verdict {
                     ClassifierVerdict::Allow { .. } => {
                         return Resolution::Allow {
                             updated_input: None,

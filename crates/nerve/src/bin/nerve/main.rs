@@ -1,5 +1,6 @@
 //! `nerve`: the headless front-end of the engine.
 
+mod auth;
 mod print;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -73,6 +74,11 @@ enum Command {
         /// Fork this session: print the new session's id (continue it with `-p ... --resume ID`).
         #[arg(long)]
         fork: Option<String>,
+    },
+    /// Manage the API key in the OS keyring.
+    Auth {
+        #[command(subcommand)]
+        action: auth::AuthCommand,
     },
     /// List the project's persisted tool outputs, or read part of one.
     Outputs {
@@ -369,6 +375,10 @@ fn main() -> Result<()> {
             }) => run_tool(common, yes, verbose, tool, input_json).await,
             Some(Command::Tools { common }) => tools(common).await,
             Some(Command::Sessions { cwd, fork }) => sessions(cwd, fork),
+            Some(Command::Auth { action }) => {
+                let code = auth::run(action)?;
+                std::process::exit(code);
+            }
             Some(Command::Outputs {
                 cwd,
                 read,

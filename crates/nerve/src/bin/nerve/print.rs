@@ -8,20 +8,25 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use nerve::agent::{Agent, AgentConfig, ModelSubagentRunner, SystemPromptInputs, build_system_prompt};
+use nerve::agent::{
+    Agent, AgentConfig, ModelSubagentRunner, SystemPromptInputs, build_system_prompt, models,
+};
+use nerve::credentials::{API_KEY_ENV, load_api_key};
 use nerve::events::{Event, EventSink, TurnEnd};
 use nerve::model::api_key::ApiKey;
-use nerve::model::client::{ModelClient, ModelConfig};
+use nerve::model::client::{BASE_URL_ENV, ModelClient, ModelConfig};
+use nerve::model::small::{ClientSmallModel, SmallModel};
+use nerve::permissions::classifier::{ModelClassifier, RecentIntent};
 use nerve::permissions::settings::SettingsFile;
-use nerve::permissions::{PermissionMode, RuleBehavior, RuleSource};
+use nerve::permissions::{AutoClassifier, PermissionMode, RuleBehavior, RuleSource};
 use nerve::project::{Project, ProjectOptions, SessionSetup};
 use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
 use nerve::session::Transcript;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-/// The model used when neither `--model` nor `NERVE_MODEL` says otherwise.
-pub const DEFAULT_MODEL: &str = "claude-opus-4-8";
+/// Output limit of the fast model's side jobs (WebFetch's page summaries).
+const SMALL_MODEL_MAX_TOKENS: u32 = 1_024;
 
 /// How `-p` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -52,9 +57,16 @@ pub struct PrintArgs {
     /// Deny rules; a bare tool name removes the tool.
     #[arg(long = "disallowedTools", num_args = 1.., value_delimiter = ',')]
     pub disallowed_tools: Vec<String>,
-    /// The model id.
+    /// The model id (default claude-opus-4-8, or NERVE_MODEL).
     #[arg(long)]
     pub model: Option<String>,
+    /// The fast model for side jobs and the auto-mode classifier (default claude-haiku-4-5, or
+    /// NERVE_FAST_MODEL).
+    #[arg(long = "fast-model")]
+    pub fast_model: Option<String>,
+    /// The API's base URL (overrides ANTHROPIC_BASE_URL).
+    #[arg(long = "base-url")]
+    pub base_url: Option<String>,
     /// Most model calls in the turn.
     #[arg(long = "max-turns")]
     pub max_turns: Option<u32>,
@@ -72,11 +84,15 @@ pub struct PrintArgs {
     pub verbose: bool,
 }
 
-fn api_key() -> Result<ApiKey> {
-    match std::env::var("ANTHROPIC_API_KEY") {
-        Ok(k) if !k.trim().is_empty() => Ok(ApiKey::new(k.trim())),
-        _ => bail!("no API key: set ANTHROPIC_API_KEY (the OS keyring is used by the desktop app)"),
+/// The key from the OS keyring or `ANTHROPIC_API_KEY` (the keyring is a blocking D-Bus call).
+async fn api_key() -> Result<ApiKey> {
+    let loaded = tokio::task::spawn_blocking(load_api_key)
+        .await
+        .context("the API key lookup stopped unexpectedly")??;
+    if let Some(problem) = &loaded.keyring_problem {
+        eprintln!("note: {problem}; using {API_KEY_ENV}");
     }
+    Ok(loaded.key)
 }
 
 fn split_rules(list: &[String]) -> Vec<String> {
@@ -148,11 +164,8 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         }
     }
     let project = Project::open(options).context("could not open the project")?;
-    let model = args
-        .model
-        .clone()
-        .or_else(|| std::env::var("NERVE_MODEL").ok())
-        .unwrap_or_else(|| DEFAULT_MODEL.into());
+    let model = models::main_model(args.model.as_deref());
+    let fast_model = models::fast_model(args.fast_model.as_deref());
 
     let printer = LinePrinter(Arc::new(Mutex::new(std::io::stdout())));
     let stream_json = args.output_format == OutputFormat::StreamJson;
@@ -194,7 +207,22 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         &PoolOptions::default(),
     )?;
     let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
-    let client = ModelClient::new(ModelConfig::from_env(api_key()?))?;
+    let base_url = args.base_url.clone().or_else(|| std::env::var(BASE_URL_ENV).ok());
+    let model_config = ModelConfig::with_base_url_override(api_key().await?, base_url);
+    let client = ModelClient::new(model_config.clone())?;
+    let small_model: Arc<dyn SmallModel> = Arc::new(ClientSmallModel::new(
+        client.clone(),
+        &fast_model,
+        SMALL_MODEL_MAX_TOKENS,
+    ));
+    // Attached in every mode: the resolver consults it only in auto mode, which a session can
+    // also enter later (leaving plan mode restores the mode it was entered from).
+    let intent = RecentIntent::new();
+    let classifier: Arc<dyn AutoClassifier> = Arc::new(ModelClassifier::over_config(
+        model_config,
+        &fast_model,
+        intent.clone(),
+    )?);
     let mut config = AgentConfig::new(&model);
     if let Some(n) = args.max_turns {
         config.max_turns = n;
@@ -218,7 +246,7 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
             .collect(),
         hooks: project.hooks(),
         prompter: None,
-        classifier: None,
+        classifier: Some(Arc::clone(&classifier)),
         events: events.clone(),
     };
     let runtime = project.session(
@@ -228,6 +256,8 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
             model: model.clone(),
             events,
             headless: true,
+            small_model: Some(small_model),
+            classifier: Some(classifier),
             subagents: Some(Arc::new(subagents)),
             ..SessionSetup::default()
         },
@@ -251,7 +281,7 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         for w in warnings {
             eprintln!("warning: {w}");
         }
-        agent
+        agent.with_intent(intent)
     } else {
         Agent::new(
             client,
@@ -260,6 +290,7 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
             system,
             Some(Transcript::open(&transcript_path)?),
         )
+        .with_intent(intent)
     };
 
     let cancel = CancellationToken::new();

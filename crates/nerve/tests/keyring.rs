@@ -1,0 +1,170 @@
+//! The API key in a real OS keyring (a Secret Service on the D-Bus session bus): the library
+//! calls and `nerve auth set|status|delete` / `nerve -p` end to end.
+//!
+//! Runs when `DBUS_SESSION_BUS_ADDRESS` is set and a Secret Service answers; otherwise it says
+//! so and passes, unless `NERVE_REQUIRE_KEYRING=1` (set by `scripts/test.sh`, which runs it under
+//! `scripts/with-keyring.sh`), where a missing service fails the test. Every entry uses a service
+//! name of its own, so a developer's real key is never read or replaced.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use nerve::credentials::{
+    KEYRING_USER, KeySource, KeyringStore, SecretStore, StoreError, load_from, mask, store_in,
+};
+use nerve::model::api_key::ApiKey;
+use nerve_mock_model::{MockServer, Scenario};
+use serde_json::json;
+
+fn unique_service() -> String {
+    format!("nerve-test-{}", uuid::Uuid::new_v4().simple())
+}
+
+/// Whether a real Secret Service can be used; panics instead of skipping when it is required.
+fn keyring_available() -> bool {
+    let required = std::env::var("NERVE_REQUIRE_KEYRING").is_ok_and(|v| v == "1");
+    let problem = if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+        Some("DBUS_SESSION_BUS_ADDRESS is not set".to_owned())
+    } else {
+        match KeyringStore::new(unique_service(), KEYRING_USER).read() {
+            Ok(_) => None,
+            Err(e) => Some(e.to_string()),
+        }
+    };
+    match problem {
+        None => true,
+        Some(p) if required => panic!("NERVE_REQUIRE_KEYRING=1 but no Secret Service answers: {p}"),
+        Some(p) => {
+            eprintln!("skipping the real-keyring test: {p} (run it with scripts/with-keyring.sh)");
+            false
+        }
+    }
+}
+
+#[test]
+fn store_load_and_remove_in_the_real_keyring() {
+    if !keyring_available() {
+        return;
+    }
+    let store = KeyringStore::new(unique_service(), KEYRING_USER);
+    assert_eq!(store.read(), Ok(None));
+    let key = ApiKey::new("sk-ant-api03-real-keyring-test-key");
+    store_in(&store, &key).unwrap();
+    let loaded = load_from(Some(&store), Some("sk-ant-env-key".into())).unwrap();
+    assert_eq!(loaded.source, KeySource::Keyring);
+    assert_eq!(loaded.key, key);
+
+    store_in(&store, &ApiKey::new("sk-ant-api03-replaced")).unwrap();
+    assert_eq!(store.read().unwrap().as_deref(), Some("sk-ant-api03-replaced"));
+
+    assert_eq!(store.remove(), Ok(true));
+    assert_eq!(store.remove(), Ok(false));
+    let loaded = load_from(Some(&store), Some("sk-ant-env-key".into())).unwrap();
+    assert_eq!(loaded.source, KeySource::Environment);
+    assert_eq!(loaded.keyring_problem, None::<StoreError>);
+}
+
+fn nerve(service: &str, args: &[&str], stdin: Option<&str>) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+    c.args(args)
+        .env("NERVE_KEYRING_SERVICE", service)
+        .env_remove("NERVE_KEYRING")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("NERVE_DATA_DIR", dir.path().join("data"))
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    if let Some(text) = stdin {
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn auth_commands_against_the_real_keyring() {
+    if !keyring_available() {
+        return;
+    }
+    let service = unique_service();
+    let secret = "sk-ant-api03-cli-secret-0123456789";
+    let out = nerve(&service, &["auth", "set"], Some(&format!("{secret}\n")));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Stored the API key (sk-ant-…)"));
+
+    let out = nerve(&service, &["auth", "status"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains(&format!(
+            "API key {} from the OS keyring",
+            mask(&ApiKey::new(secret))
+        )),
+        "{shown}"
+    );
+    assert!(shown.contains(&service), "{shown}");
+    assert!(
+        !shown.contains(secret) && !text(&out.stderr).contains(secret),
+        "{shown}"
+    );
+
+    let out = nerve(&service, &["auth", "delete"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Removed the API key"));
+    let out = nerve(&service, &["auth", "status"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("nerve auth set"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = nerve(&service, &["auth", "set"], Some("\n"));
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("the API key is empty"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn print_mode_uses_the_key_from_the_keyring() {
+    if !keyring_available() {
+        return;
+    }
+    let service = unique_service();
+    let store = KeyringStore::new(&service, KEYRING_USER);
+    store_in(&store, &ApiKey::new("sk-ant-api03-print-mode-key")).unwrap();
+    let server = MockServer::start(
+        Scenario::from_json(
+            &json!({"steps": [{"response": {"type": "stream", "blocks": [{"type": "text", "text": "Keyed."}]}}]})
+                .to_string(),
+        )
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let url = server.url();
+    let cwd = project.path().display().to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        nerve(&service, &["-p", "hi", "--base-url", &url, "--cwd", &cwd], None)
+    })
+    .await
+    .unwrap();
+    store.remove().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "Keyed.");
+    assert_eq!(server.requests().len(), 1);
+}
