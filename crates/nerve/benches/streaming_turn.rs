@@ -31,41 +31,45 @@ fn main() {
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let mut streaming = Vec::new();
-        let mut lower = Vec::new();
-        let mut wait_all = Vec::new();
-        for round in 0..5 {
-            let (s, l, w) = one_round(round).await;
-            streaming.push(s);
-            lower.push(l);
-            wait_all.push(w);
+        for (label, safe, trailing_ms) in [
+            ("three read-only (parallel) tools, the model writes on for 600 ms after the last", true, 600),
+            ("three serial (not concurrency-safe) tools", false, 0),
+        ] {
+            let mut streaming = Vec::new();
+            let mut lower = Vec::new();
+            let mut wait_all = Vec::new();
+            for round in 0..5 {
+                let (s, l, w) = one_round(round, safe, trailing_ms).await;
+                streaming.push(s);
+                lower.push(l);
+                wait_all.push(w);
+            }
+            let med = |v: &mut Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            let (s, l, w) = (med(&mut streaming), med(&mut lower), med(&mut wait_all));
+            println!("{label}: {TOOL_MS} ms each, {GAP_MS} ms between their blocks (median of 5 rounds)");
+            println!("  streaming executor: last result at {s:.0} ms");
+            println!("  lower bound (each tool starts when its block completes): {l:.0} ms -> streaming/lower = {:.3}x", s / l);
+            println!("  waiting for the whole message first: {w:.0} ms -> wait/streaming = {:.2}x", w / s);
         }
-        let med = |v: &mut Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
-        let (s, l, w) = (med(&mut streaming), med(&mut lower), med(&mut wait_all));
-        println!("three {TOOL_MS} ms tools, {GAP_MS} ms between their blocks (median of 5 rounds):");
-        println!("  streaming executor, last result at {s:.0} ms");
-        println!(
-            "  lower bound (each tool starts when its block completes) {l:.0} ms -> ratio {:.3}x",
-            s / l
-        );
-        println!(
-            "  waiting for the whole message first {w:.0} ms -> streaming saves {:.0} ms ({:.2}x faster)",
-            w - s,
-            w / s
-        );
     });
 }
 
-async fn one_round(round: usize) -> (f64, f64, f64) {
+async fn one_round(round: usize, safe: bool, trailing_ms: u64) -> (f64, f64, f64) {
     let block = |i: usize, delay: u64| {
         json!({"type": "tool_use", "id": format!("t{round}_{i}"), "name": "TestSleep",
-        "input": {"ms": TOOL_MS}, "delay_ms": delay})
+        "input": {"ms": TOOL_MS, "safe": safe}, "delay_ms": delay})
     };
+    let mut blocks = vec![block(0, 0), block(1, GAP_MS), block(2, GAP_MS)];
+    if trailing_ms > 0 {
+        blocks.push(
+            json!({"type": "text", "text": "Now I will summarise what I found.", "delay_ms": trailing_ms}),
+        );
+    }
     let scenario = json!({"steps": [
-        {"response": {"type": "stream", "blocks": [block(0, 0), block(1, GAP_MS), block(2, GAP_MS)]}},
+        {"response": {"type": "stream", "blocks": blocks}},
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "done"}]}}
     ]});
     let server = MockServer::start(Scenario::from_json(&scenario.to_string()).unwrap())
@@ -75,6 +79,7 @@ async fn one_round(round: usize) -> (f64, f64, f64) {
     let mut options = ProjectOptions::new(dir.path());
     options.bare = true;
     options.data_dir = dir.path().join("data");
+    options.mode = Some(nerve::permissions::PermissionMode::BypassPermissions);
     let project = Project::open(options).unwrap();
     let start = Instant::now();
     let log: Arc<Mutex<Vec<(Duration, Event)>>> = Arc::default();
@@ -114,27 +119,36 @@ async fn one_round(round: usize) -> (f64, f64, f64) {
         .filter(|(_, e)| matches!(e, Event::ToolCompleted { .. }))
         .map(|(t, _)| ms(*t))
         .fold(0.0, f64::max);
-    let last_block = log
+    // When each block completed (the executor queues a call the moment its block is complete).
+    let queued: Vec<f64> = log
         .iter()
         .filter(|(_, e)| matches!(e, Event::ToolQueued { .. }))
         .map(|(t, _)| ms(*t))
-        .fold(0.0, f64::max);
+        .collect();
+    let tool = TOOL_MS as f64;
+    let lower_bound = if safe {
+        queued.iter().map(|q| q + tool).fold(0.0, f64::max)
+    } else {
+        queued
+            .iter()
+            .fold(0.0, |prev_end: f64, q| prev_end.max(*q) + tool)
+    };
     let message_end = log
         .iter()
         .find(|(_, e)| matches!(e, Event::AssistantMessage { .. }))
         .map(|(t, _)| ms(*t))
         .unwrap();
-    // The same three calls as one batch after the message: measured, not assumed.
+    // The same three calls started only after the message: measured, not assumed.
     let t = Instant::now();
     let exec = batch_runtime.executor(CancellationToken::new(), ExecutorOptions::default());
     for i in 0..3 {
         exec.add(ToolCall {
             id: format!("b{i}"),
             name: "TestSleep".into(),
-            input: json!({"ms": TOOL_MS}),
+            input: json!({"ms": TOOL_MS, "safe": safe}),
         });
     }
     let _ = exec.finish().await;
     let batch = ms(t.elapsed());
-    (last_result, last_block + TOOL_MS as f64, message_end + batch)
+    (last_result, lower_bound, message_end + batch)
 }

@@ -168,7 +168,7 @@ async fn notebook_edit_needs_a_read_and_edit_permission() {
     s.context.exec.read_files.record(
         &path,
         FileReadRecord {
-            content_hash: nerve::tools::notebook_edit::freshness::sha256_hex(&bytes),
+            content_hash: nerve::tools::fs::hash_bytes(&bytes),
             modified: None,
             offset: None,
             limit: None,

@@ -80,15 +80,7 @@ impl Agent {
         while let Some(item) = stream.next().await {
             match item {
                 Ok(ModelEvent::MessageComplete(m)) => {
-                    let text: String = m
-                        .content
-                        .iter()
-                        .filter_map(|b| match b {
-                            ContentBlock::Text(t) => Some(t.text.as_str()),
-                            _ => None,
-                        })
-                        .collect();
-                    summary = Some(text);
+                    summary = crate::agent::turn::last_text(&m.to_message())
                 }
                 Ok(_) => {}
                 Err(e) => return Err(format!("the summary request failed: {e}")),

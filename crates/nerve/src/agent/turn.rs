@@ -719,7 +719,8 @@ fn add_usage(total: &mut Usage, u: &Usage) {
     total.cache_read_input_tokens += u.cache_read_input_tokens;
 }
 
-fn last_text(message: &Message) -> Option<String> {
+/// The text blocks of a message, joined; `None` when it has no text.
+pub(crate) fn last_text(message: &Message) -> Option<String> {
     let text: Vec<&str> = message
         .content
         .iter()

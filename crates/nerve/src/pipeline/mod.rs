@@ -362,14 +362,7 @@ fn strip_engine_only(input: Value, fields: &[&str]) -> Value {
 }
 
 fn joined_text(content: &[ResultBlock]) -> String {
-    content
-        .iter()
-        .filter_map(|b| match b {
-            ResultBlock::Text { text } => Some(text.as_str()),
-            ResultBlock::Image { .. } | ResultBlock::Document { .. } => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::tool::text_of(content)
 }
 
 /// Tool names from the model are untrusted: telemetry gets the registered name or "unknown".

@@ -16,7 +16,7 @@ pub use context::{AgentIdentity, ExecutionState, SessionConfig, ToolUseContext, 
 pub use dyn_tool::{DynTool, ToolRef};
 pub use progress::{OutputStream, Progress, ProgressSink};
 pub use read_state::{FileReadRecord, ReadFileState};
-pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput};
+pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput, text_of};
 pub use schema::schema_of;
 pub use todo::{TodoItem, TodoStatus};
 

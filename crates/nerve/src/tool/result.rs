@@ -166,6 +166,11 @@ pub enum ToolError {
 }
 
 fn describe_blocks(blocks: &[ResultBlock]) -> String {
+    text_of(blocks)
+}
+
+/// The text of result blocks, joined by newlines (images and documents leave no text).
+pub fn text_of(blocks: &[ResultBlock]) -> String {
     blocks
         .iter()
         .filter_map(|b| match b {

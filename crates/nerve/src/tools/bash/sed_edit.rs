@@ -2,14 +2,12 @@
 //! the `e`, `r` and `w` commands) and show the diff; on approval, write exactly the previewed content,
 //! unless a file changed in between.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use crate::permissions::protected::is_inside_working_dirs;
 use crate::tool::{PermissionPreview, ToolError, ToolOutput, ToolUseContext};
@@ -168,7 +166,7 @@ pub(crate) fn apply_sed_edit(
                 )
             })?;
         }
-        write_atomically(&file.path, file.new_content.as_bytes())
+        crate::tools::fs::write_atomic(&file.path, file.new_content.as_bytes())
             .map_err(|e| ToolError::io(format!("could not write {}", file.path.display()), e))?;
     }
     let names: Vec<String> = edit.files.iter().map(|f| f.path.display().to_string()).collect();
@@ -178,20 +176,7 @@ pub(crate) fn apply_sed_edit(
     )))
 }
 
-/// Writes through a temporary file in the same folder and a rename, keeping the file's mode, so a
-/// crash never leaves half a file.
-fn write_atomically(path: &Path, content: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let permissions = std::fs::metadata(path)?.permissions();
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(content)?;
-    tmp.as_file().sync_data()?;
-    std::fs::set_permissions(tmp.path(), permissions)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// Lower-case hex SHA-256.
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    crate::tools::fs::hash_bytes(bytes)
 }

@@ -1,9 +1,6 @@
 //! Reading and writing the notebook file in its own style: the same indentation (nbformat uses
 //! one space), the same trailing newline, written atomically (temp file + rename).
 
-use std::io::Write;
-use std::path::Path;
-
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::ser::{PrettyFormatter, Serializer};
@@ -50,20 +47,6 @@ impl Layout {
     }
 }
 
-/// Replaces `path` with `bytes` atomically, keeping its permissions: a crash leaves the old or the
-/// new notebook, never half of one.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        tmp.as_file().set_permissions(meta.permissions())?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,19 +70,5 @@ mod tests {
         let compact = Layout::of("{\"a\":1}");
         assert_eq!(compact.indent, None);
         assert_eq!(compact.render(&json!({"a": 1})).unwrap(), "{\"a\":1}");
-    }
-
-    #[test]
-    fn atomic_write_replaces_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("n.ipynb");
-        std::fs::write(&p, "old").unwrap();
-        write_atomically(&p, b"new").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "no temp file left"
-        );
     }
 }

@@ -3,7 +3,6 @@
 
 pub mod cells;
 mod file;
-pub mod freshness;
 
 use std::path::PathBuf;
 
@@ -131,10 +130,13 @@ impl Tool for NotebookEditTool {
         _progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
         let path = Self::path(&input, ctx);
-        let bytes = tokio::fs::read(&path)
-            .await
-            .map_err(|e| ToolError::io(format!("reading notebook {}", path.display()), e))?;
-        freshness::check_fresh(&ctx.exec.read_files, &path, &bytes).map_err(ToolError::InvalidInput)?;
+        // The shared staleness rule of every file-changing tool: read first, unchanged since.
+        let snapshot = crate::tools::fs::check_fresh(ctx, &path)
+            .map_err(ToolError::InvalidInput)?
+            .ok_or_else(|| {
+                ToolError::InvalidInput(format!("The notebook {} does not exist.", path.display()))
+            })?;
+        let bytes = snapshot.bytes;
         let text = String::from_utf8(bytes).map_err(|_| {
             ToolError::InvalidInput(format!(
                 "{} is not UTF-8 text, so not a valid notebook.",
@@ -155,12 +157,11 @@ impl Tool for NotebookEditTool {
             .map_err(|e| ToolError::Failed(format!("could not serialise the notebook: {e}")))?;
         let write_path = path.clone();
         let written = new_text.clone().into_bytes();
-        tokio::task::spawn_blocking(move || file::write_atomically(&write_path, &written))
+        tokio::task::spawn_blocking(move || crate::tools::fs::write_atomic(&write_path, &written))
             .await
             .map_err(|e| ToolError::Failed(format!("the write task failed: {e}")))?
             .map_err(|e| ToolError::io(format!("writing notebook {}", path.display()), e))?;
-        let modified = std::fs::metadata(&path).ok().and_then(|m| m.modified().ok());
-        freshness::record_written(&ctx.exec.read_files, &path, new_text.as_bytes(), modified);
+        crate::tools::fs::record_known_content(ctx, &path, new_text.as_bytes());
 
         let message = match input.mode() {
             EditMode::Replace => format!("Updated cell {} with {}", applied.cell_id, input.new_source),

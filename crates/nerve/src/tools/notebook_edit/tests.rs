@@ -20,7 +20,7 @@ fn setup(content: &str) -> (tempfile::TempDir, PathBuf, ToolUseContext) {
 
 fn mark_read(ctx: &ToolUseContext, path: &Path) {
     let bytes = std::fs::read(path).unwrap();
-    freshness::record_written(&ctx.exec.read_files, path, &bytes, None);
+    crate::tools::fs::record_known_content(ctx, path, &bytes);
 }
 
 fn input(v: serde_json::Value) -> NotebookEditInput {
@@ -95,7 +95,10 @@ async fn stale_or_unread_notebooks_are_refused() {
     )
     .await
     .unwrap_err();
-    assert!(err.to_string().contains("modified since it was read"), "{err}");
+    assert!(
+        err.to_string().contains("modified since it was last read"),
+        "{err}"
+    );
     assert!(
         std::fs::read_to_string(&path).unwrap().contains("print(99)"),
         "nothing written"
