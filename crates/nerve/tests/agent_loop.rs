@@ -126,6 +126,21 @@ async fn tool_results_go_back_in_one_message_in_request_order() {
     assert_eq!(results[0]["tool_use_id"], "t_slow");
     assert_eq!(results[1]["tool_use_id"], "t_fast");
     assert_valid_history(&a);
+    // Every permission decision is in the transcript.
+    let path = Transcript::path_for(&p.dir.path().join("data"), &a.runtime().context.config.session_id);
+    let (entries, _) = nerve::session::read_transcript(&path).unwrap();
+    let allowed: Vec<String> = entries
+        .iter()
+        .filter_map(|e| match e {
+            nerve::session::TranscriptEntry::Permission {
+                tool_use_id,
+                allowed: true,
+                ..
+            } => Some(tool_use_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(allowed, vec!["t_slow", "t_fast"]);
 }
 
 #[tokio::test]

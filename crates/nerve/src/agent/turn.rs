@@ -660,8 +660,22 @@ impl Agent {
         });
     }
 
+    /// Lists denied calls (for `-p`'s `permission_denials`) and records every permission decision
+    /// in the transcript.
     fn note_denials(&mut self, tool_uses: &[ToolUseBlock], outcomes: &[CallOutcome]) {
-        for o in outcomes.iter().filter(|o| o.denied) {
+        for o in outcomes {
+            if let Some(by) = o.allowed_by {
+                self.record(&TranscriptEntry::Permission {
+                    tool_use_id: o.tool_use_id.clone(),
+                    tool_name: o.tool_name.clone(),
+                    allowed: true,
+                    reason: format!("{by:?}"),
+                });
+                continue;
+            }
+            if !o.denied {
+                continue;
+            }
             let input = tool_uses
                 .iter()
                 .find(|t| t.id == o.tool_use_id)
@@ -672,19 +686,11 @@ impl Agent {
                 tool_use_id: o.tool_use_id.clone(),
                 tool_input: input,
             });
-            let reason = o
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    crate::tool::ResultBlock::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect::<String>();
             self.record(&TranscriptEntry::Permission {
                 tool_use_id: o.tool_use_id.clone(),
                 tool_name: o.tool_name.clone(),
                 allowed: false,
-                reason,
+                reason: crate::tool::text_of(&o.content),
             });
         }
     }

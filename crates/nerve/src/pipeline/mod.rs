@@ -153,12 +153,12 @@ impl Pipeline {
             .resolver
             .resolve(tool.as_ref(), &call.id, &observable, ctx, hook_decision)
             .await;
-        match resolution {
+        let allowed_by = match resolution {
             Resolution::Allow {
                 updated_input,
                 user_modified,
                 engine_input,
-                ..
+                decided_by,
             } => {
                 if let Some(updated) = updated_input {
                     // The user (or a permission hook) edited the input: it is what runs, checked
@@ -185,6 +185,7 @@ impl Pipeline {
                         text: format!("The user modified the {tool_name} input before approving it; the edited input is what ran."),
                     });
                 }
+                decided_by
             }
             Resolution::Deny { message, .. } => {
                 // 9. Denial handling.
@@ -192,7 +193,7 @@ impl Pipeline {
                     .await;
                 return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Permission).denied();
             }
-        }
+        };
 
         // 10. The call itself, raced against cancellation.
         let result = tokio::select! {
@@ -216,6 +217,7 @@ impl Pipeline {
             }
         };
         outcome.new_messages.splice(0..0, new_messages);
+        outcome.allowed_by = Some(allowed_by);
 
         // 12. PostToolUse (or PostToolUseFailure) hooks.
         let post = hook_steps::post_tool_use(

@@ -35,6 +35,8 @@ pub struct CallOutcome {
     pub persistable: bool,
     /// A hook asked to stop the turn.
     pub stop_reason: Option<String>,
+    /// What allowed the call, when it got past the permission step (recorded in the transcript).
+    pub allowed_by: Option<crate::permissions::DecidedBy>,
 }
 
 impl CallOutcome {
@@ -53,6 +55,7 @@ impl CallOutcome {
             persisted_path: None,
             persistable: true,
             stop_reason: None,
+            allowed_by: None,
         }
     }
 
