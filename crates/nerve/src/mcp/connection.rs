@@ -7,7 +7,9 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, JsonObject,
+};
 use rmcp::service::{Peer, RoleClient, RunningService, RxJsonRpcMessage, ServiceError, TxJsonRpcMessage};
 use rmcp::transport::{TokioChildProcess, Transport};
 use rmcp::{ServiceExt, model::Tool as RemoteTool};
@@ -102,7 +104,7 @@ pub struct McpConnection {
     name: String,
     peer: Peer<RoleClient>,
     state: Arc<ServerState>,
-    running: tokio::sync::Mutex<Option<RunningService<RoleClient, ()>>>,
+    running: tokio::sync::Mutex<Option<RunningService<RoleClient, ClientConfig>>>,
 }
 
 impl std::fmt::Debug for McpConnection {
@@ -151,7 +153,12 @@ impl McpConnection {
             state: Arc::clone(&state),
         };
         let handshake = async {
-            let running = ().serve(watched).await.map_err(|e| e.to_string())?;
+            // Nerve answers no server requests (sampling, elicitation, roots): it offers no capability.
+            let identity = ClientConfig::new(
+                ClientCapabilities::default(),
+                Implementation::new("nerve", env!("CARGO_PKG_VERSION")),
+            );
+            let running = identity.serve(watched).await.map_err(|e| e.to_string())?;
             let tools = running.peer().list_all_tools().await.map_err(|e| e.to_string());
             Ok::<_, String>((running, tools))
         };
