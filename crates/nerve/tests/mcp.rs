@@ -645,3 +645,41 @@ async fn print_mode_reports_a_bad_config_and_a_failing_server() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_and_run_tool_take_mcp_config_too() {
+    let p = TestProject::new();
+    let config = write_config(p.dir.path(), "mcp.json", json!({}));
+    let cli = |args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+        c.args(args)
+            .arg("--cwd")
+            .arg(p.project_dir())
+            .arg("--mcp-config")
+            .arg(&config)
+            .env("NERVE_DATA_DIR", p.dir.path().join("data"))
+            .env("HOME", p.home())
+            .env("XDG_CONFIG_HOME", p.home().join(".config"))
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        c
+    };
+    let out = cli(&["tools"]).output().await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let specs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let add = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "mcp__test__add")
+        .unwrap();
+    assert_eq!(add["input_schema"]["required"], json!(["a", "b"]));
+
+    let out = cli(&["run-tool", "--yes", "mcp__test__add", r#"{"a": 40, "b": 2}"#])
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["content"], json!([{"type": "text", "text": "42"}]));
+}

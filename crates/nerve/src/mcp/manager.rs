@@ -39,9 +39,12 @@ impl McpOptions {
     /// The defaults, overridden by `NERVE_MCP_CONNECT_TIMEOUT_MS` and `NERVE_MCP_MAX_RESULT_CHARS`
     /// when they hold positive numbers.
     pub fn from_env() -> Self {
+        Self::from_lookup(&|key| std::env::var(key).ok())
+    }
+
+    fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Self {
         let number = |key: &str| {
-            std::env::var(key)
-                .ok()
+            lookup(key)
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .filter(|n| *n > 0)
         };
@@ -54,6 +57,26 @@ impl McpOptions {
         }
         options
     }
+}
+
+/// The Messages API's longest tool name.
+const MAX_TOOL_NAME_CHARS: usize = 64;
+
+/// Why a tool cannot be offered to the model. The API rejects a whole request over one bad tool,
+/// so a tool it would reject is left out rather than breaking every turn.
+fn unusable_reason(name: &str, schema: &serde_json::Value) -> Option<String> {
+    if name.chars().count() > MAX_TOOL_NAME_CHARS {
+        return Some(format!(
+            "its full name {name} is longer than the {MAX_TOOL_NAME_CHARS} characters the API accepts \
+             (shorten the server's name in the MCP config)"
+        ));
+    }
+    if schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+        return Some("its input schema is not of \"type\": \"object\", which the API requires".into());
+    }
+    CompiledSchema::compile(name, schema)
+        .err()
+        .map(|e| format!("its input schema is invalid: {e}"))
 }
 
 /// A server (or one of its tools) that could not be used.
@@ -125,11 +148,11 @@ impl McpManager {
             let tool = McpTool::new(remote, Arc::clone(connection), options.max_result_chars);
             let name = crate::tool::Tool::name(&tool).to_string();
             let schema = crate::tool::Tool::input_schema(&tool);
-            if let Err(e) = CompiledSchema::compile(&name, &schema) {
+            if let Some(reason) = unusable_reason(&name, &schema) {
                 self.failures.push(ServerFailure {
                     server: connection.name().to_string(),
                     message: format!(
-                        "MCP tool `{}` of server {} was skipped: its input schema is invalid: {e}",
+                        "MCP tool `{}` of server {} was skipped: {reason}",
                         remote.name,
                         connection.name()
                     ),
@@ -177,5 +200,56 @@ impl McpManager {
     /// Stops every server (each is asked to exit, then killed).
     pub async fn shutdown(&self) {
         futures::future::join_all(self.connections.iter().map(|c| c.shutdown())).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tools_the_api_would_reject_are_unusable() {
+        let object = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        assert_eq!(unusable_reason("mcp__s__t", &object), None);
+        let long = format!("mcp__s__{}", "t".repeat(60));
+        assert!(
+            unusable_reason(&long, &object)
+                .unwrap()
+                .contains("longer than the 64")
+        );
+        assert!(
+            unusable_reason("mcp__s__t", &json!({"type": "string"}))
+                .unwrap()
+                .contains("\"object\"")
+        );
+        assert!(unusable_reason("mcp__s__t", &json!({})).is_some());
+        let bad = json!({"type": "object", "properties": {"a": {"type": 5}}});
+        assert!(unusable_reason("mcp__s__t", &bad).unwrap().contains("invalid"));
+    }
+
+    #[test]
+    fn options_default_to_30_s_and_25_000_chars_and_read_the_environment() {
+        assert_eq!(
+            McpOptions::from_lookup(&|_| None),
+            McpOptions {
+                connect_timeout: Duration::from_secs(30),
+                max_result_chars: 25_000
+            }
+        );
+        let env = |k: &str| match k {
+            "NERVE_MCP_CONNECT_TIMEOUT_MS" => Some("1500".to_string()),
+            "NERVE_MCP_MAX_RESULT_CHARS" => Some(" 1000 ".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            McpOptions::from_lookup(&env),
+            McpOptions {
+                connect_timeout: Duration::from_millis(1500),
+                max_result_chars: 1000
+            }
+        );
+        let bad = |_: &str| Some("0".to_string());
+        assert_eq!(McpOptions::from_lookup(&bad), McpOptions::default());
     }
 }
