@@ -632,13 +632,28 @@ async fn print_mode_reports_a_bad_config_and_a_failing_server() {
     let out = nerve(
         p.dir.path(),
         &server,
-        &["-p", "hi", "--mcp-config", broken.to_str().unwrap()],
+        &[
+            "-p",
+            "hi",
+            "--mcp-config",
+            broken.to_str().unwrap(),
+            "--output-format",
+            "stream-json",
+        ],
     )
     .output()
     .await
     .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "went on");
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0]["mcp_servers"],
+        json!([{"name": "gone", "status": "failed"}])
+    );
+    assert_eq!(lines.last().unwrap()["result"], "went on");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("warning: MCP server `gone` could not be started"),

@@ -322,6 +322,7 @@ async fn run_turn(
         printer.print(&json!({
             "type": "system", "subtype": "init", "session_id": session_id, "cwd": runtime.context.exec.cwd,
             "model": model, "tools": tool_names, "permissionMode": mode.as_str(),
+            "mcp_servers": mcp_statuses(mcp),
         }));
     }
     let mut agent = if args.resume.is_some() {
@@ -391,6 +392,23 @@ async fn run_turn(
         OutputFormat::Json | OutputFormat::StreamJson => printer.print(&result),
     }
     Ok(if is_error { 1 } else { 0 })
+}
+
+/// `[{"name", "status"}]` as in Claude Code's init message: `connected`, or `failed` for a server
+/// that never connected (a connected server whose single tool was skipped is still connected).
+fn mcp_statuses(mcp: &McpManager) -> Vec<Value> {
+    let connected = mcp.connected();
+    let mut out: Vec<Value> = connected
+        .iter()
+        .map(|name| json!({"name": name, "status": "connected"}))
+        .collect();
+    for f in mcp.failures() {
+        let known = connected.contains(&f.server) || out.iter().any(|v| v["name"] == f.server.as_str());
+        if !known {
+            out.push(json!({"name": f.server, "status": "failed"}));
+        }
+    }
+    out
 }
 
 fn today() -> String {
