@@ -14,6 +14,7 @@ pub mod events;
 pub mod executor;
 pub mod hooks;
 pub mod input;
+pub mod mcp;
 pub mod model;
 pub mod permissions;
 pub mod pipeline;

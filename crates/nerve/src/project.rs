@@ -113,6 +113,7 @@ pub struct Project {
     mode: PermissionMode,
     working_dirs: Vec<PathBuf>,
     hooks: Arc<HookConfig>,
+    mcp_approval: crate::mcp::ProjectServerApproval,
 }
 
 impl Project {
@@ -129,6 +130,7 @@ impl Project {
         let mut working_dirs = vec![project_dir.clone()];
         let mut hook_configs = Vec::new();
         let mut bypass_disabled = false;
+        let mut mcp_approval = crate::mcp::ProjectServerApproval::default();
         if !options.bare {
             let load = LoadOptions {
                 read_claude_settings: options.read_claude_settings,
@@ -139,6 +141,7 @@ impl Project {
             }
             working_dirs.extend(loaded.additional_directories().iter().map(|d| d.path.clone()));
             bypass_disabled = loaded.bypass_permissions_disabled();
+            mcp_approval = loaded.project_mcp_approval();
             let mut errors = Vec::new();
             for entry in loaded.hooks() {
                 match HookConfig::from_settings(&entry.value, &entry.path.display().to_string()) {
@@ -180,6 +183,7 @@ impl Project {
             mode,
             working_dirs,
             hooks: Arc::new(HookConfig::merge(hook_configs)),
+            mcp_approval,
         })
     }
 
@@ -196,6 +200,11 @@ impl Project {
     /// The effective mode at session start.
     pub fn mode(&self) -> PermissionMode {
         self.mode
+    }
+
+    /// Which of the project's `.mcp.json` servers the settings approve (none when bare).
+    pub fn mcp_approval(&self) -> &crate::mcp::ProjectServerApproval {
+        &self.mcp_approval
     }
 
     /// The project's hooks.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use nerve::errors::ErrorClass;
-use nerve::permissions::{PermissionContext, PermissionMode};
+use nerve::permissions::{PermissionContext, PermissionMode, RuleBehavior};
 use nerve::pipeline::ToolCall;
 use nerve::project::SessionSetup;
 use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
@@ -81,11 +81,12 @@ fn tools() -> Vec<ToolRef> {
 #[tokio::test]
 async fn a_deferred_call_fails_with_the_hint_until_tool_search_loads_the_tool() {
     let p = TestProject::new();
+    // MCP tools ask unless allowed (their read-only hint does not allow by itself).
     let s = p.session_with_setup(
         tools(),
         true,
         PermissionMode::Default,
-        &[],
+        &[(RuleBehavior::Allow, "mcp__tracker__create_issue")],
         SessionSetup::default(),
     );
     let pool = &s.pipeline.pool;

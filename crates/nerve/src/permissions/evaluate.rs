@@ -192,7 +192,11 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
     }
 
     // Mode defaults.
-    let reads_inside = facts.read_only && reads_inside_working_dirs(facts.subject, ctx);
+    // An MCP tool's read-only claim is a hint from the server, and what it reads is out of the
+    // engine's sight: it decides concurrency, never an allow (as in Claude Code, MCP tools ask
+    // unless a rule or mode allows them).
+    let is_mcp = crate::permissions::matching::mcp::McpName::parse(facts.tool_name).is_some();
+    let reads_inside = facts.read_only && !is_mcp && reads_inside_working_dirs(facts.subject, ctx);
     let (decision, reason, by) = match ctx.mode {
         PermissionMode::BypassPermissions => (
             Verdict::Allow,
@@ -508,4 +512,29 @@ fn suggestions_for(facts: &CallFacts<'_>, ctx: &PermissionContext) -> Vec<String
             .collect(),
     };
     values.iter().map(ToString::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn decide(tool_name: &str, read_only: bool) -> Verdict {
+        let input = json!({});
+        let facts = CallFacts {
+            tool_name,
+            input: &input,
+            subject: &PermissionSubject::Opaque,
+            read_only,
+            tool_check: &ToolPermission::Passthrough,
+        };
+        evaluate(&facts, None, &PermissionContext::default()).decision
+    }
+
+    #[test]
+    fn an_mcp_tools_read_only_hint_never_allows_by_itself() {
+        assert_eq!(decide("TestRead", true), Verdict::Allow);
+        assert_eq!(decide("mcp__server__lookup", true), Verdict::Ask);
+        assert_eq!(decide("mcp__server__lookup", false), Verdict::Ask);
+    }
 }

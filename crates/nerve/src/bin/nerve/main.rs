@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use clap::{Args, Parser, Subcommand};
 use nerve::budget::ResultStore;
 use nerve::events::{Event, EventSink};
+use nerve::mcp::{McpManager, McpOptions, collect_servers};
 use nerve::permissions::{
     PermissionMode, PermissionPrompter, PermissionRequest, PermissionSubject, RuleBehavior, RuleScope,
     UserAnswer,
@@ -120,6 +121,10 @@ struct CommonArgs {
     /// Do not read Claude Code's .claude/settings*.json files.
     #[arg(long)]
     no_claude_settings: bool,
+    /// An MCP config file whose servers' tools are added (repeatable); the project's `.mcp.json`
+    /// servers are added when settings approve them.
+    #[arg(long = "mcp-config", value_name = "FILE")]
+    mcp_config: Vec<PathBuf>,
 }
 
 impl CommonArgs {
@@ -145,14 +150,34 @@ fn parse_input(text: &str) -> Result<Value> {
     serde_json::from_str(text).with_context(|| format!("INPUT_JSON is not valid JSON: {text}"))
 }
 
-fn pool_for(project: &Project) -> Result<nerve::registry::ToolPool> {
+fn pool_for(project: &Project, mcp: &McpManager) -> Result<nerve::registry::ToolPool> {
     let permissions = project.permission_context(true);
     Ok(assemble_tool_pool(
         all_builtin_tools(),
-        Vec::new(),
+        mcp.tools(),
         &permissions,
         &PoolOptions::default(),
     )?)
+}
+
+/// Starts the MCP servers of `--mcp-config` and the approved `.mcp.json` ones; failures are
+/// warnings on stderr. The caller shuts the manager down.
+async fn connect_mcp(project: &Project, common: &CommonArgs) -> Result<McpManager> {
+    if common.mcp_config.is_empty() && common.bare {
+        return Ok(McpManager::default());
+    }
+    let (servers, _unapproved) = collect_servers(project.dir(), project.mcp_approval(), &common.mcp_config)?;
+    let mcp = McpManager::connect(
+        &servers,
+        project.dir(),
+        &McpOptions::from_env(),
+        &EventSink::discard(),
+    )
+    .await;
+    for failure in mcp.failures() {
+        eprintln!("warning: {}", failure.message);
+    }
+    Ok(mcp)
 }
 
 /// Until the Bash tool is registered, a Bash call is judged from the parser alone (fail closed).
@@ -170,7 +195,7 @@ async fn check_permission(common: CommonArgs, tool: String, input_json: String) 
     let input = parse_input(&input_json)?;
     let project = common.open()?;
     let session = project.session(
-        pool_for(&project)?,
+        pool_for(&project, &McpManager::default())?,
         SessionSetup {
             headless: true,
             ..SessionSetup::default()
@@ -281,21 +306,30 @@ async fn run_tool(
     } else {
         EventSink::discard()
     };
-    let session = project.session(
-        pool_for(&project)?,
-        SessionSetup {
-            prompter,
-            events,
-            headless,
-            ..SessionSetup::default()
-        },
-    );
-    let call = ToolCall {
-        id: format!("toolu_cli_{}", uuid::Uuid::new_v4().simple()),
-        name: tool,
-        input,
+    let mcp = connect_mcp(&project, &common).await?;
+    let pool = pool_for(&project, &mcp);
+    let outcome = match pool {
+        Ok(pool) => {
+            let session = project.session(
+                pool,
+                SessionSetup {
+                    prompter,
+                    events,
+                    headless,
+                    ..SessionSetup::default()
+                },
+            );
+            let call = ToolCall {
+                id: format!("toolu_cli_{}", uuid::Uuid::new_v4().simple()),
+                name: tool,
+                input,
+            };
+            Ok(session.run_one(&call).await)
+        }
+        Err(e) => Err(e),
     };
-    let outcome = session.run_one(&call).await;
+    mcp.shutdown().await;
+    let outcome = outcome?;
     let out = json!({
         "tool_use_id": outcome.tool_use_id,
         "tool": outcome.tool_name,
@@ -315,7 +349,10 @@ async fn run_tool(
 
 async fn tools(common: CommonArgs) -> Result<()> {
     let project = common.open()?;
-    let pool = pool_for(&project)?;
+    let mcp = connect_mcp(&project, &common).await?;
+    let pool = pool_for(&project, &mcp);
+    mcp.shutdown().await;
+    let pool = pool?;
     let specs: Vec<Value> = pool
         .specs()
         .into_iter()

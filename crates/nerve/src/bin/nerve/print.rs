@@ -1,5 +1,10 @@
 //! `nerve -p PROMPT`: one headless turn. Permission prompts cannot be shown, so calls resolve by
-//! rules and mode; what would ask is denied and listed in the result.
+//! rules and mode; what would ask is denied and listed in the result, unless
+//! `--permission-prompt-tool` names an MCP tool that answers instead.
+//!
+//! MCP servers come from `--mcp-config FILE` (always started) and the project's `.mcp.json` (only
+//! the servers the settings approve); a server that fails to start is reported on stderr and the
+//! turn runs without it. Every server is shut down before the process exits.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,12 +18,13 @@ use nerve::agent::{
 };
 use nerve::credentials::{API_KEY_ENV, load_api_key};
 use nerve::events::{Event, EventSink, TurnEnd};
+use nerve::mcp::{McpManager, McpOptions, McpPermissionPrompter, collect_servers};
 use nerve::model::api_key::ApiKey;
 use nerve::model::client::{BASE_URL_ENV, ModelClient, ModelConfig};
 use nerve::model::small::{ClientSmallModel, SmallModel};
 use nerve::permissions::classifier::{ModelClassifier, RecentIntent};
 use nerve::permissions::settings::SettingsFile;
-use nerve::permissions::{AutoClassifier, PermissionMode, RuleBehavior, RuleSource};
+use nerve::permissions::{AutoClassifier, PermissionMode, PermissionPrompter, RuleBehavior, RuleSource};
 use nerve::project::{Project, ProjectOptions, SessionSetup};
 use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
 use nerve::session::Transcript;
@@ -82,6 +88,13 @@ pub struct PrintArgs {
     /// With stream-json: also print every engine event.
     #[arg(long)]
     pub verbose: bool,
+    /// An MCP config file (`{"mcpServers": {...}}`, Claude Code's shape); repeatable. Its servers
+    /// start whatever the settings say.
+    #[arg(long = "mcp-config", value_name = "FILE")]
+    pub mcp_config: Vec<PathBuf>,
+    /// An MCP tool (`mcp__server__tool`) that answers permission questions instead of denying them.
+    #[arg(long = "permission-prompt-tool", value_name = "NAME")]
+    pub permission_prompt_tool: Option<String>,
 }
 
 /// The key from the OS keyring or `ANTHROPIC_API_KEY` (the keyring is a blocking D-Bus call).
@@ -199,10 +212,83 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         })
     };
 
-    let permissions = project.permission_context(true);
+    let (servers, unapproved) = collect_servers(project.dir(), project.mcp_approval(), &args.mcp_config)?;
+    for name in unapproved {
+        eprintln!(
+            "note: MCP server `{name}` from .mcp.json is not started: approve it with \
+             \"enabledMcpjsonServers\": [\"{name}\"] (or \"enableAllProjectMcpServers\": true) in \
+             .nerve/settings.local.json"
+        );
+    }
+    let mcp = McpManager::connect(&servers, project.dir(), &McpOptions::from_env(), &events).await;
+    for failure in mcp.failures() {
+        eprintln!("warning: {}", failure.message);
+    }
+    let outcome = run_turn(
+        &args,
+        prompt,
+        started,
+        &project,
+        &mcp,
+        Turn {
+            model,
+            fast_model,
+            printer,
+            events,
+            session_id,
+        },
+    )
+    .await;
+    mcp.shutdown().await;
+    outcome
+}
+
+/// What `run` prepared for the turn.
+struct Turn {
+    model: String,
+    fast_model: String,
+    printer: LinePrinter,
+    events: EventSink,
+    session_id: String,
+}
+
+async fn run_turn(
+    args: &PrintArgs,
+    prompt: String,
+    started: Instant,
+    project: &Project,
+    mcp: &McpManager,
+    turn: Turn,
+) -> Result<i32> {
+    let Turn {
+        model,
+        fast_model,
+        printer,
+        events,
+        session_id,
+    } = turn;
+    let stream_json = args.output_format == OutputFormat::StreamJson;
+    let prompter: Option<Arc<dyn PermissionPrompter>> = match &args.permission_prompt_tool {
+        Some(name) => {
+            let tool = mcp.find_tool(name).with_context(|| {
+                format!(
+                    "--permission-prompt-tool {name}: no such MCP tool (connected servers: {})",
+                    match mcp.connected().join(", ") {
+                        s if s.is_empty() => "none".to_string(),
+                        s => s,
+                    }
+                )
+            })?;
+            Some(Arc::new(McpPermissionPrompter::new(tool)))
+        }
+        None => None,
+    };
+    // With a prompt tool, asks go to it; without, nobody can be asked and asks are denied.
+    let headless = prompter.is_none();
+    let permissions = project.permission_context(headless);
     let pool = assemble_tool_pool(
         all_builtin_tools(),
-        Vec::new(),
+        mcp.tools(),
         &permissions,
         &PoolOptions::default(),
     )?;
@@ -245,7 +331,7 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
             .cloned()
             .collect(),
         hooks: project.hooks(),
-        prompter: None,
+        prompter: prompter.clone(),
         classifier: Some(Arc::clone(&classifier)),
         events: events.clone(),
     };
@@ -255,11 +341,11 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
             session_id: Some(session_id.clone()),
             model: model.clone(),
             events,
-            headless: true,
+            headless,
+            prompter,
             small_model: Some(small_model),
             classifier: Some(classifier),
             subagents: Some(Arc::new(subagents)),
-            ..SessionSetup::default()
         },
     );
     let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
@@ -268,6 +354,7 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         printer.print(&json!({
             "type": "system", "subtype": "init", "session_id": session_id, "cwd": runtime.context.exec.cwd,
             "model": model, "tools": tool_names, "permissionMode": mode.as_str(),
+            "mcp_servers": mcp_statuses(mcp),
         }));
     }
     let mut agent = if args.resume.is_some() {
@@ -338,6 +425,23 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         OutputFormat::Json | OutputFormat::StreamJson => printer.print(&result),
     }
     Ok(if is_error { 1 } else { 0 })
+}
+
+/// `[{"name", "status"}]` as in Claude Code's init message: `connected`, or `failed` for a server
+/// that never connected (a connected server whose single tool was skipped is still connected).
+fn mcp_statuses(mcp: &McpManager) -> Vec<Value> {
+    let connected = mcp.connected();
+    let mut out: Vec<Value> = connected
+        .iter()
+        .map(|name| json!({"name": name, "status": "connected"}))
+        .collect();
+    for f in mcp.failures() {
+        let known = connected.contains(&f.server) || out.iter().any(|v| v["name"] == f.server.as_str());
+        if !known {
+            out.push(json!({"name": f.server, "status": "failed"}));
+        }
+    }
+    out
 }
 
 fn today() -> String {

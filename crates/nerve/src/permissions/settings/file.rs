@@ -91,11 +91,16 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
 /// Top-level keys Nerve reads; every other key (`env`, `model`, ...) is ignored, as Claude Code
 /// ignores keys it does not know.
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct RawSettings {
     #[serde(default)]
     permissions: Option<ObjectOnly<PermissionsSettings>>,
     #[serde(default)]
     hooks: Option<Value>,
+    #[serde(default)]
+    enable_all_project_mcp_servers: Option<bool>,
+    #[serde(default)]
+    enabled_mcpjson_servers: Vec<String>,
 }
 
 /// One parsed settings file.
@@ -109,6 +114,10 @@ pub struct SettingsFile {
     pub permissions: PermissionsSettings,
     /// Its `hooks` value, unparsed (the hooks module owns that format).
     pub hooks: Option<Value>,
+    /// `enableAllProjectMcpServers`: start every server of the project's `.mcp.json`.
+    pub enable_all_project_mcp_servers: Option<bool>,
+    /// `enabledMcpjsonServers`: the `.mcp.json` servers to start, by name.
+    pub enabled_mcpjson_servers: Vec<String>,
 }
 
 impl SettingsFile {
@@ -119,6 +128,8 @@ impl SettingsFile {
             RawSettings {
                 permissions: None,
                 hooks: None,
+                enable_all_project_mcp_servers: None,
+                enabled_mcpjson_servers: Vec::new(),
             }
         } else {
             serde_json::from_str::<ObjectOnly<RawSettings>>(text)
@@ -130,6 +141,8 @@ impl SettingsFile {
             path: path.to_path_buf(),
             permissions: raw.permissions.map(|p| p.0).unwrap_or_default(),
             hooks: raw.hooks,
+            enable_all_project_mcp_servers: raw.enable_all_project_mcp_servers,
+            enabled_mcpjson_servers: raw.enabled_mcpjson_servers,
         })
     }
 

@@ -91,6 +91,32 @@ impl LoadedSettings {
         &self.hooks
     }
 
+    /// Which `.mcp.json` servers may start: `enableAllProjectMcpServers` and
+    /// `enabledMcpjsonServers` from the personal files (user, project-local, managed and Claude
+    /// Code's local file). The shared project files are ignored for this: they come with the
+    /// repository, and a repository must not approve its own commands.
+    pub fn project_mcp_approval(&self) -> crate::mcp::ProjectServerApproval {
+        let mut approval = crate::mcp::ProjectServerApproval::default();
+        for f in &self.files {
+            match f.source {
+                RuleSource::ProjectSettings | RuleSource::ClaudeProjectSettings => continue,
+                RuleSource::Managed
+                | RuleSource::CliArg
+                | RuleSource::Session
+                | RuleSource::LocalSettings
+                | RuleSource::UserSettings
+                | RuleSource::ClaudeLocalSettings => {}
+            }
+            approval.all |= f.enable_all_project_mcp_servers == Some(true);
+            for name in &f.enabled_mcpjson_servers {
+                if !approval.names.contains(name) {
+                    approval.names.push(name.clone());
+                }
+            }
+        }
+        approval
+    }
+
     /// Whether any file sets `disableBypassPermissionsMode: "disable"` (any source may forbid it;
     /// none can re-enable it).
     pub fn bypass_permissions_disabled(&self) -> bool {
@@ -336,6 +362,49 @@ mod tests {
                 (RuleSource::ProjectSettings, json!({"Stop": []})),
             ]
         );
+    }
+
+    #[test]
+    fn mcp_json_approval_comes_from_personal_files_only() {
+        let fixture = Fixture::new();
+        fixture.write(
+            RuleSource::ProjectSettings,
+            r#"{"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["repo"]}"#,
+        );
+        fixture.write(
+            RuleSource::ClaudeProjectSettings,
+            r#"{"enableAllProjectMcpServers": true}"#,
+        );
+        let loaded = fixture.load(LoadOptions::default()).unwrap();
+        assert_eq!(
+            loaded.project_mcp_approval(),
+            crate::mcp::ProjectServerApproval::default()
+        );
+
+        fixture.write(
+            RuleSource::LocalSettings,
+            r#"{"enabledMcpjsonServers": ["a", "b"]}"#,
+        );
+        fixture.write(
+            RuleSource::UserSettings,
+            r#"{"enabledMcpjsonServers": ["b", "c"]}"#,
+        );
+        let approval = fixture
+            .load(LoadOptions::default())
+            .unwrap()
+            .project_mcp_approval();
+        assert!(!approval.all);
+        assert_eq!(approval.names, vec!["a", "b", "c"]);
+
+        fixture.write(
+            RuleSource::ClaudeLocalSettings,
+            r#"{"enableAllProjectMcpServers": true}"#,
+        );
+        let approval = fixture
+            .load(LoadOptions::default())
+            .unwrap()
+            .project_mcp_approval();
+        assert!(approval.all && approval.approves("anything"));
     }
 
     #[test]

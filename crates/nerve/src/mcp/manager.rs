@@ -1,0 +1,255 @@
+//! Connects a session's MCP servers and keeps them until the session ends.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::events::{Event, EventSink};
+use crate::input::CompiledSchema;
+use crate::mcp::config::McpServerConfig;
+use crate::mcp::connection::McpConnection;
+use crate::mcp::tool::McpTool;
+use crate::tool::ToolRef;
+
+/// Default time a server gets to start, initialise and list its tools.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default size above which an MCP result is persisted and previewed.
+pub const DEFAULT_MAX_RESULT_CHARS: usize = 25_000;
+
+/// Tunables of MCP connections.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpOptions {
+    /// How long a server may take to start and list its tools.
+    pub connect_timeout: Duration,
+    /// [`crate::tool::Tool::max_result_size_chars`] of every MCP tool.
+    pub max_result_chars: usize,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            max_result_chars: DEFAULT_MAX_RESULT_CHARS,
+        }
+    }
+}
+
+impl McpOptions {
+    /// The defaults, overridden by `NERVE_MCP_CONNECT_TIMEOUT_MS` and `NERVE_MCP_MAX_RESULT_CHARS`
+    /// when they hold positive numbers.
+    pub fn from_env() -> Self {
+        Self::from_lookup(&|key| std::env::var(key).ok())
+    }
+
+    fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Self {
+        let number = |key: &str| {
+            lookup(key)
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|n| *n > 0)
+        };
+        let mut options = Self::default();
+        if let Some(ms) = number("NERVE_MCP_CONNECT_TIMEOUT_MS") {
+            options.connect_timeout = Duration::from_millis(ms);
+        }
+        if let Some(n) = number("NERVE_MCP_MAX_RESULT_CHARS") {
+            options.max_result_chars = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        options
+    }
+}
+
+/// The Messages API's longest tool name.
+const MAX_TOOL_NAME_CHARS: usize = 64;
+
+/// Why a tool cannot be offered to the model. The API rejects a whole request over one bad tool,
+/// so a tool it would reject is left out rather than breaking every turn.
+fn unusable_reason(name: &str, schema: &serde_json::Value) -> Option<String> {
+    if name.chars().count() > MAX_TOOL_NAME_CHARS {
+        return Some(format!(
+            "its full name {name} is longer than the {MAX_TOOL_NAME_CHARS} characters the API accepts \
+             (shorten the server's name in the MCP config)"
+        ));
+    }
+    if schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+        return Some("its input schema is not of \"type\": \"object\", which the API requires".into());
+    }
+    CompiledSchema::compile(name, schema)
+        .err()
+        .map(|e| format!("its input schema is invalid: {e}"))
+}
+
+/// A server (or one of its tools) that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerFailure {
+    /// The server's name.
+    pub server: String,
+    /// What happened, for the user.
+    pub message: String,
+}
+
+/// The session's MCP servers and their tools.
+#[derive(Debug, Default)]
+pub struct McpManager {
+    connections: Vec<Arc<McpConnection>>,
+    tools: Vec<Arc<McpTool>>,
+    failures: Vec<ServerFailure>,
+}
+
+impl McpManager {
+    /// Starts every server at once and waits for all of them (each within the connect timeout).
+    /// A server that fails is reported through a [`Event::Notice`] and in
+    /// [`McpManager::failures`]; its tools are simply absent.
+    pub async fn connect(
+        servers: &[McpServerConfig],
+        cwd: &Path,
+        options: &McpOptions,
+        events: &EventSink,
+    ) -> Self {
+        let starts = servers
+            .iter()
+            .map(|s| McpConnection::start(&s.name, &s.transport, cwd, options.connect_timeout));
+        let results = futures::future::join_all(starts).await;
+        let mut manager = Self::default();
+        for (server, result) in servers.iter().zip(results) {
+            match result {
+                Ok((connection, remote_tools)) => {
+                    manager.add_tools(&connection, &remote_tools, options);
+                    manager.connections.push(connection);
+                }
+                Err(message) => manager.failures.push(ServerFailure {
+                    server: server.name.clone(),
+                    message,
+                }),
+            }
+        }
+        for f in &manager.failures {
+            events.emit(Event::Notice {
+                message: f.message.clone(),
+            });
+        }
+        manager
+    }
+
+    /// Keeps the tools whose schema compiles and whose normalised name is new; a server's bad tool
+    /// must not take the session's whole tool pool down.
+    fn add_tools(
+        &mut self,
+        connection: &Arc<McpConnection>,
+        remote_tools: &[rmcp::model::Tool],
+        options: &McpOptions,
+    ) {
+        let mut names: HashSet<String> = self
+            .tools
+            .iter()
+            .map(|t| crate::tool::Tool::name(t.as_ref()).to_string())
+            .collect();
+        for remote in remote_tools {
+            let tool = McpTool::new(remote, Arc::clone(connection), options.max_result_chars);
+            let name = crate::tool::Tool::name(&tool).to_string();
+            let schema = crate::tool::Tool::input_schema(&tool);
+            if let Some(reason) = unusable_reason(&name, &schema) {
+                self.failures.push(ServerFailure {
+                    server: connection.name().to_string(),
+                    message: format!(
+                        "MCP tool `{}` of server {} was skipped: {reason}",
+                        remote.name,
+                        connection.name()
+                    ),
+                });
+                continue;
+            }
+            if !names.insert(name.clone()) {
+                self.failures.push(ServerFailure {
+                    server: connection.name().to_string(),
+                    message: format!(
+                        "MCP tool `{}` of server {} was skipped: another tool already has the name {name}",
+                        remote.name,
+                        connection.name()
+                    ),
+                });
+                continue;
+            }
+            self.tools.push(Arc::new(tool));
+        }
+    }
+
+    /// Every usable tool, for [`crate::registry::assemble_tool_pool`]'s `external`.
+    pub fn tools(&self) -> Vec<ToolRef> {
+        self.tools.iter().map(|t| Arc::clone(t) as ToolRef).collect()
+    }
+
+    /// A tool by its full name (`mcp__server__tool`).
+    pub fn find_tool(&self, name: &str) -> Option<Arc<McpTool>> {
+        self.tools
+            .iter()
+            .find(|t| crate::tool::Tool::name(t.as_ref()) == name)
+            .cloned()
+    }
+
+    /// The names of the connected servers.
+    pub fn connected(&self) -> Vec<String> {
+        self.connections.iter().map(|c| c.name().to_string()).collect()
+    }
+
+    /// What could not be used.
+    pub fn failures(&self) -> &[ServerFailure] {
+        &self.failures
+    }
+
+    /// Stops every server (each is asked to exit, then killed).
+    pub async fn shutdown(&self) {
+        futures::future::join_all(self.connections.iter().map(|c| c.shutdown())).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tools_the_api_would_reject_are_unusable() {
+        let object = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        assert_eq!(unusable_reason("mcp__s__t", &object), None);
+        let long = format!("mcp__s__{}", "t".repeat(60));
+        assert!(
+            unusable_reason(&long, &object)
+                .unwrap()
+                .contains("longer than the 64")
+        );
+        assert!(
+            unusable_reason("mcp__s__t", &json!({"type": "string"}))
+                .unwrap()
+                .contains("\"object\"")
+        );
+        assert!(unusable_reason("mcp__s__t", &json!({})).is_some());
+        let bad = json!({"type": "object", "properties": {"a": {"type": 5}}});
+        assert!(unusable_reason("mcp__s__t", &bad).unwrap().contains("invalid"));
+    }
+
+    #[test]
+    fn options_default_to_30_s_and_25_000_chars_and_read_the_environment() {
+        assert_eq!(
+            McpOptions::from_lookup(&|_| None),
+            McpOptions {
+                connect_timeout: Duration::from_secs(30),
+                max_result_chars: 25_000
+            }
+        );
+        let env = |k: &str| match k {
+            "NERVE_MCP_CONNECT_TIMEOUT_MS" => Some("1500".to_string()),
+            "NERVE_MCP_MAX_RESULT_CHARS" => Some(" 1000 ".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            McpOptions::from_lookup(&env),
+            McpOptions {
+                connect_timeout: Duration::from_millis(1500),
+                max_result_chars: 1000
+            }
+        );
+        let bad = |_: &str| Some("0".to_string());
+        assert_eq!(McpOptions::from_lookup(&bad), McpOptions::default());
+    }
+}

@@ -1,0 +1,700 @@
+//! MCP servers end to end, against a real MCP server process (`nerve-test-mcp-server`, a bin of
+//! this crate built with the `test-tools` feature, found through `CARGO_BIN_EXE_...`): connecting,
+//! the tool list, calls through the full pipeline and its permission rules, error results, a
+//! server that crashes or never starts, cancellation, and `nerve -p` with `--mcp-config` and
+//! `--permission-prompt-tool` against the scripted mock Messages API.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nerve::events::{Event, EventSink};
+use nerve::mcp::{McpConfigSource, McpManager, McpOptions, McpServerConfig, McpTransport};
+use nerve::permissions::{PermissionContext, PermissionMode, RuleBehavior, UserAnswer};
+use nerve::pipeline::ToolCall;
+use nerve::project::SessionSetup;
+use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use nerve::tool::{ResultBlock, ToolOrigin};
+use nerve_mock_model::{MockServer, Scenario};
+use serde_json::{Value, json};
+use support::{ScriptedPrompter, TestProject, text_of};
+use tokio::process::Command;
+
+const SERVER: &str = env!("CARGO_BIN_EXE_nerve-test-mcp-server");
+
+fn server(name: &str, env: &[(&str, &str)]) -> McpServerConfig {
+    McpServerConfig {
+        name: name.into(),
+        transport: McpTransport::Stdio {
+            command: SERVER.into(),
+            args: vec![],
+            env: env.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(),
+        },
+        source: McpConfigSource::CliFile(PathBuf::from("test.json")),
+    }
+}
+
+async fn connect(servers: &[McpServerConfig], events: &EventSink) -> McpManager {
+    McpManager::connect(servers, &std::env::temp_dir(), &McpOptions::default(), events).await
+}
+
+fn call(id: &str, name: &str, input: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_are_listed_with_their_names_schemas_and_hints_after_the_builtins() {
+    let mcp = connect(&[server("test", &[])], &EventSink::discard()).await;
+    assert!(mcp.failures().is_empty(), "{:?}", mcp.failures());
+    let mut names: Vec<String> = mcp.tools().iter().map(|t| t.name().to_string()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "mcp__test__add",
+            "mcp__test__approve",
+            "mcp__test__crash",
+            "mcp__test__dotted_name",
+            "mcp__test__echo",
+            "mcp__test__fail",
+            "mcp__test__image",
+            "mcp__test__slow"
+        ]
+    );
+    let echo = mcp.find_tool("mcp__test__echo").unwrap();
+    let echo: &dyn nerve::tool::DynTool = echo.as_ref();
+    assert_eq!(
+        echo.input_schema(),
+        json!({"type": "object", "properties": {"text": {"type": "string", "description": "What to echo"}},
+               "required": ["text"]})
+    );
+    assert_eq!(echo.description(), "[MCP server test] Echoes the text back.");
+    assert_eq!(echo.origin(), ToolOrigin::Mcp);
+    assert!(echo.should_defer());
+    assert_eq!(echo.max_result_size_chars(), Some(25_000));
+    let input = json!({"text": "x"});
+    assert!(echo.is_read_only(&input) && echo.is_concurrency_safe(&input) && !echo.is_destructive(&input));
+    let add = mcp.find_tool("mcp__test__add").unwrap();
+    let add: &dyn nerve::tool::DynTool = add.as_ref();
+    assert!(!add.is_read_only(&input) && !add.is_concurrency_safe(&input) && !add.is_destructive(&input));
+    let fail = mcp.find_tool("mcp__test__fail").unwrap();
+    let fail: &dyn nerve::tool::DynTool = fail.as_ref();
+    assert!(
+        !fail.is_read_only(&input) && fail.is_destructive(&input),
+        "no hints: fail closed"
+    );
+
+    let pool = assemble_tool_pool(
+        all_builtin_tools(),
+        mcp.tools(),
+        &PermissionContext::default(),
+        &PoolOptions::default(),
+    )
+    .unwrap();
+    let origins: Vec<ToolOrigin> = pool.tools().iter().map(|t| t.origin()).collect();
+    let first_mcp = origins.iter().position(|o| *o == ToolOrigin::Mcp).unwrap();
+    assert!(origins[first_mcp..].iter().all(|o| *o == ToolOrigin::Mcp));
+    assert_eq!(pool.tools()[first_mcp].name(), "mcp__test__add");
+    mcp.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_wide_deny_rule_removes_its_tools_from_the_pool() {
+    let p = TestProject::new();
+    let mcp = connect(&[server("test", &[])], &EventSink::discard()).await;
+    let mut o = p.options();
+    o.cli_rules = vec![(RuleBehavior::Deny, "mcp__test".into())];
+    let project = nerve::project::Project::open(o).unwrap();
+    let pool = assemble_tool_pool(
+        all_builtin_tools(),
+        mcp.tools(),
+        &project.permission_context(true),
+        &PoolOptions::default(),
+    )
+    .unwrap();
+    assert!(pool.tools().iter().all(|t| t.origin() == ToolOrigin::BuiltIn));
+    mcp.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_go_through_the_pipeline_and_its_permission_rules() {
+    let p = TestProject::new();
+    let mcp = connect(&[server("test", &[])], &EventSink::discard()).await;
+
+    // No rule: the call asks.
+    let prompter = ScriptedPrompter::new(vec![UserAnswer::Deny {
+        message: Some("not now".into()),
+    }]);
+    let s = p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[],
+        SessionSetup {
+            prompter: Some(prompter.clone()),
+            ..SessionSetup::default()
+        },
+    );
+    let out = s
+        .run_one(&call("c1", "mcp__test__echo", json!({"text": "hi"})))
+        .await;
+    assert!(out.denied, "{:?}", out.content);
+    assert_eq!(prompter.asked()[0].tool_name, "mcp__test__echo");
+
+    // Allowed by a rule naming the tool.
+    let s = p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[(RuleBehavior::Allow, "mcp__test__echo")],
+        SessionSetup::default(),
+    );
+    let out = s
+        .run_one(&call("c2", "mcp__test__echo", json!({"text": "hello"})))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert_eq!(out.content, vec![ResultBlock::text("hello")]);
+
+    // Schema validation happens before the server sees anything.
+    let out = s
+        .run_one(&call("c3", "mcp__test__echo", json!({"txt": "hello"})))
+        .await;
+    assert!(
+        out.is_error && text_of(&out.content).contains("text"),
+        "{:?}",
+        out.content
+    );
+
+    // Denied by a server-wide rule, even with the tool allowed.
+    let s = p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[
+            (RuleBehavior::Allow, "mcp__test__echo"),
+            (RuleBehavior::Deny, "mcp__test"),
+        ],
+        SessionSetup::default(),
+    );
+    let out = s
+        .run_one(&call("c4", "mcp__test__echo", json!({"text": "hello"})))
+        .await;
+    assert!(out.denied && out.is_error, "{:?}", out.content);
+    mcp.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_map_text_images_resources_and_is_error() {
+    let p = TestProject::new();
+    let mcp = connect(&[server("test", &[])], &EventSink::discard()).await;
+    let s = p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[(RuleBehavior::Allow, "mcp__test")],
+        SessionSetup::default(),
+    );
+    let out = s
+        .run_one(&call("f", "mcp__test__fail", json!({"text": "boom"})))
+        .await;
+    assert!(out.is_error && !out.denied);
+    assert_eq!(text_of(&out.content), "failed: boom");
+
+    let out = s
+        .run_one(&call("a", "mcp__test__add", json!({"a": 2, "b": 3.5})))
+        .await;
+    assert_eq!(out.content, vec![ResultBlock::text("5.5")]);
+
+    let out = s.run_one(&call("i", "mcp__test__image", json!({}))).await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert_eq!(out.content[0], ResultBlock::text("an image:"));
+    assert!(matches!(&out.content[1], ResultBlock::Image { media_type, .. } if media_type == "image/png"));
+    let ResultBlock::Text { text } = &out.content[2] else {
+        panic!("{:?}", out.content)
+    };
+    assert!(
+        text.contains("resource text") && text.contains("file:///notes.txt"),
+        "{text}"
+    );
+
+    let out = s.run_one(&call("d", "mcp__test__dotted_name", json!({}))).await;
+    assert_eq!(
+        out.content,
+        vec![ResultBlock::text("dotted")],
+        "the server's own name is called"
+    );
+    mcp.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_server_gives_clear_errors_and_the_session_goes_on() {
+    let p = TestProject::new();
+    let mcp = connect(
+        &[server("test", &[]), server("other", &[])],
+        &EventSink::discard(),
+    )
+    .await;
+    let s = p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[
+            (RuleBehavior::Allow, "mcp__test"),
+            (RuleBehavior::Allow, "mcp__other"),
+        ],
+        SessionSetup::default(),
+    );
+    let out = s.run_one(&call("c", "mcp__test__crash", json!({}))).await;
+    assert!(out.is_error);
+    assert!(
+        text_of(&out.content).contains("MCP server test is not running"),
+        "{:?}",
+        out.content
+    );
+    let out = s
+        .run_one(&call("e", "mcp__test__echo", json!({"text": "x"})))
+        .await;
+    assert!(out.is_error);
+    let text = text_of(&out.content);
+    assert!(
+        text.contains("MCP server test is not running") && text.contains("exited"),
+        "{text}"
+    );
+
+    let out = s
+        .run_one(&call("o", "mcp__other__echo", json!({"text": "still here"})))
+        .await;
+    assert_eq!(out.content, vec![ResultBlock::text("still here")]);
+    mcp.shutdown().await;
+    let out = s
+        .run_one(&call("o2", "mcp__other__echo", json!({"text": "x"})))
+        .await;
+    assert!(text_of(&out.content).contains("MCP server other is not running: the connection was shut down"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_that_cannot_start_or_hang_are_reported_and_left_out() {
+    let notices = support::Recorder::default();
+    let missing = McpServerConfig {
+        transport: McpTransport::Stdio {
+            command: "/nonexistent/mcp-server".into(),
+            args: vec![],
+            env: Default::default(),
+        },
+        ..server("missing", &[])
+    };
+    let remote = McpServerConfig {
+        transport: McpTransport::Unsupported {
+            kind: "http".into(),
+            url: Some("https://example.com/mcp".into()),
+        },
+        ..server("remote", &[])
+    };
+    let hung = server("hung", &[("NERVE_TEST_MCP_HANG", "1")]);
+    let options = McpOptions {
+        connect_timeout: Duration::from_millis(1500),
+        ..McpOptions::default()
+    };
+    let mcp = McpManager::connect(
+        &[missing, server("test", &[]), remote, hung],
+        &std::env::temp_dir(),
+        &options,
+        &notices.sink(),
+    )
+    .await;
+    let failures: Vec<(String, String)> = mcp
+        .failures()
+        .iter()
+        .map(|f| (f.server.clone(), f.message.clone()))
+        .collect();
+    assert_eq!(failures.len(), 3, "{failures:?}");
+    assert_eq!(failures[0].0, "missing");
+    assert!(
+        failures[0]
+            .1
+            .contains("could not be started (`/nonexistent/mcp-server`)"),
+        "{failures:?}"
+    );
+    assert!(
+        failures[1]
+            .1
+            .contains("`http` transport, which Nerve does not support yet"),
+        "{failures:?}"
+    );
+    assert!(
+        failures[2].1.contains("did not finish starting within 1.5 s"),
+        "{failures:?}"
+    );
+    assert_eq!(mcp.connected(), vec!["test"]);
+    assert!(mcp.tools().iter().all(|t| t.name().starts_with("mcp__test__")));
+    let notices: Vec<String> = notices
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Notice { message } => Some(message),
+            _ => None,
+        })
+        .collect();
+    let messages: Vec<String> = failures.into_iter().map(|f| f.1).collect();
+    assert_eq!(notices, messages, "each failure is a notice");
+    mcp.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_call_tells_the_server() {
+    let p = TestProject::new();
+    let log = p.dir.path().join("server.log");
+    let mcp = connect(
+        &[server("test", &[("NERVE_TEST_MCP_LOG", log.to_str().unwrap())])],
+        &EventSink::discard(),
+    )
+    .await;
+    let s = Arc::new(p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[(RuleBehavior::Allow, "mcp__test")],
+        SessionSetup::default(),
+    ));
+    let cancel = s.context.exec.cancel.clone();
+    let runner = Arc::clone(&s);
+    let task = tokio::spawn(async move {
+        runner
+            .run_one(&call("s", "mcp__test__slow", json!({"ms": 60_000})))
+            .await
+    });
+    wait_for_line(&log, "slow started").await;
+    cancel.cancel();
+    let out = tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(out.is_error, "{:?}", out.content);
+    wait_for_line(&log, "slow cancelled").await;
+    mcp.shutdown().await;
+}
+
+async fn wait_for_line(path: &Path, line: &str) {
+    for _ in 0..200 {
+        if std::fs::read_to_string(path).is_ok_and(|t| t.lines().any(|l| l == line)) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{line:?} never appeared in {}", path.display());
+}
+
+// ---- nerve -p ----
+
+async fn mock(steps: Value) -> MockServer {
+    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
+        .await
+        .unwrap()
+}
+
+fn nerve(dir: &Path, server: &MockServer, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+    c.args(args)
+        .arg("--cwd")
+        .arg(dir.join("project"))
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("NERVE_DATA_DIR", dir.join("data"))
+        .env("HOME", dir.join("home"))
+        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    c
+}
+
+fn write_config(dir: &Path, file: &str, env: Value) -> PathBuf {
+    let path = dir.join(file);
+    std::fs::write(
+        &path,
+        json!({"mcpServers": {"test": {"command": SERVER, "env": env}}}).to_string(),
+    )
+    .unwrap();
+    path
+}
+
+/// The `tool_result` blocks the model was sent, by tool_use id.
+fn tool_results(server: &MockServer) -> Vec<(String, Value, bool)> {
+    let mut out = Vec::new();
+    for r in server.requests() {
+        for m in r.body["messages"].as_array().unwrap() {
+            for b in m["content"].as_array().into_iter().flatten() {
+                if b["type"] == "tool_result" {
+                    out.push((
+                        b["tool_use_id"].as_str().unwrap().to_string(),
+                        b["content"].clone(),
+                        b["is_error"].as_bool().unwrap_or(false),
+                    ));
+                }
+            }
+        }
+    }
+    out.dedup_by(|a, b| a.0 == b.0);
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn print_mode_calls_an_mcp_tool_from_mcp_config() {
+    let p = TestProject::new();
+    let config = write_config(p.dir.path(), "mcp.json", json!({}));
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "m1", "name": "mcp__test__echo", "input": {"text": "from mcp"}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "Done."}]}}
+    ]))
+    .await;
+    let out = nerve(
+        p.dir.path(),
+        &server,
+        &[
+            "-p",
+            "echo",
+            "--mcp-config",
+            config.to_str().unwrap(),
+            "--allowedTools",
+            "mcp__test__echo",
+            "--output-format",
+            "json",
+        ],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["subtype"], "success", "{v}");
+    assert_eq!(v["result"], "Done.");
+    let tools: Vec<String> = server.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(tools.contains(&"mcp__test__echo".to_string()), "{tools:?}");
+    let results = tool_results(&server);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].1.to_string().contains("from mcp"), "{results:?}");
+    assert!(!results[0].2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn print_mode_asks_the_permission_prompt_tool() {
+    let p = TestProject::new();
+    let log = p.dir.path().join("server.log");
+    let config = write_config(
+        p.dir.path(),
+        "mcp.json",
+        json!({"ALLOW": "mcp__test__echo", "NERVE_TEST_MCP_LOG": log}),
+    );
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "e1", "name": "mcp__test__echo", "input": {"text": "ok"}},
+            {"type": "tool_use", "id": "a1", "name": "mcp__test__add", "input": {"a": 1, "b": 2}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "Finished."}]}}
+    ]))
+    .await;
+    let out = nerve(
+        p.dir.path(),
+        &server,
+        &[
+            "-p",
+            "go",
+            "--mcp-config",
+            config.to_str().unwrap(),
+            "--permission-prompt-tool",
+            "mcp__test__approve",
+            "--output-format",
+            "json",
+        ],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["result"], "Finished.", "{v}");
+    let results = tool_results(&server);
+    let echo = results.iter().find(|r| r.0 == "e1").unwrap();
+    assert!(!echo.2 && echo.1.to_string().contains("ok"), "{results:?}");
+    let add = results.iter().find(|r| r.0 == "a1").unwrap();
+    assert!(add.2, "{results:?}");
+    assert!(
+        add.1
+            .to_string()
+            .contains("mcp__test__add is not on the approve list"),
+        "{results:?}"
+    );
+    let denials = v["permission_denials"].as_array().unwrap();
+    assert_eq!(denials.len(), 1, "{v}");
+    // The prompt tool's updatedInput is what ran.
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert!(log.contains(r#""approved_by":"approve""#), "{log}");
+    // The server did not outlive the session.
+    let pid = log.lines().find_map(|l| l.strip_prefix("pid ")).unwrap();
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "server {pid} still running"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn print_mode_starts_project_servers_only_when_settings_approve_them() {
+    let p = TestProject::new();
+    write_config(&p.project_dir(), ".mcp.json", json!({}));
+    std::fs::create_dir_all(p.home().join(".config")).unwrap();
+    let steps = json!([
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "a"}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "b"}]}}
+    ]);
+    let server = mock(steps).await;
+    let out = nerve(p.dir.path(), &server, &["-p", "hi"])
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("MCP server `test` from .mcp.json is not started"),
+        "{stderr}"
+    );
+
+    // The shared project settings cannot approve; the local ones can.
+    p.write(".nerve/settings.json", r#"{"enableAllProjectMcpServers": true}"#);
+    p.write(
+        ".nerve/settings.local.json",
+        r#"{"enabledMcpjsonServers": ["test"]}"#,
+    );
+    let out = nerve(p.dir.path(), &server, &["-p", "hi"])
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let names = |i: usize| -> Vec<String> {
+        server.requests()[i].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(!names(0).iter().any(|n| n.starts_with("mcp__")));
+    assert!(
+        names(1).contains(&"mcp__test__echo".to_string()),
+        "{:?}",
+        names(1)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn print_mode_reports_a_bad_config_and_a_failing_server() {
+    let p = TestProject::new();
+    let bad = p.dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"mcpServers\": {\"x\": {\"type\": \"pipe\"}}}").unwrap();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "went on"}]}}
+    ]))
+    .await;
+    let out = nerve(
+        p.dir.path(),
+        &server,
+        &["-p", "hi", "--mcp-config", bad.to_str().unwrap()],
+    )
+    .output()
+    .await
+    .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bad.json:1:") && stderr.contains("unknown server \"type\""),
+        "{stderr}"
+    );
+
+    let broken = p.dir.path().join("broken.json");
+    std::fs::write(
+        &broken,
+        r#"{"mcpServers": {"gone": {"command": "/nonexistent/srv"}}}"#,
+    )
+    .unwrap();
+    let out = nerve(
+        p.dir.path(),
+        &server,
+        &[
+            "-p",
+            "hi",
+            "--mcp-config",
+            broken.to_str().unwrap(),
+            "--output-format",
+            "stream-json",
+        ],
+    )
+    .output()
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0]["mcp_servers"],
+        json!([{"name": "gone", "status": "failed"}])
+    );
+    assert_eq!(lines.last().unwrap()["result"], "went on");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: MCP server `gone` could not be started"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_and_run_tool_take_mcp_config_too() {
+    let p = TestProject::new();
+    let config = write_config(p.dir.path(), "mcp.json", json!({}));
+    let cli = |args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+        c.args(args)
+            .arg("--cwd")
+            .arg(p.project_dir())
+            .arg("--mcp-config")
+            .arg(&config)
+            .env("NERVE_DATA_DIR", p.dir.path().join("data"))
+            .env("HOME", p.home())
+            .env("XDG_CONFIG_HOME", p.home().join(".config"))
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        c
+    };
+    let out = cli(&["tools"]).output().await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let specs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let add = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "mcp__test__add")
+        .unwrap();
+    assert_eq!(add["input_schema"]["required"], json!(["a", "b"]));
+
+    let out = cli(&["run-tool", "--yes", "mcp__test__add", r#"{"a": 40, "b": 2}"#])
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["content"], json!([{"type": "text", "text": "42"}]));
+}
