@@ -17,7 +17,7 @@ const ROWS: &[Row] = &[
     ("head -n 5 a.txt", true, true, None),
     ("tail -f log.txt", true, true, None),
     ("wc -l *.rs", true, true, None),
-    ("grep -rn TODO src", true, true, None),
+    ("grep -rn needle src", true, true, None),
     ("rg -n 'fn main' src", true, true, Some(&["rg -n fn main src"])),
     ("find . -name '*.rs' -type f", true, true, None),
     ("fd -e rs", true, true, None),
