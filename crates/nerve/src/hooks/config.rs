@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Parsing is strict: an unknown event, an unknown field, a non-command hook type or a bad matcher is an
-//! error naming the file and the JSON path, never a hook silently skipped.
+//! error naming the file and the JSON path, never a hook silently skipped. Claude Code's newer
+//! `async`, `once` and `shell` fields are accepted (see where hooks are read).
 
 use std::time::Duration;
 
@@ -20,7 +21,7 @@ use crate::hooks::matcher::HookMatcher;
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
 
 const GROUP_FIELDS: &str = "matcher, hooks";
-const HOOK_FIELDS: &str = "type, command, timeout, statusMessage";
+const HOOK_FIELDS: &str = "type, command, timeout, statusMessage, async, once, shell";
 
 /// One shell command to run when its group matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,9 +274,21 @@ impl Parser<'_> {
             );
             return None;
         }
+        // Newer Claude Code fields are accepted so users' settings keep loading, and handled in
+        // the safe direction: `async` hooks run like the others (awaited), `once` hooks run every
+        // time, and `shell` is ignored (commands run under `sh`). None of these lets a call through
+        // that the hook would have stopped.
         let unknown_ok = self.reject_unknown_fields(
             fields,
-            &["type", "command", "timeout", "statusMessage"],
+            &[
+                "type",
+                "command",
+                "timeout",
+                "statusMessage",
+                "async",
+                "once",
+                "shell",
+            ],
             HOOK_FIELDS,
             path,
         );
@@ -548,9 +561,21 @@ mod tests {
     }
 
     #[test]
+    fn newer_claude_code_fields_are_accepted() {
+        let config = HookConfig::from_settings(
+            &json!({"PostToolUse": [{"hooks": [
+                {"type": "command", "command": "x", "async": true, "once": true, "shell": "bash"}
+            ]}]}),
+            "s.json",
+        )
+        .unwrap();
+        assert_eq!(config.hooks_for(HookEvent::PostToolUse, Some("Bash")).len(), 1);
+    }
+
+    #[test]
     fn unknown_fields_and_bad_values_are_errors() {
         let found = errors(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": "x", "async": true},
+            {"type": "command", "command": "x", "sync": true},
             {"type": "command", "command": "  ", "timeout": 0},
             {"type": "command", "command": "y", "timeout": "30"}
         ], "extra": 1}]}));
@@ -565,9 +590,9 @@ mod tests {
                     }
                 ),
                 error(
-                    "hooks.PreToolUse[0].hooks[0].async",
+                    "hooks.PreToolUse[0].hooks[0].sync",
                     HookConfigProblem::UnsupportedField {
-                        field: "async".to_owned(),
+                        field: "sync".to_owned(),
                         supported: HOOK_FIELDS
                     }
                 ),
