@@ -11,6 +11,7 @@ mod analyze;
 mod background;
 mod classify;
 mod cwd;
+mod destructive;
 mod env_names;
 mod fallback;
 mod git;

@@ -70,6 +70,10 @@ impl Tool for BashTool {
         self.is_read_only(input)
     }
 
+    fn is_destructive(&self, input: &BashInput) -> bool {
+        crate::tools::bash::destructive::is_destructive(&input.command)
+    }
+
     fn is_read_only(&self, input: &BashInput) -> bool {
         input.simulated_sed_edit.is_none() && analyze(&input.command).is_read_only()
     }
