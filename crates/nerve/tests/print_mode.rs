@@ -54,16 +54,33 @@ async fn text_and_json_output() {
     let out = nerve(d.path(), &server, &["-p", "hi"]).output().await.unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Hello there.");
-    let out = nerve(d.path(), &server, &["-p", "hi", "--output-format", "json"])
-        .output()
-        .await
-        .unwrap();
+    let out = nerve(
+        d.path(),
+        &server,
+        &[
+            "-p",
+            "hi",
+            "--output-format",
+            "json",
+            "--model",
+            "claude-sonnet-4-5",
+        ],
+    )
+    .output()
+    .await
+    .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["type"], "result");
     assert_eq!(v["subtype"], "success");
     assert_eq!(v["result"], "Again.");
     assert_eq!(v["usage"]["input_tokens"], 1000);
     assert_eq!(v["permission_denials"], json!([]));
+    // 1,000 input and 50 output tokens at $3 / $15 per million.
+    assert!(
+        (v["turn_cost_usd"].as_f64().unwrap() - 0.00375).abs() < 1e-9,
+        "{v}"
+    );
+    assert_eq!(v["turn_cost_usd"], v["total_cost_usd"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

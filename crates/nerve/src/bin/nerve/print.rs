@@ -409,6 +409,7 @@ async fn run_turn(
         "error": outcome.error,
         "session_id": session_id,
         "total_cost_usd": agent.totals().cost_usd,
+        "turn_cost_usd": nerve::model::usage::cost_usd(&model, &outcome.usage),
         "usage": outcome.usage,
         "permission_denials": agent.denials(),
     });
