@@ -119,6 +119,14 @@ fn decisions_under_rule_sets() {
         // Redirections.
         ("echo hi > out.txt", Q, Q, A),
         ("echo hi > /dev/null", A, A, A),
+        // Reads outside the project ask; inside they do not.
+        ("cat src/main.rs", A, A, A),
+        ("cat /etc/passwd", Q, Q, A),
+        ("cat ~/.ssh/id_rsa", Q, Q, A),
+        ("head -5 ../elsewhere/x", Q, Q, A),
+        ("cat $HOME/.aws/credentials", Q, Q, A),
+        ("grep -r needle .", A, A, A),
+        ("git log -3", A, A, A),
         ("ls 2>/dev/null", A, A, A),
         ("cat a.txt >> b.txt", Q, Q, A),
     ];
@@ -152,6 +160,17 @@ fn redirect_into_a_protected_path_asks_even_in_bypass_mode() {
     );
     assert_eq!(decide("echo x > .git/hooks/pre-commit", &ctx), Q);
     assert_eq!(decide("echo x >> ~/.bashrc", &ctx), Q);
+}
+
+#[test]
+fn read_deny_rules_cover_what_shell_commands_read() {
+    let ctx = context(
+        PermissionMode::BypassPermissions,
+        &[(RuleBehavior::Deny, "Read(./secrets/**)")],
+    );
+    assert_eq!(decide("cat secrets/key.pem", &ctx), D);
+    assert_eq!(decide("grep -n token secrets/app.env", &ctx), D);
+    assert_eq!(decide("cat README.md", &ctx), A);
 }
 
 #[test]

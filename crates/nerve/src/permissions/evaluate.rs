@@ -228,7 +228,11 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
         | PermissionMode::Auto
         | PermissionMode::Bubble => (
             Verdict::Ask,
-            format!("{tool} needs approval: no rule allows this"),
+            if facts.read_only {
+                format!("{tool} needs approval: it reads outside the working directories")
+            } else {
+                format!("{tool} needs approval: no rule allows this")
+            },
             DecidedBy::Default,
         ),
     };
@@ -366,6 +370,23 @@ fn judge_shell(
             rule,
         });
     }
+    // Read rules cover what read-only commands read: `cat secrets/key` must not dodge
+    // `Read(./secrets/**)`.
+    for target in &shell.read_targets {
+        match rules.decide_path(Access::Read, target, &ctx.home) {
+            Some((RuleBehavior::Deny, r)) => tally.deny(
+                format!("reading {} is denied by rule {}", target.display(), r.value),
+                DecidedBy::Rule,
+                Some(matched(r)),
+            ),
+            Some((RuleBehavior::Ask, r)) => tally.ask(
+                format!("rule {} asks about reading {}", r.value, target.display()),
+                DecidedBy::Rule,
+                Some(matched(r)),
+            ),
+            Some((RuleBehavior::Allow, _)) | None => {}
+        }
+    }
     for target in &shell.write_targets {
         let part = format!("> {}", target.display());
         if let Some(why) = is_protected_path(target, &ctx.working_dirs, &ctx.home) {
@@ -452,7 +473,14 @@ fn reads_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContex
         PermissionSubject::Paths {
             access: Access::Edit, ..
         } => false,
-        PermissionSubject::Shell(shell) => shell.understood && shell.write_targets.is_empty(),
+        PermissionSubject::Shell(shell) => {
+            shell.understood
+                && shell.write_targets.is_empty()
+                && shell
+                    .read_targets
+                    .iter()
+                    .all(|p| is_inside_working_dirs(p, &ctx.working_dirs))
+        }
         PermissionSubject::Opaque => true,
         // Fetching reads, but from the network: it asks unless a rule allows the domain.
         PermissionSubject::Url { .. } => false,

@@ -39,6 +39,10 @@ pub struct ShellSubject {
     pub parts: Vec<ShellPart>,
     /// Files written by redirections, resolved against the working directory.
     pub write_targets: Vec<PathBuf>,
+    /// What the read-only parts read: their non-option arguments, resolved against the working
+    /// directory (`~` expanded). An argument whose location is only known at run time (`$HOME/x`)
+    /// stands as `/`, outside every working directory, so the command asks.
+    pub read_targets: Vec<PathBuf>,
     /// Best-effort pieces of an unparsed command, so deny rules still catch `rm` in it.
     pub fallback_segments: Vec<String>,
 }
