@@ -6,11 +6,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::permissions::PermissionRequest;
-use crate::tool::{Progress, ResultBlock};
+use crate::permissions::{PermissionMode, PermissionRequest};
+use crate::tool::{Progress, ResultBlock, TodoItem};
 
 /// Something that happened in the engine that a front-end may show.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// A tool call was received and waits for its turn.
@@ -117,10 +118,21 @@ pub enum Event {
         /// What went wrong, for the user.
         message: String,
     },
+    /// The session's permission mode changed (plan mode entered or left, or the user switched).
+    ModeChanged {
+        /// The new mode.
+        mode: PermissionMode,
+    },
+    /// The session's task list changed (TodoWrite).
+    TodosChanged {
+        /// The whole list.
+        todos: Vec<TodoItem>,
+    },
 }
 
 /// Why a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum TurnEnd {
     /// The model finished.

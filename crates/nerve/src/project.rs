@@ -114,6 +114,7 @@ pub struct Project {
     working_dirs: Vec<PathBuf>,
     hooks: Arc<HookConfig>,
     mcp_approval: crate::mcp::ProjectServerApproval,
+    bypass_disabled: bool,
 }
 
 impl Project {
@@ -184,6 +185,7 @@ impl Project {
             working_dirs,
             hooks: Arc::new(HookConfig::merge(hook_configs)),
             mcp_approval,
+            bypass_disabled,
         })
     }
 
@@ -195,6 +197,14 @@ impl Project {
     /// The project's folder under the data dir.
     pub fn data_dir(&self) -> PathBuf {
         project_data_dir(&self.options.data_dir, &self.options.project_dir)
+    }
+
+    /// Whether a session of this project may switch to `mode` (settings may disable bypass mode).
+    pub fn check_mode(&self, mode: PermissionMode) -> Result<(), ProjectError> {
+        if mode == PermissionMode::BypassPermissions && self.bypass_disabled {
+            return Err(ProjectError::BypassDisabled);
+        }
+        Ok(())
     }
 
     /// The effective mode at session start.

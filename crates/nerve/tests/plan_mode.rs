@@ -204,3 +204,45 @@ async fn the_tools_refuse_to_run_in_the_wrong_mode() {
     assert_eq!(enter.error_class, Some(ErrorClass::Validation));
     assert!(text_of(&enter.content).contains("Already in plan mode"));
 }
+
+#[tokio::test]
+async fn mode_and_task_list_changes_are_sent_as_events() {
+    let p = TestProject::new();
+    let mut all = tools();
+    all.push(Arc::new(nerve::tools::todo_write::TodoWriteTool));
+    let s = p.session_with_setup(
+        all,
+        false,
+        PermissionMode::AcceptEdits,
+        &[],
+        SessionSetup {
+            headless: true,
+            ..SessionSetup::default()
+        },
+    );
+    let todos =
+        json!({"todos": [{"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"}]});
+    let (_, after) = run_turn(
+        &s,
+        vec![
+            call("t1", "EnterPlanMode", json!({})),
+            call("t2", "TodoWrite", todos.clone()),
+            call("t3", "TodoWrite", todos),
+        ],
+    )
+    .await;
+    assert_eq!(after.permissions.mode, PermissionMode::Plan);
+    let mut modes = Vec::new();
+    let mut lists = Vec::new();
+    for e in p.recorder.events() {
+        match e {
+            nerve::events::Event::ModeChanged { mode } => modes.push(mode),
+            nerve::events::Event::TodosChanged { todos } => lists.push(todos),
+            _ => {}
+        }
+    }
+    assert_eq!(modes, vec![PermissionMode::Plan]);
+    // The second, identical list is no change.
+    assert_eq!(lists.len(), 1, "{lists:?}");
+    assert_eq!(lists[0][0].content, "Run tests");
+}

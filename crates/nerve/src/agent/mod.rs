@@ -3,6 +3,7 @@
 
 mod compact;
 mod conversation;
+mod launch;
 pub mod models;
 mod request;
 pub mod session_hooks;
@@ -11,6 +12,7 @@ mod system_prompt;
 mod turn;
 
 pub use conversation::{answer_missing_tool_uses, outcomes_to_user_message, tool_uses_of};
+pub use launch::{LaunchError, LaunchOptions, Launched, launch, today};
 pub use request::build_request;
 pub use subagent::{ModelSubagentRunner, SubagentReport, SubagentRunner, finished_normally};
 pub use system_prompt::{SystemPromptInputs, build_system_prompt};

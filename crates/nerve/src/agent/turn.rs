@@ -259,6 +259,29 @@ impl Agent {
         &self.runtime
     }
 
+    /// The permission mode the next call starts in.
+    pub fn permission_mode(&self) -> crate::permissions::PermissionMode {
+        self.runtime.context.permissions.mode
+    }
+
+    /// Switches the permission mode between turns (a front-end's mode switcher). Entering plan mode
+    /// remembers the mode to return to, as the EnterPlanMode tool does; whether a mode is allowed
+    /// at all is the project's call ([`crate::project::Project::check_mode`]).
+    pub fn set_permission_mode(&mut self, mode: crate::permissions::PermissionMode) {
+        use crate::permissions::PermissionMode;
+        let permissions = &mut self.runtime.context.permissions;
+        if permissions.mode == mode {
+            return;
+        }
+        if mode == PermissionMode::Plan {
+            permissions.mode_before_plan = Some(permissions.mode);
+        } else {
+            permissions.mode_before_plan = None;
+        }
+        permissions.mode = mode;
+        self.emit(Event::ModeChanged { mode });
+    }
+
     /// Ends the session: runs SessionEnd hooks.
     pub async fn end_session(&mut self) {
         let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);

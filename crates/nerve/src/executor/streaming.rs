@@ -349,16 +349,17 @@ impl Scheduler {
                 }
             }
         }
-        let entry = &mut self.entries[idx];
         if let Some(modifier) = outcome.context_modifier.take() {
-            if entry.safe {
+            if self.entries[idx].safe {
                 self.queued_modifiers.push((idx, modifier));
             } else {
                 // A serial call's change applies before the next call starts.
-                self.ctx = modifier.apply(self.ctx.clone());
+                self.apply_modifier(modifier);
             }
         }
-        let elapsed = entry.started.map_or(0, |s| s.elapsed().as_millis() as u64);
+        let elapsed = self.entries[idx]
+            .started
+            .map_or(0, |s| s.elapsed().as_millis() as u64);
         self.finish_entry(idx, outcome, elapsed);
         if self.executing().count() == 0 {
             self.apply_queued_modifiers();
@@ -371,7 +372,24 @@ impl Scheduler {
         let mut queued = std::mem::take(&mut self.queued_modifiers);
         queued.sort_by_key(|(idx, _)| *idx);
         for (_, modifier) in queued {
-            self.ctx = modifier.apply(self.ctx.clone());
+            self.apply_modifier(modifier);
+        }
+    }
+
+    /// Applies one context change and tells front-ends about the parts they show (the mode and
+    /// the task list).
+    fn apply_modifier(&mut self, modifier: ContextModifier) {
+        let (mode, todos) = (self.ctx.permissions.mode, Arc::clone(&self.ctx.exec.todos));
+        self.ctx = modifier.apply(self.ctx.clone());
+        if self.ctx.permissions.mode != mode {
+            self.pipeline.events.emit(Event::ModeChanged {
+                mode: self.ctx.permissions.mode,
+            });
+        }
+        if !Arc::ptr_eq(&todos, &self.ctx.exec.todos) && *todos != *self.ctx.exec.todos {
+            self.pipeline.events.emit(Event::TodosChanged {
+                todos: self.ctx.exec.todos.as_ref().clone(),
+            });
         }
     }
 

@@ -20,6 +20,7 @@ pub mod evaluate;
 pub mod matching;
 pub mod mode;
 pub mod paths;
+mod pending;
 pub mod protected;
 mod request;
 pub mod resolver;
@@ -33,6 +34,7 @@ mod verdict;
 pub use context::{PermissionContext, SharedRules};
 pub use evaluate::{CallFacts, HookPermission, evaluate};
 pub use mode::PermissionMode;
+pub use pending::{NotWaiting, PendingPrompts};
 pub use request::{
     AutoClassifier, ClassifierRequest, ClassifierVerdict, MatchedRule, PermissionPrompter, PermissionRequest,
     RuleScope, UserAnswer,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 ///
 /// The names are Claude Code's, so `defaultMode` in a reused settings file keeps its meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum PermissionMode {
     /// Ask before anything that is not read-only or pre-approved.
     #[serde(rename = "default")]

@@ -11,6 +11,7 @@ use crate::permissions::{PartVerdict, RuleBehavior};
 
 /// A question to the user about one call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PermissionRequest {
     /// Answer with this id.
     pub id: String,
@@ -36,6 +37,7 @@ pub struct PermissionRequest {
 
 /// Where an "always allow" rule is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum RuleScope {
     /// Until the session ends.
@@ -46,6 +48,7 @@ pub enum RuleScope {
 
 /// The user's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "answer", rename_all = "snake_case")]
 pub enum UserAnswer {
     /// Run it this once. `updated_input` is the input as the user edited it, if they did.
@@ -114,6 +117,7 @@ pub trait AutoClassifier: Send + Sync {
 
 /// A rule that matched, for explanations.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MatchedRule {
     /// The rule as written (`Bash(git *)`).
     pub rule: String,

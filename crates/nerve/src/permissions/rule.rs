@@ -107,6 +107,7 @@ pub struct AnchorRoots {
 
 /// What a matching rule does to a tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum RuleBehavior {
     /// Run without asking.

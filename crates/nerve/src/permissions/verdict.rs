@@ -45,6 +45,7 @@ pub enum DecidedBy {
 
 /// The verdict on one part of a shell command (or a redirection target).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum PartDecision {
     /// A deny rule matched.
@@ -63,6 +64,7 @@ pub enum PartDecision {
 
 /// One part of a command with its verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PartVerdict {
     /// The simple command, or `> path` for a redirection target.
     pub part: String,

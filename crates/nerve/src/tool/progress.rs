@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// One progress report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Progress {
     /// A chunk of a process's output (Bash).
@@ -29,6 +30,7 @@ pub enum Progress {
 
 /// Which output stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum OutputStream {
     /// Standard output.

@@ -6,6 +6,7 @@ use crate::tool::ToolUseContext;
 
 /// One block of a tool result, in the shapes the Messages API accepts inside `tool_result`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ResultBlock {
     /// Plain text.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Where one task stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
     /// Not started.
@@ -17,6 +18,7 @@ pub enum TodoStatus {
 
 /// One task of the list. Field names are Claude Code's, so hooks and transcripts keep working.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TodoItem {
     /// What to do, in the imperative ("Run the tests").
     pub content: String,

@@ -11,28 +11,19 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use nerve::agent::{
-    Agent, AgentConfig, ModelSubagentRunner, SystemPromptInputs, build_system_prompt, models,
-};
+use nerve::agent::{LaunchOptions, launch, models, today};
 use nerve::credentials::{API_KEY_ENV, load_api_key};
 use nerve::events::{Event, EventSink, TurnEnd};
 use nerve::mcp::{McpManager, McpOptions, McpPermissionPrompter, collect_servers};
 use nerve::model::api_key::ApiKey;
-use nerve::model::client::{BASE_URL_ENV, ModelClient, ModelConfig};
-use nerve::model::small::{ClientSmallModel, SmallModel};
-use nerve::permissions::classifier::{ModelClassifier, RecentIntent};
+use nerve::model::client::BASE_URL_ENV;
 use nerve::permissions::settings::SettingsFile;
-use nerve::permissions::{AutoClassifier, PermissionMode, PermissionPrompter, RuleBehavior, RuleSource};
-use nerve::project::{Project, ProjectOptions, SessionSetup};
-use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
-use nerve::session::Transcript;
+use nerve::permissions::{PermissionMode, PermissionPrompter, RuleBehavior, RuleSource};
+use nerve::project::{Project, ProjectOptions};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-
-/// Output limit of the fast model's side jobs (WebFetch's page summaries).
-const SMALL_MODEL_MAX_TOKENS: u32 = 1_024;
 
 /// How `-p` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -283,102 +274,36 @@ async fn run_turn(
         }
         None => None,
     };
-    // With a prompt tool, asks go to it; without, nobody can be asked and asks are denied.
-    let headless = prompter.is_none();
-    let permissions = project.permission_context(headless);
-    let pool = assemble_tool_pool(
-        all_builtin_tools(),
-        mcp.tools(),
-        &permissions,
-        &PoolOptions::default(),
-    )?;
-    let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
     let base_url = args.base_url.clone().or_else(|| std::env::var(BASE_URL_ENV).ok());
-    let model_config = ModelConfig::with_base_url_override(api_key().await?, base_url);
-    let client = ModelClient::new(model_config.clone())?;
-    let small_model: Arc<dyn SmallModel> = Arc::new(ClientSmallModel::new(
-        client.clone(),
-        &fast_model,
-        SMALL_MODEL_MAX_TOKENS,
-    ));
-    // Attached in every mode: the resolver consults it only in auto mode, which a session can
-    // also enter later (leaving plan mode restores the mode it was entered from).
-    let intent = RecentIntent::new();
-    let classifier: Arc<dyn AutoClassifier> = Arc::new(ModelClassifier::over_config(
-        model_config,
-        &fast_model,
-        intent.clone(),
-    )?);
-    let mut config = AgentConfig::new(&model);
-    if let Some(n) = args.max_turns {
-        config.max_turns = n;
-    }
-    let system = build_system_prompt(&SystemPromptInputs {
-        project_dir: project.dir(),
-        cwd: project.dir(),
-        date: today(),
-        model: &model,
-    });
-    // Sub-agents use the same client, prompt and tools, minus the Agent tool itself.
-    let subagents = ModelSubagentRunner {
-        client: client.clone(),
-        config: config.clone(),
-        system: system.clone(),
-        tools: pool
-            .tools()
-            .iter()
-            .filter(|t| t.name() != "Agent")
-            .cloned()
-            .collect(),
-        hooks: project.hooks(),
-        prompter: prompter.clone(),
-        classifier: Some(Arc::clone(&classifier)),
-        events: events.clone(),
-    };
-    let runtime = project.session(
-        pool,
-        SessionSetup {
-            session_id: Some(session_id.clone()),
+    let launched = launch(
+        project,
+        LaunchOptions {
+            session_id: session_id.clone(),
+            resume: args.resume.is_some(),
             model: model.clone(),
-            events,
-            headless,
+            fast_model,
+            api_key: api_key().await?,
+            base_url,
+            max_turns: args.max_turns,
+            // With a prompt tool, asks go to it; without, nobody can be asked and asks are denied.
             prompter,
-            small_model: Some(small_model),
-            classifier: Some(classifier),
-            subagents: Some(Arc::new(subagents)),
+            events,
+            external_tools: mcp.tools(),
+            date: today(),
         },
-    );
-    let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
-    let mode = runtime.context.permissions.mode;
+    )?;
+    for w in &launched.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut agent = launched.agent;
+    let mode = agent.permission_mode();
     if stream_json {
         printer.print(&json!({
-            "type": "system", "subtype": "init", "session_id": session_id, "cwd": runtime.context.exec.cwd,
-            "model": model, "tools": tool_names, "permissionMode": mode.as_str(),
+            "type": "system", "subtype": "init", "session_id": session_id, "cwd": project.dir(),
+            "model": model, "tools": launched.tool_names, "permissionMode": mode.as_str(),
             "mcp_servers": mcp_statuses(mcp),
         }));
     }
-    let mut agent = if args.resume.is_some() {
-        if !transcript_path.exists() {
-            bail!(
-                "no session {session_id} in this project ({} does not exist)",
-                transcript_path.display()
-            );
-        }
-        let (agent, warnings) = Agent::resume(client, runtime, config, system, &transcript_path)?;
-        for w in warnings {
-            eprintln!("warning: {w}");
-        }
-        agent.with_intent(intent)
-    } else {
-        Agent::new(
-            client,
-            runtime,
-            config,
-            system,
-            Some(Transcript::open(&transcript_path)?),
-        )
-        .with_intent(intent)
-    };
 
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
@@ -443,21 +368,4 @@ fn mcp_statuses(mcp: &McpManager) -> Vec<Value> {
         }
     }
     out
-}
-
-fn today() -> String {
-    // Days since the epoch to a civil date (Howard Hinnant's algorithm), to avoid a date crate.
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
 }

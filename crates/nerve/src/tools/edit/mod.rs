@@ -10,9 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::permissions::{Access, PermissionSubject};
-use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tool::{PermissionPreview, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
 use crate::tools::fs::{
-    ChangeKind, absolute_path, display_path, permission_paths, record_known_content, write_atomic,
+    ChangeKind, TextFile, absolute_path, display_path, permission_paths, record_known_content, write_atomic,
 };
 
 pub use preview::{EditPreview, MAX_EDIT_FILE_BYTES, preview_edit};
@@ -82,6 +82,16 @@ Usage:
             access: Access::Edit,
             paths: permission_paths(&absolute_path(ctx, &input.file_path)),
         }
+    }
+
+    async fn permission_preview(&self, input: &EditInput, ctx: &ToolUseContext) -> Option<PermissionPreview> {
+        // An input that cannot apply has no preview; the call itself reports why.
+        let preview = preview_edit(input, ctx).ok()?;
+        let old_text = match &preview.original {
+            Some(snapshot) => TextFile::decode(&snapshot.bytes).ok()?.text,
+            None => String::new(),
+        };
+        Some(preview.diff.permission_preview(&old_text, &preview.new_text))
     }
 
     async fn call(

@@ -285,3 +285,27 @@ fn contract_flags_and_subject() {
         vec!["file_path", "old_string", "new_string", "replace_all"]
     );
 }
+
+#[tokio::test]
+async fn the_permission_preview_shows_the_diff_and_both_texts_without_writing() {
+    let (_d, ctx, path) = setup(b"one\r\ntwo\r\nthree\r\n");
+    read_it(&ctx, &path).await;
+    let preview = EditTool
+        .permission_preview(&edit(&path, "two", "TWO"), &ctx)
+        .await
+        .unwrap();
+    let display = preview.display;
+    assert_eq!(display["kind"], "update");
+    assert_eq!(display["old_text"], "one\ntwo\nthree\n");
+    assert_eq!(display["new_text"], "one\nTWO\nthree\n");
+    assert!(display["unified"].as_str().unwrap().contains("-two\n+TWO"));
+    assert!(preview.engine_input.is_empty());
+    assert_eq!(std::fs::read(&path).unwrap(), b"one\r\ntwo\r\nthree\r\n");
+    // An edit that cannot apply has no preview; the call reports why.
+    assert!(
+        EditTool
+            .permission_preview(&edit(&path, "absent", "x"), &ctx)
+            .await
+            .is_none()
+    );
+}

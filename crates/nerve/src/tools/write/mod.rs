@@ -10,7 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::permissions::{Access, PermissionSubject};
-use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tool::{PermissionPreview, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tools::fs::TextFile;
+use crate::tools::fs::text::normalize_newlines;
 use crate::tools::fs::{
     ChangeKind, absolute_path, display_path, permission_paths, record_known_content, write_atomic,
 };
@@ -76,6 +78,25 @@ Usage:
             access: Access::Edit,
             paths: permission_paths(&absolute_path(ctx, &input.file_path)),
         }
+    }
+
+    async fn permission_preview(
+        &self,
+        input: &WriteInput,
+        ctx: &ToolUseContext,
+    ) -> Option<PermissionPreview> {
+        let preview = preview_write(input, ctx).ok()?;
+        let old_text = match &preview.original {
+            Some(snapshot) => TextFile::decode(&snapshot.bytes)
+                .map(|f| f.text)
+                .unwrap_or_else(|_| String::from_utf8_lossy(&snapshot.bytes).into_owned()),
+            None => String::new(),
+        };
+        Some(
+            preview
+                .diff
+                .permission_preview(&old_text, &normalize_newlines(&input.content)),
+        )
     }
 
     async fn call(

@@ -153,3 +153,30 @@ fn destructive_only_when_the_file_exists() {
     let props = schema["properties"].as_object().unwrap();
     assert_eq!(props.keys().collect::<Vec<_>>(), vec!["file_path", "content"]);
 }
+
+#[tokio::test]
+async fn the_permission_preview_marks_new_files_and_diffs_existing_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context(dir.path());
+    let path = ctx.exec.cwd.join("new.md");
+    let created = WriteTool
+        .permission_preview(&write(&path, "hello\n"), &ctx)
+        .await
+        .unwrap()
+        .display;
+    assert_eq!(created["kind"], "create");
+    assert_eq!(created["old_text"], "");
+    assert_eq!(created["new_text"], "hello\n");
+    assert!(!path.exists(), "a preview writes nothing");
+
+    std::fs::write(&path, "hello\n").unwrap();
+    read_it(&ctx, &path).await;
+    let updated = WriteTool
+        .permission_preview(&write(&path, "bye\n"), &ctx)
+        .await
+        .unwrap()
+        .display;
+    assert_eq!(updated["kind"], "update");
+    assert_eq!(updated["old_text"], "hello\n");
+    assert!(updated["unified"].as_str().unwrap().contains("-hello\n+bye"));
+}

@@ -1,0 +1,223 @@
+//! Assembling an interactive agent from an opened project: the tool pool, the model client, the
+//! fast model and the auto-mode classifier over it, sub-agents, the transcript. Every front-end (the
+//! `nerve -p` CLI, the desktop shell) starts its sessions here, so they behave the same.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::agent::{Agent, AgentConfig, ModelSubagentRunner, SystemPromptInputs, build_system_prompt};
+use crate::events::EventSink;
+use crate::input::SchemaError;
+use crate::model::api_key::ApiKey;
+use crate::model::client::{ModelClient, ModelConfig};
+use crate::model::error::ModelError;
+use crate::model::small::{ClientSmallModel, SmallModel};
+use crate::permissions::classifier::{ModelClassifier, RecentIntent};
+use crate::permissions::{AutoClassifier, PermissionPrompter};
+use crate::project::{Project, SessionSetup};
+use crate::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use crate::session::{Transcript, TranscriptError};
+use crate::tool::ToolRef;
+
+/// Output limit of the fast model's side jobs (page summaries, classifier verdicts).
+const SMALL_MODEL_MAX_TOKENS: u32 = 1_024;
+
+/// What a front-end decides about a session.
+pub struct LaunchOptions {
+    /// The session's id (new or to resume).
+    pub session_id: String,
+    /// Continue the session's transcript instead of starting a new one.
+    pub resume: bool,
+    /// The main model.
+    pub model: String,
+    /// The fast model for side jobs.
+    pub fast_model: String,
+    /// The API key.
+    pub api_key: ApiKey,
+    /// A base URL replacing the default (a proxy, a test server).
+    pub base_url: Option<String>,
+    /// Most model calls per turn (`None`: the default).
+    pub max_turns: Option<u32>,
+    /// Who answers permission requests; `None` means nobody can be asked (headless).
+    pub prompter: Option<Arc<dyn PermissionPrompter>>,
+    /// Where the session's events go.
+    pub events: EventSink,
+    /// Tools from outside the engine (MCP servers).
+    pub external_tools: Vec<ToolRef>,
+    /// The date the system prompt gives the model (`YYYY-MM-DD`).
+    pub date: String,
+}
+
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// A tool's schema is invalid.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    /// The model client could not be built.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The transcript could not be opened or read.
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    /// The session to resume does not exist.
+    #[error("no session {session_id} in this project ({} does not exist)", path.display())]
+    NoSuchSession {
+        /// The id asked for.
+        session_id: String,
+        /// Where its transcript would be.
+        path: PathBuf,
+    },
+}
+
+/// A started agent and what the front-end may want to show about it.
+pub struct Launched {
+    /// The agent, ready for [`Agent::send`].
+    pub agent: Agent,
+    /// The names of the tools the model gets.
+    pub tool_names: Vec<String>,
+    /// Problems met while reading a resumed transcript (damaged lines skipped).
+    pub warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for Launched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Launched")
+            .field("tool_names", &self.tool_names)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts (or resumes) a session of `project`.
+pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, LaunchError> {
+    let LaunchOptions {
+        session_id,
+        resume,
+        model,
+        fast_model,
+        api_key,
+        base_url,
+        max_turns,
+        prompter,
+        events,
+        external_tools,
+        date,
+    } = options;
+    let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
+    if resume && !transcript_path.exists() {
+        return Err(LaunchError::NoSuchSession {
+            session_id,
+            path: transcript_path,
+        });
+    }
+    // Without anyone to ask, what would ask is denied.
+    let headless = prompter.is_none();
+    let permissions = project.permission_context(headless);
+    let pool = assemble_tool_pool(
+        all_builtin_tools(),
+        external_tools,
+        &permissions,
+        &PoolOptions::default(),
+    )?;
+    let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
+    let model_config = ModelConfig::with_base_url_override(api_key, base_url);
+    let client = ModelClient::new(model_config.clone())?;
+    let small_model: Arc<dyn SmallModel> = Arc::new(ClientSmallModel::new(
+        client.clone(),
+        &fast_model,
+        SMALL_MODEL_MAX_TOKENS,
+    ));
+    // Attached in every mode: the resolver consults it only in auto mode, which a session can
+    // also enter later (leaving plan mode restores the mode it was entered from).
+    let intent = RecentIntent::new();
+    let classifier: Arc<dyn AutoClassifier> = Arc::new(ModelClassifier::over_config(
+        model_config,
+        &fast_model,
+        intent.clone(),
+    )?);
+    let mut config = AgentConfig::new(&model);
+    if let Some(n) = max_turns {
+        config.max_turns = n;
+    }
+    let system = build_system_prompt(&SystemPromptInputs {
+        project_dir: project.dir(),
+        cwd: project.dir(),
+        date,
+        model: &model,
+    });
+    // Sub-agents use the same client, prompt and tools, minus the Agent tool itself.
+    let subagents = ModelSubagentRunner {
+        client: client.clone(),
+        config: config.clone(),
+        system: system.clone(),
+        tools: pool
+            .tools()
+            .iter()
+            .filter(|t| t.name() != "Agent")
+            .cloned()
+            .collect(),
+        hooks: project.hooks(),
+        prompter: prompter.clone(),
+        classifier: Some(Arc::clone(&classifier)),
+        events: events.clone(),
+    };
+    let runtime = project.session(
+        pool,
+        SessionSetup {
+            session_id: Some(session_id),
+            model,
+            events,
+            headless,
+            prompter,
+            small_model: Some(small_model),
+            classifier: Some(classifier),
+            subagents: Some(Arc::new(subagents)),
+        },
+    );
+    let (agent, warnings) = if resume {
+        Agent::resume(client, runtime, config, system, &transcript_path)?
+    } else {
+        let transcript = Transcript::open(&transcript_path)?;
+        let agent = Agent::new(client, runtime, config, system, Some(transcript));
+        (agent, Vec::new())
+    };
+    Ok(Launched {
+        agent: agent.with_intent(intent),
+        tool_names,
+        warnings,
+    })
+}
+
+/// Today's date as `YYYY-MM-DD` (UTC), for the system prompt.
+pub fn today() -> String {
+    // Days since the epoch to a civil date (Howard Hinnant's algorithm), to avoid a date crate.
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    civil_date(secs)
+}
+
+fn civil_date(secs: u64) -> String {
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(951_782_400), "2000-02-29");
+        assert_eq!(civil_date(1_796_169_600), "2026-12-02");
+    }
+}
