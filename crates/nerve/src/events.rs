@@ -58,6 +58,8 @@ pub enum Event {
         display: Option<Value>,
         /// The persisted output file, when the result was too large.
         persisted_path: Option<std::path::PathBuf>,
+        /// The persisted output file's size in bytes.
+        persisted_bytes: Option<u64>,
         /// Milliseconds from start to finish.
         elapsed_ms: u64,
     },

@@ -264,6 +264,7 @@ impl Project {
             store,
             resolver,
             events: setup.events,
+            batch_ids: crate::pipeline::BatchIds::default(),
         };
         let context = ToolUseContext {
             config: Arc::new(config),

@@ -394,3 +394,25 @@ proptest! {
         });
     }
 }
+
+#[tokio::test]
+async fn batch_ids_stay_unique_across_the_responses_of_a_session() {
+    let p = TestProject::new();
+    let s = p.session_with(PermissionMode::BypassPermissions, &[], None, true);
+    for round in 0..2 {
+        let exec = s.executor(CancellationToken::new(), opts(10));
+        exec.add(sleep(&format!("r{round}a"), 1, true));
+        exec.add(sleep(&format!("r{round}b"), 1, false));
+        exec.finish().await;
+    }
+    let ids: Vec<u64> = p
+        .recorder
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolQueued { batch_id, .. } => Some(*batch_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids, vec![1, 2, 3, 4]);
+}

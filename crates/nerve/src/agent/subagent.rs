@@ -155,6 +155,7 @@ impl SubagentRunner for ModelSubagentRunner {
                 events: Some(events.clone()),
             },
             events,
+            batch_ids: crate::pipeline::BatchIds::default(),
         };
         let runtime = SessionRuntime {
             pipeline: Arc::new(pipeline),

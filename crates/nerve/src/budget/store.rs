@@ -128,6 +128,40 @@ impl ResultStore {
         Ok(persisted)
     }
 
+    /// Lists a file a tool saved itself (Bash's whole output) in the index, so front-ends show
+    /// and read it like any persisted output. Only files inside this session's results folder
+    /// are accepted: the index is what `read_range` trusts.
+    pub fn index_saved(&self, tool: &str, tool_use_id: &str, path: &Path) -> io::Result<PersistedOutput> {
+        let inside = fs::canonicalize(path)?.starts_with(fs::canonicalize(&self.results_dir)?);
+        if !inside {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a saved output must be inside the session's tool results folder",
+            ));
+        }
+        let size_bytes = fs::metadata(path)?.len();
+        let mut head = Vec::new();
+        fs::File::open(path)?.take(4096).read_to_end(&mut head)?;
+        let head = String::from_utf8_lossy(&head);
+        let (preview, preview_truncated) = preview_of(&head);
+        let persisted = PersistedOutput {
+            path: path.to_path_buf(),
+            size_bytes,
+            preview: preview.to_string(),
+            preview_truncated: preview_truncated || size_bytes > head.len() as u64,
+        };
+        self.append_index(&IndexEntry {
+            tool: tool.to_string(),
+            tool_use_id: tool_use_id.to_string(),
+            session_id: self.session_id.clone(),
+            path: path.to_path_buf(),
+            size_bytes,
+            time_ms: now_ms(),
+            preview: persisted.preview.clone(),
+        })?;
+        Ok(persisted)
+    }
+
     fn append_index(&self, entry: &IndexEntry) -> io::Result<()> {
         if let Some(parent) = self.index_path.parent() {
             fs::create_dir_all(parent)?;
@@ -191,6 +225,22 @@ fn now_ms() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_saved_by_tools_are_indexed_only_inside_the_results_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ResultStore::new(dir.path(), "s1");
+        fs::create_dir_all(store.results_dir()).unwrap();
+        let saved = store.results_dir().join("bash-1.log");
+        fs::write(&saved, "1\n2\n3\n").unwrap();
+        let p = store.index_saved("Bash", "toolu_1", &saved).unwrap();
+        assert_eq!(p.size_bytes, 6);
+        assert_eq!(ResultStore::read_range(dir.path(), &saved, 2, 2).unwrap(), b"2\n");
+        let outside = dir.path().join("secret.txt");
+        fs::write(&outside, "no").unwrap();
+        assert!(store.index_saved("Bash", "toolu_2", &outside).is_err());
+        assert!(ResultStore::read_range(dir.path(), &outside, 0, 2).is_err());
+    }
 
     #[test]
     fn persists_text_and_indexes_it() {

@@ -214,7 +214,7 @@ impl Scheduler {
         let summary = tool.map(|t| t.summary(&call.input)).unwrap_or_default();
         let joins_last = safe && self.entries.last().is_some_and(|e| e.safe);
         if !joins_last {
-            self.batch_counter += 1;
+            self.batch_counter = self.pipeline.batch_ids.next_id();
         }
         let batch_id = self.batch_counter;
         self.pipeline.events.emit(Event::ToolQueued {
@@ -420,6 +420,11 @@ impl Scheduler {
             denied: outcome.denied,
             display: outcome.display.clone(),
             persisted_path: outcome.persisted_path.clone(),
+            persisted_bytes: outcome
+                .persisted_path
+                .as_ref()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len()),
             elapsed_ms,
         });
         let entry = &mut self.entries[idx];

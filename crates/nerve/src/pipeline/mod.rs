@@ -48,6 +48,19 @@ pub struct Pipeline {
     pub resolver: Resolver,
     /// Events for the front-end.
     pub events: EventSink,
+    /// Batch ids, unique within the session so a front-end can group calls across responses.
+    pub batch_ids: BatchIds,
+}
+
+/// A session's source of batch ids (1, 2, 3...). Cloning shares the counter.
+#[derive(Debug, Clone, Default)]
+pub struct BatchIds(Arc<std::sync::atomic::AtomicU64>);
+
+impl BatchIds {
+    /// The next unused id.
+    pub fn next_id(&self) -> u64 {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+    }
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -317,6 +330,7 @@ impl Pipeline {
             display,
             new_messages,
             context_modifier,
+            saved_output,
         } = output;
         let hook_response = display
             .clone()
@@ -339,6 +353,14 @@ impl Pipeline {
                     // A full disk must not lose the output: keep it inline and say so in the log.
                     tracing::warn!(error_kind = ?e.kind(), "could not persist a large tool result; keeping it inline");
                 }
+            }
+        }
+        if persisted_path.is_none()
+            && let Some(path) = saved_output
+        {
+            match self.store.index_saved(tool.name(), &call.id, &path) {
+                Ok(p) => persisted_path = Some(p.path),
+                Err(e) => tracing::warn!(error_kind = ?e.kind(), "could not list a tool's saved output"),
             }
         }
         let mut out = CallOutcome::from_blocks(call, tool.name(), content, false);

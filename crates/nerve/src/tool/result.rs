@@ -112,6 +112,9 @@ pub struct ToolOutput {
     pub new_messages: Vec<NewMessage>,
     /// A change to the shared context.
     pub context_modifier: Option<ContextModifier>,
+    /// A file in the session's tool results folder where the tool saved its whole output (the
+    /// content is an excerpt of it); the pipeline lists it with the persisted outputs.
+    pub saved_output: Option<std::path::PathBuf>,
 }
 
 impl ToolOutput {

@@ -142,6 +142,7 @@ fn finish(
 ) -> Result<ToolOutput, ToolError> {
     let excerpt = pumped.spool.excerpt();
     let mut content = Vec::new();
+    let mut saved_output = None;
     let output = match image_output(&mut pumped, &ending) {
         Some(ImageOutput::Inline(block)) => {
             content.push(block);
@@ -161,7 +162,9 @@ fn finish(
                 pumped.spool.keep();
                 pumped.spool.path().to_path_buf()
             });
-            Some(render_output(&excerpt, full_output.as_deref()))
+            let text = render_output(&excerpt, full_output.as_deref());
+            saved_output = full_output;
+            Some(text)
         }
     };
     if let Some(output) = output {
@@ -178,6 +181,7 @@ fn finish(
     }
     let mut output = ToolOutput {
         content,
+        saved_output,
         ..ToolOutput::default()
     };
     let new_cwd = match cwd_change {
