@@ -32,3 +32,27 @@ ensure_rust() {
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
 }
+
+# The desktop app's build needs WebKitGTK and GTK headers.
+ensure_desktop_build_deps() {
+  ensure_apt_packages pkg-config libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libssl-dev
+}
+
+# Node.js 20.19+ and npm for the UI (Vite's minimum). Debian's own nodejs is older; a machine
+# without a recent Node.js gets a clear message instead of a confusing build failure.
+ensure_node() {
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    ensure_apt_packages nodejs npm
+  fi
+  if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)'; then
+    echo "Node.js $(node --version) is too old for the UI build: install Node.js 20.19 or newer" >&2
+    exit 1
+  fi
+}
+
+# Installs the UI's npm packages exactly as locked (skipped when they are already in place).
+ensure_ui_packages() {
+  if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+    npm --prefix ui ci --no-audit --no-fund
+  fi
+}

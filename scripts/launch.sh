@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# Builds and starts Nerve. Until the desktop app lands, this is the headless `nerve` CLI: with no
-# arguments it lists the tools and shows its help; any arguments are passed to it.
+# Sets up what is missing, builds the desktop app (UI embedded) and starts it. Arguments are
+# passed to the app. The headless CLI is built too: `$CARGO_TARGET_DIR/release/nerve --help`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 ensure_rust
-cargo build -p nerve --release --locked
-bin="$CARGO_TARGET_DIR/release/nerve"
-if [ "$#" -eq 0 ]; then
-  "$bin" --help
-else
-  exec "$bin" "$@"
-fi
+ensure_desktop_build_deps
+ensure_node
+ensure_ui_packages
+npm --prefix ui run build
+cargo build -p nerve-desktop -p nerve --release --locked
+exec "$CARGO_TARGET_DIR/release/nerve-desktop" "$@"

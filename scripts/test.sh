@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up what is missing and runs every test suite: formatting, lints, the engine's unit,
-# integration and property tests.
+# Sets up what is missing and runs every test suite: formatting and lints; the UI's type check and
+# component tests; the engine's unit, integration and property tests; the desktop shell's tests;
+# the real-keyring test; and the end-to-end test of the built app under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -9,15 +10,31 @@ ensure_rust
 # bash runs hooks and test scripts; git for the engine's git-aware tests; ripgrep so Grep's
 # results are checked against `rg -l`.
 ensure_apt_packages bash git ripgrep
-# A private D-Bus session (dbus-run-session) with gnome-keyring's Secret Service, for the test of
+# A private D-Bus session (dbus-run-session) with gnome-keyring's Secret Service, for the tests of
 # the API key in a real OS keyring.
 ensure_apt_packages dbus-daemon gnome-keyring
+ensure_desktop_build_deps
+# The end-to-end test: a virtual display and WebKitGTK's WebDriver.
+ensure_apt_packages xvfb xauth webkit2gtk-driver
+ensure_node
+ensure_ui_packages
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  cargo install tauri-driver --locked
+fi
+
+echo "== UI: type check, component tests, build"
+npm --prefix ui run check
+npm --prefix ui test
+npm --prefix ui run build
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy (engine and mock model server, all targets)"
-cargo clippy -p nerve -p nerve-mock-model --all-targets --locked -- -D warnings
-echo "== cargo test (engine and mock model server)"
-cargo test -p nerve -p nerve-mock-model --locked
+echo "== cargo clippy (engine, mock model server, desktop shell; all targets)"
+cargo clippy -p nerve -p nerve-mock-model -p nerve-desktop --all-targets --locked -- -D warnings
+echo "== cargo test (engine, mock model server, desktop shell)"
+cargo test -p nerve -p nerve-mock-model -p nerve-desktop --locked
 echo "== keyring test against a real Secret Service (must not skip)"
 NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test -p nerve --locked --test keyring
+echo "== desktop app end to end (Xvfb, tauri-driver, WebKitWebDriver, real keyring, mock model)"
+scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1440x960x24" \
+  cargo test -p nerve-desktop --locked --test desktop_e2e -- --ignored --nocapture

@@ -1,8 +1,31 @@
 //! Tauri's build step. The config (`tauri.conf.json`) sits at the workspace root beside the root
-//! `Cargo.toml`; capabilities stay in `src-tauri/capabilities/`.
+//! `Cargo.toml`; capabilities stay in `src-tauri/capabilities/`. Every app command gets a generated
+//! `allow-*` permission, so the capability file lists exactly the commands the UI may call.
+
+/// The shell's commands (keep in step with `tauri::generate_handler!` in `main.rs`).
+const COMMANDS: &[&str] = &[
+    "get_app_state",
+    "save_settings",
+    "set_api_key",
+    "delete_api_key",
+    "open_project",
+    "start_session",
+    "send_prompt",
+    "abort_turn",
+    "answer_permission",
+    "set_permission_mode",
+    "end_session",
+    "read_persisted_output",
+];
 
 fn main() {
-    let attributes = tauri_build::Attributes::new().capabilities_path_pattern("src-tauri/capabilities/**/*");
+    let attributes = tauri_build::Attributes::new()
+        .capabilities_path_pattern("src-tauri/capabilities/**/*")
+        .app_manifest(
+            tauri_build::AppManifest::new()
+                .commands(COMMANDS)
+                .permissions_path_pattern("src-tauri/permissions/**/*"),
+        );
     if let Err(e) = tauri_build::try_build(attributes) {
         println!("cargo:warning=tauri build step failed: {e}");
         std::process::exit(1);

@@ -1,0 +1,78 @@
+//! The UI's TypeScript types, generated from the Rust types that cross IPC (`ui/src/bindings/`).
+//! `bindings_are_current` fails when the committed files differ from what the Rust types give;
+//! `NERVE_UPDATE_BINDINGS=1 cargo test -p nerve-desktop bindings` rewrites them.
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
+    use nerve::events::Event;
+    use nerve::permissions::{PermissionMode, UserAnswer};
+    use ts_rs::{Config, TS};
+
+    use crate::dto::{AppSettings, AppState, PersistedChunk, ProjectInfo, SessionInfo, TurnSummary};
+
+    fn export_all(dir: &Path) {
+        // serde_json writes every integer as a JSON number, so TypeScript sees `number`.
+        let cfg = Config::new().with_out_dir(dir).with_large_int("number");
+        Event::export_all(&cfg).unwrap();
+        UserAnswer::export_all(&cfg).unwrap();
+        PermissionMode::export_all(&cfg).unwrap();
+        AppSettings::export_all(&cfg).unwrap();
+        AppState::export_all(&cfg).unwrap();
+        ProjectInfo::export_all(&cfg).unwrap();
+        SessionInfo::export_all(&cfg).unwrap();
+        TurnSummary::export_all(&cfg).unwrap();
+        PersistedChunk::export_all(&cfg).unwrap();
+    }
+
+    fn files(dir: &Path) -> BTreeMap<PathBuf, String> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else { continue };
+            for entry in rd.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    let rel = path.strip_prefix(dir).unwrap().to_path_buf();
+                    out.insert(rel, std::fs::read_to_string(&path).unwrap());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn bindings_are_current() {
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/bindings");
+        let fresh = tempfile::tempdir().unwrap();
+        export_all(fresh.path());
+        let generated = files(fresh.path());
+        assert!(generated.contains_key(Path::new("Event.ts")), "{generated:?}");
+        if std::env::var_os("NERVE_UPDATE_BINDINGS").is_some() {
+            let _ = std::fs::remove_dir_all(&committed);
+            for (rel, text) in &generated {
+                let path = committed.join(rel);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, text).unwrap();
+            }
+            return;
+        }
+        let existing = files(&committed);
+        if existing != generated {
+            let differ: Vec<_> = generated
+                .keys()
+                .chain(existing.keys())
+                .filter(|k| generated.get(*k) != existing.get(*k))
+                .collect();
+            panic!(
+                "ui/src/bindings is out of date ({differ:?}); run NERVE_UPDATE_BINDINGS=1 cargo test -p nerve-desktop bindings"
+            );
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! The commands the UI may call (each one allowed by name in `capabilities/default.json`). They
+//! translate between IPC and the engine and hold no logic of their own.
+
+use std::path::PathBuf;
+
+use nerve::agent::models;
+use nerve::budget::ResultStore;
+use nerve::credentials::{self, KeySource as EngineKeySource, load_api_key};
+use nerve::events::Event;
+use nerve::model::api_key::ApiKey;
+use nerve::permissions::{PermissionMode, UserAnswer};
+use nerve::project::{Project, ProjectOptions};
+use nerve::session::list_sessions;
+use tauri::State;
+use tauri::ipc::Channel;
+
+use crate::dto::{
+    AppSettings, AppState, KeySource, PersistedChunk, ProjectInfo, SessionInfo, SessionSummary, TurnSummary,
+};
+use crate::error::{ShellError, to_shell};
+use crate::sessions::{Sessions, StartRequest};
+use crate::settings::SettingsStore;
+
+/// Most bytes one `read_persisted_output` call returns.
+const MAX_CHUNK_BYTES: usize = 1024 * 1024;
+
+/// The app's state, managed by Tauri.
+pub struct Shell {
+    /// The settings file.
+    pub settings: SettingsStore,
+    /// The open sessions.
+    pub sessions: Sessions,
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ShellError> + Send + 'static,
+) -> Result<T, ShellError> {
+    // The keyring talks D-Bus synchronously; keep it off the async workers.
+    tokio::task::spawn_blocking(f).await.map_err(to_shell)?
+}
+
+/// What the first screen needs: whether a key is configured (never the key), the settings.
+#[tauri::command]
+pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellError> {
+    let file = shell.settings.load()?;
+    let key = blocking(|| Ok(load_api_key())).await?;
+    let (has_api_key, key_source, keyring_problem) = match key {
+        Ok(k) => (
+            true,
+            Some(match k.source {
+                EngineKeySource::Keyring => KeySource::Keyring,
+                EngineKeySource::Environment => KeySource::Environment,
+            }),
+            k.keyring_problem.map(|p| p.to_string()),
+        ),
+        Err(e) => (false, None, Some(e.to_string())),
+    };
+    Ok(AppState {
+        has_api_key,
+        key_source,
+        keyring_problem,
+        settings: file.settings,
+        default_model: models::main_model(None),
+        default_fast_model: models::fast_model(None),
+        recent_projects: file.recent_projects,
+    })
+}
+
+/// Saves the settings (blank fields mean the defaults).
+#[tauri::command]
+pub fn save_settings(shell: State<'_, Shell>, settings: AppSettings) -> Result<AppSettings, ShellError> {
+    shell.settings.save_settings(settings)
+}
+
+/// Stores the API key in the OS keyring. It is never sent back to the UI.
+#[tauri::command]
+pub async fn set_api_key(key: String) -> Result<(), ShellError> {
+    blocking(move || credentials::store_api_key(&ApiKey::new(key.trim().to_string())).map_err(to_shell)).await
+}
+
+/// Removes the API key from the OS keyring.
+#[tauri::command]
+pub async fn delete_api_key() -> Result<(), ShellError> {
+    blocking(|| credentials::delete_api_key().map(|_| ()).map_err(to_shell)).await
+}
+
+/// Opens a project folder: validates its settings and lists its sessions.
+#[tauri::command]
+pub fn open_project(shell: State<'_, Shell>, path: String) -> Result<ProjectInfo, ShellError> {
+    let project = Project::open(ProjectOptions::new(PathBuf::from(path.trim()))).map_err(to_shell)?;
+    let sessions = list_sessions(&project.data_dir())
+        .map_err(to_shell)?
+        .into_iter()
+        .map(|s| SessionSummary {
+            session_id: s.session_id,
+            modified_ms: s.modified_ms,
+            title: s.title,
+        })
+        .collect();
+    let (_, unapproved) =
+        nerve::mcp::collect_servers(project.dir(), project.mcp_approval(), &[]).map_err(to_shell)?;
+    let path = project.dir().display().to_string();
+    shell.settings.remember_project(&path)?;
+    Ok(ProjectInfo {
+        path,
+        mode: project.mode(),
+        sessions,
+        unapproved_mcp_servers: unapproved,
+    })
+}
+
+/// Starts a session in a project, or resumes one.
+#[tauri::command]
+pub async fn start_session(
+    shell: State<'_, Shell>,
+    project_path: String,
+    resume: Option<String>,
+) -> Result<SessionInfo, ShellError> {
+    let settings = shell.settings.load()?.settings;
+    shell
+        .sessions
+        .start(StartRequest {
+            project_path: PathBuf::from(project_path),
+            resume,
+            settings,
+        })
+        .await
+}
+
+/// Runs one turn; its events arrive in order on `on_event`. Resolves when the turn ends.
+#[tauri::command]
+pub async fn send_prompt(
+    shell: State<'_, Shell>,
+    session_id: String,
+    prompt: String,
+    on_event: Channel<Event>,
+) -> Result<TurnSummary, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    session.send(&prompt, on_event).await
+}
+
+/// Stops the running turn.
+#[tauri::command]
+pub fn abort_turn(shell: State<'_, Shell>, session_id: String) -> Result<(), ShellError> {
+    shell.sessions.get(&session_id)?.abort();
+    Ok(())
+}
+
+/// Answers a permission request.
+#[tauri::command]
+pub fn answer_permission(
+    shell: State<'_, Shell>,
+    session_id: String,
+    request_id: String,
+    answer: UserAnswer,
+) -> Result<(), ShellError> {
+    shell.sessions.get(&session_id)?.answer(&request_id, answer)
+}
+
+/// Switches the session's permission mode.
+#[tauri::command]
+pub fn set_permission_mode(
+    shell: State<'_, Shell>,
+    session_id: String,
+    mode: PermissionMode,
+) -> Result<PermissionMode, ShellError> {
+    shell.sessions.get(&session_id)?.set_mode(mode)
+}
+
+/// Ends a session.
+#[tauri::command]
+pub async fn end_session(shell: State<'_, Shell>, session_id: String) -> Result<(), ShellError> {
+    shell.sessions.end(&session_id).await
+}
+
+/// Reads part of a persisted tool output of the session's project.
+#[tauri::command]
+pub fn read_persisted_output(
+    shell: State<'_, Shell>,
+    session_id: String,
+    path: String,
+    offset: u64,
+    len: usize,
+) -> Result<PersistedChunk, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    let data_dir = session.project().data_dir();
+    let path = PathBuf::from(path);
+    let bytes =
+        ResultStore::read_range(&data_dir, &path, offset, len.min(MAX_CHUNK_BYTES)).map_err(to_shell)?;
+    let total_bytes = std::fs::metadata(&path).map_err(to_shell)?.len();
+    Ok(PersistedChunk {
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+        offset,
+        total_bytes,
+    })
+}

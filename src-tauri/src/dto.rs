@@ -1,0 +1,116 @@
+//! The shapes the shell's commands take and return. The engine's own types (events, permission
+//! requests and answers, modes) cross the IPC boundary unchanged; these are the shell's additions.
+//! All of them are exported to TypeScript (`ui/src/bindings/`), so the UI never declares them twice.
+
+use nerve::events::TurnEnd;
+use nerve::permissions::PermissionMode;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// The user's app settings (kept in the data folder's `desktop.json`; the API key is not here).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AppSettings {
+    /// A base URL replacing Anthropic's (a proxy, a gateway).
+    pub base_url: Option<String>,
+    /// The main model; unset means the default.
+    pub model: Option<String>,
+    /// The fast model for side jobs; unset means the default.
+    pub fast_model: Option<String>,
+}
+
+/// Where the API key comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum KeySource {
+    /// The OS keyring.
+    Keyring,
+    /// The `ANTHROPIC_API_KEY` environment variable.
+    Environment,
+}
+
+/// What the first screen needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct AppState {
+    /// Whether a key is configured (the key itself never leaves the shell).
+    pub has_api_key: bool,
+    /// Where it comes from.
+    pub key_source: Option<KeySource>,
+    /// Why the keyring could not be used, when it could not.
+    pub keyring_problem: Option<String>,
+    /// The settings.
+    pub settings: AppSettings,
+    /// The model used when the settings name none.
+    pub default_model: String,
+    /// The fast model used when the settings name none.
+    pub default_fast_model: String,
+    /// Recently opened project folders, newest first.
+    pub recent_projects: Vec<String>,
+}
+
+/// A previous session of a project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionSummary {
+    /// Its id (to resume).
+    pub session_id: String,
+    /// Last change, in milliseconds since the Unix epoch.
+    #[ts(type = "number")]
+    pub modified_ms: u64,
+    /// Its first prompt, shortened.
+    pub title: String,
+}
+
+/// An opened project folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ProjectInfo {
+    /// The canonical folder.
+    pub path: String,
+    /// The mode sessions start in (from the settings).
+    pub mode: PermissionMode,
+    /// Earlier sessions, newest first.
+    pub sessions: Vec<SessionSummary>,
+    /// `.mcp.json` servers that are not started until the settings approve them.
+    pub unapproved_mcp_servers: Vec<String>,
+}
+
+/// A started (or resumed) session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct SessionInfo {
+    /// Its id.
+    pub session_id: String,
+    /// The project folder.
+    pub project_path: String,
+    /// The current permission mode.
+    pub mode: PermissionMode,
+    /// The main model.
+    pub model: String,
+    /// The tools the model gets.
+    pub tools: Vec<String>,
+    /// The conversation so far (API messages), for a resumed session.
+    pub history: Vec<serde_json::Value>,
+    /// Problems met while starting (damaged transcript lines, MCP servers that failed).
+    pub warnings: Vec<String>,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct TurnSummary {
+    /// Why it ended.
+    pub end: TurnEnd,
+    /// The error, when it ended with one.
+    pub error: Option<String>,
+    /// The session's cost so far in USD, when the model's price is known.
+    pub session_cost_usd: Option<f64>,
+}
+
+/// A slice of a persisted tool output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PersistedChunk {
+    /// The text (invalid UTF-8 replaced).
+    pub text: String,
+    /// Where the slice starts.
+    #[ts(type = "number")]
+    pub offset: u64,
+    /// The whole file's size.
+    #[ts(type = "number")]
+    pub total_bytes: u64,
+}

@@ -1,0 +1,246 @@
+//! The app's live sessions: each one an engine agent, its MCP servers, its waiting permission
+//! requests, and the channel of the turn in progress. Nothing here decides anything about tools or
+//! permissions; it only routes commands to the engine and the engine's events to the window.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use nerve::agent::{Agent, LaunchOptions, launch, models, today};
+use nerve::credentials::load_api_key;
+use nerve::events::{Event, EventSink};
+use nerve::mcp::{McpManager, McpOptions, collect_servers};
+use nerve::model::client::BASE_URL_ENV;
+use nerve::permissions::{PendingPrompts, PermissionMode, UserAnswer};
+use nerve::project::{Project, ProjectOptions};
+use tauri::ipc::Channel;
+use tokio_util::sync::CancellationToken;
+
+use crate::dto::{AppSettings, SessionInfo, TurnSummary};
+use crate::error::{ShellError, to_shell};
+
+/// Where the events of the turn in progress go (nowhere between turns).
+type TurnChannel = Arc<Mutex<Option<Channel<Event>>>>;
+
+/// One open session.
+pub struct LiveSession {
+    project: Project,
+    agent: tokio::sync::Mutex<Agent>,
+    prompts: PendingPrompts,
+    channel: TurnChannel,
+    turn_cancel: Mutex<Option<CancellationToken>>,
+    /// A mode chosen while a turn ran; it applies as soon as the turn ends.
+    pending_mode: Mutex<Option<PermissionMode>>,
+    mcp: McpManager,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // These slots hold plain values; a panic elsewhere cannot leave them half-written.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl LiveSession {
+    /// The project folder.
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+
+    /// Runs one turn, sending its events on `channel`. One turn at a time per session.
+    pub async fn send(&self, prompt: &str, channel: Channel<Event>) -> Result<TurnSummary, ShellError> {
+        let mut agent = self.agent.try_lock().map_err(|_| {
+            ShellError::new("a turn is already running in this session; wait for it or abort it")
+        })?;
+        self.apply_pending_mode(&mut agent);
+        let cancel = CancellationToken::new();
+        *lock(&self.turn_cancel) = Some(cancel.clone());
+        *lock(&self.channel) = Some(channel);
+        let outcome = agent.send(prompt, cancel).await;
+        self.apply_pending_mode(&mut agent);
+        *lock(&self.channel) = None;
+        *lock(&self.turn_cancel) = None;
+        Ok(TurnSummary {
+            end: outcome.end,
+            error: outcome.error,
+            session_cost_usd: agent.totals().cost_usd,
+        })
+    }
+
+    /// Stops the turn in progress: running tools are cancelled, waiting requests denied.
+    pub fn abort(&self) {
+        if let Some(cancel) = lock(&self.turn_cancel).as_ref() {
+            cancel.cancel();
+        }
+        self.prompts.deny_all();
+    }
+
+    /// Completes a waiting permission request.
+    pub fn answer(&self, request_id: &str, answer: UserAnswer) -> Result<(), ShellError> {
+        self.prompts.answer(request_id, answer).map_err(to_shell)
+    }
+
+    /// Switches the permission mode now, or when the running turn ends.
+    pub fn set_mode(&self, mode: PermissionMode) -> Result<PermissionMode, ShellError> {
+        self.project.check_mode(mode).map_err(to_shell)?;
+        match self.agent.try_lock() {
+            Ok(mut agent) => {
+                agent.set_permission_mode(mode);
+                Ok(agent.permission_mode())
+            }
+            Err(_) => {
+                *lock(&self.pending_mode) = Some(mode);
+                Ok(mode)
+            }
+        }
+    }
+
+    fn apply_pending_mode(&self, agent: &mut Agent) {
+        if let Some(mode) = lock(&self.pending_mode).take() {
+            agent.set_permission_mode(mode);
+        }
+    }
+
+    /// Ends the session cleanly: the turn is cancelled, waiting requests denied, SessionEnd hooks
+    /// run, MCP servers shut down. The transcript is written as it goes, so nothing is lost.
+    pub async fn close(&self) {
+        self.abort();
+        let mut agent = self.agent.lock().await;
+        agent.end_session().await;
+        self.mcp.shutdown().await;
+    }
+}
+
+/// Everything a new session needs from the app.
+pub struct StartRequest {
+    /// The project folder.
+    pub project_path: PathBuf,
+    /// The session to resume.
+    pub resume: Option<String>,
+    /// The app settings.
+    pub settings: AppSettings,
+}
+
+/// The open sessions by id.
+#[derive(Default)]
+pub struct Sessions {
+    live: Mutex<HashMap<String, Arc<LiveSession>>>,
+}
+
+impl Sessions {
+    /// The session `id`.
+    pub fn get(&self, id: &str) -> Result<Arc<LiveSession>, ShellError> {
+        lock(&self.live)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| ShellError::new(format!("no open session {id}")))
+    }
+
+    /// Starts (or resumes) a session.
+    pub async fn start(&self, request: StartRequest) -> Result<SessionInfo, ShellError> {
+        let project = Project::open(ProjectOptions::new(&request.project_path)).map_err(to_shell)?;
+        let loaded = tokio::task::spawn_blocking(load_api_key)
+            .await
+            .map_err(to_shell)?
+            .map_err(to_shell)?;
+        let mut warnings = Vec::new();
+        if let Some(problem) = &loaded.keyring_problem {
+            warnings.push(format!("{problem}; using the key from the environment"));
+        }
+        let channel: TurnChannel = Arc::default();
+        let events = {
+            let channel = Arc::clone(&channel);
+            EventSink::new(move |event| {
+                if let Some(c) = lock(&channel).as_ref() {
+                    // A closed window drops its events; the engine goes on and the transcript
+                    // keeps everything.
+                    let _ = c.send(event);
+                }
+            })
+        };
+        let (servers, _unapproved) =
+            collect_servers(project.dir(), project.mcp_approval(), &[]).map_err(to_shell)?;
+        let mcp = McpManager::connect(&servers, project.dir(), &McpOptions::from_env(), &events).await;
+        warnings.extend(mcp.failures().iter().map(|f| f.message.clone()));
+        let session_id = request
+            .resume
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let model = models::main_model(request.settings.model.as_deref());
+        let prompts = PendingPrompts::default();
+        let base_url = request
+            .settings
+            .base_url
+            .clone()
+            .or_else(|| std::env::var(BASE_URL_ENV).ok());
+        let launched = launch(
+            &project,
+            LaunchOptions {
+                session_id: session_id.clone(),
+                resume: request.resume.is_some(),
+                model: model.clone(),
+                fast_model: models::fast_model(request.settings.fast_model.as_deref()),
+                api_key: loaded.key,
+                base_url,
+                max_turns: None,
+                prompter: Some(Arc::new(prompts.clone())),
+                events,
+                external_tools: mcp.tools(),
+                date: today(),
+            },
+        );
+        let launched = match launched {
+            Ok(l) => l,
+            Err(e) => {
+                mcp.shutdown().await;
+                return Err(to_shell(e));
+            }
+        };
+        warnings.extend(launched.warnings);
+        let agent = launched.agent;
+        let info = SessionInfo {
+            session_id: session_id.clone(),
+            project_path: project.dir().display().to_string(),
+            mode: agent.permission_mode(),
+            model,
+            tools: launched.tool_names,
+            history: agent
+                .messages()
+                .iter()
+                .filter_map(|m| serde_json::to_value(m).ok())
+                .collect(),
+            warnings,
+        };
+        let live = Arc::new(LiveSession {
+            project,
+            agent: tokio::sync::Mutex::new(agent),
+            prompts,
+            channel,
+            turn_cancel: Mutex::new(None),
+            pending_mode: Mutex::new(None),
+            mcp,
+        });
+        let previous = lock(&self.live).insert(session_id, live);
+        if let Some(previous) = previous {
+            // The same session opened twice: the older handle ends first.
+            previous.close().await;
+        }
+        Ok(info)
+    }
+
+    /// Ends and forgets the session `id`.
+    pub async fn end(&self, id: &str) -> Result<(), ShellError> {
+        let session = lock(&self.live).remove(id);
+        match session {
+            Some(s) => {
+                s.close().await;
+                Ok(())
+            }
+            None => Err(ShellError::new(format!("no open session {id}"))),
+        }
+    }
+
+    /// Ends every session (the app is quitting).
+    pub async fn close_all(&self) {
+        let all: Vec<_> = lock(&self.live).drain().map(|(_, s)| s).collect();
+        futures::future::join_all(all.iter().map(|s| s.close())).await;
+    }
+}

@@ -1,0 +1,147 @@
+//! The desktop app's own settings file (`desktop.json` in the data folder): model names, base URL
+//! and recent projects. Written atomically; a damaged file is reported, never silently replaced.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::dto::AppSettings;
+use crate::error::ShellError;
+
+/// Recent projects kept.
+const MAX_RECENT: usize = 10;
+
+/// The file's content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DesktopFile {
+    /// The settings.
+    pub settings: AppSettings,
+    /// Project folders, newest first.
+    pub recent_projects: Vec<String>,
+}
+
+/// The settings file at a path.
+#[derive(Debug, Clone)]
+pub struct SettingsStore {
+    path: PathBuf,
+}
+
+impl SettingsStore {
+    /// The store in `data_dir`.
+    pub fn in_dir(data_dir: &Path) -> Self {
+        Self {
+            path: data_dir.join("desktop.json"),
+        }
+    }
+
+    /// Reads the file; a missing file is the defaults.
+    pub fn load(&self) -> Result<DesktopFile, ShellError> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| {
+                ShellError::new(format!(
+                    "the settings file {} is not valid ({e}); fix or delete it",
+                    self.path.display()
+                ))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(DesktopFile::default()),
+            Err(e) => Err(ShellError::new(format!(
+                "cannot read {}: {e}",
+                self.path.display()
+            ))),
+        }
+    }
+
+    /// Replaces the settings, keeping the rest.
+    pub fn save_settings(&self, settings: AppSettings) -> Result<AppSettings, ShellError> {
+        let mut file = self.load()?;
+        file.settings = normalized(settings);
+        self.write(&file)?;
+        Ok(file.settings)
+    }
+
+    /// Puts `project` first in the recent list.
+    pub fn remember_project(&self, project: &str) -> Result<(), ShellError> {
+        let mut file = self.load()?;
+        file.recent_projects.retain(|p| p != project);
+        file.recent_projects.insert(0, project.to_string());
+        file.recent_projects.truncate(MAX_RECENT);
+        self.write(&file)
+    }
+
+    fn write(&self, file: &DesktopFile) -> Result<(), ShellError> {
+        if let Some(parent) = self.path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| ShellError::new(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        let text = serde_json::to_string_pretty(file)
+            .map_err(|e| ShellError::new(format!("cannot encode the settings: {e}")))?;
+        nerve::tools::fs::write_atomic(&self.path, text.as_bytes()).map_err(|e| {
+            ShellError::new(format!(
+                "cannot save the settings to {}: {e}",
+                self.path.display()
+            ))
+        })
+    }
+}
+
+/// Blank fields mean "the default".
+fn normalized(settings: AppSettings) -> AppSettings {
+    let clean = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    AppSettings {
+        base_url: clean(settings.base_url),
+        model: clean(settings.model),
+        fast_model: clean(settings.fast_model),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn settings_round_trip_and_blank_fields_mean_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SettingsStore::in_dir(dir.path());
+        assert_eq!(store.load().unwrap(), DesktopFile::default());
+        let saved = store
+            .save_settings(AppSettings {
+                base_url: Some(" http://127.0.0.1:9 ".into()),
+                model: Some("  ".into()),
+                fast_model: None,
+            })
+            .unwrap();
+        assert_eq!(saved.base_url.as_deref(), Some("http://127.0.0.1:9"));
+        assert_eq!(saved.model, None);
+        assert_eq!(store.load().unwrap().settings, saved);
+    }
+
+    #[test]
+    fn recent_projects_are_unique_newest_first_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SettingsStore::in_dir(dir.path());
+        for i in 0..12 {
+            store.remember_project(&format!("/p{i}")).unwrap();
+        }
+        store.remember_project("/p5").unwrap();
+        let recent = store.load().unwrap().recent_projects;
+        assert_eq!(recent.len(), MAX_RECENT);
+        assert_eq!(recent[0], "/p5");
+        assert_eq!(recent.iter().filter(|p| *p == "/p5").count(), 1);
+    }
+
+    #[test]
+    fn a_damaged_file_is_an_error_and_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SettingsStore::in_dir(dir.path());
+        std::fs::write(dir.path().join("desktop.json"), "{not json").unwrap();
+        let err = store.load().unwrap_err().to_string();
+        assert!(err.contains("not valid"), "{err}");
+        assert!(store.remember_project("/p").is_err());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("desktop.json")).unwrap(),
+            "{not json"
+        );
+    }
+}

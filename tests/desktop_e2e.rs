@@ -1,0 +1,456 @@
+//! The real desktop app, end to end: the built app (UI embedded) runs under Xvfb, driven through
+//! tauri-driver and WebKitWebDriver, against the scripted mock of the Messages API. It needs a
+//! display, `tauri-driver` on PATH, `WebKitWebDriver` and a Secret Service, so it is ignored by a
+//! plain `cargo test`; `scripts/test.sh` sets all of that up and runs it with `--ignored`.
+//!
+//! The session: the key is typed into the first-run screen (stored in the real keyring), a project
+//! is opened, three files are read in one parallel batch, an Edit is allowed from its diff, a
+//! `sed -i` is allowed from its preview, an `rm -rf` is denied, and a large output comes back
+//! persisted. Each step saves a screenshot.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use nerve_mock_model::{MockServer, Scenario};
+use serde_json::{Value, json};
+
+const API_KEY: &str = "sk-ant-e2e-test-key-0123456789";
+const WAIT: Duration = Duration::from_secs(60);
+
+/// tauri-driver, killed when the test ends however it ends.
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn screenshots_dir() -> PathBuf {
+    let dir = std::env::var_os("NERVE_E2E_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn screenshot(client: &Client, name: &str) {
+    let png = client.screenshot().await.unwrap();
+    let path = screenshots_dir().join(format!("{name}.png"));
+    std::fs::write(&path, png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+}
+
+/// Polls `check` until it gives a value or the wait runs out. A timeout saves a screenshot and the
+/// page's text (`failure.png`, `failure.txt`) and names what was awaited.
+async fn wait_for<T, F, Fut>(client: Option<&Client>, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        if start.elapsed() > WAIT {
+            if let Some(c) = client {
+                screenshot(c, "failure").await;
+                if let Ok(body) = c.find(Locator::Css("body")).await
+                    && let Ok(text) = body.text().await
+                {
+                    std::fs::write(screenshots_dir().join("failure.txt"), text).unwrap();
+                }
+            }
+            panic!("timed out waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn element(client: &Client, css: &str) -> fantoccini::elements::Element {
+    let c = client.clone();
+    let css = css.to_string();
+    wait_for(Some(client), &format!("element `{css}`"), || {
+        let c = c.clone();
+        let css = css.clone();
+        async move { c.find(Locator::Css(&css)).await.ok() }
+    })
+    .await
+}
+
+async fn click(client: &Client, css: &str) {
+    element(client, css).await.click().await.unwrap();
+}
+
+async fn type_into(client: &Client, css: &str, text: &str) {
+    element(client, css).await.send_keys(text).await.unwrap();
+}
+
+/// Waits until the file at `path` satisfies `check`.
+async fn wait_file(what: &str, path: &Path, check: impl Fn(Option<String>) -> bool) {
+    wait_for(None, what, || {
+        let ok = check(std::fs::read_to_string(path).ok());
+        async move { ok.then_some(()) }
+    })
+    .await;
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("notes.md"), "# Notes\n\nShip the desktop app.\n").unwrap();
+    std::fs::write(p.join("config.toml"), "[app]\nname = \"demo\"\ndebug = true\n").unwrap();
+    std::fs::write(p.join("greeting.txt"), "hello world\nsecond line\n").unwrap();
+    std::fs::create_dir_all(p.join("build/cache")).unwrap();
+    std::fs::write(p.join("build/cache/artifact.bin"), "keep me").unwrap();
+    // A SessionEnd hook shows that closing the session ends it cleanly.
+    std::fs::create_dir_all(p.join(".nerve")).unwrap();
+    let hooks = json!({"hooks": {"SessionEnd": [{"hooks": [
+        {"type": "command", "command": "echo ended > \"$CLAUDE_PROJECT_DIR/session-ended.txt\""}
+    ]}]}});
+    std::fs::write(p.join(".nerve/settings.json"), hooks.to_string()).unwrap();
+    dir
+}
+
+fn tool_use(id: &str, name: &str, input: Value) -> Value {
+    json!({"type": "tool_use", "id": id, "name": name, "input": input})
+}
+
+fn stream(blocks: Vec<Value>, stop: &str) -> Value {
+    json!({"type": "stream", "blocks": blocks, "stop_reason": stop})
+}
+
+fn scenario(dir: &Path) -> Scenario {
+    let file = |name: &str| dir.join(name).display().to_string();
+    let steps = json!([
+        {
+            "expect": {"last_user_text_contains": "Tidy up"},
+            "response": stream(vec![
+                json!({"type": "text", "text": ["I'll read ", "the three files first."]}),
+                tool_use("toolu_read_1", "Read", json!({"file_path": file("notes.md")})),
+                tool_use("toolu_read_2", "Read", json!({"file_path": file("config.toml")})),
+                tool_use("toolu_read_3", "Read", json!({"file_path": file("greeting.txt")})),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_read_3", "contains": "hello world"}},
+            "response": stream(vec![
+                tool_use("toolu_edit", "Edit", json!({
+                    "file_path": file("greeting.txt"), "old_string": "hello world", "new_string": "hello nerve"
+                })),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_edit", "contains": "has been updated", "is_error": false}},
+            "response": stream(vec![
+                tool_use("toolu_sed", "Bash", json!({
+                    "command": "sed -i 's/debug = true/debug = false/' config.toml",
+                    "description": "Turn debug off"
+                })),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_sed", "is_error": false}},
+            "response": stream(vec![
+                tool_use("toolu_rm", "Bash", json!({"command": "rm -rf build", "description": "Remove the build folder"})),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_rm", "is_error": true, "contains": "doesn't want to proceed"}},
+            "response": stream(vec![
+                tool_use("toolu_big", "Bash", json!({"command": "seq 1 100000", "description": "Count"})),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_big", "contains": "persisted-output"}},
+            "response": stream(vec![
+                json!({"type": "text", "text": ["All done: the greeting is updated, ", "debug is off, and the build folder is kept."]}),
+            ], "end_turn"),
+        },
+    ]);
+    Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
+}
+
+fn start_driver(port: u16, data_dir: &Path, base_url: &str) -> Driver {
+    let native_port = free_port();
+    let child = Command::new("tauri-driver")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &native_port.to_string(),
+        ])
+        .env("NERVE_DATA_DIR", data_dir)
+        .env("ANTHROPIC_BASE_URL", base_url)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env(
+            "NERVE_KEYRING_SERVICE",
+            format!("nerve-e2e-{}", std::process::id()),
+        )
+        .env("NERVE_MODEL", "claude-e2e")
+        .env("NERVE_FAST_MODEL", "claude-e2e-fast")
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("tauri-driver must be on PATH (cargo install tauri-driver --locked)");
+    Driver(child)
+}
+
+async fn connect(port: u16) -> Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "tauri:options".into(),
+        json!({"application": env!("CARGO_BIN_EXE_nerve-desktop")}),
+    );
+    caps.insert("browserName".into(), json!("wry"));
+    let url = format!("http://127.0.0.1:{port}");
+    wait_for(None, "tauri-driver to accept a session", || {
+        let caps = caps.clone();
+        let url = url.clone();
+        async move {
+            // Plain HTTP: tauri-driver listens on loopback only.
+            ClientBuilder::new(HttpConnector::new())
+                .capabilities(caps)
+                .connect(&url)
+                .await
+                .ok()
+        }
+    })
+    .await
+}
+
+async fn attr(client: &Client, css: &str, name: &str) -> Option<String> {
+    let e = client.find(Locator::Css(css)).await.ok()?;
+    e.attr(name).await.ok().flatten()
+}
+
+/// Waits for the permission dialog of `tool` and returns once it shows.
+async fn dialog_for(client: &Client, tool: &str) {
+    element(
+        client,
+        &format!("[data-testid='permission-dialog'][data-tool-name='{tool}']"),
+    )
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn a_session_in_the_desktop_app() {
+    let dir = project();
+    let root = dir.path().canonicalize().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = MockServer::start(scenario(&root)).await.unwrap();
+    let port = free_port();
+    let _driver = start_driver(port, data.path(), &server.url());
+    let client = connect(port).await;
+
+    // First run: no key anywhere, so the app asks for one and keeps it in the OS keyring.
+    element(&client, "[data-testid='first-run']").await;
+    screenshot(&client, "01-first-run").await;
+    type_into(&client, "[data-testid='api-key-input']", API_KEY).await;
+    click(&client, "[data-testid='api-key-save']").await;
+    element(&client, "[data-testid='project-path-input']").await;
+    let source = client.source().await.unwrap();
+    assert!(!source.contains(API_KEY), "the key is never shown back");
+
+    type_into(
+        &client,
+        "[data-testid='project-path-input']",
+        &root.display().to_string(),
+    )
+    .await;
+    click(&client, "[data-testid='project-path-open']").await;
+    // A project without sessions starts a new one at once.
+    element(&client, "[data-testid='prompt-input']").await;
+    type_into(
+        &client,
+        "[data-testid='prompt-input']",
+        "Tidy up the project, please.",
+    )
+    .await;
+    click(&client, "[data-testid='send-button']").await;
+
+    // Three reads, one parallel batch, all done.
+    let batch = "[data-testid='batch'][data-concurrent='true'][data-size='3']";
+    element(&client, batch).await;
+    wait_for(Some(&client), "the three reads to complete", || {
+        let c = client.clone();
+        async move {
+            let cards = c
+                .find_all(Locator::Css(&format!(
+                    "{batch} [data-testid='tool-card'][data-status='completed']"
+                )))
+                .await
+                .ok()?;
+            (cards.len() == 3).then_some(())
+        }
+    })
+    .await;
+    let batch_text = element(&client, batch).await.text().await.unwrap();
+    assert!(batch_text.contains("3 of 3"), "{batch_text}");
+
+    // Edit: the diff is shown; Allow; the file changes.
+    dialog_for(&client, "Edit").await;
+    let diff = element(&client, "[data-testid='permission-diff']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(diff.contains("hello nerve"), "{diff}");
+    screenshot(&client, "02-parallel-reads-and-edit-diff").await;
+    click(&client, "[data-testid='allow-once']").await;
+    wait_file("greeting.txt to be edited", &root.join("greeting.txt"), |t| {
+        t.as_deref() == Some("hello nerve\nsecond line\n")
+    })
+    .await;
+
+    // sed -i: the preview is shown; Allow; the file equals the preview.
+    dialog_for(&client, "Bash").await;
+    let preview = element(&client, "[data-testid='sed-preview']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(preview.contains("+debug = false"), "{preview}");
+    assert!(preview.contains("-debug = true"), "{preview}");
+    screenshot(&client, "03-sed-preview").await;
+    click(&client, "[data-testid='allow-once']").await;
+    wait_file(
+        "config.toml to be changed by sed",
+        &root.join("config.toml"),
+        |t| t.as_deref() == Some("[app]\nname = \"demo\"\ndebug = false\n"),
+    )
+    .await;
+
+    // rm -rf: Deny; nothing is removed; the model is told (the mock checks the tool_result).
+    wait_for(Some(&client), "the rm -rf request", || {
+        let c = client.clone();
+        async move {
+            let text = c
+                .find(Locator::Css(
+                    "[data-testid='permission-dialog'][data-tool-name='Bash']",
+                ))
+                .await
+                .ok()?
+                .text()
+                .await
+                .ok()?;
+            text.contains("rm -rf build").then_some(())
+        }
+    })
+    .await;
+    let parts = element(&client, "[data-testid='bash-parts']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(parts.contains("rm -rf build"), "{parts}");
+    screenshot(&client, "04-rm-rf-request").await;
+    type_into(&client, "[data-testid='deny-message']", "Keep the build folder.").await;
+    click(&client, "[data-testid='deny']").await;
+    wait_for(Some(&client), "the rm call to show as denied", || {
+        let c = client.clone();
+        async move {
+            let status = attr(
+                &c,
+                "[data-testid='tool-card'][data-tool-use-id='toolu_rm']",
+                "data-status",
+            )
+            .await?;
+            (status == "denied").then_some(())
+        }
+    })
+    .await;
+    assert!(
+        root.join("build/cache/artifact.bin").exists(),
+        "a denied rm removes nothing"
+    );
+
+    // The large output comes back persisted, and the turn ends with the model's text.
+    element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_big'] [data-testid='persisted-badge']",
+    )
+    .await;
+    wait_for(Some(&client), "the final answer", || {
+        let c = client.clone();
+        async move {
+            let texts = c
+                .find_all(Locator::Css("[data-testid='assistant-text']"))
+                .await
+                .ok()?;
+            for t in texts {
+                if t.text().await.ok()?.contains("All done") {
+                    return Some(());
+                }
+            }
+            None
+        }
+    })
+    .await;
+    screenshot(&client, "05-persisted-output-and-answer").await;
+    let mut intro = 0;
+    for t in client
+        .find_all(Locator::Css("[data-testid='assistant-text']"))
+        .await
+        .unwrap()
+    {
+        if t.text().await.unwrap().contains("the three files first") {
+            intro += 1;
+        }
+    }
+    assert_eq!(intro, 1, "text streamed before the tool calls is shown once");
+
+    assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+    for r in server.requests() {
+        assert_eq!(r.status, 200, "the mock rejected a request: {r:?}");
+        assert_eq!(r.headers.get("x-api-key").map(String::as_str), Some("<redacted>"));
+    }
+
+    // Closing the session ends it (SessionEnd hooks run); the transcript has the whole conversation.
+    click(&client, "[data-testid='close-session']").await;
+    wait_file("the SessionEnd hook", &root.join("session-ended.txt"), |t| {
+        t.as_deref() == Some("ended\n")
+    })
+    .await;
+    element(&client, "[data-testid='project-picker']").await;
+    client.close().await.unwrap();
+    let transcripts: Vec<_> = walk(data.path())
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter(|p| !p.ends_with("tool-results-index.jsonl"))
+        .collect();
+    assert_eq!(transcripts.len(), 1, "{transcripts:?}");
+    let text = std::fs::read_to_string(&transcripts[0]).unwrap();
+    assert!(text.contains("toolu_big") && text.contains("All done"), "{text}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,352 @@
+// Pure reduction of engine events into conversation view state. No clocks, no I/O: the caller passes
+// `now`, so the same events always give the same state and the reducer is unit-testable.
+import type { Event } from "../../bindings/Event";
+import type { PermissionMode } from "../../bindings/PermissionMode";
+import type { Progress } from "../../bindings/Progress";
+import type { ResultBlock } from "../../bindings/ResultBlock";
+import {
+  OUTPUT_TAIL_LINES,
+  type ConversationState,
+  type Item,
+  type ToolCall,
+  type ToolStatus,
+} from "./types";
+
+export function initialState(mode: PermissionMode = "default"): ConversationState {
+  return {
+    items: [],
+    tools: {},
+    permissions: [],
+    mode,
+    todos: [],
+    usage: null,
+    running: false,
+    last_end: null,
+    seq: 0,
+  };
+}
+
+/** Content blocks of an API message, whatever shape it came in (string or block list). */
+type Block = { type?: string; text?: string; thinking?: string; [k: string]: unknown };
+
+function blocksOf(message: unknown): Block[] {
+  if (!message || typeof message !== "object") return [];
+  const content = (message as { content?: unknown }).content;
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (Array.isArray(content)) return content.filter((b): b is Block => !!b && typeof b === "object");
+  return [];
+}
+
+function joinText(blocks: Block[], type: "text" | "thinking"): string {
+  return blocks
+    .filter((b) => b.type === type)
+    .map((b) => (type === "text" ? b.text : b.thinking) ?? "")
+    .filter((t) => typeof t === "string" && t.length > 0)
+    .join("\n\n");
+}
+
+function withItem(state: ConversationState, make: (key: string) => Item): ConversationState {
+  const seq = state.seq + 1;
+  return { ...state, seq, items: [...state.items, make(`i${seq}`)] };
+}
+
+/** Index of the assistant item currently streaming, if the last item is one. */
+function streamingIndex(items: Item[]): number {
+  const last = items.length - 1;
+  const item = items[last];
+  return item && item.kind === "assistant" && item.streaming ? last : -1;
+}
+
+function appendStream(state: ConversationState, field: "text" | "thinking", chunk: string) {
+  const idx = streamingIndex(state.items);
+  if (idx < 0) {
+    return withItem(state, (key) => ({
+      kind: "assistant",
+      key,
+      text: field === "text" ? chunk : "",
+      thinking: field === "thinking" ? chunk : "",
+      streaming: true,
+    }));
+  }
+  const items = state.items.slice();
+  const cur = items[idx] as Extract<Item, { kind: "assistant" }>;
+  items[idx] = { ...cur, [field]: cur[field] + chunk };
+  return { ...state, items };
+}
+
+/**
+ * The final message settles what was streamed. Tool calls start mid-stream, so one message's text
+ * may sit in several items around its tool cards; when the streamed pieces add up to the final
+ * text they stay where they are, otherwise (lossy deltas) the first takes the whole text.
+ */
+function finishAssistant(state: ConversationState, message: unknown): ConversationState {
+  const blocks = blocksOf(message);
+  const text = joinText(blocks, "text");
+  const thinking = joinText(blocks, "thinking");
+  const streamed: number[] = [];
+  state.items.forEach((it, i) => {
+    if (it.kind === "assistant" && it.streaming) streamed.push(i);
+  });
+  if (streamed.length === 0) {
+    if (!text && !thinking) return state;
+    return withItem(state, (key) => ({ kind: "assistant", key, text, thinking, streaming: false }));
+  }
+  const pieces = streamed.map((i) => state.items[i] as Extract<Item, { kind: "assistant" }>);
+  const sameText = pieces.map((p) => p.text).join("") === text;
+  const sameThinking = pieces.map((p) => p.thinking).join("") === thinking;
+  let items = state.items.slice();
+  if (sameText && sameThinking) {
+    for (const i of streamed) {
+      items[i] = { ...(items[i] as Extract<Item, { kind: "assistant" }>), streaming: false };
+    }
+  } else {
+    const [first, ...rest] = streamed;
+    items[first!] = { ...(items[first!] as Extract<Item, { kind: "assistant" }>), text, thinking, streaming: false };
+    const drop = new Set(rest);
+    items = items.filter((_, i) => !drop.has(i));
+  }
+  // A piece with nothing in it (a tool-use-only stretch) is not worth a row.
+  items = items.filter((it) => !(it.kind === "assistant" && !it.text && !it.thinking));
+  return { ...state, items };
+}
+
+/** A user message shows as a prompt only when it carries text (tool results have their cards). */
+function addUser(state: ConversationState, message: unknown): ConversationState {
+  const text = joinText(blocksOf(message), "text");
+  if (!text) return state;
+  return withItem(state, (key) => ({ kind: "user", key, text }));
+}
+
+function updateTool(
+  state: ConversationState,
+  id: string,
+  change: (t: ToolCall) => ToolCall,
+): ConversationState {
+  const tool = state.tools[id];
+  if (!tool) return state; // an event for a call we never saw queued: nothing sensible to show
+  return { ...state, tools: { ...state.tools, [id]: change(tool) } };
+}
+
+function tailLines(previous: string[], text: string): string[] {
+  // The last previous line may be unfinished: glue the new chunk onto it before splitting.
+  const joined = (previous.length ? previous.join("\n") : "") + text;
+  const lines = joined.split("\n");
+  return lines.slice(-OUTPUT_TAIL_LINES);
+}
+
+function applyProgress(tool: ToolCall, progress: Progress): ToolCall {
+  switch (progress.kind) {
+    case "output":
+      return { ...tool, output_tail: tailLines(tool.output_tail, progress.text) };
+    case "status":
+      return { ...tool, status_line: progress.message };
+    default:
+      return tool;
+  }
+}
+
+export function newToolCall(fields: Partial<ToolCall> & Pick<ToolCall, "tool_use_id" | "tool_name">): ToolCall {
+  return {
+    summary: "",
+    batch_id: 0,
+    concurrent: false,
+    status: "queued",
+    started_at: null,
+    elapsed_ms: null,
+    output_tail: [],
+    status_line: null,
+    content: null,
+    is_error: false,
+    denied: false,
+    display: null,
+    persisted_path: null,
+    persisted_bytes: null,
+    from_history: false,
+    ...fields,
+  };
+}
+
+function queueTool(state: ConversationState, e: Extract<Event, { type: "tool_queued" }>) {
+  const batchId = Number(e.batch_id);
+  const tool = newToolCall({
+    tool_use_id: e.tool_use_id,
+    tool_name: e.tool_name,
+    summary: e.summary,
+    batch_id: batchId,
+    concurrent: e.concurrent,
+  });
+  const tools = { ...state.tools, [e.tool_use_id]: tool };
+  // Consecutive calls with the same batch_id form one group; the engine decides, we never guess.
+  const last = state.items[state.items.length - 1];
+  if (last && last.kind === "batch" && last.batch_id === batchId) {
+    const items = state.items.slice();
+    items[items.length - 1] = { ...last, tool_ids: [...last.tool_ids, e.tool_use_id] };
+    return { ...state, tools, items };
+  }
+  return withItem({ ...state, tools }, (key) => ({
+    kind: "batch",
+    key,
+    batch_id: batchId,
+    concurrent: e.concurrent,
+    tool_ids: [e.tool_use_id],
+  }));
+}
+
+export function finalStatus(is_error: boolean, denied: boolean): ToolStatus {
+  if (denied) return "denied";
+  return is_error ? "error" : "completed";
+}
+
+function formatDelay(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)}s` : `${ms}ms`;
+}
+
+export function reduce(state: ConversationState, event: Event, now: number): ConversationState {
+  switch (event.type) {
+    case "text_delta":
+      return appendStream(state, "text", event.text);
+    case "thinking_delta":
+      return appendStream(state, "thinking", event.text);
+    case "assistant_message":
+      return finishAssistant(state, event.message);
+    case "user_message":
+      return addUser(state, event.message);
+    case "tool_queued":
+      return queueTool(state, event);
+    case "tool_started":
+      return updateTool(state, event.tool_use_id, (t) => ({ ...t, status: "executing", started_at: now }));
+    case "tool_progress":
+      return updateTool(state, event.tool_use_id, (t) => applyProgress(t, event.progress));
+    case "tool_completed": {
+      const next = updateTool(state, event.tool_use_id, (t) => ({
+        ...t,
+        status: finalStatus(event.is_error, event.denied),
+        content: event.content as ResultBlock[],
+        is_error: event.is_error,
+        denied: event.denied,
+        display: event.display ?? null,
+        persisted_path: event.persisted_path ?? null,
+        persisted_bytes: event.persisted_bytes == null ? null : Number(event.persisted_bytes),
+        elapsed_ms: Number(event.elapsed_ms),
+      }));
+      // A request for a finished call can no longer be answered: drop it from the queue.
+      return {
+        ...next,
+        permissions: next.permissions.filter((p) => p.tool_use_id !== event.tool_use_id),
+      };
+    }
+    case "permission_requested":
+      if (state.permissions.some((p) => p.id === event.request.id)) return state;
+      return { ...state, permissions: [...state.permissions, event.request] };
+    case "notice":
+      return withItem(state, (key) => ({ kind: "notice", key, level: "info", text: event.message }));
+    case "retrying":
+      return withItem(state, (key) => ({
+        kind: "notice",
+        key,
+        level: "retry",
+        text: `Retrying (attempt ${event.attempt}) in ${formatDelay(Number(event.delay_ms))}: ${event.reason}`,
+      }));
+    case "error":
+      return withItem(state, (key) => ({ kind: "notice", key, level: "error", text: event.message }));
+    case "usage": {
+      const prev = state.usage;
+      return {
+        ...state,
+        usage: {
+          input_tokens: (prev?.input_tokens ?? 0) + Number(event.input_tokens),
+          output_tokens: (prev?.output_tokens ?? 0) + Number(event.output_tokens),
+          cache_read_input_tokens: (prev?.cache_read_input_tokens ?? 0) + Number(event.cache_read_input_tokens),
+          cache_creation_input_tokens:
+            (prev?.cache_creation_input_tokens ?? 0) + Number(event.cache_creation_input_tokens),
+          session_cost_usd: event.session_cost_usd ?? prev?.session_cost_usd ?? null,
+        },
+      };
+    }
+    case "turn_ended": {
+      const items = state.items.map((it) =>
+        it.kind === "assistant" && it.streaming ? { ...it, streaming: false } : it,
+      );
+      let next: ConversationState = { ...state, items, running: false, last_end: event.reason, permissions: [] };
+      if (event.reason !== "end_turn") {
+        next = withItem(next, (key) => ({
+          kind: "notice",
+          key,
+          level: event.reason === "error" ? "error" : "info",
+          text: `Turn ended: ${event.reason.replace(/_/g, " ")}`,
+        }));
+      }
+      return next;
+    }
+    case "mode_changed":
+      return { ...state, mode: event.mode };
+    case "todos_changed":
+      return { ...state, todos: event.todos };
+    default:
+      return state;
+  }
+}
+
+/** Removes an answered permission request from the queue. */
+export function dropPermission(state: ConversationState, requestId: string): ConversationState {
+  return { ...state, permissions: state.permissions.filter((p) => p.id !== requestId) };
+}
+
+/**
+ * Rebuilds view state from a resumed session's API messages. No live events exist for them, so
+ * tool_use / tool_result blocks become finished cards, each in its own serial group.
+ */
+export function fromHistory(messages: unknown[], mode: PermissionMode): ConversationState {
+  let state = initialState(mode);
+  for (const message of messages) {
+    const role = (message as { role?: string } | null)?.role;
+    const blocks = blocksOf(message);
+    if (role === "assistant") {
+      state = finishAssistant(state, message);
+      for (const b of blocks) {
+        if (b.type !== "tool_use" || typeof b.id !== "string") continue;
+        const name = typeof b.name === "string" ? b.name : "tool";
+        const tool = newToolCall({
+          tool_use_id: b.id,
+          tool_name: name,
+          summary: `${name} ${compactJson(b.input)}`,
+          status: "completed",
+          from_history: true,
+          batch_id: -state.seq - 1,
+        });
+        state = { ...state, tools: { ...state.tools, [b.id]: tool } };
+        state = withItem(state, (key) => ({
+          kind: "batch",
+          key,
+          batch_id: tool.batch_id,
+          concurrent: false,
+          tool_ids: [b.id as string],
+        }));
+      }
+    } else {
+      state = addUser(state, message);
+      for (const b of blocks) {
+        if (b.type !== "tool_result" || typeof b.tool_use_id !== "string") continue;
+        const isError = b.is_error === true;
+        state = updateTool(state, b.tool_use_id, (t) => ({
+          ...t,
+          status: finalStatus(isError, false),
+          is_error: isError,
+          content: resultBlocks(b.content),
+        }));
+      }
+    }
+  }
+  return state;
+}
+
+function resultBlocks(content: unknown): ResultBlock[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (Array.isArray(content)) return content as ResultBlock[];
+  return [];
+}
+
+function compactJson(v: unknown): string {
+  const s = JSON.stringify(v) ?? "";
+  return s.length > 120 ? `${s.slice(0, 117)}…` : s;
+}

@@ -1,0 +1,142 @@
+// The live session: wraps the pure reducer in Svelte 5 runes state and owns the side effects
+// (sending prompts, the queue of prompts typed during a turn, aborting, answering permissions).
+import type { Event } from "../../bindings/Event";
+import type { PermissionMode } from "../../bindings/PermissionMode";
+import type { SessionInfo } from "../../bindings/SessionInfo";
+import * as ipc from "../ipc";
+import { dropPermission, fromHistory, reduce } from "./reducer";
+import type { ConversationState } from "./types";
+
+export interface QueuedPrompt {
+  id: number;
+  text: string;
+}
+
+export class SessionStore {
+  readonly id: string;
+  readonly projectPath: string;
+  readonly model: string;
+  state: ConversationState = $state() as ConversationState;
+  /** Prompts typed while a turn runs; sent one by one when it ends. */
+  queue: QueuedPrompt[] = $state([]);
+  private nextQueueId = 1;
+
+  constructor(info: SessionInfo, unapprovedMcpServers: string[] = []) {
+    this.id = info.session_id;
+    this.projectPath = info.project_path;
+    this.model = info.model;
+    let state = fromHistory(info.history, info.mode);
+    // Problems met while starting are shown, not swallowed: the user should know what is missing.
+    const notices = [...info.warnings];
+    if (unapprovedMcpServers.length) {
+      notices.push(`MCP servers from .mcp.json not started until approved in the settings: ${unapprovedMcpServers.join(", ")}`);
+    }
+    for (const message of notices) state = reduce(state, { type: "notice", message }, 0);
+    this.state = state;
+  }
+
+  get running() {
+    return this.state.running;
+  }
+
+  /** Applies one engine event at once (also used by tests to replay a stream). */
+  apply = (event: Event) => {
+    this.state = reduce(this.state, event, Date.now());
+  };
+
+  // Events from the channel are applied once per frame: a fast stream of text deltas would
+  // otherwise re-render (and re-parse the Markdown of) the message for every few characters.
+  private pending: Event[] = [];
+  private flushScheduled = false;
+
+  private receive = (event: Event) => {
+    this.pending.push(event);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    const raf = globalThis.requestAnimationFrame;
+    if (typeof raf === "function") raf(() => this.flush());
+    else setTimeout(() => this.flush(), 16);
+  };
+
+  private flush() {
+    this.flushScheduled = false;
+    if (this.pending.length === 0) return;
+    const events = this.pending;
+    this.pending = [];
+    let state = this.state;
+    const now = Date.now();
+    for (const e of events) state = reduce(state, e, now);
+    this.state = state;
+  }
+
+  /** Sends now when idle, otherwise queues (visibly) for after the current turn. */
+  submit(text: string) {
+    const prompt = text.trim();
+    if (!prompt) return;
+    if (this.state.running) {
+      this.queue = [...this.queue, { id: this.nextQueueId++, text: prompt }];
+      return;
+    }
+    void this.runTurn(prompt);
+  }
+
+  removeQueued(id: number) {
+    this.queue = this.queue.filter((q) => q.id !== id);
+  }
+
+  private async runTurn(prompt: string) {
+    this.state = { ...this.state, running: true, last_end: null };
+    try {
+      const summary = await ipc.sendPrompt(this.id, prompt, this.receive);
+      this.flush(); // events that arrived before the command resolved come before its outcome
+      // The engine usually sent the same message as an `error` event already: show it once.
+      const error = summary.error;
+      if (error && !this.state.items.some((i) => i.kind === "notice" && i.level === "error" && i.text === error)) {
+        this.addError(error);
+      }
+      if (summary.session_cost_usd !== null && this.state.usage) {
+        this.state = { ...this.state, usage: { ...this.state.usage, session_cost_usd: summary.session_cost_usd } };
+      }
+    } catch (e) {
+      this.flush();
+      this.addError(ipc.errorText(e));
+    } finally {
+      // The command resolving is the authoritative end, even if turn_ended was lost.
+      this.state = { ...this.state, running: false };
+      this.sendNextQueued();
+    }
+  }
+
+  private sendNextQueued() {
+    const [next, ...rest] = this.queue;
+    if (!next) return;
+    this.queue = rest;
+    void this.runTurn(next.text);
+  }
+
+  private addError(message: string) {
+    this.state = reduce(this.state, { type: "error", message }, Date.now());
+  }
+
+  async abort() {
+    try {
+      await ipc.abortTurn(this.id);
+    } catch (e) {
+      this.addError(ipc.errorText(e));
+    }
+  }
+
+  /** Called by the permission dialog once its answer was delivered. */
+  permissionAnswered = (requestId: string) => {
+    this.state = dropPermission(this.state, requestId);
+  };
+
+  async setMode(mode: PermissionMode) {
+    try {
+      const actual = await ipc.setPermissionMode(this.id, mode);
+      this.state = { ...this.state, mode: actual };
+    } catch (e) {
+      this.addError(ipc.errorText(e));
+    }
+  }
+}

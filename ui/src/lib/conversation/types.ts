@@ -1,0 +1,64 @@
+// UI-side view state built from engine events. Engine types come from ../../bindings (generated);
+// only shapes the engine does not define (how the UI groups and remembers things) live here.
+import type { PermissionMode } from "../../bindings/PermissionMode";
+import type { PermissionRequest } from "../../bindings/PermissionRequest";
+import type { ResultBlock } from "../../bindings/ResultBlock";
+import type { TodoItem } from "../../bindings/TodoItem";
+
+export type ToolStatus = "queued" | "executing" | "completed" | "error" | "denied";
+
+export interface ToolCall {
+  tool_use_id: string;
+  tool_name: string;
+  summary: string;
+  batch_id: number;
+  concurrent: boolean;
+  status: ToolStatus;
+  /** Wall-clock ms when tool_started arrived (drives the live timer). */
+  started_at: number | null;
+  /** Final duration from the engine. */
+  elapsed_ms: number | null;
+  /** Last lines of streamed output (Bash), already trimmed to the tail. */
+  output_tail: string[];
+  /** Latest status line from a Progress::Status report. */
+  status_line: string | null;
+  content: ResultBlock[] | null;
+  is_error: boolean;
+  denied: boolean;
+  display: unknown;
+  persisted_path: string | null;
+  /** The persisted output's size in bytes, as the engine reported it. */
+  persisted_bytes: number | null;
+  /** Rebuilt from a resumed session's history (no live events were seen). */
+  from_history: boolean;
+}
+
+export type Item =
+  | { kind: "user"; key: string; text: string }
+  | { kind: "assistant"; key: string; text: string; thinking: string; streaming: boolean }
+  | { kind: "batch"; key: string; batch_id: number; concurrent: boolean; tool_ids: string[] }
+  | { kind: "notice"; key: string; level: "info" | "retry" | "error"; text: string };
+
+export interface UsageTotals {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+  session_cost_usd: number | null;
+}
+
+export interface ConversationState {
+  items: Item[];
+  tools: Record<string, ToolCall>;
+  /** Permission requests waiting for the user, oldest first. */
+  permissions: PermissionRequest[];
+  mode: PermissionMode;
+  todos: TodoItem[];
+  usage: UsageTotals | null;
+  running: boolean;
+  last_end: string | null;
+  /** Monotonic counter for item keys, so keys never depend on timing. */
+  seq: number;
+}
+
+export const OUTPUT_TAIL_LINES = 20;

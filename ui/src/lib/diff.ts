@@ -1,0 +1,142 @@
+// Diff shapes for the permission dialog and tool cards. The engine sends hunks (Edit/Write preview)
+// or unified text (sed preview); when the user edits proposed text we recompute hunks with jsdiff.
+import { structuredPatch } from "diff";
+
+export type LineTag = "context" | "delete" | "insert";
+
+export interface DiffLine {
+  tag: LineTag;
+  text: string;
+}
+
+/** Same shape as the engine's preview hunks. */
+export interface DiffHunk {
+  old_start: number;
+  old_lines: number;
+  new_start: number;
+  new_lines: number;
+  lines: DiffLine[];
+}
+
+/** One display row of a unified diff. */
+export type UnifiedRow =
+  | { kind: "header"; text: string }
+  | { kind: "line"; tag: LineTag; text: string; old_no: number | null; new_no: number | null };
+
+/** One display row of a side-by-side diff: left is the old file, right the new one. */
+export type SplitRow =
+  | { kind: "header"; text: string }
+  | {
+      kind: "pair";
+      left: { no: number; text: string; tag: "context" | "delete" } | null;
+      right: { no: number; text: string; tag: "context" | "insert" } | null;
+    };
+
+export function hunkHeader(h: DiffHunk): string {
+  return `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@`;
+}
+
+/** Hunks between two texts (3 lines of context), for text the user edited. */
+export function computeHunks(oldText: string, newText: string): DiffHunk[] {
+  const patch = structuredPatch("a", "b", oldText, newText, "", "", { context: 3 });
+  return patch.hunks.map((h) => ({
+    old_start: h.oldStart,
+    old_lines: h.oldLines,
+    new_start: h.newStart,
+    new_lines: h.newLines,
+    lines: h.lines
+      .filter((l) => !l.startsWith("\\")) // "\ No newline at end of file"
+      .map((l) => ({ tag: tagOf(l[0]), text: l.slice(1) })),
+  }));
+}
+
+function tagOf(c: string | undefined): LineTag {
+  if (c === "+") return "insert";
+  if (c === "-") return "delete";
+  return "context";
+}
+
+/** Parses one file's unified diff text (the sed preview) into hunks; the ---/+++ header lines come
+ * before the first @@ and are skipped. */
+export function parseUnified(text: string): DiffHunk[] {
+  const hunks: DiffHunk[] = [];
+  let cur: DiffHunk | null = null;
+  for (const line of text.split("\n")) {
+    const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (m) {
+      cur = {
+        old_start: Number(m[1]),
+        old_lines: m[2] === undefined ? 1 : Number(m[2]),
+        new_start: Number(m[3]),
+        new_lines: m[4] === undefined ? 1 : Number(m[4]),
+        lines: [],
+      };
+      hunks.push(cur);
+      continue;
+    }
+    if (!cur || line.startsWith("\\")) continue;
+    if (line === "") {
+      // A trailing empty line of the text, not a context line with nothing in it.
+      continue;
+    }
+    cur.lines.push({ tag: tagOf(line[0]), text: line.slice(1) });
+  }
+  return hunks;
+}
+
+export function unifiedRows(hunks: DiffHunk[]): UnifiedRow[] {
+  const rows: UnifiedRow[] = [];
+  for (const h of hunks) {
+    rows.push({ kind: "header", text: hunkHeader(h) });
+    let o = h.old_start;
+    let n = h.new_start;
+    for (const l of h.lines) {
+      if (l.tag === "context") rows.push({ kind: "line", tag: l.tag, text: l.text, old_no: o++, new_no: n++ });
+      else if (l.tag === "delete") rows.push({ kind: "line", tag: l.tag, text: l.text, old_no: o++, new_no: null });
+      else rows.push({ kind: "line", tag: l.tag, text: l.text, old_no: null, new_no: n++ });
+    }
+  }
+  return rows;
+}
+
+/** Pairs each run of deletions with the insertions that follow it, line by line. */
+export function splitRows(hunks: DiffHunk[]): SplitRow[] {
+  const rows: SplitRow[] = [];
+  for (const h of hunks) {
+    rows.push({ kind: "header", text: hunkHeader(h) });
+    let o = h.old_start;
+    let n = h.new_start;
+    let i = 0;
+    while (i < h.lines.length) {
+      const l = h.lines[i]!;
+      if (l.tag === "context") {
+        rows.push({ kind: "pair", left: { no: o++, text: l.text, tag: "context" }, right: { no: n++, text: l.text, tag: "context" } });
+        i++;
+        continue;
+      }
+      const dels: string[] = [];
+      const ins: string[] = [];
+      while (i < h.lines.length && h.lines[i]!.tag === "delete") dels.push(h.lines[i++]!.text);
+      while (i < h.lines.length && h.lines[i]!.tag === "insert") ins.push(h.lines[i++]!.text);
+      for (let k = 0; k < Math.max(dels.length, ins.length); k++) {
+        rows.push({
+          kind: "pair",
+          left: k < dels.length ? { no: o++, text: dels[k]!, tag: "delete" } : null,
+          right: k < ins.length ? { no: n++, text: ins[k]!, tag: "insert" } : null,
+        });
+      }
+    }
+  }
+  return rows;
+}
+
+/** Counts of inserted and deleted lines, for a "+3 −1" label. */
+export function diffStats(hunks: DiffHunk[]): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const h of hunks) for (const l of h.lines) {
+    if (l.tag === "insert") added++;
+    else if (l.tag === "delete") removed++;
+  }
+  return { added, removed };
+}

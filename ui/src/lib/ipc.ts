@@ -1,0 +1,58 @@
+// Typed wrappers around the Tauri commands of the IPC contract. Components call these instead of
+// `invoke` directly so command names and argument keys (camelCase) live in one place.
+import { invoke, Channel } from "@tauri-apps/api/core";
+import type { AppState } from "../bindings/AppState";
+import type { AppSettings } from "../bindings/AppSettings";
+import type { ProjectInfo } from "../bindings/ProjectInfo";
+import type { SessionInfo } from "../bindings/SessionInfo";
+import type { TurnSummary } from "../bindings/TurnSummary";
+import type { Event } from "../bindings/Event";
+import type { UserAnswer } from "../bindings/UserAnswer";
+import type { PermissionMode } from "../bindings/PermissionMode";
+import type { PersistedChunk } from "../bindings/PersistedChunk";
+
+export const getAppState = () => invoke<AppState>("get_app_state");
+
+export const saveSettings = (settings: AppSettings) =>
+  invoke<AppSettings>("save_settings", { settings });
+
+/** The key goes one way only: nothing ever reads it back into the UI. */
+export const setApiKey = (key: string) => invoke<void>("set_api_key", { key });
+
+export const deleteApiKey = () => invoke<void>("delete_api_key");
+
+export const openProject = (path: string) => invoke<ProjectInfo>("open_project", { path });
+
+export const startSession = (projectPath: string, resume: string | null) =>
+  invoke<SessionInfo>("start_session", { projectPath, resume });
+
+/** Resolves when the turn ends; events arrive on `onEvent` meanwhile, in order. */
+export function sendPrompt(sessionId: string, prompt: string, onEvent: (e: Event) => void) {
+  const channel = new Channel<Event>();
+  channel.onmessage = onEvent;
+  return invoke<TurnSummary>("send_prompt", { sessionId, prompt, onEvent: channel });
+}
+
+export const abortTurn = (sessionId: string) => invoke<void>("abort_turn", { sessionId });
+
+export const answerPermission = (sessionId: string, requestId: string, answer: UserAnswer) =>
+  invoke<void>("answer_permission", { sessionId, requestId, answer });
+
+export const setPermissionMode = (sessionId: string, mode: PermissionMode) =>
+  invoke<PermissionMode>("set_permission_mode", { sessionId, mode });
+
+export const endSession = (sessionId: string) => invoke<void>("end_session", { sessionId });
+
+export const readPersistedOutput = (sessionId: string, path: string, offset: number, len: number) =>
+  invoke<PersistedChunk>("read_persisted_output", { sessionId, path, offset, len });
+
+/** Turns any rejection (a string from Rust, or an Error) into a message for the user. */
+export function errorText(e: unknown): string {
+  if (typeof e === "string") return e;
+  if (e instanceof Error) return e.message;
+  try {
+    return JSON.stringify(e);
+  } catch {
+    return String(e);
+  }
+}

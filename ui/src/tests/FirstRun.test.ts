@@ -1,0 +1,93 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { render, screen, waitFor } from "@testing-library/svelte";
+import userEvent from "@testing-library/user-event";
+import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
+import FirstRun from "../lib/components/FirstRun.svelte";
+import App from "../App.svelte";
+
+const KEY = "sk-ant-api03-SECRET-VALUE-123";
+
+describe("FirstRun", () => {
+  let calls: { cmd: string; args: unknown }[];
+  beforeEach(() => {
+    calls = [];
+    mockWindows("main");
+  });
+
+  it("saves the key with set_api_key through a masked input and never renders it back", async () => {
+    mockIPC((cmd, args) => {
+      calls.push({ cmd, args });
+      return null;
+    });
+    const user = userEvent.setup();
+    const onsaved = vi.fn();
+    render(FirstRun, { onsaved });
+    const input = screen.getByTestId("api-key-input") as HTMLInputElement;
+    expect(input.type).toBe("password");
+    expect((screen.getByTestId("api-key-save") as HTMLButtonElement).disabled).toBe(true);
+    await user.type(input, KEY);
+    await user.click(screen.getByTestId("api-key-save"));
+    await waitFor(() => expect(onsaved).toHaveBeenCalledTimes(1));
+    expect(calls).toEqual([{ cmd: "set_api_key", args: { key: KEY } }]);
+    expect(input.value).toBe("");
+    expect(document.body.innerHTML).not.toContain("SECRET");
+  });
+
+  it("shows why saving failed and keeps the screen", async () => {
+    mockIPC(() => {
+      throw new Error("no keyring service");
+    });
+    const user = userEvent.setup();
+    const onsaved = vi.fn();
+    render(FirstRun, { onsaved });
+    await user.type(screen.getByTestId("api-key-input"), KEY);
+    await user.click(screen.getByTestId("api-key-save"));
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toContain("no keyring service"));
+    expect(onsaved).not.toHaveBeenCalled();
+  });
+});
+
+describe("App flow", () => {
+  beforeEach(() => mockWindows("main"));
+
+  it("goes from first run to the project picker once the key is saved, then into a session", async () => {
+    let hasKey = false;
+    const calls: string[] = [];
+    mockIPC((cmd, args) => {
+      calls.push(cmd);
+      switch (cmd) {
+        case "get_app_state":
+          return {
+            has_api_key: hasKey,
+            key_source: hasKey ? "keyring" : null,
+            keyring_problem: null,
+            settings: { base_url: null, model: null, fast_model: null },
+            default_model: "claude-default",
+            default_fast_model: "claude-fast",
+            recent_projects: [],
+          };
+        case "set_api_key":
+          hasKey = true;
+          return null;
+        case "open_project":
+          return { path: (args as { path: string }).path, mode: "default", sessions: [], unapproved_mcp_servers: [] };
+        case "start_session":
+          return { session_id: "s1", project_path: "/proj", mode: "default", model: "claude-x", tools: [], history: [], warnings: [] };
+        default:
+          return null;
+      }
+    });
+    const user = userEvent.setup();
+    render(App);
+    await screen.findByTestId("first-run");
+    await user.type(screen.getByTestId("api-key-input"), KEY);
+    await user.click(screen.getByTestId("api-key-save"));
+    await screen.findByTestId("project-picker");
+    expect(document.body.innerHTML).not.toContain("SECRET");
+    await user.type(screen.getByTestId("project-path-input"), "/proj");
+    await user.click(screen.getByTestId("project-path-open"));
+    await screen.findByTestId("prompt-input");
+    expect(screen.getByTestId("turn-status").textContent?.trim()).toBe("idle");
+    expect(calls).toEqual(["get_app_state", "set_api_key", "get_app_state", "open_project", "start_session"]);
+  });
+});

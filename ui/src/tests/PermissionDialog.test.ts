@@ -1,0 +1,252 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
+import userEvent from "@testing-library/user-event";
+import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
+import PermissionDialog from "../lib/components/PermissionDialog.svelte";
+import type { PermissionRequest } from "../bindings/PermissionRequest";
+import { bashRequest, editRequest, request, sedRequest, writeRequest } from "./fixtures";
+
+type Call = { cmd: string; args: Record<string, unknown> };
+let calls: Call[];
+
+beforeEach(() => {
+  calls = [];
+  mockWindows("main");
+  mockIPC((cmd, args) => {
+    calls.push({ cmd, args: args as Record<string, unknown> });
+    return null;
+  });
+});
+
+function answers() {
+  return calls.filter((c) => c.cmd === "answer_permission");
+}
+
+function setup(requests: PermissionRequest[]) {
+  const onanswered = vi.fn();
+  const result = render(PermissionDialog, { sessionId: "s1", requests, onanswered, armDelayMs: 0 });
+  return { ...result, onanswered };
+}
+
+/** Lets the dialog's shortcut arming timer (0 ms in tests) fire. */
+const armed = () => new Promise((r) => setTimeout(r, 5));
+
+describe("PermissionDialog: Bash", () => {
+  it("shows the full command and every part with its verdict and deciding rule", () => {
+    setup([bashRequest()]);
+    const dialog = screen.getByTestId("permission-dialog");
+    expect(dialog.dataset.toolName).toBe("Bash");
+    expect(screen.getByTestId("permission-command").textContent).toBe("git status && rm -rf build");
+    const parts = within(screen.getByTestId("bash-parts")).getAllByTestId("bash-part");
+    expect(parts.map((p) => p.dataset.decision)).toEqual(["read_only", "needs_approval", "denied"]);
+    expect(parts[2]!.textContent).toContain("Bash(curl *)");
+    expect(parts[2]!.textContent).toContain("projectSettings");
+  });
+
+  it("shows a sed -i simulation as a per-file diff", () => {
+    setup([sedRequest()]);
+    const sed = screen.getByTestId("sed-preview");
+    expect(within(sed).getByTestId("sed-file").textContent).toBe("src/a.rs");
+    const rows = sed.querySelectorAll("[data-tag]");
+    const tags = [...rows].map((r) => (r as HTMLElement).dataset.tag);
+    expect(tags).toEqual(["context", "delete", "insert", "context"]);
+    expect(sed.textContent).toContain("bar();");
+  });
+
+  it("sends the edited command as updated_input", async () => {
+    const user = userEvent.setup();
+    setup([bashRequest()]);
+    await user.click(screen.getByTestId("edit-input"));
+    const box = screen.getByTestId("edited-text") as HTMLTextAreaElement;
+    expect(box.value).toBe("git status && rm -rf build");
+    await user.clear(box);
+    await user.type(box, "git status");
+    // Both stay visible: what was asked, and what will run instead.
+    expect(screen.getByTestId("permission-command").textContent).toBe("git status && rm -rf build");
+    expect(screen.getByTestId("permission-edited-command").textContent).toBe("git status");
+    await user.click(screen.getByTestId("allow-once"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args).toEqual({
+      sessionId: "s1",
+      requestId: "r-bash",
+      answer: { answer: "allow_once", updated_input: { command: "git status", description: "Clean" } },
+    });
+  });
+});
+
+describe("PermissionDialog: Edit and Write", () => {
+  it("shows the Edit diff, toggles to side by side, and allows once without changes", async () => {
+    const user = userEvent.setup();
+    const { onanswered } = setup([editRequest()]);
+    const diff = screen.getByTestId("permission-diff");
+    const tags = () => [...diff.querySelectorAll("[data-tag]")].map((r) => (r as HTMLElement).dataset.tag);
+    expect(tags()).toEqual(["context", "delete", "insert", "context", "context"]);
+    expect(diff.querySelector(".hljs-keyword")?.textContent).toBe("fn"); // highlighted as Rust
+    await user.click(within(diff).getByTestId("diff-split"));
+    expect(within(diff).getByTestId("diff-view").dataset.view).toBe("split");
+    // one paired row: old line 2 on the left, new line 2 on the right
+    expect(tags()).toEqual(["context", "context", "delete", "insert", "context", "context", "context", "context"]);
+    await user.click(screen.getByTestId("allow-once"));
+    await waitFor(() => expect(onanswered).toHaveBeenCalledWith("r-edit"));
+    expect(answers()[0]!.args.answer).toEqual({ answer: "allow_once", updated_input: null });
+  });
+
+  it("recomputes the diff from the edited new_string and sends it in updated_input", async () => {
+    const user = userEvent.setup();
+    setup([editRequest()]);
+    await user.click(screen.getByTestId("edit-input"));
+    const box = screen.getByTestId("edited-text") as HTMLTextAreaElement;
+    expect(box.value).toBe("let x = 2;");
+    await user.clear(box);
+    await user.type(box, "let x = 99;");
+    const diff = screen.getByTestId("permission-diff");
+    await waitFor(() => expect(diff.textContent).toContain("let x = 99;"));
+    expect(diff.textContent).not.toContain("let x = 2;");
+    await user.click(screen.getByTestId("allow-once"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args.answer).toEqual({
+      answer: "allow_once",
+      updated_input: { file_path: "/p/src/main.rs", old_string: "let x = 1;", new_string: "let x = 99;" },
+    });
+  });
+
+  it("marks a Write that creates a file as new and edits its content", async () => {
+    const user = userEvent.setup();
+    setup([writeRequest()]);
+    expect(screen.getByTestId("new-file-badge")).toBeTruthy();
+    await user.click(screen.getByTestId("edit-input"));
+    const box = screen.getByTestId("edited-text") as HTMLTextAreaElement;
+    await user.clear(box);
+    await user.type(box, "print('bye')");
+    await waitFor(() => expect(screen.getByTestId("permission-diff").textContent).toContain("print('bye')"));
+    await user.click(screen.getByTestId("allow-once"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args.answer).toMatchObject({ updated_input: { file_path: "/p/new.py", content: "print('bye')" } });
+  });
+});
+
+describe("PermissionDialog: answers", () => {
+  it("always-allow sends the rules as edited (one removed, one changed) and the chosen scope", async () => {
+    const user = userEvent.setup();
+    setup([bashRequest()]);
+    const inputs = screen.getAllByTestId("rule-suggestion") as HTMLInputElement[];
+    expect(inputs.map((i) => i.value)).toEqual(["Bash(rm -rf build)", "Bash(git status:*)"]);
+    await user.click(screen.getAllByTestId("rule-remove")[0]!);
+    const remaining = screen.getByTestId("rule-suggestion") as HTMLInputElement;
+    await user.clear(remaining);
+    await user.type(remaining, "Bash(git *)");
+    await user.selectOptions(screen.getByTestId("rule-scope"), "project_local");
+    await user.click(screen.getByTestId("always-allow"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args.answer).toEqual({
+      answer: "always_allow",
+      rules: ["Bash(git *)"],
+      scope: "project_local",
+      updated_input: null,
+    });
+  });
+
+  it("deny sends the optional message", async () => {
+    const user = userEvent.setup();
+    setup([bashRequest()]);
+    await user.type(screen.getByTestId("deny-message"), "use cargo clean instead");
+    await user.click(screen.getByTestId("deny"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args.answer).toEqual({ answer: "deny", message: "use cargo clean instead" });
+  });
+
+  it("deny without a message sends null", async () => {
+    const user = userEvent.setup();
+    setup([bashRequest()]);
+    await user.click(screen.getByTestId("deny"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args.answer).toEqual({ answer: "deny", message: null });
+  });
+
+  it("shows other tools' target and arguments in full", () => {
+    setup([request({ id: "w", tool_name: "WebFetch", input: { url: "https://docs.rs/x", prompt: "summarise" } })]);
+    expect(screen.getByTestId("permission-url").textContent).toBe("https://docs.rs/x");
+    expect(screen.getByTestId("permission-args").textContent).toContain('"prompt": "summarise"');
+    expect(screen.queryByTestId("edit-input")).toBeNull();
+  });
+});
+
+describe("PermissionDialog: keyboard", () => {
+  it("Y allows once, A always allows, N and Escape deny", async () => {
+    for (const [key, expected] of [
+      ["y", "allow_once"],
+      ["{Enter}", "allow_once"],
+      ["a", "always_allow"],
+      ["n", "deny"],
+      ["{Escape}", "deny"],
+    ] as const) {
+      calls = [];
+      const user = userEvent.setup();
+      const { unmount } = setup([bashRequest()]);
+      await armed();
+      await user.keyboard(key);
+      await waitFor(() => expect(answers()).toHaveLength(1));
+      expect((answers()[0]!.args.answer as { answer: string }).answer).toBe(expected);
+      unmount();
+    }
+  });
+
+  it("ignores shortcuts while typing in a text field", async () => {
+    const user = userEvent.setup();
+    setup([bashRequest()]);
+    await armed();
+    await user.type(screen.getByTestId("deny-message"), "nay");
+    await fireEvent.keyDown(screen.getByTestId("deny-message"), { key: "Escape" });
+    await user.click(screen.getByTestId("edit-input"));
+    await user.type(screen.getByTestId("edited-text"), "y");
+    await armed();
+    expect(answers()).toHaveLength(0);
+    expect((screen.getByTestId("deny-message") as HTMLInputElement).value).toBe("nay");
+  });
+
+  it("ignores shortcuts before the request has been on screen for the arm delay", async () => {
+    render(PermissionDialog, { sessionId: "s1", requests: [bashRequest()], onanswered: vi.fn(), armDelayMs: 10_000 });
+    await fireEvent.keyDown(window, { key: "y" });
+    await armed();
+    expect(answers()).toHaveLength(0);
+  });
+});
+
+describe("PermissionDialog: queue", () => {
+  it("shows the position and sub-agent label, and moves to the next request after an answer", async () => {
+    const user = userEvent.setup();
+    const sub = { ...editRequest(), agent_label: "explorer #2" };
+    const requests = [bashRequest(), sub];
+    const { onanswered, rerender } = setup(requests);
+    expect(screen.getByTestId("permission-position").textContent).toBe("1 of 2");
+    expect(screen.queryByTestId("agent-label")).toBeNull();
+    await user.type(screen.getByTestId("deny-message"), "left over");
+    await user.click(screen.getByTestId("deny"));
+    await waitFor(() => expect(onanswered).toHaveBeenCalledWith("r-bash"));
+    // The owner drops the answered request; the next one shows with fresh state.
+    await rerender({ requests: [sub] });
+    expect(screen.getByTestId("permission-dialog").dataset.toolName).toBe("Edit");
+    expect(screen.getByTestId("permission-position").textContent).toBe("1 of 1");
+    expect(screen.getByTestId("agent-label").textContent).toBe("explorer #2");
+    expect((screen.getByTestId("deny-message") as HTMLInputElement).value).toBe("");
+    await user.click(screen.getByTestId("allow-once"));
+    await waitFor(() => expect(answers()).toHaveLength(2));
+    expect(answers()[1]!.args.requestId).toBe("r-edit");
+  });
+
+  it("renders nothing when no request is pending", () => {
+    setup([]);
+    expect(screen.queryByTestId("permission-dialog")).toBeNull();
+  });
+
+  it("keeps the request and shows the failure when the answer cannot be delivered", async () => {
+    mockIPC(() => {
+      throw new Error("session gone");
+    });
+    const user = userEvent.setup();
+    const { onanswered } = setup([bashRequest()]);
+    await user.click(screen.getByTestId("allow-once"));
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toContain("session gone"));
+    expect(onanswered).not.toHaveBeenCalled();
+  });
+});

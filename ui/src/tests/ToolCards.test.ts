@@ -1,0 +1,126 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { render, screen, waitFor, within } from "@testing-library/svelte";
+import userEvent from "@testing-library/user-event";
+import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
+import type { Event } from "../bindings/Event";
+import MessageList from "../lib/components/MessageList.svelte";
+import { initialState, reduce } from "../lib/conversation/reducer";
+import { completed, queued } from "./fixtures";
+
+const stateOf = (events: Event[]) => events.reduce((s, e) => reduce(s, e, Date.now()), initialState());
+const card = (id: string) => document.querySelector(`[data-tool-use-id="${id}"]`) as HTMLElement;
+
+describe("tool cards and batches", () => {
+  beforeEach(() => mockWindows("main"));
+
+  it("groups a concurrent batch with its progress and shows serial calls as waiting", () => {
+    const conversation = stateOf([
+      queued("a", 1, true, "Read", "Read src/main.rs · lines 1–200"),
+      queued("b", 1, true),
+      queued("c", 1, true),
+      { type: "tool_started", tool_use_id: "a" },
+      { type: "tool_started", tool_use_id: "b" },
+      completed("a"),
+      completed("b", { is_error: true, content: [{ type: "text", text: "No such file" }] }),
+      queued("d", 2, false, "Edit"),
+    ]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    const groups = screen.getAllByTestId("batch");
+    expect(groups.map((g) => [g.dataset.concurrent, g.dataset.size])).toEqual([["true", "3"], ["false", "1"]]);
+    expect(groups[0]!.textContent).toContain("parallel · 2 of 3 done");
+    expect(within(card("a")).getByTestId("tool-summary").textContent).toBe("Read src/main.rs · lines 1–200");
+    expect([card("a"), card("b"), card("c"), card("d")].map((c) => c.dataset.status)).toEqual(["completed", "error", "queued", "queued"]);
+    expect(card("b").textContent).toContain("No such file");
+    expect(within(card("c")).getByTestId("tool-status").textContent).toBe("queued");
+    expect(within(card("d")).getByTestId("tool-status").textContent).toBe("waiting");
+    expect(within(card("a")).getByTestId("tool-elapsed").textContent).toBe("12ms");
+  });
+
+  it("shows the tail of live output while executing and the denial reason after", () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `out ${i}`).join("\n");
+    const running = stateOf([
+      queued("x", 5, false, "Bash"),
+      { type: "tool_started", tool_use_id: "x" },
+      { type: "tool_progress", tool_use_id: "x", progress: { kind: "output", stream: "stdout", text: lines } } as Event,
+    ]);
+    const { unmount } = render(MessageList, { conversation: running, sessionId: "s1" });
+    const progress = screen.getByTestId("tool-progress").textContent!;
+    expect(progress.split("\n")).toHaveLength(20);
+    expect(progress).toContain("out 29");
+    expect(progress).not.toContain("out 9\n");
+    unmount();
+
+    const denied = reduce(running, completed("x", { denied: true, is_error: true, content: [{ type: "text", text: "<tool_use_error>User denied: too risky</tool_use_error>" }] }), 0);
+    render(MessageList, { conversation: denied, sessionId: "s1" });
+    expect(card("x").dataset.status).toBe("denied");
+    expect(card("x").textContent).toContain("Denied: User denied: too risky");
+    expect(card("x").textContent).not.toContain("tool_use_error");
+    expect(screen.queryByTestId("tool-progress")).toBeNull();
+  });
+
+  it("expands results: text, allowed images as data URLs, other image types refused", async () => {
+    const user = userEvent.setup();
+    const conversation = stateOf([
+      queued("i", 1, false, "Read"),
+      completed("i", {
+        content: [
+          { type: "text", text: "an image:" },
+          { type: "image", media_type: "image/png", data: "iVBORw0KGgo=" },
+          { type: "image", media_type: "image/svg+xml", data: "PHN2Zz4=" },
+        ],
+      }),
+    ]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    expect(screen.queryByTestId("tool-result")).toBeNull();
+    await user.click(screen.getByTestId("tool-expand"));
+    const result = screen.getByTestId("tool-result");
+    const imgs = result.querySelectorAll("img");
+    expect(imgs).toHaveLength(1);
+    expect(imgs[0]!.getAttribute("src")).toBe("data:image/png;base64,iVBORw0KGgo=");
+    expect(result.textContent).toContain("unsupported type image/svg+xml");
+  });
+
+  it("shows a persisted output badge and loads the file in chunks", async () => {
+    const reads: unknown[] = [];
+    mockIPC((cmd, args) => {
+      if (cmd === "read_persisted_output") {
+        reads.push(args);
+        return { text: "line 1\nline 2", offset: 0, total_bytes: 13 };
+      }
+      return null;
+    });
+    const user = userEvent.setup();
+    const conversation = stateOf([
+      queued("p", 1, false, "Bash"),
+      completed("p", { persisted_path: "/home/u/.nerve/out/p.txt", persisted_bytes: 13 }),
+    ]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    const badge = screen.getByTestId("persisted-badge");
+    expect(badge.textContent).toContain("/home/u/.nerve/out/p.txt");
+    expect(badge.textContent).toContain("13 B");
+    await user.click(screen.getByTestId("persisted-load"));
+    await waitFor(() => expect(screen.getByTestId("persisted-text").textContent).toContain("line 2"));
+    expect(reads).toEqual([{ sessionId: "s1", path: "/home/u/.nerve/out/p.txt", offset: 0, len: 256 * 1024 }]);
+    expect(screen.queryByTestId("persisted-load")).toBeNull(); // everything is loaded
+  });
+
+  it("asks for the next chunk at the byte offset where the last one ended", async () => {
+    const offsets: number[] = [];
+    mockIPC((cmd, args) => {
+      if (cmd !== "read_persisted_output") return null;
+      const { offset } = args as { offset: number };
+      offsets.push(offset);
+      return { text: `chunk@${offset}\n`, offset, total_bytes: 300 * 1024 };
+    });
+    const user = userEvent.setup();
+    const conversation = stateOf([queued("q", 1, false, "Bash"), completed("q", { persisted_path: "/o/q.txt" })]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    await user.click(screen.getByTestId("persisted-load"));
+    await waitFor(() => expect(screen.getByTestId("persisted-load").textContent?.trim()).toBe("Load more"));
+    expect(screen.getByTestId("persisted-badge").textContent).toContain("300.0 KB");
+    await user.click(screen.getByTestId("persisted-load"));
+    await waitFor(() => expect(screen.queryByTestId("persisted-load")).toBeNull());
+    expect(offsets).toEqual([0, 256 * 1024]);
+    expect(screen.getByTestId("persisted-text").textContent).toContain(`chunk@${256 * 1024}`);
+  });
+});

@@ -1,0 +1,125 @@
+// Event and request builders shaped like the engine's serde JSON, for tests.
+import type { Event } from "../bindings/Event";
+import type { PermissionRequest } from "../bindings/PermissionRequest";
+
+export function queued(id: string, batch: number, concurrent: boolean, name = "Read", summary = `${name} ${id}`): Event {
+  return { type: "tool_queued", tool_use_id: id, tool_name: name, summary, batch_id: batch, concurrent } as Event;
+}
+
+export function completed(id: string, extra: Partial<Record<string, unknown>> = {}): Event {
+  return {
+    type: "tool_completed",
+    tool_use_id: id,
+    content: [{ type: "text", text: "ok" }],
+    is_error: false,
+    denied: false,
+    display: null,
+    persisted_path: null,
+    persisted_bytes: null,
+    elapsed_ms: 12,
+    ...extra,
+  } as Event;
+}
+
+export function request(fields: Partial<PermissionRequest> & Pick<PermissionRequest, "id" | "tool_name">): PermissionRequest {
+  return {
+    tool_use_id: `tu-${fields.id}`,
+    input: {},
+    summary: `${fields.tool_name} call`,
+    reason: "Nothing pre-approves it",
+    parts: [],
+    suggestions: [],
+    preview: null,
+    agent_label: null,
+    ...fields,
+  } as PermissionRequest;
+}
+
+export const bashRequest = () =>
+  request({
+    id: "r-bash",
+    tool_name: "Bash",
+    input: { command: "git status && rm -rf build", description: "Clean" },
+    summary: "Bash git status && rm -rf build",
+    parts: [
+      { part: "git status", decision: "read_only", rule: null },
+      {
+        part: "rm -rf build",
+        decision: "needs_approval",
+        rule: null,
+      },
+      {
+        part: "curl evil",
+        decision: "denied",
+        rule: { rule: "Bash(curl *)", behavior: "deny", source: "projectSettings" },
+      },
+    ] as PermissionRequest["parts"],
+    suggestions: ["Bash(rm -rf build)", "Bash(git status:*)"],
+  });
+
+export const sedRequest = () =>
+  request({
+    id: "r-sed",
+    tool_name: "Bash",
+    input: { command: "sed -i 's/foo/bar/' src/a.rs" },
+    parts: [{ part: "sed -i 's/foo/bar/' src/a.rs", decision: "needs_approval", rule: null }] as PermissionRequest["parts"],
+    preview: {
+      kind: "sed_edit",
+      files: [
+        {
+          path: "src/a.rs",
+          old_sha256: "0",
+          new_sha256: "1",
+          diff: "--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,3 +1,3 @@\n fn main() {\n-    foo();\n+    bar();\n }\n",
+        },
+      ],
+    },
+  });
+
+const OLD = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n";
+const NEW = "fn main() {\n    let x = 2;\n    println!(\"{x}\");\n}\n";
+
+export const editRequest = () =>
+  request({
+    id: "r-edit",
+    tool_name: "Edit",
+    input: { file_path: "/p/src/main.rs", old_string: "let x = 1;", new_string: "let x = 2;" },
+    suggestions: ["Edit(src/**)"],
+    preview: {
+      kind: "update",
+      path: "/p/src/main.rs",
+      hunks: [
+        {
+          old_start: 1,
+          old_lines: 4,
+          new_start: 1,
+          new_lines: 4,
+          lines: [
+            { tag: "context", text: "fn main() {" },
+            { tag: "delete", text: "    let x = 1;" },
+            { tag: "insert", text: "    let x = 2;" },
+            { tag: "context", text: '    println!("{x}");' },
+            { tag: "context", text: "}" },
+          ],
+        },
+      ],
+      unified: "",
+      old_text: OLD,
+      new_text: NEW,
+    },
+  });
+
+export const writeRequest = () =>
+  request({
+    id: "r-write",
+    tool_name: "Write",
+    input: { file_path: "/p/new.py", content: "print('hi')\n" },
+    preview: {
+      kind: "create",
+      path: "/p/new.py",
+      hunks: [{ old_start: 0, old_lines: 0, new_start: 1, new_lines: 1, lines: [{ tag: "insert", text: "print('hi')" }] }],
+      unified: "",
+      old_text: "",
+      new_text: "print('hi')\n",
+    },
+  });

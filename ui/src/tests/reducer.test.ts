@@ -1,0 +1,192 @@
+import { describe, expect, it } from "vitest";
+import type { Event } from "../bindings/Event";
+import { dropPermission, fromHistory, initialState, reduce } from "../lib/conversation/reducer";
+import type { ConversationState, Item } from "../lib/conversation/types";
+import { bashRequest, completed, editRequest, queued } from "./fixtures";
+
+function run(events: Event[], start: ConversationState = initialState()): ConversationState {
+  return events.reduce((s, e, i) => reduce(s, e, 1000 + i), start);
+}
+
+const batches = (s: ConversationState) => s.items.filter((i): i is Extract<Item, { kind: "batch" }> => i.kind === "batch");
+
+describe("reducer: tool batches and statuses", () => {
+  it("groups consecutive tool_queued events by batch_id and never merges different ids", () => {
+    const s = run([queued("a", 1, true), queued("b", 1, true), queued("c", 1, true), queued("d", 2, false), queued("e", 3, false)]);
+    const b = batches(s);
+    expect(b.map((x) => x.tool_ids)).toEqual([["a", "b", "c"], ["d"], ["e"]]);
+    expect(b.map((x) => x.concurrent)).toEqual([true, false, false]);
+  });
+
+  it("moves a call queued → executing → completed, keeping elapsed_ms and start time", () => {
+    let s = run([queued("a", 1, false)]);
+    expect(s.tools.a!.status).toBe("queued");
+    s = reduce(s, { type: "tool_started", tool_use_id: "a" }, 5000);
+    expect(s.tools.a!.status).toBe("executing");
+    expect(s.tools.a!.started_at).toBe(5000);
+    s = reduce(s, completed("a", { elapsed_ms: 321 }), 6000);
+    expect(s.tools.a!.status).toBe("completed");
+    expect(s.tools.a!.elapsed_ms).toBe(321);
+    expect(s.tools.a!.content).toEqual([{ type: "text", text: "ok" }]);
+  });
+
+  it("marks errors and denials distinctly (denied wins over is_error)", () => {
+    const s = run([
+      queued("a", 1, true),
+      queued("b", 1, true),
+      completed("a", { is_error: true }),
+      completed("b", { is_error: true, denied: true, content: [{ type: "text", text: "User said no" }] }),
+    ]);
+    expect(s.tools.a!.status).toBe("error");
+    expect(s.tools.b!.status).toBe("denied");
+    expect(s.tools.b!.denied).toBe(true);
+  });
+
+  it("keeps only the last 20 lines of streamed output, joining partial lines", () => {
+    let s = run([queued("a", 1, false, "Bash"), { type: "tool_started", tool_use_id: "a" }]);
+    const out = (text: string): Event => ({ type: "tool_progress", tool_use_id: "a", progress: { kind: "output", stream: "stdout", text } }) as Event;
+    s = reduce(s, out("hel"), 0);
+    s = reduce(s, out("lo\nworld\n"), 0);
+    expect(s.tools.a!.output_tail).toEqual(["hello", "world", ""]);
+    for (let i = 0; i < 50; i++) s = reduce(s, out(`line ${i}\n`), 0);
+    expect(s.tools.a!.output_tail.length).toBe(20);
+    expect(s.tools.a!.output_tail.at(-2)).toBe("line 49");
+    s = reduce(s, { type: "tool_progress", tool_use_id: "a", progress: { kind: "status", message: "Searching… 3" } } as Event, 0);
+    expect(s.tools.a!.status_line).toBe("Searching… 3");
+  });
+
+  it("records a persisted output's path and size", () => {
+    const s = run([queued("a", 1, false, "Bash"), completed("a", { persisted_path: "/tmp/out.txt", persisted_bytes: 2048 })]);
+    expect(s.tools.a!.persisted_path).toBe("/tmp/out.txt");
+    expect(s.tools.a!.persisted_bytes).toBe(2048);
+  });
+
+  it("ignores events for unknown calls instead of inventing cards", () => {
+    const s = run([{ type: "tool_started", tool_use_id: "ghost" }, completed("ghost")]);
+    expect(s.tools).toEqual({});
+    expect(s.items).toEqual([]);
+  });
+});
+
+describe("reducer: assistant text", () => {
+  it("accumulates text deltas, then replaces them with the final message's text blocks", () => {
+    let s = run([
+      { type: "thinking_delta", text: "Let me " },
+      { type: "thinking_delta", text: "think" },
+      { type: "text_delta", text: "Hel" },
+      { type: "text_delta", text: "lo wor" },
+    ]);
+    expect(s.items).toHaveLength(1);
+    expect(s.items[0]).toMatchObject({ kind: "assistant", text: "Hello wor", thinking: "Let me think", streaming: true });
+    s = reduce(
+      s,
+      {
+        type: "assistant_message",
+        message: {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Let me think." },
+            { type: "text", text: "Hello world." },
+            { type: "tool_use", id: "t1", name: "Read", input: {} },
+          ],
+        },
+      } as Event,
+      0,
+    );
+    expect(s.items).toHaveLength(1);
+    expect(s.items[0]).toMatchObject({ kind: "assistant", text: "Hello world.", thinking: "Let me think.", streaming: false });
+    // The next deltas start a new message rather than appending to the finished one.
+    s = reduce(s, { type: "text_delta", text: "Next" }, 0);
+    expect(s.items).toHaveLength(2);
+  });
+
+  it("drops an empty streaming item when the final message only uses tools", () => {
+    let s = run([{ type: "text_delta", text: "" }]);
+    s = reduce(s, { type: "assistant_message", message: { role: "assistant", content: [{ type: "tool_use", id: "t", name: "Bash", input: {} }] } } as Event, 0);
+    expect(s.items).toEqual([]);
+  });
+
+  it("keeps text streamed before mid-stream tool calls once, above their cards", () => {
+    let s = run([
+      { type: "text_delta", text: "I'll read " },
+      { type: "text_delta", text: "the files." },
+      queued("r1", 1, true, "Read"),
+      queued("r2", 1, true, "Read"),
+    ]);
+    s = reduce(
+      s,
+      {
+        type: "assistant_message",
+        message: {
+          role: "assistant",
+          content: [
+            { type: "text", text: "I'll read the files." },
+            { type: "tool_use", id: "r1", name: "Read", input: {} },
+            { type: "tool_use", id: "r2", name: "Read", input: {} },
+          ],
+        },
+      } as Event,
+      0,
+    );
+    const texts = s.items.filter((i) => i.kind === "assistant");
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toMatchObject({ text: "I'll read the files.", streaming: false });
+    expect(s.items[0]!.kind).toBe("assistant");
+  });
+
+  it("shows user prompts but not tool-result-only user messages", () => {
+    const s = run([
+      { type: "user_message", message: { role: "user", content: "fix the bug" } } as Event,
+      { type: "user_message", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "..." }] } } as Event,
+    ]);
+    expect(s.items).toEqual([{ kind: "user", key: "i1", text: "fix the bug" }]);
+  });
+});
+
+describe("reducer: session-level events", () => {
+  it("queues permission requests and drops them when answered or when the call completes", () => {
+    let s = run([queued("tu-r-bash", 1, false, "Bash"), { type: "permission_requested", request: bashRequest() } as Event, { type: "permission_requested", request: editRequest() } as Event]);
+    expect(s.permissions.map((p) => p.id)).toEqual(["r-bash", "r-edit"]);
+    s = dropPermission(s, "r-edit");
+    expect(s.permissions.map((p) => p.id)).toEqual(["r-bash"]);
+    s = reduce(s, completed("tu-r-bash", { denied: true, is_error: true }), 0);
+    expect(s.permissions).toEqual([]);
+  });
+
+  it("tracks todos, mode, usage totals, notices and the end of the turn", () => {
+    let s = run([
+      { type: "mode_changed", mode: "plan" },
+      { type: "todos_changed", todos: [{ content: "Run tests", status: "in_progress", activeForm: "Running tests" }] } as Event,
+      { type: "usage", input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 1, session_cost_usd: 0.01 } as Event,
+      { type: "usage", input_tokens: 50, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, session_cost_usd: 0.02 } as Event,
+      { type: "retrying", attempt: 2, delay_ms: 1500, reason: "overloaded" } as Event,
+      { type: "error", message: "boom" },
+      { type: "text_delta", text: "partial" },
+    ], { ...initialState(), running: true });
+    expect(s.mode).toBe("plan");
+    expect(s.todos).toHaveLength(1);
+    expect(s.usage).toEqual({ input_tokens: 150, output_tokens: 15, cache_read_input_tokens: 5, cache_creation_input_tokens: 1, session_cost_usd: 0.02 });
+    const notices = s.items.filter((i) => i.kind === "notice");
+    expect(notices.map((n) => (n as { level: string }).level)).toEqual(["retry", "error"]);
+    expect((notices[0] as { text: string }).text).toContain("attempt 2");
+    s = reduce(s, { type: "turn_ended", reason: "aborted" }, 0);
+    expect(s.running).toBe(false);
+    expect(s.last_end).toBe("aborted");
+    expect(s.items.some((i) => i.kind === "assistant" && i.streaming)).toBe(false);
+    expect(s.items.at(-1)).toMatchObject({ kind: "notice", text: "Turn ended: aborted" });
+  });
+
+  it("rebuilds a resumed session's history with finished tool cards", () => {
+    const s = fromHistory(
+      [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: [{ type: "text", text: "Reading." }, { type: "tool_use", id: "t1", name: "Read", input: { file_path: "a" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "data", is_error: true }] },
+      ],
+      "acceptEdits",
+    );
+    expect(s.mode).toBe("acceptEdits");
+    expect(s.items.map((i) => i.kind)).toEqual(["user", "assistant", "batch"]);
+    expect(s.tools.t1).toMatchObject({ status: "error", from_history: true, content: [{ type: "text", text: "data" }] });
+  });
+});

@@ -1,0 +1,30 @@
+import { defineConfig } from "vitest/config";
+import { svelte } from "@sveltejs/vite-plugin-svelte";
+import { svelteTesting } from "@testing-library/svelte/vite";
+
+// Tauri serves the built files from its own origin, so the default base "/" is right.
+export default defineConfig({
+  plugins: [svelte(), svelteTesting()],
+  // Keep Rust/Tauri output visible when both run in one terminal.
+  clearScreen: false,
+  server: {
+    port: 5173,
+    strictPort: true,
+  },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    // WebKitGTK on Linux, WKWebView on macOS: stay at a Safari-16 feature level.
+    target: "safari16",
+    // A strict CSP (script-src 'self') forbids inline module preload polyfills.
+    modulePreload: { polyfill: false },
+    // Always emit CSS as files; the CSP allows styles only from 'self'.
+    cssCodeSplit: false,
+    assetsInlineLimit: 0,
+  },
+  test: {
+    environment: "jsdom",
+    include: ["src/**/*.test.ts"],
+    setupFiles: ["src/tests/setup.ts"],
+  },
+});
