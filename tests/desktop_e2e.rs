@@ -21,6 +21,9 @@ use serde_json::{Value, json};
 
 const API_KEY: &str = "sk-ant-e2e-test-key-0123456789";
 const WAIT: Duration = Duration::from_secs(60);
+/// A command that outlives the test unless closing the app stops it (a distinctive duration, so
+/// `pgrep` finds only this one).
+const SLEEP_COMMAND: &str = "sleep 297.31";
 
 /// tauri-driver, killed when the test ends however it ends.
 struct Driver(Child);
@@ -121,7 +124,7 @@ fn project() -> tempfile::TempDir {
     // A SessionEnd hook shows that closing the session ends it cleanly.
     std::fs::create_dir_all(p.join(".nerve")).unwrap();
     let hooks = json!({"hooks": {"SessionEnd": [{"hooks": [
-        {"type": "command", "command": "echo ended > \"$CLAUDE_PROJECT_DIR/session-ended.txt\""}
+        {"type": "command", "command": "echo ended >> \"$CLAUDE_PROJECT_DIR/session-ended.txt\""}
     ]}]}});
     std::fs::write(p.join(".nerve/settings.json"), hooks.to_string()).unwrap();
     dir
@@ -181,6 +184,12 @@ fn scenario(dir: &Path) -> Scenario {
             "response": stream(vec![
                 json!({"type": "text", "text": ["All done: the greeting is updated, ", "debug is off, and the build folder is kept."]}),
             ], "end_turn"),
+        },
+        {
+            "expect": {"last_user_text_contains": "Now wait"},
+            "response": stream(vec![
+                tool_use("toolu_sleep", "Bash", json!({"command": SLEEP_COMMAND, "description": "Wait"})),
+            ], "tool_use"),
         },
     ]);
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
@@ -359,6 +368,15 @@ async fn a_session_in_the_desktop_app() {
         .await
         .unwrap();
     assert!(parts.contains("rm -rf build"), "{parts}");
+    let chip = element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_rm'] [data-testid='tool-status']",
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    assert_eq!(chip, "needs approval", "the card says what it waits for");
     screenshot(&client, "04-rm-rf-request").await;
     type_into(&client, "[data-testid='deny-message']", "Keep the build folder.").await;
     click(&client, "[data-testid='deny']").await;
@@ -415,7 +433,6 @@ async fn a_session_in_the_desktop_app() {
     }
     assert_eq!(intro, 1, "text streamed before the tool calls is shown once");
 
-    assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     for r in server.requests() {
         assert_eq!(r.status, 200, "the mock rejected a request: {r:?}");
         assert_eq!(r.headers.get("x-api-key").map(String::as_str), Some("<redacted>"));
@@ -427,8 +444,6 @@ async fn a_session_in_the_desktop_app() {
         t.as_deref() == Some("ended\n")
     })
     .await;
-    element(&client, "[data-testid='project-picker']").await;
-    client.close().await.unwrap();
     let transcripts: Vec<_> = walk(data.path())
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
@@ -437,6 +452,69 @@ async fn a_session_in_the_desktop_app() {
     assert_eq!(transcripts.len(), 1, "{transcripts:?}");
     let text = std::fs::read_to_string(&transcripts[0]).unwrap();
     assert!(text.contains("toolu_big") && text.contains("All done"), "{text}");
+
+    // Resume it from the project's session list: the history is back.
+    click(&client, "[data-testid='recent-project']").await;
+    click(&client, "[data-testid='resume-session']").await;
+    wait_for(Some(&client), "the resumed history", || {
+        let c = client.clone();
+        async move {
+            let texts = c
+                .find_all(Locator::Css("[data-testid='assistant-text']"))
+                .await
+                .ok()?;
+            for t in texts {
+                if t.text().await.ok()?.contains("All done") {
+                    return Some(());
+                }
+            }
+            None
+        }
+    })
+    .await;
+    screenshot(&client, "06-resumed").await;
+
+    // Quitting the app while a command runs: the command is stopped, the session ends cleanly.
+    type_into(&client, "[data-testid='prompt-input']", "Now wait for the build.").await;
+    click(&client, "[data-testid='send-button']").await;
+    element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_sleep'][data-status='executing']",
+    )
+    .await;
+    assert!(sleep_running(), "the command runs");
+    // Quit the app the way a logout or `kill` does. (WebDriver cannot press the window manager's
+    // close button; it kills the app instead. Both quit paths meet in the same exit handler.)
+    let app = env!("CARGO_BIN_EXE_nerve-desktop");
+    let quit = Command::new("pkill")
+        .args(["-TERM", "-f", &format!("^{app}")])
+        .status()
+        .expect("pkill runs");
+    assert!(quit.success(), "the app was running");
+    wait_file(
+        "the SessionEnd hook on quit",
+        &root.join("session-ended.txt"),
+        |t| t.as_deref() == Some("ended\nended\n"),
+    )
+    .await;
+    wait_for(None, "the running command to be stopped", || async {
+        (!sleep_running()).then_some(())
+    })
+    .await;
+    let text = std::fs::read_to_string(&transcripts[0]).unwrap();
+    assert!(
+        text.contains("\"tool_use_id\":\"toolu_sleep\""),
+        "the interrupted call is answered in the transcript"
+    );
+    assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+}
+
+fn sleep_running() -> bool {
+    Command::new("pgrep")
+        .args(["-f", SLEEP_COMMAND])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -22,6 +22,10 @@ fn main() {
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(shell)
+        .setup(|app| {
+            quit_on_signals(app.handle().clone());
+            Ok(())
+        })
         .invoke_handler(tauri::generate_handler![
             commands::get_app_state,
             commands::save_settings,
@@ -44,10 +48,31 @@ fn main() {
             std::process::exit(1);
         }
     };
+    // Quitting (the window closed, a signal) ends every session before the process goes.
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
             let shell = handle.state::<Shell>();
             tauri::async_runtime::block_on(shell.sessions.close_all());
         }
+    });
+}
+
+/// SIGTERM (a logout, `kill`) and SIGINT (Ctrl-C in the terminal that started the app) quit the app
+/// the normal way, so sessions end cleanly instead of leaving commands running.
+fn quit_on_signals(handle: tauri::AppHandle) {
+    use tokio::signal::unix::{SignalKind, signal};
+    tauri::async_runtime::spawn(async move {
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+        else {
+            eprintln!(
+                "nerve-desktop: cannot listen for quit signals; quitting by signal will not end sessions"
+            );
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        handle.exit(0);
     });
 }
