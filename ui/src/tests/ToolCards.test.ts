@@ -5,7 +5,7 @@ import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { Event } from "../bindings/Event";
 import MessageList from "../lib/components/MessageList.svelte";
 import { initialState, reduce } from "../lib/conversation/reducer";
-import { completed, queued } from "./fixtures";
+import { completed, queued, request } from "./fixtures";
 
 const stateOf = (events: Event[]) => events.reduce((s, e) => reduce(s, e, Date.now()), initialState());
 const card = (id: string) => document.querySelector(`[data-tool-use-id="${id}"]`) as HTMLElement;
@@ -34,6 +34,23 @@ describe("tool cards and batches", () => {
     expect(within(card("c")).getByTestId("tool-status").textContent).toBe("queued");
     expect(within(card("d")).getByTestId("tool-status").textContent).toBe("waiting");
     expect(within(card("a")).getByTestId("tool-elapsed").textContent).toBe("12ms");
+  });
+
+  it("marks a call whose permission request waits for the user, until it is answered", () => {
+    const asking = stateOf([
+      queued("x", 1, false, "Bash"),
+      { type: "tool_started", tool_use_id: "x" },
+      { type: "permission_requested", request: request({ id: "r1", tool_name: "Bash", tool_use_id: "x" }) },
+    ]);
+    const { unmount } = render(MessageList, { conversation: asking, sessionId: "s1" });
+    const chip = within(card("x")).getByTestId("tool-status");
+    expect(chip.textContent).toBe("needs approval");
+    expect(chip.classList.contains("awaiting")).toBe(true);
+    unmount();
+
+    const answered = reduce(asking, completed("x"), Date.now());
+    render(MessageList, { conversation: answered, sessionId: "s1" });
+    expect(within(card("x")).getByTestId("tool-status").textContent).toBe("completed");
   });
 
   it("shows the tail of live output while executing and the denial reason after", () => {
