@@ -14,9 +14,17 @@ for tool in dbus-run-session gnome-keyring-daemon; do
     exit 1
   fi
 done
-# A throwaway home for the keyring files, removed when the command ends.
+# A throwaway home for the keyring files, removed when the command ends. A desktop app run inside
+# may have started xdg-document-portal, whose FUSE mount under the runtime dir can outlive the bus
+# for a moment: unmount it first. The cleanup never changes the command's exit status.
 keyring_home="$(mktemp -d)"
-trap 'rm -rf "$keyring_home"' EXIT
+cleanup() {
+  local status=$?
+  fusermount3 -u -z "$keyring_home/run/doc" 2>/dev/null || fusermount -u -z "$keyring_home/run/doc" 2>/dev/null || true
+  rm -rf "$keyring_home" 2>/dev/null || echo "with-keyring: could not remove $keyring_home" >&2
+  exit "$status"
+}
+trap cleanup EXIT
 export XDG_DATA_HOME="$keyring_home/data" XDG_RUNTIME_DIR="$keyring_home/run"
 mkdir -p "$XDG_DATA_HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
