@@ -211,6 +211,40 @@ async fn a_gigabyte_of_output_keeps_memory_bounded() {
 }
 
 #[tokio::test]
+async fn a_failing_command_with_long_output_lists_its_saved_output() {
+    let p = TestProject::new();
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let out = s
+        .run_one(&bash(
+            "fail",
+            json!({"command": "seq 1 200000; echo 'test failed: expected 3' >&2; exit 101"}),
+        ))
+        .await;
+    assert!(out.is_error);
+    let text = text_of(&out.content);
+    assert!(text.contains("test failed: expected 3"), "the tail stays inline");
+    assert!(
+        text.contains("Exit code 101"),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
+    let saved = out.persisted_path.as_deref().expect("the whole output is listed");
+    assert!(
+        text.contains(&saved.display().to_string()),
+        "the model is told where it is"
+    );
+    let whole = std::fs::read_to_string(saved).unwrap();
+    assert!(whole.starts_with("1\n2\n3\n") && whole.contains("\n200000\n"));
+    // <project data dir>/<session>/tool-results/
+    let project_data = s.pipeline.store.results_dir().ancestors().nth(2).unwrap();
+    let listed = nerve::budget::ResultStore::list(project_data).unwrap();
+    assert!(
+        listed.iter().any(|o| o.tool_use_id == "fail" && o.path == saved),
+        "the session's output list has it: {listed:?}"
+    );
+}
+
+#[tokio::test]
 async fn png_on_stdout_becomes_an_image_block() {
     let p = TestProject::new();
     let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);

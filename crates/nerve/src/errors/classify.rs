@@ -32,7 +32,9 @@ impl ErrorClass {
             ToolError::Io { source, .. } => Self::Io(source.kind(), source.raw_os_error()),
             ToolError::Cancelled(_) => Self::Cancelled,
             ToolError::Timeout(_) => Self::Timeout,
-            ToolError::Failed(_) | ToolError::WithContent(_) => Self::Tool,
+            ToolError::Failed(_) | ToolError::WithContent(_) | ToolError::WithSavedOutput { .. } => {
+                Self::Tool
+            }
         }
     }
 

@@ -219,13 +219,22 @@ impl Pipeline {
             Ok(output) => self.budget_output(call, tool.as_ref(), output),
             Err(error) => {
                 let class = ErrorClass::of(&error);
-                let content = match error {
-                    ToolError::WithContent(blocks) => blocks,
-                    other => vec![ResultBlock::text(sanitize_for_model(&other.to_string()))],
+                let (content, saved_output) = match error {
+                    ToolError::WithContent(blocks) => (blocks, None),
+                    ToolError::WithSavedOutput {
+                        content,
+                        saved_output,
+                    } => (content, Some(saved_output)),
+                    other => (
+                        vec![ResultBlock::text(sanitize_for_model(&other.to_string()))],
+                        None,
+                    ),
                 };
                 let text = joined_text(&content);
                 let mut out = CallOutcome::from_blocks(call, &tool_name, content, true);
                 out.error_class = Some(class);
+                out.persisted_path =
+                    saved_output.and_then(|path| self.index_saved_output(tool.name(), &call.id, &path));
                 (out, Value::String(text))
             }
         };
@@ -358,10 +367,7 @@ impl Pipeline {
         if persisted_path.is_none()
             && let Some(path) = saved_output
         {
-            match self.store.index_saved(tool.name(), &call.id, &path) {
-                Ok(p) => persisted_path = Some(p.path),
-                Err(e) => tracing::warn!(error_kind = ?e.kind(), "could not list a tool's saved output"),
-            }
+            persisted_path = self.index_saved_output(tool.name(), &call.id, &path);
         }
         let mut out = CallOutcome::from_blocks(call, tool.name(), content, false);
         out.display = display;
@@ -370,6 +376,22 @@ impl Pipeline {
         out.persisted_path = persisted_path;
         out.persistable = tool.max_result_size_chars().is_some();
         (out, hook_response)
+    }
+
+    /// Lists a file a tool saved its whole output to among the session's persisted outputs.
+    fn index_saved_output(
+        &self,
+        tool_name: &str,
+        call_id: &str,
+        path: &std::path::Path,
+    ) -> Option<std::path::PathBuf> {
+        match self.store.index_saved(tool_name, call_id, path) {
+            Ok(p) => Some(p.path),
+            Err(e) => {
+                tracing::warn!(error_kind = ?e.kind(), "could not list a tool's saved output");
+                None
+            }
+        }
     }
 }
 

@@ -167,6 +167,15 @@ pub enum ToolError {
     /// output, such as a failing command's tail).
     #[error("{}", describe_blocks(.0))]
     WithContent(Vec<ResultBlock>),
+    /// Like [`ToolError::WithContent`], for a failure whose whole output was also saved to a file
+    /// (a failing command's spooled output): the file is listed like a persisted output.
+    #[error("{}", describe_blocks(content))]
+    WithSavedOutput {
+        /// What the model sees.
+        content: Vec<ResultBlock>,
+        /// The file holding the whole output.
+        saved_output: std::path::PathBuf,
+    },
 }
 
 fn describe_blocks(blocks: &[ResultBlock]) -> String {

@@ -177,7 +177,13 @@ fn finish(
         }
     }
     if ending.is_error() {
-        return Err(ToolError::WithContent(content));
+        return Err(match saved_output {
+            Some(saved_output) => ToolError::WithSavedOutput {
+                content,
+                saved_output,
+            },
+            None => ToolError::WithContent(content),
+        });
     }
     let mut output = ToolOutput {
         content,

@@ -26,7 +26,9 @@ async fn run(ctx: &ToolUseContext, input: BashInput) -> Result<ToolOutput, ToolE
 
 fn error_text(result: Result<ToolOutput, ToolError>) -> String {
     match result {
-        Err(ToolError::WithContent(blocks)) => text(&blocks),
+        Err(ToolError::WithContent(blocks) | ToolError::WithSavedOutput { content: blocks, .. }) => {
+            text(&blocks)
+        }
         other => panic!("expected an error with content, got {other:?}"),
     }
 }
