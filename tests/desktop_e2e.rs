@@ -159,7 +159,10 @@ fn scenario(dir: &Path) -> Scenario {
             ], "tool_use"),
         },
         {
-            "expect": {"tool_result": {"tool_use_id": "toolu_edit", "contains": "has been updated", "is_error": false}},
+            "expect": {
+                "tool_result": {"tool_use_id": "toolu_edit", "contains": "has been updated", "is_error": false},
+                "last_user_text_contains": "The user modified the Edit input"
+            },
             "response": stream(vec![
                 tool_use("toolu_sed", "Bash", json!({
                     "command": "sed -i 's/debug = true/debug = false/' config.toml",
@@ -312,7 +315,8 @@ async fn a_session_in_the_desktop_app() {
     let batch_text = element(&client, batch).await.text().await.unwrap();
     assert!(batch_text.contains("3 of 3"), "{batch_text}");
 
-    // Edit: the diff is shown; Allow; the file changes.
+    // Edit: the diff is shown; the user changes the proposed text, the diff follows, Allow; the
+    // file has the user's text and the model is told (the mock checks the next request).
     dialog_for(&client, "Edit").await;
     let diff = element(&client, "[data-testid='permission-diff']")
         .await
@@ -321,9 +325,28 @@ async fn a_session_in_the_desktop_app() {
         .unwrap();
     assert!(diff.contains("hello nerve"), "{diff}");
     screenshot(&client, "02-parallel-reads-and-edit-diff").await;
+    click(&client, "[data-testid='edit-input']").await;
+    let edited = element(&client, "[data-testid='edited-text']").await;
+    edited.clear().await.unwrap();
+    edited.send_keys("hello, nerve").await.unwrap();
+    wait_for(Some(&client), "the diff to show the edited text", || {
+        let c = client.clone();
+        async move {
+            let diff = c
+                .find(Locator::Css("[data-testid='permission-diff']"))
+                .await
+                .ok()?
+                .text()
+                .await
+                .ok()?;
+            diff.contains("hello, nerve").then_some(())
+        }
+    })
+    .await;
+    screenshot(&client, "02b-edit-changed-before-allowing").await;
     click(&client, "[data-testid='allow-once']").await;
     wait_file("greeting.txt to be edited", &root.join("greeting.txt"), |t| {
-        t.as_deref() == Some("hello nerve\nsecond line\n")
+        t.as_deref() == Some("hello, nerve\nsecond line\n")
     })
     .await;
 
