@@ -142,7 +142,7 @@ fn scenario(dir: &Path) -> Scenario {
     let file = |name: &str| dir.join(name).display().to_string();
     let steps = json!([
         {
-            "expect": {"last_user_text_contains": "Tidy up"},
+            "expect": {"last_user_text_contains": "Tidy up", "model": "claude-e2e"},
             "response": stream(vec![
                 json!({"type": "text", "text": ["I'll read ", "the three files first."]}),
                 tool_use("toolu_read_1", "Read", json!({"file_path": file("notes.md")})),
@@ -198,7 +198,7 @@ fn scenario(dir: &Path) -> Scenario {
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
 }
 
-fn start_driver(port: u16, data_dir: &Path, base_url: &str) -> Driver {
+fn start_driver(port: u16, data_dir: &Path) -> Driver {
     let native_port = free_port();
     let child = Command::new("tauri-driver")
         .args([
@@ -208,13 +208,14 @@ fn start_driver(port: u16, data_dir: &Path, base_url: &str) -> Driver {
             &native_port.to_string(),
         ])
         .env("NERVE_DATA_DIR", data_dir)
-        .env("ANTHROPIC_BASE_URL", base_url)
+        // The endpoint and the model come from the app's Settings, as a user sets them.
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env_remove("NERVE_MODEL")
         .env_remove("ANTHROPIC_API_KEY")
         .env(
             "NERVE_KEYRING_SERVICE",
             format!("nerve-e2e-{}", std::process::id()),
         )
-        .env("NERVE_MODEL", "claude-e2e")
         .env("NERVE_FAST_MODEL", "claude-e2e-fast")
         .stdout(Stdio::null())
         .spawn()
@@ -267,7 +268,7 @@ async fn a_session_in_the_desktop_app() {
     let data = tempfile::tempdir().unwrap();
     let server = MockServer::start(scenario(&root)).await.unwrap();
     let port = free_port();
-    let _driver = start_driver(port, data.path(), &server.url());
+    let _driver = start_driver(port, data.path());
     let client = connect(port).await;
 
     // First run: no key anywhere, so the app asks for one and keeps it in the OS keyring.
@@ -278,6 +279,34 @@ async fn a_session_in_the_desktop_app() {
     element(&client, "[data-testid='project-path-input']").await;
     let source = client.source().await.unwrap();
     assert!(!source.contains(API_KEY), "the key is never shown back");
+
+    // Settings: the endpoint (here the mock) and the model; the key is there, from the keyring.
+    click(&client, "[data-testid='open-settings']").await;
+    type_into(&client, "[data-testid='settings-base-url']", &server.url()).await;
+    type_into(&client, "[data-testid='settings-model']", "claude-e2e").await;
+    click(&client, "[data-testid='settings-save']").await;
+    wait_for(Some(&client), "the settings to be saved", || {
+        let c = client.clone();
+        async move {
+            let panel = c
+                .find(Locator::Css("[data-testid='settings-panel']"))
+                .await
+                .ok()?
+                .text()
+                .await
+                .ok()?;
+            panel.contains("Settings saved.").then_some(())
+        }
+    })
+    .await;
+    let key_status = element(&client, "[data-testid='settings-key-status']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(key_status.contains("from keyring"), "{key_status}");
+    assert!(!client.source().await.unwrap().contains(API_KEY));
+    click(&client, "[data-testid='settings-close']").await;
 
     type_into(
         &client,
