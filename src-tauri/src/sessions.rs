@@ -11,7 +11,7 @@ use nerve::credentials::load_api_key;
 use nerve::events::{Event, EventSink};
 use nerve::mcp::{McpManager, McpOptions, collect_servers};
 use nerve::model::client::BASE_URL_ENV;
-use nerve::permissions::{PendingPrompts, PermissionMode, UserAnswer};
+use nerve::permissions::{ModeSwitch, PendingPrompts, PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
@@ -29,8 +29,9 @@ pub struct LiveSession {
     prompts: PendingPrompts,
     channel: TurnChannel,
     turn_cancel: Mutex<Option<CancellationToken>>,
-    /// A mode chosen while a turn ran; it applies as soon as the turn ends.
-    pending_mode: Mutex<Option<PermissionMode>>,
+    /// Mode changes asked for while a turn runs (the agent is locked then); the turn applies them
+    /// before its next tool call or model request.
+    mode_switch: ModeSwitch,
     mcp: McpManager,
 }
 
@@ -50,12 +51,10 @@ impl LiveSession {
         let mut agent = self.agent.try_lock().map_err(|_| {
             ShellError::new("a turn is already running in this session; wait for it or abort it")
         })?;
-        self.apply_pending_mode(&mut agent);
         let cancel = CancellationToken::new();
         *lock(&self.turn_cancel) = Some(cancel.clone());
         *lock(&self.channel) = Some(channel);
         let outcome = agent.send(prompt, cancel).await;
-        self.apply_pending_mode(&mut agent);
         *lock(&self.channel) = None;
         *lock(&self.turn_cancel) = None;
         Ok(TurnSummary {
@@ -78,7 +77,8 @@ impl LiveSession {
         self.prompts.answer(request_id, answer).map_err(to_shell)
     }
 
-    /// Switches the permission mode now, or when the running turn ends.
+    /// Switches the permission mode: at once between turns; during a turn, before its next tool
+    /// call (calls already running keep the mode they were checked under).
     pub fn set_mode(&self, mode: PermissionMode) -> Result<PermissionMode, ShellError> {
         self.project.check_mode(mode).map_err(to_shell)?;
         match self.agent.try_lock() {
@@ -87,15 +87,9 @@ impl LiveSession {
                 Ok(agent.permission_mode())
             }
             Err(_) => {
-                *lock(&self.pending_mode) = Some(mode);
+                self.mode_switch.request(mode);
                 Ok(mode)
             }
-        }
-    }
-
-    fn apply_pending_mode(&self, agent: &mut Agent) {
-        if let Some(mode) = lock(&self.pending_mode).take() {
-            agent.set_permission_mode(mode);
         }
     }
 
@@ -209,13 +203,14 @@ impl Sessions {
                 .collect(),
             warnings,
         };
+        let mode_switch = agent.mode_switch();
         let live = Arc::new(LiveSession {
             project,
             agent: tokio::sync::Mutex::new(agent),
             prompts,
             channel,
             turn_cancel: Mutex::new(None),
-            pending_mode: Mutex::new(None),
+            mode_switch,
             mcp,
         });
         let previous = lock(&self.live).insert(session_id, live);

@@ -284,6 +284,39 @@ async fn headless_denials_are_listed_and_reach_the_model() {
 }
 
 #[tokio::test]
+async fn a_mode_switch_asked_for_while_the_agent_is_busy_applies_at_its_next_safe_point() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "w", "name": "TestTouch", "input": {"file_path": "a.txt"}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "w", "is_error": false}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    // A front-end holds the switch; the agent itself is locked inside `send` while a turn runs.
+    a.mode_switch().request(PermissionMode::AcceptEdits);
+    let out = a.send("write", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "ok", "{:?}", out.error);
+    assert!(
+        p.project_dir().join("a.txt").exists(),
+        "the edit ran without asking"
+    );
+    assert_eq!(a.permission_mode(), PermissionMode::AcceptEdits);
+    let ev = p.recorder.events();
+    let changed = position(&ev, |e| {
+        matches!(
+            e,
+            Event::ModeChanged {
+                mode: PermissionMode::AcceptEdits
+            }
+        )
+    });
+    let started = position(&ev, |e| matches!(e, Event::ToolStarted { .. }));
+    assert!(changed < started);
+}
+
+#[tokio::test]
 async fn resume_rebuilds_the_history_and_answers_unfinished_calls() {
     let p = TestProject::new();
     let server = mock(json!([

@@ -7,7 +7,7 @@ mod support;
 use nerve::errors::ErrorClass;
 use nerve::events::Event;
 use nerve::executor::ExecutorOptions;
-use nerve::permissions::PermissionMode;
+use nerve::permissions::{ModeSwitch, PermissionMode};
 use nerve::pipeline::{CallOutcome, ToolCall};
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
@@ -31,6 +31,7 @@ fn opts(max: usize) -> ExecutorOptions {
     ExecutorOptions {
         max_concurrency: max,
         sibling_cancelling_tool: "TestSleep".into(),
+        ..ExecutorOptions::default()
     }
 }
 
@@ -354,6 +355,59 @@ async fn mode_change_is_seen_by_later_permission_checks() {
         text_of(&out[1].content)
     );
     assert!(!p.project_dir().join("f.txt").exists());
+}
+
+#[tokio::test]
+async fn a_mode_switch_asked_for_mid_turn_applies_before_the_next_call() {
+    let p = TestProject::new();
+    // Headless: what would ask is denied, so a denial shows the call was not pre-approved.
+    let s = p.session_with(PermissionMode::Default, &[], None, true);
+    let switch = ModeSwitch::default();
+    let mut exec = s.executor(
+        CancellationToken::new(),
+        ExecutorOptions {
+            mode_switch: switch.clone(),
+            ..opts(10)
+        },
+    );
+    exec.add(call("before", "TestTouch", json!({"file_path": "before.txt"})));
+    let first = exec.next_result().await.unwrap();
+    assert!(
+        first.denied,
+        "default mode asks for an edit: {}",
+        text_of(&first.content)
+    );
+
+    // The user switches to acceptEdits while the turn is still going.
+    switch.request(PermissionMode::AcceptEdits);
+    exec.add(call("after", "TestTouch", json!({"file_path": "after.txt"})));
+    let (rest, ctx) = exec.finish().await;
+    assert!(
+        !rest[0].is_error,
+        "acceptEdits lets the edit run: {}",
+        text_of(&rest[0].content)
+    );
+    assert!(p.project_dir().join("after.txt").exists());
+    assert!(!p.project_dir().join("before.txt").exists());
+    assert_eq!(ctx.permissions.mode, PermissionMode::AcceptEdits);
+    assert_eq!(switch.take(), None, "the request was used up");
+
+    let ev = p.recorder.events();
+    let changed = ev
+        .iter()
+        .position(|e| {
+            matches!(
+                e,
+                Event::ModeChanged {
+                    mode: PermissionMode::AcceptEdits
+                }
+            )
+        })
+        .expect("the front-end is told");
+    assert!(
+        changed < span(&ev, "after").0,
+        "the switch came before the call started"
+    );
 }
 
 fn arb_call() -> impl Strategy<Value = (u8, u64, bool, bool)> {

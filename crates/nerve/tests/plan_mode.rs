@@ -57,6 +57,7 @@ async fn run_turn(s: &SessionRuntime, calls: Vec<ToolCall>) -> (Vec<CallOutcome>
         ExecutorOptions {
             max_concurrency: 10,
             sibling_cancelling_tool: "Bash".into(),
+            ..ExecutorOptions::default()
         },
     );
     for c in calls {

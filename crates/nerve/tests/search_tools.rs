@@ -114,6 +114,7 @@ async fn todo_write_updates_the_context_after_the_turn() {
         ExecutorOptions {
             max_concurrency: 4,
             sibling_cancelling_tool: "Bash".into(),
+            ..ExecutorOptions::default()
         },
     );
     exec.add(call("TodoWrite", json!({ "todos": todos })));

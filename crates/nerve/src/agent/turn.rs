@@ -264,21 +264,25 @@ impl Agent {
         self.runtime.context.permissions.mode
     }
 
+    /// Where a front-end asks for a mode change while a turn runs (the agent is busy then): the
+    /// turn applies it before its next tool call or model request, and emits `ModeChanged`.
+    pub fn mode_switch(&self) -> crate::permissions::ModeSwitch {
+        self.config.executor.mode_switch.clone()
+    }
+
+    fn apply_mode_switch(&mut self) {
+        if let Some(mode) = self.config.executor.mode_switch.take() {
+            self.set_permission_mode(mode);
+        }
+    }
+
     /// Switches the permission mode between turns (a front-end's mode switcher). Entering plan mode
     /// remembers the mode to return to, as the EnterPlanMode tool does; whether a mode is allowed
     /// at all is the project's call ([`crate::project::Project::check_mode`]).
     pub fn set_permission_mode(&mut self, mode: crate::permissions::PermissionMode) {
-        use crate::permissions::PermissionMode;
-        let permissions = &mut self.runtime.context.permissions;
-        if permissions.mode == mode {
+        if !crate::permissions::switch_mode(&mut self.runtime.context.permissions, mode) {
             return;
         }
-        if mode == PermissionMode::Plan {
-            permissions.mode_before_plan = Some(permissions.mode);
-        } else {
-            permissions.mode_before_plan = None;
-        }
-        permissions.mode = mode;
         self.emit(Event::ModeChanged { mode });
     }
 
@@ -327,6 +331,13 @@ impl Agent {
     /// aborts (`cancel`), a hook stops it, or an error ends it. The history is valid afterwards in
     /// every case.
     pub async fn send(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        let outcome = self.run_turn(prompt, cancel).await;
+        // A switch asked for after the last safe point still counts, for the next turn.
+        self.apply_mode_switch();
+        outcome
+    }
+
+    async fn run_turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
         let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);
         if !self.started {
             self.started = true;
@@ -378,6 +389,7 @@ impl Agent {
             error,
         };
         loop {
+            self.apply_mode_switch();
             if cancel.is_cancelled() {
                 self.emit(Event::TurnEnded {
                     reason: TurnEnd::Aborted,

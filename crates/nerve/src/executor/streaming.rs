@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::errors::ErrorClass;
 use crate::events::Event;
 use crate::executor::call_is_concurrency_safe;
+use crate::permissions::{ModeSwitch, switch_mode};
 use crate::pipeline::{CallOutcome, Pipeline, ToolCall};
 use crate::tool::{ContextModifier, ProgressSink, ToolUseContext};
 
@@ -42,6 +43,8 @@ pub struct ExecutorOptions {
     /// The tool whose failure cancels its running siblings (commands in a batch often depend on each
     /// other; reads do not).
     pub sibling_cancelling_tool: String,
+    /// Mode changes asked for while the turn runs, applied before the next call starts.
+    pub mode_switch: ModeSwitch,
 }
 
 impl Default for ExecutorOptions {
@@ -49,6 +52,7 @@ impl Default for ExecutorOptions {
         Self {
             max_concurrency: max_concurrency_from_env(),
             sibling_cancelling_tool: "Bash".into(),
+            mode_switch: ModeSwitch::default(),
         }
     }
 }
@@ -269,6 +273,12 @@ impl Scheduler {
     }
 
     fn start(&mut self, idx: usize) {
+        if let Some(mode) = self.options.mode_switch.take() {
+            self.apply_modifier(ContextModifier::new(move |mut ctx| {
+                switch_mode(&mut ctx.permissions, mode);
+                ctx
+            }));
+        }
         let batch_id = self.entries[idx].batch_id;
         let parent = self.turn_cancel.clone();
         let batch_token = self

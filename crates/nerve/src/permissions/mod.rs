@@ -19,6 +19,7 @@ mod context;
 pub mod evaluate;
 pub mod matching;
 pub mod mode;
+mod mode_switch;
 pub mod paths;
 mod pending;
 pub mod protected;
@@ -34,6 +35,7 @@ mod verdict;
 pub use context::{PermissionContext, SharedRules};
 pub use evaluate::{CallFacts, HookPermission, evaluate};
 pub use mode::PermissionMode;
+pub use mode_switch::{ModeSwitch, switch_mode};
 pub use pending::{NotWaiting, PendingPrompts};
 pub use request::{
     AutoClassifier, ClassifierRequest, ClassifierVerdict, MatchedRule, PermissionPrompter, PermissionRequest,
