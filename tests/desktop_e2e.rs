@@ -343,6 +343,20 @@ async fn a_session_in_the_desktop_app() {
     .await;
     let batch_text = element(&client, batch).await.text().await.unwrap();
     assert!(batch_text.contains("3 of 3"), "{batch_text}");
+    // (Read from the DOM: the permission dialog that opens next may already cover the card.)
+    let summary = element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_read_1'] [data-testid='tool-summary']",
+    )
+    .await
+    .prop("textContent")
+    .await
+    .unwrap();
+    assert_eq!(
+        summary.as_deref(),
+        Some("notes.md"),
+        "paths are shown relative to the project"
+    );
 
     // Edit: the diff is shown; the user changes the proposed text, the diff follows, Allow; the
     // file has the user's text and the model is told (the mock checks the next request).

@@ -215,7 +215,9 @@ impl Scheduler {
         let safe = call_is_concurrency_safe(&self.pipeline.pool, &call);
         let tool = self.pipeline.pool.find(&call.name);
         let tool_name = tool.map_or_else(|| call.name.clone(), |t| t.name().to_string());
-        let summary = tool.map(|t| t.summary(&call.input)).unwrap_or_default();
+        let summary = tool
+            .map(|t| t.summary(&call.input, &self.ctx.exec.cwd))
+            .unwrap_or_default();
         let joins_last = safe && self.entries.last().is_some_and(|e| e.safe);
         if !joins_last {
             self.batch_counter = self.pipeline.batch_ids.next_id();

@@ -129,7 +129,7 @@ impl Tool for McpTool {
         format!("{} - {} (MCP)", self.server(), self.remote_name)
     }
 
-    fn summary(&self, input: &Self::Input) -> String {
+    fn summary(&self, input: &Self::Input, _cwd: &std::path::Path) -> String {
         let args = Value::Object(input.clone()).to_string();
         let short: String = args.chars().take(120).collect();
         format!("{}: {}", self.remote_name, short)

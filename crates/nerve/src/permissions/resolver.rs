@@ -146,7 +146,7 @@ impl Resolver {
             tool_use_id: tool_use_id.to_string(),
             tool_name: tool.name().to_string(),
             input: input.clone(),
-            summary: tool.summary(input),
+            summary: tool.summary(input, &ctx.exec.cwd),
             reason: eval.reason.clone(),
             parts: eval.parts.clone(),
             suggestions: eval.suggestions.clone(),

@@ -69,7 +69,7 @@ pub trait DynTool: Send + Sync {
     /// See [`Tool::user_facing_name`].
     fn user_facing_name(&self, input: Option<&Value>) -> String;
     /// See [`Tool::summary`].
-    fn summary(&self, input: &Value) -> String;
+    fn summary(&self, input: &Value, cwd: &std::path::Path) -> String;
     /// See [`Tool::classifier_input`].
     fn classifier_input(&self, input: &Value) -> String;
 }
@@ -175,9 +175,9 @@ impl<T: Tool> DynTool for T {
         let typed = input.and_then(|v| parse::<T>(v).ok());
         Tool::user_facing_name(self, typed.as_ref())
     }
-    fn summary(&self, input: &Value) -> String {
+    fn summary(&self, input: &Value, cwd: &std::path::Path) -> String {
         parse::<T>(input)
-            .map(|i| Tool::summary(self, &i))
+            .map(|i| Tool::summary(self, &i, cwd))
             .unwrap_or_default()
     }
     fn classifier_input(&self, input: &Value) -> String {

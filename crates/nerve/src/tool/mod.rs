@@ -198,7 +198,7 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// One line describing this call for the UI ("Read src/main.rs · lines 1–200").
-    fn summary(&self, _input: &Self::Input) -> String {
+    fn summary(&self, _input: &Self::Input, _cwd: &std::path::Path) -> String {
         String::new()
     }
 

@@ -72,7 +72,7 @@ impl Tool for SleepTool {
     fn is_read_only(&self, input: &SleepInput) -> bool {
         input.safe
     }
-    fn summary(&self, input: &SleepInput) -> String {
+    fn summary(&self, input: &SleepInput, _cwd: &std::path::Path) -> String {
         format!("{} ms", input.ms)
     }
     async fn call(
@@ -126,7 +126,7 @@ impl Tool for EchoTool {
     fn is_read_only(&self, _: &EchoInput) -> bool {
         true
     }
-    fn summary(&self, input: &EchoInput) -> String {
+    fn summary(&self, input: &EchoInput, _cwd: &std::path::Path) -> String {
         input.text.chars().take(40).collect()
     }
     fn classifier_input(&self, input: &EchoInput) -> String {
@@ -381,7 +381,7 @@ impl Tool for TouchTool {
             paths: vec![ctx.resolve_path(&input.file_path)],
         }
     }
-    fn summary(&self, input: &TouchInput) -> String {
+    fn summary(&self, input: &TouchInput, _cwd: &std::path::Path) -> String {
         input.file_path.clone()
     }
     async fn call(

@@ -59,7 +59,7 @@ impl Tool for AgentTool {
         "Agent".into()
     }
 
-    fn summary(&self, input: &AgentInput) -> String {
+    fn summary(&self, input: &AgentInput, _cwd: &std::path::Path) -> String {
         input.description.clone()
     }
 

@@ -136,7 +136,7 @@ impl Tool for BashTool {
         run_foreground(&input.command, timeout, ctx, progress).await
     }
 
-    fn summary(&self, input: &BashInput) -> String {
+    fn summary(&self, input: &BashInput, _cwd: &std::path::Path) -> String {
         let mut lines = input.command.trim().lines();
         let first = lines.next().unwrap_or_default();
         if first.is_empty() {

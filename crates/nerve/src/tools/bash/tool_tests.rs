@@ -343,9 +343,21 @@ fn safety_follows_the_command() {
 
 #[test]
 fn summary_is_the_first_line_shortened() {
-    assert_eq!(BashTool.summary(&input("ls -la")), "ls -la");
-    assert_eq!(BashTool.summary(&input("make\nmake test")), "make…");
+    assert_eq!(
+        BashTool.summary(&input("ls -la"), std::path::Path::new("/")),
+        "ls -la"
+    );
+    assert_eq!(
+        BashTool.summary(&input("make\nmake test"), std::path::Path::new("/")),
+        "make…"
+    );
     let long = "x".repeat(150);
-    assert_eq!(BashTool.summary(&input(&long)).chars().count(), 101);
+    assert_eq!(
+        BashTool
+            .summary(&input(&long), std::path::Path::new("/"))
+            .chars()
+            .count(),
+        101
+    );
     assert_eq!(BashTool.classifier_input(&input("git push")), "git push");
 }

@@ -132,11 +132,8 @@ Usage:
         Ok(ToolOutput::text(text).with_display(preview.diff.to_value()))
     }
 
-    fn summary(&self, input: &EditInput) -> String {
-        display_path(
-            std::path::Path::new(&input.file_path),
-            std::env::current_dir().ok().as_deref(),
-        )
+    fn summary(&self, input: &EditInput, cwd: &std::path::Path) -> String {
+        display_path(std::path::Path::new(&input.file_path), Some(cwd))
     }
 
     fn classifier_input(&self, input: &EditInput) -> String {

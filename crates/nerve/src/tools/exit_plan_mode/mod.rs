@@ -49,7 +49,7 @@ impl Tool for ExitPlanModeTool {
             .into()
     }
 
-    fn summary(&self, input: &ExitPlanModeInput) -> String {
+    fn summary(&self, input: &ExitPlanModeInput, _cwd: &std::path::Path) -> String {
         let lines = input.plan.lines().count();
         format!("plan of {lines} line{}", if lines == 1 { "" } else { "s" })
     }
@@ -190,7 +190,13 @@ mod tests {
 
     #[test]
     fn summary_counts_lines() {
-        assert_eq!(ExitPlanModeTool.summary(&plan("a\nb")), "plan of 2 lines");
-        assert_eq!(ExitPlanModeTool.summary(&plan("a")), "plan of 1 line");
+        assert_eq!(
+            ExitPlanModeTool.summary(&plan("a\nb"), std::path::Path::new("/")),
+            "plan of 2 lines"
+        );
+        assert_eq!(
+            ExitPlanModeTool.summary(&plan("a"), std::path::Path::new("/")),
+            "plan of 1 line"
+        );
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::permissions::paths::normalize_lexically;
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tools::fs::display_path;
 use crate::tools::walk::ReadDenyFilter;
 
 pub use search::{GlobError, GlobResult, MAX_GLOB_RESULTS};
@@ -106,9 +107,9 @@ impl Tool for GlobTool {
         }
     }
 
-    fn summary(&self, input: &GlobInput) -> String {
+    fn summary(&self, input: &GlobInput, cwd: &std::path::Path) -> String {
         match &input.path {
-            Some(p) => format!("{} in {p}", input.pattern),
+            Some(p) => format!("{} in {}", input.pattern, display_path(Path::new(p), Some(cwd))),
             None => input.pattern.clone(),
         }
     }
@@ -153,6 +154,16 @@ impl Tool for GlobTool {
 mod tests {
     use super::*;
     use crate::tools::test_support::{context_in, no_progress, text};
+
+    #[test]
+    fn the_summary_shows_paths_relative_to_the_working_directory() {
+        let input = GlobInput {
+            pattern: "*.rs".into(),
+            path: Some("/p/src".into()),
+        };
+        assert_eq!(GlobTool.summary(&input, Path::new("/p")), "*.rs in src");
+        assert_eq!(GlobTool.summary(&input, Path::new("/q")), "*.rs in /p/src");
+    }
 
     #[tokio::test]
     async fn relative_paths_resolve_against_the_working_directory() {

@@ -15,6 +15,7 @@ use async_trait::async_trait;
 use crate::permissions::paths::normalize_lexically;
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tools::fs::display_path;
 use crate::tools::walk::ReadDenyFilter;
 
 pub use format::{Page, Rendered, render};
@@ -109,9 +110,13 @@ impl Tool for GrepTool {
         }
     }
 
-    fn summary(&self, input: &GrepInput) -> String {
+    fn summary(&self, input: &GrepInput, cwd: &std::path::Path) -> String {
         match &input.path {
-            Some(p) => format!("\"{}\" in {p}", input.pattern),
+            Some(p) => format!(
+                "\"{}\" in {}",
+                input.pattern,
+                display_path(std::path::Path::new(p), Some(cwd))
+            ),
             None => format!("\"{}\"", input.pattern),
         }
     }

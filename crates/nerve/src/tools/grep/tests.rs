@@ -367,3 +367,17 @@ async fn tool_resolves_relative_paths_and_reports_errors() {
     );
     assert!(GrepTool.is_read_only(&input) && GrepTool.is_concurrency_safe(&input));
 }
+
+#[test]
+fn the_summary_shows_paths_relative_to_the_working_directory() {
+    let input: GrepInput =
+        serde_json::from_value(json!({"pattern": "fn main", "path": "/p/src/lib.rs"})).unwrap();
+    assert_eq!(
+        GrepTool.summary(&input, Path::new("/p")),
+        "\"fn main\" in src/lib.rs"
+    );
+    assert_eq!(
+        GrepTool.summary(&input, Path::new("/q")),
+        "\"fn main\" in /p/src/lib.rs"
+    );
+}

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use crate::permissions::paths::normalize_lexically;
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tools::fs::display_path;
 
 pub use cells::{CellEdit, CellError, CellType, EditMode};
 
@@ -118,9 +119,10 @@ impl Tool for NotebookEditTool {
         }
     }
 
-    fn summary(&self, input: &NotebookEditInput) -> String {
+    fn summary(&self, input: &NotebookEditInput, cwd: &std::path::Path) -> String {
         let cell = input.cell_id.as_deref().unwrap_or("start");
-        format!("{} · {:?} {cell}", input.notebook_path, input.mode()).to_lowercase()
+        let path = display_path(std::path::Path::new(&input.notebook_path), Some(cwd));
+        format!("{path} · {}", format!("{:?} {cell}", input.mode()).to_lowercase())
     }
 
     async fn call(

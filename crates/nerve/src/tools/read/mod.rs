@@ -152,8 +152,8 @@ Usage:
         "Read".into()
     }
 
-    fn summary(&self, input: &ReadInput) -> String {
-        summary_of(input, std::env::current_dir().ok().as_deref())
+    fn summary(&self, input: &ReadInput, cwd: &std::path::Path) -> String {
+        summary_of(input, Some(cwd))
     }
 
     fn interrupt_behavior(&self) -> InterruptBehavior {

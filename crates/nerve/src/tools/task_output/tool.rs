@@ -106,7 +106,7 @@ impl Tool for TaskOutputTool {
         }))
     }
 
-    fn summary(&self, input: &TaskOutputInput) -> String {
+    fn summary(&self, input: &TaskOutputInput, _cwd: &std::path::Path) -> String {
         input.task_id.clone()
     }
 }

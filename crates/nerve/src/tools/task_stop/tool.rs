@@ -70,7 +70,7 @@ impl Tool for TaskStopTool {
         Ok(ToolOutput::text(text))
     }
 
-    fn summary(&self, input: &TaskStopInput) -> String {
+    fn summary(&self, input: &TaskStopInput, _cwd: &std::path::Path) -> String {
         input.task_id.clone()
     }
 }

@@ -62,7 +62,7 @@ impl Tool for TodoWriteTool {
         validate_todos(&input.todos)
     }
 
-    fn summary(&self, input: &TodoWriteInput) -> String {
+    fn summary(&self, input: &TodoWriteInput, _cwd: &std::path::Path) -> String {
         let done = input
             .todos
             .iter()

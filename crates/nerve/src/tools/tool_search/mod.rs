@@ -78,7 +78,7 @@ impl Tool for ToolSearchTool {
         true
     }
 
-    fn summary(&self, input: &ToolSearchInput) -> String {
+    fn summary(&self, input: &ToolSearchInput, _cwd: &std::path::Path) -> String {
         input.query.chars().take(60).collect()
     }
 

@@ -193,7 +193,7 @@ impl Tool for WebFetchTool {
         InterruptBehavior::Cancel
     }
 
-    fn summary(&self, input: &WebFetchInput) -> String {
+    fn summary(&self, input: &WebFetchInput, _cwd: &std::path::Path) -> String {
         input.url.clone()
     }
 

@@ -124,11 +124,8 @@ Usage:
         Ok(ToolOutput::text(text).with_display(preview.diff.to_value()))
     }
 
-    fn summary(&self, input: &WriteInput) -> String {
-        display_path(
-            Path::new(&input.file_path),
-            std::env::current_dir().ok().as_deref(),
-        )
+    fn summary(&self, input: &WriteInput, cwd: &std::path::Path) -> String {
+        display_path(Path::new(&input.file_path), Some(cwd))
     }
 
     fn classifier_input(&self, input: &WriteInput) -> String {
