@@ -189,6 +189,12 @@ fn scenario(dir: &Path) -> Scenario {
             ], "end_turn"),
         },
         {
+            "expect": {"last_user_text_contains": "Start the build"},
+            "response": stream(vec![
+                tool_use("toolu_abort", "Bash", json!({"command": SLEEP_COMMAND, "description": "Build"})),
+            ], "tool_use"),
+        },
+        {
             "expect": {"last_user_text_contains": "Now wait"},
             "response": stream(vec![
                 tool_use("toolu_sleep", "Bash", json!({"command": SLEEP_COMMAND, "description": "Wait"})),
@@ -539,6 +545,70 @@ async fn a_session_in_the_desktop_app() {
     })
     .await;
     screenshot(&client, "06-resumed").await;
+    // The cards are rebuilt as they were live: the parallel batch, the denial, the saved output,
+    // the summaries; the engine's notes to the model are not shown as the user's words.
+    element(&client, batch).await;
+    element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_rm'][data-status='denied']",
+    )
+    .await;
+    element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_big'] [data-testid='persisted-badge']",
+    )
+    .await;
+    let summary = element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_read_1'] [data-testid='tool-summary']",
+    )
+    .await
+    .prop("textContent")
+    .await
+    .unwrap();
+    assert_eq!(summary.as_deref(), Some("notes.md"));
+    for u in client
+        .find_all(Locator::Css("[data-testid='user-text']"))
+        .await
+        .unwrap()
+    {
+        let text = u.prop("textContent").await.unwrap().unwrap_or_default();
+        assert!(!text.contains("system-reminder"), "{text}");
+    }
+
+    // Abort while a command runs: the command is stopped, the call is answered, the turn ends,
+    // and the session goes on (the mock checks the next request's history).
+    type_into(&client, "[data-testid='prompt-input']", "Start the build.").await;
+    click(&client, "[data-testid='send-button']").await;
+    element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_abort'][data-status='executing']",
+    )
+    .await;
+    assert!(sleep_running(), "the command runs");
+    click(&client, "[data-testid='abort-button']").await;
+    element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_abort'][data-status='error']",
+    )
+    .await;
+    wait_for(Some(&client), "the aborted turn to be reported", || {
+        let c = client.clone();
+        async move {
+            for n in c.find_all(Locator::Css("[data-testid='notice']")).await.ok()? {
+                if n.text().await.ok()?.contains("Turn ended: aborted") {
+                    return Some(());
+                }
+            }
+            None
+        }
+    })
+    .await;
+    wait_for(None, "the aborted command to be stopped", || async {
+        (!sleep_running()).then_some(())
+    })
+    .await;
+    screenshot(&client, "07-aborted").await;
 
     // Quitting the app while a command runs: the command is stopped, the session ends cleanly.
     type_into(&client, "[data-testid='prompt-input']", "Now wait for the build.").await;

@@ -2,6 +2,7 @@
 //! requests and answers, modes) cross the IPC boundary unchanged; these are the shell's additions.
 //! All of them are exported to TypeScript (`ui/src/bindings/`), so the UI never declares them twice.
 
+use nerve::agent::PastCall;
 use nerve::events::TurnEnd;
 use nerve::permissions::PermissionMode;
 use serde::{Deserialize, Serialize};
@@ -87,6 +88,8 @@ pub struct SessionInfo {
     pub tools: Vec<String>,
     /// The conversation so far (API messages), for a resumed session.
     pub history: Vec<serde_json::Value>,
+    /// Its tool calls as the live events described them (summary, batch, denial, saved output).
+    pub past_calls: Vec<PastCall>,
     /// Problems met while starting (damaged transcript lines, MCP servers that failed).
     pub warnings: Vec<String>,
 }

@@ -201,6 +201,7 @@ impl Sessions {
                 .iter()
                 .filter_map(|m| serde_json::to_value(m).ok())
                 .collect(),
+            past_calls: agent.past_calls(),
             warnings,
         };
         let mode_switch = agent.mode_switch();

@@ -317,6 +317,79 @@ async fn a_mode_switch_asked_for_while_the_agent_is_busy_applies_at_its_next_saf
 }
 
 #[tokio::test]
+async fn a_resumed_conversation_describes_its_calls_as_the_live_events_did() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "e1", "name": "TestEcho", "input": {"text": "one"}},
+            {"type": "tool_use", "id": "e2", "name": "TestEcho", "input": {"text": "two"}},
+            {"type": "tool_use", "id": "w", "name": "TestTouch", "input": {"file_path": "a.txt"}},
+            {"type": "tool_use", "id": "big", "name": "TestBigOutput", "input": {"chars": 5000}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "done"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    a.send("start", CancellationToken::new()).await;
+    let live: Vec<(String, String, u64, bool)> = p
+        .recorder
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::ToolQueued {
+                tool_use_id,
+                summary,
+                batch_id,
+                concurrent,
+                ..
+            } => Some((tool_use_id, summary, batch_id, concurrent)),
+            _ => None,
+        })
+        .collect();
+    let session_id = a.runtime().context.config.session_id.clone();
+    let path = Transcript::path_for(&p.dir.path().join("data"), &session_id);
+    drop(a);
+
+    let runtime = p.session_with_setup(
+        nerve::tools::testing::all_test_tools(),
+        false,
+        PermissionMode::Default,
+        &[],
+        nerve::project::SessionSetup {
+            session_id: Some(session_id),
+            headless: true,
+            ..Default::default()
+        },
+    );
+    let (b, _) = Agent::resume(
+        client(&server),
+        runtime,
+        AgentConfig::new("claude-test"),
+        vec!["You are Nerve.".into()],
+        &path,
+    )
+    .unwrap();
+    let past = b.past_calls();
+    let ids: Vec<&str> = past.iter().map(|c| c.tool_use_id.as_str()).collect();
+    assert_eq!(ids, ["e1", "e2", "w", "big"]);
+    for (call, (id, summary, _, concurrent)) in past.iter().zip(&live) {
+        assert_eq!(&call.tool_use_id, id);
+        assert_eq!(&call.summary, summary, "the same summary as live");
+        assert_eq!(call.concurrent, *concurrent, "{id}: the same partition as live");
+    }
+    let batches: Vec<u32> = past.iter().map(|c| c.batch_index).collect();
+    assert_eq!(batches, [1, 1, 2, 3], "the two echoes ran together");
+    let denied: Vec<bool> = past.iter().map(|c| c.denied).collect();
+    assert_eq!(denied, [false, false, true, false]);
+    let big = &past[3];
+    let saved = big
+        .persisted_path
+        .as_deref()
+        .expect("the big output was persisted");
+    assert_eq!(big.persisted_bytes, Some(std::fs::metadata(saved).unwrap().len()));
+    assert!(past[..3].iter().all(|c| c.persisted_path.is_none()));
+}
+
+#[tokio::test]
 async fn resume_rebuilds_the_history_and_answers_unfinished_calls() {
     let p = TestProject::new();
     let server = mock(json!([

@@ -72,7 +72,7 @@ describe("App flow", () => {
         case "open_project":
           return { path: (args as { path: string }).path, mode: "default", sessions: [], unapproved_mcp_servers: [] };
         case "start_session":
-          return { session_id: "s1", project_path: "/proj", mode: "default", model: "claude-x", tools: [], history: [], warnings: [] };
+          return { session_id: "s1", project_path: "/proj", mode: "default", model: "claude-x", tools: [], history: [], past_calls: [], warnings: [] };
         default:
           return null;
       }

@@ -4,7 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import ProjectPicker from "../lib/components/ProjectPicker.svelte";
 
-const SESSION = { session_id: "s9", project_path: "/work/p", mode: "default", model: "m", tools: [], history: [], warnings: [] };
+const SESSION = { session_id: "s9", project_path: "/work/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], warnings: [] };
 
 describe("ProjectPicker", () => {
   let calls: { cmd: string; args: unknown }[];

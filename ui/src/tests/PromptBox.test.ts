@@ -63,7 +63,7 @@ describe("Conversation with a live session: queue while running", () => {
 
   it("queues prompts typed during a turn, lets one be removed, and sends the rest when the turn ends", async () => {
     const user = userEvent.setup();
-    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], warnings: [] });
+    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], warnings: [] });
     render(Conversation, { session, onclose: vi.fn() });
     const box = screen.getByTestId("prompt-input");
 
@@ -116,7 +116,7 @@ describe("SessionStore turn outcome", () => {
       }
       throw "no such session";
     });
-    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], warnings: [] });
+    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], warnings: [] });
     session.submit("one");
     await waitFor(() => expect(session.running).toBe(false));
     await waitFor(() => expect(session.state.last_end).toBe("error"));

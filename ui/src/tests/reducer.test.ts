@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../bindings/Event";
+import type { PastCall } from "../bindings/PastCall";
 import { dropPermission, fromHistory, initialState, reduce } from "../lib/conversation/reducer";
 import type { ConversationState, Item } from "../lib/conversation/types";
 import { bashRequest, completed, editRequest, queued } from "./fixtures";
@@ -188,5 +189,58 @@ describe("reducer: session-level events", () => {
     expect(s.mode).toBe("acceptEdits");
     expect(s.items.map((i) => i.kind)).toEqual(["user", "assistant", "batch"]);
     expect(s.tools.t1).toMatchObject({ status: "error", from_history: true, content: [{ type: "text", text: "data" }] });
+  });
+
+  it("rebuilds batches, summaries, denials and saved outputs as the engine describes them", () => {
+    const past = (tool_use_id: string, batch_index: number, concurrent: boolean, extra: Partial<PastCall> = {}): PastCall => ({
+      tool_use_id,
+      tool_name: "Read",
+      summary: `${tool_use_id}.md`,
+      batch_index,
+      concurrent,
+      denied: false,
+      persisted_path: null,
+      persisted_bytes: null,
+      ...extra,
+    });
+    const use = (id: string) => ({ type: "tool_use", id, name: "Read", input: { file_path: `/p/${id}.md` } });
+    const result = (id: string, is_error = false) => ({ type: "tool_result", tool_use_id: id, content: "x", is_error });
+    const s = fromHistory(
+      [
+        { role: "user", content: "go" },
+        { role: "assistant", content: [use("a"), use("b"), use("c"), use("d")] },
+        {
+          role: "user",
+          content: [
+            result("a"),
+            result("b"),
+            result("c", true),
+            result("d"),
+            { type: "text", text: "<system-reminder>\nThe user modified the Edit input\n</system-reminder>" },
+          ],
+        },
+        { role: "assistant", content: [use("e")] },
+      ],
+      "default",
+      [
+        past("a", 1, true),
+        past("b", 1, true),
+        past("c", 2, false, { tool_name: "Bash", summary: "rm -rf build", denied: true }),
+        past("d", 3, true, { persisted_path: "/data/d.txt", persisted_bytes: 5000 }),
+        past("e", 4, true),
+      ],
+    );
+    const batches = s.items.filter((i) => i.kind === "batch");
+    expect(batches.map((b) => [b.tool_ids, b.concurrent])).toEqual([
+      [["a", "b"], true],
+      [["c"], false],
+      [["d"], true],
+      [["e"], true],
+    ]);
+    expect(new Set(batches.map((b) => b.batch_id)).size).toBe(4);
+    expect(s.tools.a).toMatchObject({ summary: "a.md", status: "completed" });
+    expect(s.tools.c).toMatchObject({ tool_name: "Bash", summary: "rm -rf build", status: "denied" });
+    expect(s.tools.d).toMatchObject({ persisted_path: "/data/d.txt", persisted_bytes: 5000 });
+    expect(s.items.filter((i) => i.kind === "user").map((i) => i.kind === "user" && i.text)).toEqual(["go"]);
   });
 });

@@ -5,6 +5,7 @@ mod compact;
 mod conversation;
 mod launch;
 pub mod models;
+mod past_calls;
 mod request;
 pub mod session_hooks;
 mod subagent;
@@ -13,6 +14,7 @@ mod turn;
 
 pub use conversation::{answer_missing_tool_uses, outcomes_to_user_message, tool_uses_of};
 pub use launch::{LaunchError, LaunchOptions, Launched, launch, today};
+pub use past_calls::PastCall;
 pub use request::build_request;
 pub use subagent::{ModelSubagentRunner, SubagentReport, SubagentRunner, finished_normally};
 pub use system_prompt::{SystemPromptInputs, build_system_prompt};

@@ -259,6 +259,11 @@ impl Agent {
         &self.runtime
     }
 
+    /// The transcript file, when the session keeps one.
+    pub fn transcript_path(&self) -> Option<&std::path::Path> {
+        self.transcript.as_ref().map(Transcript::path)
+    }
+
     /// The permission mode the next call starts in.
     pub fn permission_mode(&self) -> crate::permissions::PermissionMode {
         self.runtime.context.permissions.mode

@@ -176,6 +176,14 @@ impl ResultStore {
         file.write_all(line.as_bytes())
     }
 
+    /// This session's persisted outputs, newest first.
+    pub fn session_outputs(&self) -> io::Result<Vec<IndexEntry>> {
+        let project_data_dir = self.index_path.parent().unwrap_or_else(|| Path::new("."));
+        let mut entries = Self::list(project_data_dir)?;
+        entries.retain(|e| e.session_id == self.session_id);
+        Ok(entries)
+    }
+
     /// Lists a project's persisted outputs, newest first. Damaged lines (a crash mid-write) are skipped.
     pub fn list(project_data_dir: &Path) -> io::Result<Vec<IndexEntry>> {
         let text = match fs::read_to_string(Self::index_path(project_data_dir)) {

@@ -1,6 +1,7 @@
 // Pure reduction of engine events into conversation view state. No clocks, no I/O: the caller passes
 // `now`, so the same events always give the same state and the reducer is unit-testable.
 import type { Event } from "../../bindings/Event";
+import type { PastCall } from "../../bindings/PastCall";
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { Progress } from "../../bindings/Progress";
 import type { ResultBlock } from "../../bindings/ResultBlock";
@@ -111,8 +112,13 @@ function finishAssistant(state: ConversationState, message: unknown): Conversati
 }
 
 /** A user message shows as a prompt only when it carries text (tool results have their cards). */
+/** Context the engine adds to a user message (hook output, notes); not the person's words. */
+function isEngineContext(block: Block): boolean {
+  return block.type === "text" && typeof block.text === "string" && block.text.trimStart().startsWith("<system-reminder>");
+}
+
 function addUser(state: ConversationState, message: unknown): ConversationState {
-  const text = joinText(blocksOf(message), "text");
+  const text = joinText(blocksOf(message).filter((b) => !isEngineContext(b)), "text");
   if (!text) return state;
   return withItem(state, (key) => ({ kind: "user", key, text }));
 }
@@ -293,35 +299,55 @@ export function dropPermission(state: ConversationState, requestId: string): Con
 }
 
 /**
- * Rebuilds view state from a resumed session's API messages. No live events exist for them, so
- * tool_use / tool_result blocks become finished cards, each in its own serial group.
+ * Rebuilds view state from a resumed session's API messages. No live events exist for them; the
+ * engine describes each call as the live events did (`pastCalls`: summary, batch, denial, saved
+ * output). A call it does not describe gets a card of its own with its raw input.
  */
-export function fromHistory(messages: unknown[], mode: PermissionMode): ConversationState {
+export function fromHistory(messages: unknown[], mode: PermissionMode, pastCalls: PastCall[] = []): ConversationState {
   let state = initialState(mode);
+  const described = new Map(pastCalls.map((c) => [c.tool_use_id, c]));
   for (const message of messages) {
     const role = (message as { role?: string } | null)?.role;
     const blocks = blocksOf(message);
     if (role === "assistant") {
       state = finishAssistant(state, message);
+      // The engine's batch index of the group item last added, to put batch mates together.
+      let openBatch: number | null = null;
       for (const b of blocks) {
         if (b.type !== "tool_use" || typeof b.id !== "string") continue;
+        const id = b.id;
         const name = typeof b.name === "string" ? b.name : "tool";
+        const past = described.get(id);
+        const joins = past !== undefined && openBatch === past.batch_index;
+        const batchId = joins ? lastBatchId(state) : -state.seq - 1;
         const tool = newToolCall({
-          tool_use_id: b.id,
-          tool_name: name,
-          summary: `${name} ${compactJson(b.input)}`,
+          tool_use_id: id,
+          tool_name: past?.tool_name ?? name,
+          summary: past?.summary || `${name} ${compactJson(b.input)}`,
           status: "completed",
           from_history: true,
-          batch_id: -state.seq - 1,
+          batch_id: batchId,
+          concurrent: past?.concurrent ?? false,
+          denied: past?.denied ?? false,
+          persisted_path: past?.persisted_path ?? null,
+          persisted_bytes: past?.persisted_bytes ?? null,
         });
-        state = { ...state, tools: { ...state.tools, [b.id]: tool } };
-        state = withItem(state, (key) => ({
-          kind: "batch",
-          key,
-          batch_id: tool.batch_id,
-          concurrent: false,
-          tool_ids: [b.id as string],
-        }));
+        state = { ...state, tools: { ...state.tools, [id]: tool } };
+        if (joins) {
+          const items = state.items.slice();
+          const last = items[items.length - 1];
+          if (last?.kind === "batch") items[items.length - 1] = { ...last, tool_ids: [...last.tool_ids, id] };
+          state = { ...state, items };
+        } else {
+          state = withItem(state, (key) => ({
+            kind: "batch",
+            key,
+            batch_id: batchId,
+            concurrent: past?.concurrent ?? false,
+            tool_ids: [id],
+          }));
+          openBatch = past?.batch_index ?? null;
+        }
       }
     } else {
       state = addUser(state, message);
@@ -330,7 +356,7 @@ export function fromHistory(messages: unknown[], mode: PermissionMode): Conversa
         const isError = b.is_error === true;
         state = updateTool(state, b.tool_use_id, (t) => ({
           ...t,
-          status: finalStatus(isError, false),
+          status: finalStatus(isError, t.denied),
           is_error: isError,
           content: resultBlocks(b.content),
         }));
@@ -338,6 +364,11 @@ export function fromHistory(messages: unknown[], mode: PermissionMode): Conversa
     }
   }
   return state;
+}
+
+function lastBatchId(state: ConversationState): number {
+  const last = state.items[state.items.length - 1];
+  return last?.kind === "batch" ? last.batch_id : -state.seq - 1;
 }
 
 function resultBlocks(content: unknown): ResultBlock[] {

@@ -25,7 +25,7 @@ export class SessionStore {
     this.id = info.session_id;
     this.projectPath = info.project_path;
     this.model = info.model;
-    let state = fromHistory(info.history, info.mode);
+    let state = fromHistory(info.history, info.mode, info.past_calls);
     // Problems met while starting are shown, not swallowed: the user should know what is missing.
     const notices = [...info.warnings];
     if (unapprovedMcpServers.length) {

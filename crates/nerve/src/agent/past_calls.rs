@@ -1,0 +1,109 @@
+//! A resumed conversation's tool calls as the live events described them: the one-line summary,
+//! the batch the executor ran each call in, whether the user denied it, and its persisted output.
+//! Front-ends rebuild their tool cards from this instead of guessing from raw messages.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::Agent;
+use super::conversation::tool_uses_of;
+use crate::executor::{call_is_concurrency_safe, partition};
+use crate::model::types::Role;
+use crate::pipeline::ToolCall;
+use crate::session::{TranscriptEntry, read_transcript};
+
+/// One tool call of the conversation so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PastCall {
+    /// The call's id.
+    pub tool_use_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// What the call did, in one line ("src/main.rs · lines 1–200").
+    pub summary: String,
+    /// Calls with the same index ran as one batch; indices count up through the conversation.
+    pub batch_index: u32,
+    /// Whether the batch ran its calls in parallel (the executor's own partition).
+    pub concurrent: bool,
+    /// Whether a person or a rule refused it.
+    pub denied: bool,
+    /// Where its whole output was saved, if it was.
+    pub persisted_path: Option<PathBuf>,
+    /// The saved output's size in bytes.
+    pub persisted_bytes: Option<u64>,
+}
+
+impl Agent {
+    /// The conversation's tool calls, in order, as the live events described them.
+    pub fn past_calls(&self) -> Vec<PastCall> {
+        let pool = &self.runtime.pipeline.pool;
+        let cwd = &self.runtime.context.exec.cwd;
+        let denied = self.denied_call_ids();
+        let persisted: HashMap<String, (PathBuf, u64)> = self
+            .runtime
+            .pipeline
+            .store
+            .session_outputs()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| (e.tool_use_id, (e.path, e.size_bytes)))
+            .collect();
+        let mut calls = Vec::new();
+        let mut batch_index = 0u32;
+        for message in self.messages().iter().filter(|m| m.role == Role::Assistant) {
+            let uses: Vec<ToolCall> = tool_uses_of(message)
+                .into_iter()
+                .map(|t| ToolCall {
+                    id: t.id,
+                    name: t.name,
+                    input: t.input,
+                })
+                .collect();
+            let safe: Vec<bool> = uses.iter().map(|c| call_is_concurrency_safe(pool, c)).collect();
+            for batch in partition(&safe) {
+                batch_index += 1;
+                for i in batch.calls {
+                    let Some(call) = uses.get(i) else { continue };
+                    let tool = pool.find(&call.name);
+                    let saved = persisted.get(&call.id);
+                    calls.push(PastCall {
+                        tool_use_id: call.id.clone(),
+                        tool_name: tool.map_or_else(|| call.name.clone(), |t| t.name().to_string()),
+                        summary: tool.map(|t| t.summary(&call.input, cwd)).unwrap_or_default(),
+                        batch_index,
+                        concurrent: batch.concurrent,
+                        denied: denied.contains(&call.id),
+                        persisted_path: saved.map(|(p, _)| p.clone()),
+                        persisted_bytes: saved.map(|(_, n)| *n),
+                    });
+                }
+            }
+        }
+        calls
+    }
+
+    /// Calls the transcript records as refused.
+    fn denied_call_ids(&self) -> HashSet<String> {
+        let Some(path) = self.transcript_path() else {
+            return HashSet::new();
+        };
+        // An unreadable transcript only costs the "denied" marks; the history itself is in memory.
+        let Ok((entries, _)) = read_transcript(path) else {
+            return HashSet::new();
+        };
+        entries
+            .into_iter()
+            .filter_map(|e| match e {
+                TranscriptEntry::Permission {
+                    tool_use_id,
+                    allowed: false,
+                    ..
+                } => Some(tool_use_id),
+                _ => None,
+            })
+            .collect()
+    }
+}
