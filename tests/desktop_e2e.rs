@@ -280,6 +280,15 @@ async fn a_session_in_the_desktop_app() {
     // First run: no key anywhere, so the app asks for one and keeps it in the OS keyring.
     element(&client, "[data-testid='first-run']").await;
     screenshot(&client, "01-first-run").await;
+    // The page runs under the app's CSP: no eval, no network beyond IPC.
+    let eval = client
+        .execute(
+            "try { return 'ran: ' + eval('1 + 1'); } catch (e) { return 'blocked: ' + e.name; }",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(eval, json!("blocked: EvalError"), "eval is refused by the CSP");
     type_into(&client, "[data-testid='api-key-input']", API_KEY).await;
     click(&client, "[data-testid='api-key-save']").await;
     element(&client, "[data-testid='project-path-input']").await;

@@ -8,6 +8,7 @@ mod bindings;
 mod commands;
 mod dto;
 mod error;
+mod policy;
 mod sessions;
 mod settings;
 
