@@ -195,6 +195,10 @@ fn scenario(dir: &Path) -> Scenario {
             ], "tool_use"),
         },
         {
+            "expect": {"last_user_text_contains": "Explain the config"},
+            "response": {"type": "error", "status": 400, "message": "e2e: the request was refused"},
+        },
+        {
             "expect": {"last_user_text_contains": "Now wait"},
             "response": stream(vec![
                 tool_use("toolu_sleep", "Bash", json!({"command": SLEEP_COMMAND, "description": "Wait"})),
@@ -323,6 +327,34 @@ async fn a_session_in_the_desktop_app() {
     assert!(!client.source().await.unwrap().contains(API_KEY));
     click(&client, "[data-testid='settings-close']").await;
 
+    // A folder that does not exist: a clear error, and the picker stays usable.
+    let missing = root.join("no-such-folder");
+    type_into(
+        &client,
+        "[data-testid='project-path-input']",
+        &missing.display().to_string(),
+    )
+    .await;
+    click(&client, "[data-testid='project-path-open']").await;
+    wait_for(Some(&client), "the missing folder to be reported", || {
+        let c = client.clone();
+        async move {
+            let alert = c
+                .find(Locator::Css("[role='alert']"))
+                .await
+                .ok()?
+                .text()
+                .await
+                .ok()?;
+            alert.contains("no-such-folder").then_some(alert)
+        }
+    })
+    .await;
+    element(&client, "[data-testid='project-path-input']")
+        .await
+        .clear()
+        .await
+        .unwrap();
     type_into(
         &client,
         "[data-testid='project-path-input']",
@@ -618,6 +650,23 @@ async fn a_session_in_the_desktop_app() {
     })
     .await;
     screenshot(&client, "07-aborted").await;
+
+    // The API refuses a request: the error is shown, the turn ends, the session goes on.
+    type_into(&client, "[data-testid='prompt-input']", "Explain the config.").await;
+    click(&client, "[data-testid='send-button']").await;
+    wait_for(Some(&client), "the API error to be shown", || {
+        let c = client.clone();
+        async move {
+            let mut texts = Vec::new();
+            for n in c.find_all(Locator::Css("[data-testid='notice']")).await.ok()? {
+                texts.push(n.text().await.ok()?);
+            }
+            let shown = texts.iter().any(|t| t.contains("e2e: the request was refused"));
+            let ended = texts.iter().any(|t| t.contains("Turn ended: error"));
+            (shown && ended).then_some(())
+        }
+    })
+    .await;
 
     // Quitting the app while a command runs: the command is stopped, the session ends cleanly.
     type_into(&client, "[data-testid='prompt-input']", "Now wait for the build.").await;
