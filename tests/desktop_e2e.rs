@@ -104,6 +104,22 @@ async fn type_into(client: &Client, css: &str, text: &str) {
     element(client, css).await.send_keys(text).await.unwrap();
 }
 
+/// Waits until one of the elements matching `css` shows text containing `needle`.
+async fn wait_for_text(client: &Client, css: &str, needle: &str) {
+    wait_for(Some(client), &format!("{css} to show {needle:?}"), || {
+        let c = client.clone();
+        async move {
+            for e in c.find_all(Locator::Css(css)).await.ok()? {
+                if e.text().await.ok()?.contains(needle) {
+                    return Some(());
+                }
+            }
+            None
+        }
+    })
+    .await;
+}
+
 /// Waits until the file at `path` satisfies `check`.
 async fn wait_file(what: &str, path: &Path, check: impl Fn(Option<String>) -> bool) {
     wait_for(None, what, || {
@@ -517,22 +533,7 @@ async fn a_session_in_the_desktop_app() {
         "[data-testid='tool-card'][data-tool-use-id='toolu_big'] [data-testid='persisted-badge']",
     )
     .await;
-    wait_for(Some(&client), "the final answer", || {
-        let c = client.clone();
-        async move {
-            let texts = c
-                .find_all(Locator::Css("[data-testid='assistant-text']"))
-                .await
-                .ok()?;
-            for t in texts {
-                if t.text().await.ok()?.contains("All done") {
-                    return Some(());
-                }
-            }
-            None
-        }
-    })
-    .await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "All done").await;
     screenshot(&client, "05-persisted-output-and-answer").await;
     let mut intro = 0;
     for t in client
@@ -569,22 +570,7 @@ async fn a_session_in_the_desktop_app() {
     // Resume it from the project's session list: the history is back.
     click(&client, "[data-testid='recent-project']").await;
     click(&client, "[data-testid='resume-session']").await;
-    wait_for(Some(&client), "the resumed history", || {
-        let c = client.clone();
-        async move {
-            let texts = c
-                .find_all(Locator::Css("[data-testid='assistant-text']"))
-                .await
-                .ok()?;
-            for t in texts {
-                if t.text().await.ok()?.contains("All done") {
-                    return Some(());
-                }
-            }
-            None
-        }
-    })
-    .await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "All done").await;
     screenshot(&client, "06-resumed").await;
     // The cards are rebuilt as they were live: the parallel batch, the denial, the saved output,
     // the summaries; the engine's notes to the model are not shown as the user's words.
@@ -633,18 +619,7 @@ async fn a_session_in_the_desktop_app() {
         "[data-testid='tool-card'][data-tool-use-id='toolu_abort'][data-status='error']",
     )
     .await;
-    wait_for(Some(&client), "the aborted turn to be reported", || {
-        let c = client.clone();
-        async move {
-            for n in c.find_all(Locator::Css("[data-testid='notice']")).await.ok()? {
-                if n.text().await.ok()?.contains("Turn ended: aborted") {
-                    return Some(());
-                }
-            }
-            None
-        }
-    })
-    .await;
+    wait_for_text(&client, "[data-testid='notice']", "Turn ended: aborted").await;
     wait_for(None, "the aborted command to be stopped", || async {
         (!sleep_running()).then_some(())
     })
@@ -654,19 +629,8 @@ async fn a_session_in_the_desktop_app() {
     // The API refuses a request: the error is shown, the turn ends, the session goes on.
     type_into(&client, "[data-testid='prompt-input']", "Explain the config.").await;
     click(&client, "[data-testid='send-button']").await;
-    wait_for(Some(&client), "the API error to be shown", || {
-        let c = client.clone();
-        async move {
-            let mut texts = Vec::new();
-            for n in c.find_all(Locator::Css("[data-testid='notice']")).await.ok()? {
-                texts.push(n.text().await.ok()?);
-            }
-            let shown = texts.iter().any(|t| t.contains("e2e: the request was refused"));
-            let ended = texts.iter().any(|t| t.contains("Turn ended: error"));
-            (shown && ended).then_some(())
-        }
-    })
-    .await;
+    wait_for_text(&client, "[data-testid='notice']", "e2e: the request was refused").await;
+    wait_for_text(&client, "[data-testid='notice']", "Turn ended: error").await;
 
     // Quitting the app while a command runs: the command is stopped, the session ends cleanly.
     type_into(&client, "[data-testid='prompt-input']", "Now wait for the build.").await;
