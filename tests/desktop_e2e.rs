@@ -289,6 +289,9 @@ async fn dialog_for(client: &Client, tool: &str) {
 #[tokio::test]
 #[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
 async fn a_session_in_the_desktop_app() {
+    for stale in ["failure.png", "failure.txt"] {
+        let _ = std::fs::remove_file(screenshots_dir().join(stale));
+    }
     let dir = project();
     let root = dir.path().canonicalize().unwrap();
     let data = tempfile::tempdir().unwrap();
@@ -535,6 +538,36 @@ async fn a_session_in_the_desktop_app() {
     .await;
     wait_for_text(&client, "[data-testid='assistant-text']", "All done").await;
     screenshot(&client, "05-persisted-output-and-answer").await;
+    // The saved output loads in chunks from the file (575 KB: more than one chunk).
+    let card_big = "[data-testid='tool-card'][data-tool-use-id='toolu_big']";
+    click(&client, &format!("{card_big} [data-testid='persisted-load']")).await;
+    let row = element(
+        &client,
+        &format!("{card_big} [data-testid='persisted-text'] [data-index='3']"),
+    )
+    .await
+    .prop("textContent")
+    .await
+    .unwrap();
+    assert_eq!(row.as_deref(), Some("4"), "line 4 of `seq` is the fourth row");
+    let width = client
+        .execute(
+            "return document.querySelector(arguments[0]).getBoundingClientRect().width;",
+            vec![json!(format!("{card_big} [data-testid='persisted-text']"))],
+        )
+        .await
+        .unwrap();
+    assert!(
+        width.as_f64().unwrap_or(0.0) > 300.0,
+        "the output is laid out full width: {width}"
+    );
+    screenshot(&client, "05b-persisted-output-loaded").await;
+    let more = element(&client, &format!("{card_big} [data-testid='persisted-load']"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(more.trim(), "Load more");
     let mut intro = 0;
     for t in client
         .find_all(Locator::Css("[data-testid='assistant-text']"))

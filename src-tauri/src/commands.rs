@@ -185,12 +185,68 @@ pub fn read_persisted_output(
     let session = shell.sessions.get(&session_id)?;
     let data_dir = session.project().data_dir();
     let path = PathBuf::from(path);
-    let bytes =
+    let mut bytes =
         ResultStore::read_range(&data_dir, &path, offset, len.min(MAX_CHUNK_BYTES)).map_err(to_shell)?;
     let total_bytes = std::fs::metadata(&path).map_err(to_shell)?.len();
+    let at_end = offset.saturating_add(bytes.len() as u64) >= total_bytes;
+    if !at_end {
+        bytes.truncate(whole_chars_len(&bytes));
+    }
     Ok(PersistedChunk {
         text: String::from_utf8_lossy(&bytes).into_owned(),
         offset,
+        next_offset: offset.saturating_add(bytes.len() as u64),
         total_bytes,
     })
+}
+
+/// The length of `bytes` without a UTF-8 character cut off at its end (invalid bytes elsewhere are
+/// left to the lossy decoding). Never 0 for a non-empty slice, so reading always moves on.
+fn whole_chars_len(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(4) {
+        let byte = bytes[n - back];
+        if byte & 0b1100_0000 == 0b1000_0000 {
+            continue; // a continuation byte: the character starts further back
+        }
+        let needed = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        return if back < needed && back < n { n - back } else { n };
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_chars_len;
+
+    #[test]
+    fn a_character_cut_by_the_chunk_size_waits_for_the_next_chunk() {
+        let text = "ab─cd€😀".as_bytes();
+        // Every cut inside a character moves back to its start; cuts between characters stay.
+        let boundaries: Vec<usize> = (0..=text.len())
+            .filter(|&i| std::str::from_utf8(&text[..i]).is_ok())
+            .collect();
+        for cut in 1..=text.len() {
+            let kept = whole_chars_len(&text[..cut]);
+            let expected = *boundaries.iter().rev().find(|&&b| b <= cut).unwrap_or(&0);
+            assert_eq!(kept, if expected == 0 { cut } else { expected }, "cut at {cut}");
+            assert!(std::str::from_utf8(&text[..kept]).is_ok() || expected == 0);
+        }
+        assert_eq!(whole_chars_len(b""), 0);
+        assert_eq!(
+            whole_chars_len(&[0xE2]),
+            1,
+            "a lone partial character still moves the reader on"
+        );
+        assert_eq!(
+            whole_chars_len(&[b'a', 0xFF]),
+            2,
+            "invalid bytes are not held back"
+        );
+    }
 }

@@ -113,6 +113,10 @@ pub struct PersistedChunk {
     /// Where the slice starts.
     #[ts(type = "number")]
     pub offset: u64,
+    /// Where the next chunk starts: the slice ends before a character split by the chunk size,
+    /// which then arrives whole in the next chunk.
+    #[ts(type = "number")]
+    pub next_offset: u64,
     /// The whole file's size.
     #[ts(type = "number")]
     pub total_bytes: u64,

@@ -13,6 +13,11 @@ text: string,
  */
 offset: number, 
 /**
+ * Where the next chunk starts: the slice ends before a character split by the chunk size,
+ * which then arrives whole in the next chunk.
+ */
+next_offset: number, 
+/**
  * The whole file's size.
  */
 total_bytes: number, };

@@ -102,7 +102,7 @@ describe("tool cards and batches", () => {
     mockIPC((cmd, args) => {
       if (cmd === "read_persisted_output") {
         reads.push(args);
-        return { text: "line 1\nline 2", offset: 0, total_bytes: 13 };
+        return { text: "line 1\nline 2", offset: 0, next_offset: 13, total_bytes: 13 };
       }
       return null;
     });
@@ -127,7 +127,8 @@ describe("tool cards and batches", () => {
       if (cmd !== "read_persisted_output") return null;
       const { offset } = args as { offset: number };
       offsets.push(offset);
-      return { text: `chunk@${offset}\n`, offset, total_bytes: 300 * 1024 };
+      // The first chunk ends 2 bytes early, before a character the chunk size would have split.
+      return { text: `chunk@${offset}\n`, offset, next_offset: offset + 256 * 1024 - 2, total_bytes: 300 * 1024 };
     });
     const user = userEvent.setup();
     const conversation = stateOf([queued("q", 1, false, "Bash"), completed("q", { persisted_path: "/o/q.txt" })]);
@@ -137,7 +138,7 @@ describe("tool cards and batches", () => {
     expect(screen.getByTestId("persisted-badge").textContent).toContain("300.0 KB");
     await user.click(screen.getByTestId("persisted-load"));
     await waitFor(() => expect(screen.queryByTestId("persisted-load")).toBeNull());
-    expect(offsets).toEqual([0, 256 * 1024]);
-    expect(screen.getByTestId("persisted-text").textContent).toContain(`chunk@${256 * 1024}`);
+    expect(offsets).toEqual([0, 256 * 1024 - 2]);
+    expect(screen.getByTestId("persisted-text").textContent).toContain(`chunk@${256 * 1024 - 2}`);
   });
 });
