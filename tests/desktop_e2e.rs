@@ -649,7 +649,7 @@ async fn a_session_in_the_desktop_app() {
     click(&client, "[data-testid='abort-button']").await;
     element(
         &client,
-        "[data-testid='tool-card'][data-tool-use-id='toolu_abort'][data-status='error']",
+        "[data-testid='tool-card'][data-tool-use-id='toolu_abort'][data-status='cancelled']",
     )
     .await;
     wait_for_text(&client, "[data-testid='notice']", "Turn ended: aborted").await;

@@ -54,6 +54,8 @@ pub enum Event {
         is_error: bool,
         /// Whether it was denied by a permission decision.
         denied: bool,
+        /// Whether it was stopped before it finished (the user aborted, or a parallel call failed).
+        cancelled: bool,
         /// UI-only data (a diff...).
         display: Option<Value>,
         /// The persisted output file, when the result was too large.

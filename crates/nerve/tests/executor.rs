@@ -286,6 +286,24 @@ async fn abort_answers_every_call() {
         vec!["r1", "r2"],
         "queued calls never start after an abort"
     );
+    let cancelled: Vec<(String, bool)> = p
+        .recorder
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::ToolCompleted {
+                tool_use_id,
+                cancelled,
+                ..
+            } => Some((tool_use_id, cancelled)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(cancelled.len(), 4);
+    assert!(
+        cancelled.iter().all(|(_, c)| *c),
+        "front-ends are told each call was cancelled: {cancelled:?}"
+    );
 }
 
 #[tokio::test]
@@ -407,6 +425,11 @@ async fn a_mode_switch_asked_for_mid_turn_applies_before_the_next_call() {
     assert!(
         changed < span(&ev, "after").0,
         "the switch came before the call started"
+    );
+    assert!(
+        ev.iter()
+            .all(|e| !matches!(e, Event::ToolCompleted { cancelled: true, .. })),
+        "a denial or a success is not a cancellation"
     );
 }
 

@@ -64,6 +64,10 @@ is_error: boolean,
  */
 denied: boolean, 
 /**
+ * Whether it was stopped before it finished (the user aborted, or a parallel call failed).
+ */
+cancelled: boolean, 
+/**
  * UI-only data (a diff...).
  */
 display: JsonValue | null, 

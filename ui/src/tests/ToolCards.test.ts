@@ -53,6 +53,23 @@ describe("tool cards and batches", () => {
     expect(within(card("x")).getByTestId("tool-status").textContent).toBe("completed");
   });
 
+  it("shows a call stopped by an abort as cancelled, not as a failure", () => {
+    const conversation = stateOf([
+      queued("s", 1, false, "Bash"),
+      { type: "tool_started", tool_use_id: "s" },
+      completed("s", {
+        is_error: true,
+        cancelled: true,
+        content: [{ type: "text", text: "<tool_use_error>Interrupted by the user: the tool call did not run to completion.</tool_use_error>" }],
+      }),
+    ]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    expect(card("s").dataset.status).toBe("cancelled");
+    expect(within(card("s")).getByTestId("tool-status").textContent).toBe("cancelled");
+    expect(card("s").textContent).toContain("Interrupted by the user");
+    expect(card("s").querySelector(".problem.error")).toBeNull();
+  });
+
   it("shows the tail of live output while executing and the denial reason after", () => {
     const lines = Array.from({ length: 30 }, (_, i) => `out ${i}`).join("\n");
     const running = stateOf([

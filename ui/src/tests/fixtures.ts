@@ -13,6 +13,7 @@ export function completed(id: string, extra: Partial<Record<string, unknown>> = 
     content: [{ type: "text", text: "ok" }],
     is_error: false,
     denied: false,
+    cancelled: false,
     display: null,
     persisted_path: null,
     persisted_bytes: null,

@@ -430,6 +430,7 @@ impl Scheduler {
             content: outcome.content.clone(),
             is_error: outcome.is_error,
             denied: outcome.denied,
+            cancelled: matches!(outcome.error_class, Some(ErrorClass::Cancelled)),
             display: outcome.display.clone(),
             persisted_path: outcome.persisted_path.clone(),
             persisted_bytes: outcome

@@ -198,8 +198,9 @@ function queueTool(state: ConversationState, e: Extract<Event, { type: "tool_que
   }));
 }
 
-export function finalStatus(is_error: boolean, denied: boolean): ToolStatus {
+export function finalStatus(is_error: boolean, denied: boolean, cancelled = false): ToolStatus {
   if (denied) return "denied";
+  if (cancelled) return "cancelled";
   return is_error ? "error" : "completed";
 }
 
@@ -226,7 +227,7 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
     case "tool_completed": {
       const next = updateTool(state, event.tool_use_id, (t) => ({
         ...t,
-        status: finalStatus(event.is_error, event.denied),
+        status: finalStatus(event.is_error, event.denied, event.cancelled),
         content: event.content as ResultBlock[],
         is_error: event.is_error,
         denied: event.denied,

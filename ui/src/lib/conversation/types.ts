@@ -5,7 +5,7 @@ import type { PermissionRequest } from "../../bindings/PermissionRequest";
 import type { ResultBlock } from "../../bindings/ResultBlock";
 import type { TodoItem } from "../../bindings/TodoItem";
 
-export type ToolStatus = "queued" | "executing" | "completed" | "error" | "denied";
+export type ToolStatus = "queued" | "executing" | "completed" | "error" | "denied" | "cancelled";
 
 export interface ToolCall {
   tool_use_id: string;
