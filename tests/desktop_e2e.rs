@@ -272,11 +272,6 @@ async fn connect(port: u16) -> Client {
     .await
 }
 
-async fn attr(client: &Client, css: &str, name: &str) -> Option<String> {
-    let e = client.find(Locator::Css(css)).await.ok()?;
-    e.attr(name).await.ok().flatten()
-}
-
 /// Waits for the permission dialog of `tool` and returns once it shows.
 async fn dialog_for(client: &Client, tool: &str) {
     element(
@@ -323,20 +318,7 @@ async fn a_session_in_the_desktop_app() {
     type_into(&client, "[data-testid='settings-base-url']", &server.url()).await;
     type_into(&client, "[data-testid='settings-model']", "claude-e2e").await;
     click(&client, "[data-testid='settings-save']").await;
-    wait_for(Some(&client), "the settings to be saved", || {
-        let c = client.clone();
-        async move {
-            let panel = c
-                .find(Locator::Css("[data-testid='settings-panel']"))
-                .await
-                .ok()?
-                .text()
-                .await
-                .ok()?;
-            panel.contains("Settings saved.").then_some(())
-        }
-    })
-    .await;
+    wait_for_text(&client, "[data-testid='settings-panel']", "Settings saved.").await;
     let key_status = element(&client, "[data-testid='settings-key-status']")
         .await
         .text()
@@ -355,20 +337,7 @@ async fn a_session_in_the_desktop_app() {
     )
     .await;
     click(&client, "[data-testid='project-path-open']").await;
-    wait_for(Some(&client), "the missing folder to be reported", || {
-        let c = client.clone();
-        async move {
-            let alert = c
-                .find(Locator::Css("[role='alert']"))
-                .await
-                .ok()?
-                .text()
-                .await
-                .ok()?;
-            alert.contains("no-such-folder").then_some(alert)
-        }
-    })
-    .await;
+    wait_for_text(&client, "[role='alert']", "no-such-folder").await;
     element(&client, "[data-testid='project-path-input']")
         .await
         .clear()
@@ -438,20 +407,7 @@ async fn a_session_in_the_desktop_app() {
     let edited = element(&client, "[data-testid='edited-text']").await;
     edited.clear().await.unwrap();
     edited.send_keys("hello, nerve").await.unwrap();
-    wait_for(Some(&client), "the diff to show the edited text", || {
-        let c = client.clone();
-        async move {
-            let diff = c
-                .find(Locator::Css("[data-testid='permission-diff']"))
-                .await
-                .ok()?
-                .text()
-                .await
-                .ok()?;
-            diff.contains("hello, nerve").then_some(())
-        }
-    })
-    .await;
+    wait_for_text(&client, "[data-testid='permission-diff']", "hello, nerve").await;
     screenshot(&client, "02b-edit-changed-before-allowing").await;
     click(&client, "[data-testid='allow-once']").await;
     wait_file("greeting.txt to be edited", &root.join("greeting.txt"), |t| {
@@ -478,21 +434,11 @@ async fn a_session_in_the_desktop_app() {
     .await;
 
     // rm -rf: Deny; nothing is removed; the model is told (the mock checks the tool_result).
-    wait_for(Some(&client), "the rm -rf request", || {
-        let c = client.clone();
-        async move {
-            let text = c
-                .find(Locator::Css(
-                    "[data-testid='permission-dialog'][data-tool-name='Bash']",
-                ))
-                .await
-                .ok()?
-                .text()
-                .await
-                .ok()?;
-            text.contains("rm -rf build").then_some(())
-        }
-    })
+    wait_for_text(
+        &client,
+        "[data-testid='permission-dialog'][data-tool-name='Bash']",
+        "rm -rf build",
+    )
     .await;
     let parts = element(&client, "[data-testid='bash-parts']")
         .await
@@ -512,18 +458,10 @@ async fn a_session_in_the_desktop_app() {
     screenshot(&client, "04-rm-rf-request").await;
     type_into(&client, "[data-testid='deny-message']", "Keep the build folder.").await;
     click(&client, "[data-testid='deny']").await;
-    wait_for(Some(&client), "the rm call to show as denied", || {
-        let c = client.clone();
-        async move {
-            let status = attr(
-                &c,
-                "[data-testid='tool-card'][data-tool-use-id='toolu_rm']",
-                "data-status",
-            )
-            .await?;
-            (status == "denied").then_some(())
-        }
-    })
+    element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_rm'][data-status='denied']",
+    )
     .await;
     assert!(
         root.join("build/cache/artifact.bin").exists(),
