@@ -13,6 +13,9 @@ use nerve::tool::ToolPermission;
 use nerve::tools::bash::{analyze, shell_subject};
 use serde_json::json;
 
+#[path = "bash_permissions/holes.rs"]
+mod holes;
+
 const PROJECT: &str = "/work/proj";
 
 fn context(mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionContext {
@@ -35,7 +38,7 @@ fn context(mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionCo
 }
 
 fn decide(command: &str, ctx: &PermissionContext) -> Verdict {
-    let subject = PermissionSubject::Shell(shell_subject(command, Path::new(PROJECT)));
+    let subject = PermissionSubject::Shell(Box::new(shell_subject(command, Path::new(PROJECT))));
     let input = json!({ "command": command });
     let facts = CallFacts {
         tool_name: "Bash",

@@ -11,7 +11,7 @@ use crate::permissions::protected::{is_inside_working_dirs, is_protected_path};
 use crate::permissions::suggest;
 use crate::permissions::{
     Access, DecidedBy, Evaluation, MatchedRule, PartDecision, PartVerdict, PermissionContext, PermissionMode,
-    PermissionRule, PermissionSubject, RuleBehavior, RuleSet, RuleValue, ShellSubject, Verdict,
+    PermissionRule, PermissionSubject, ReadScope, RuleBehavior, RuleSet, RuleValue, ShellSubject, Verdict,
 };
 use crate::tool::ToolPermission;
 
@@ -101,10 +101,13 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
     }
 
     // Rules on the subject.
+    let mut needs_approval = None;
     let subject_allow = match facts.subject {
         PermissionSubject::Opaque => None,
         PermissionSubject::Paths { access, paths } => judge_paths(&rules, *access, paths, ctx, &mut tally),
-        PermissionSubject::Shell(shell) => judge_shell(&rules, shell, ctx, &mut tally, &mut parts),
+        PermissionSubject::Shell(shell) => {
+            judge_shell(&rules, shell, ctx, &mut tally, &mut parts, &mut needs_approval)
+        }
         PermissionSubject::Url { url } => judge_url(&rules, url, &mut tally),
     };
 
@@ -197,6 +200,14 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
     // unless a rule or mode allows them).
     let is_mcp = crate::permissions::matching::mcp::McpName::parse(facts.tool_name).is_some();
     let reads_inside = facts.read_only && !is_mcp && reads_inside_working_dirs(facts.subject, ctx);
+    // Why this call is not pre-approved, for the ask and for the refusals of plan and dontAsk.
+    let why = if facts.read_only {
+        "it reads outside the working directories".to_string()
+    } else if let Some(why) = &needs_approval {
+        why.clone()
+    } else {
+        "no rule allows this".to_string()
+    };
     let (decision, reason, by) = match ctx.mode {
         PermissionMode::BypassPermissions => (
             Verdict::Allow,
@@ -208,9 +219,13 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
             "it only reads inside the working directories".to_string(),
             DecidedBy::ReadOnly,
         ),
-        PermissionMode::Plan => (
+        // A call that changes nothing follows the default mode's rules in plan mode: it asks.
+        PermissionMode::Plan if !facts.read_only => (
             Verdict::Deny,
-            "plan mode: nothing may change until the user approves the plan (use ExitPlanMode)".to_string(),
+            format!(
+                "plan mode refuses {tool} here because it may change something ({why}); nothing may change until \
+                 the user approves the plan (use ExitPlanMode)"
+            ),
             DecidedBy::Mode,
         ),
         PermissionMode::AcceptEdits if edits_inside_working_dirs(facts.subject, ctx) => (
@@ -220,19 +235,16 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
         ),
         PermissionMode::DontAsk => (
             Verdict::Deny,
-            "dontAsk mode denies what is not pre-approved".to_string(),
+            format!("dontAsk mode denies what is not pre-approved ({tool}: {why})"),
             DecidedBy::Mode,
         ),
         PermissionMode::Default
         | PermissionMode::AcceptEdits
+        | PermissionMode::Plan
         | PermissionMode::Auto
         | PermissionMode::Bubble => (
             Verdict::Ask,
-            if facts.read_only {
-                format!("{tool} needs approval: it reads outside the working directories")
-            } else {
-                format!("{tool} needs approval: no rule allows this")
-            },
+            format!("{tool} needs approval: {why}"),
             DecidedBy::Default,
         ),
     };
@@ -327,18 +339,23 @@ fn judge_shell(
     ctx: &PermissionContext,
     tally: &mut Tally,
     parts: &mut Vec<PartVerdict>,
+    needs_approval: &mut Option<String>,
 ) -> Option<(String, DecidedBy, Option<MatchedRule>)> {
     let mut every_part_cleared = true;
     let mut any_rule_allow = None;
+    let mut uncleared = |why: String, every_part_cleared: &mut bool| {
+        *every_part_cleared = false;
+        needs_approval.get_or_insert(why);
+    };
     for part in &shell.parts {
-        // Deny and ask rules look at both forms, so `/bin/rm` or `\rm` cannot dodge `Bash(rm *)`;
-        // allow rules only at the command as written, so `/tmp/evil/git` is not `git`.
-        let deny = rules
-            .find_shell_rule(RuleBehavior::Deny, &part.canonical)
-            .or_else(|| rules.find_shell_rule(RuleBehavior::Deny, &part.as_written));
-        let ask = rules
-            .find_shell_rule(RuleBehavior::Ask, &part.canonical)
-            .or_else(|| rules.find_shell_rule(RuleBehavior::Ask, &part.as_written));
+        // Deny and ask rules look at every form, so `/bin/rm`, `\rm`, `git -C . push` or `rm -fr`
+        // cannot dodge `Bash(rm *)`, `Bash(git push *)` or `Bash(rm -rf *)`; allow rules only at the
+        // command as written (with what changes how it runs), so `/tmp/evil/git` is not `git` and
+        // `LD_PRELOAD=x git status` is not `git status`.
+        let mut forms: Vec<&str> = vec![part.canonical.as_str(), part.as_written.as_str()];
+        forms.extend(part.deny_forms.iter().map(String::as_str));
+        let deny = rules.find_shell_rule_in_forms(RuleBehavior::Deny, &forms);
+        let ask = rules.find_shell_rule_in_forms(RuleBehavior::Ask, &forms);
         let (decision, rule) = if let Some(r) = deny {
             tally.deny(
                 format!("`{}` is denied by rule {}", part.as_written, r.value),
@@ -361,7 +378,11 @@ fn judge_shell(
         } else if part.read_only && shell.understood {
             (PartDecision::ReadOnly, None)
         } else {
-            every_part_cleared = false;
+            let why = match &part.why_not_read_only {
+                Some(why) => format!("no rule allows `{}` ({why})", part.as_written),
+                None => format!("no rule allows `{}`", part.as_written),
+            };
+            uncleared(why, &mut every_part_cleared);
             (PartDecision::NeedsApproval, None)
         };
         parts.push(PartVerdict {
@@ -370,7 +391,7 @@ fn judge_shell(
             rule,
         });
     }
-    // Read rules cover what read-only commands read: `cat secrets/key` must not dodge
+    // Read rules cover what reading commands read: `cat secrets/key` must not dodge
     // `Read(./secrets/**)`.
     for target in &shell.read_targets {
         match rules.decide_path(Access::Read, target, &ctx.home) {
@@ -386,6 +407,57 @@ fn judge_shell(
             ),
             Some((RuleBehavior::Allow, _)) | None => {}
         }
+    }
+    // Reads whose files are only known at run time: a folder read recursively, a glob, `$F`. A
+    // rule that may match something in them makes the command ask (or deny, when everything read
+    // there is denied).
+    for scope in &shell.read_scopes {
+        judge_read_scope(rules, scope, ctx, tally);
+    }
+    // Input redirections are reads like operands: Read rules and the working directories apply.
+    for target in &shell.input_targets {
+        let part = format!("< {}", target.display());
+        let (decision, rule) = match rules.decide_path(Access::Read, target, &ctx.home) {
+            Some((RuleBehavior::Deny, r)) => {
+                tally.deny(
+                    format!("reading {} is denied by rule {}", target.display(), r.value),
+                    DecidedBy::Rule,
+                    Some(matched(r)),
+                );
+                (PartDecision::Denied, Some(matched(r)))
+            }
+            Some((RuleBehavior::Ask, r)) => {
+                tally.ask(
+                    format!("rule {} asks about reading {}", r.value, target.display()),
+                    DecidedBy::Rule,
+                    Some(matched(r)),
+                );
+                (PartDecision::AskRule, Some(matched(r)))
+            }
+            Some((RuleBehavior::Allow, r)) => (PartDecision::AllowedByRule, Some(matched(r))),
+            None if is_inside_working_dirs(target, &ctx.working_dirs) => (PartDecision::ReadOnly, None),
+            None => {
+                uncleared(
+                    format!("`{part}` reads outside the working directories"),
+                    &mut every_part_cleared,
+                );
+                (PartDecision::NeedsApproval, None)
+            }
+        };
+        parts.push(PartVerdict { part, decision, rule });
+    }
+    // `/dev/tcp/...` and `/dev/udp/...` are network connections, never reads or writes of a file.
+    for target in &shell.network_targets {
+        let part = format!("<> {target}");
+        uncleared(
+            format!("`{target}` opens a network connection"),
+            &mut every_part_cleared,
+        );
+        parts.push(PartVerdict {
+            part,
+            decision: PartDecision::NeedsApproval,
+            rule: None,
+        });
     }
     for target in &shell.write_targets {
         let part = format!("> {}", target.display());
@@ -418,16 +490,46 @@ fn judge_shell(
             }
             Some((RuleBehavior::Allow, r)) => (PartDecision::AllowedByRule, Some(matched(r))),
             None => {
-                every_part_cleared = false;
+                uncleared(
+                    format!("no rule allows writing {}", target.display()),
+                    &mut every_part_cleared,
+                );
                 (PartDecision::NeedsApproval, None)
             }
         };
         parts.push(PartVerdict { part, decision, rule });
     }
+    // Files that `touch`, `mkdir`, `mv`, `cp` change: Edit deny and ask rules and protected paths
+    // apply, as for the Edit tool (an allow rule on the command still covers them).
+    for target in &shell.edit_targets {
+        if let Some(why) = is_protected_path(target, &ctx.working_dirs, &ctx.home) {
+            tally.ask(
+                format!(
+                    "{} is protected ({why}): changes to it always ask",
+                    target.display()
+                ),
+                DecidedBy::ProtectedPath,
+                None,
+            );
+        }
+        match rules.decide_path(Access::Edit, target, &ctx.home) {
+            Some((RuleBehavior::Deny, r)) => tally.deny(
+                format!("changing {} is denied by rule {}", target.display(), r.value),
+                DecidedBy::Rule,
+                Some(matched(r)),
+            ),
+            Some((RuleBehavior::Ask, r)) => tally.ask(
+                format!("rule {} asks about changing {}", r.value, target.display()),
+                DecidedBy::Rule,
+                Some(matched(r)),
+            ),
+            Some((RuleBehavior::Allow, _)) | None => {}
+        }
+    }
     // Deny rules also look at crude pieces of the text: an unparsed command, or a program that runs
     // another (`sudo rm x`), must not dodge them.
     for segment in &shell.fallback_segments {
-        if let Some(r) = rules.find_shell_rule(RuleBehavior::Deny, segment) {
+        if let Some(r) = rules.find_shell_rule_in_forms(RuleBehavior::Deny, &[segment.as_str()]) {
             tally.deny(
                 format!("`{segment}` is denied by rule {}", r.value),
                 DecidedBy::Rule,
@@ -464,6 +566,41 @@ fn judge_shell(
     None
 }
 
+/// Read rules against a read whose files are only known at run time.
+fn judge_read_scope(rules: &RuleSet, scope: &ReadScope, ctx: &PermissionContext, tally: &mut Tally) {
+    let what = match scope {
+        ReadScope::Tree(dir) => format!("reading {} recursively", dir.display()),
+        ReadScope::Glob { pattern, .. } => format!("the glob {}", pattern.display()),
+        ReadScope::Unknown(text) => format!("`{text}`, known only when the command runs,"),
+    };
+    if let Some((r, surely)) = rules.find_read_rule_in_scope(RuleBehavior::Deny, scope, &ctx.home) {
+        if surely {
+            tally.deny(
+                format!("{what} is denied by rule {}", r.value),
+                DecidedBy::Rule,
+                Some(matched(r)),
+            );
+        } else {
+            tally.ask(
+                format!(
+                    "{what} may read paths denied by rule {}, so it is not pre-approved",
+                    r.value
+                ),
+                DecidedBy::Rule,
+                Some(matched(r)),
+            );
+        }
+        return;
+    }
+    if let Some((r, _)) = rules.find_read_rule_in_scope(RuleBehavior::Ask, scope, &ctx.home) {
+        tally.ask(
+            format!("{what} may read paths rule {} asks about", r.value),
+            DecidedBy::Rule,
+            Some(matched(r)),
+        );
+    }
+}
+
 fn reads_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContext) -> bool {
     match subject {
         PermissionSubject::Paths {
@@ -476,9 +613,11 @@ fn reads_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContex
         PermissionSubject::Shell(shell) => {
             shell.understood
                 && shell.write_targets.is_empty()
+                && shell.network_targets.is_empty()
                 && shell
                     .read_targets
                     .iter()
+                    .chain(&shell.input_targets)
                     .all(|p| is_inside_working_dirs(p, &ctx.working_dirs))
         }
         PermissionSubject::Opaque => true,
@@ -493,10 +632,28 @@ fn edits_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContex
             access: Access::Edit,
             paths,
         } => !paths.is_empty() && paths.iter().all(|p| is_inside_working_dirs(p, &ctx.working_dirs)),
+        // `touch`, `mkdir`, `mv`, `cp` and redirections that write are file edits: every part
+        // reads, prints or edits files, and everything it touches is inside.
+        PermissionSubject::Shell(shell) => {
+            let inside = |p: &std::path::PathBuf| is_inside_working_dirs(p, &ctx.working_dirs);
+            shell.understood
+                && shell.network_targets.is_empty()
+                && shell
+                    .parts
+                    .iter()
+                    .all(|p| p.read_only || p.neutral || p.file_edit)
+                && (shell.parts.iter().any(|p| p.file_edit) || !shell.write_targets.is_empty())
+                && shell
+                    .edit_targets
+                    .iter()
+                    .chain(&shell.write_targets)
+                    .chain(&shell.read_targets)
+                    .chain(&shell.input_targets)
+                    .all(inside)
+        }
         PermissionSubject::Paths {
             access: Access::Read, ..
         }
-        | PermissionSubject::Shell(_)
         | PermissionSubject::Opaque
         | PermissionSubject::Url { .. } => false,
     }
@@ -510,6 +667,10 @@ fn suggestions_for(facts: &CallFacts<'_>, ctx: &PermissionContext) -> Vec<String
                 .parts
                 .iter()
                 .filter(|p| !p.read_only && !p.neutral)
+                // A command run with a code-steering assignment or by `sudo` gets no suggestion: a
+                // rule on the bare command would not cover it, and one naming the assignment or the
+                // runner should be written on purpose.
+                .filter(|p| p.as_written == p.argv.join(" "))
                 .map(|p| p.argv.clone())
                 .collect();
             let mut out = suggest::suggest_bash_rules(&argvs);

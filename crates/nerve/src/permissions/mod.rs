@@ -7,6 +7,7 @@
 //! - [`rule_set`]: all rules from all sources, with priority-ordered lookup;
 //! - [`settings`]: loading and writing settings files;
 //! - [`protected`]: paths never pre-approved for writing, and the working-directory check;
+//! - [`lint`]: warnings about deny and ask rules that are easy to dodge;
 //! - [`suggest`]: "Always allow" suggestions that never copy a whole command;
 //! - [`subject`]: what a tool call offers rules to match against;
 //! - [`evaluate`]: the static decision (hook decision → rules → tool check → mode);
@@ -17,6 +18,7 @@
 pub mod classifier;
 mod context;
 pub mod evaluate;
+pub mod lint;
 pub mod matching;
 pub mod mode;
 mod mode_switch;
@@ -44,5 +46,5 @@ pub use request::{
 pub use resolver::Resolver;
 pub use rule::{PermissionRule, RuleBehavior, RuleParseError, RuleSource, RuleValue};
 pub use rule_set::{Access, RuleSet};
-pub use subject::{PermissionSubject, ShellPart, ShellSubject};
+pub use subject::{PermissionSubject, ReadScope, ShellPart, ShellSubject};
 pub use verdict::{DecidedBy, Evaluation, PartDecision, PartVerdict, Resolution, Verdict};

@@ -5,13 +5,14 @@
 //! lowest-priority file still beats an allow from managed policy. Priority only chooses *which*
 //! rule of a behaviour is reported (for explanations), never which behaviour wins.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::permissions::matching::RuleContentKind;
 use crate::permissions::matching::domain::domain_rule_matches;
 use crate::permissions::matching::mcp::rule_tool_matches;
+use crate::permissions::matching::options::option_set_matches;
 use crate::permissions::matching::parameter::parameter_rule_matches;
 use crate::permissions::matching::path::PathPattern;
 use crate::permissions::matching::shell::shell_rule_matches;
@@ -37,6 +38,23 @@ impl Access {
             Access::Edit => tool_name == "Edit" || (tool_name == "Read" && behavior != RuleBehavior::Allow),
         }
     }
+}
+
+/// A read whose exact files are only known when the command runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadScope {
+    /// Everything below a folder (absolute, normalised).
+    Tree(PathBuf),
+    /// What a shell glob expands to (absolute); `recursive` when the reader then descends into the
+    /// folders it names.
+    Glob {
+        /// The glob.
+        pattern: PathBuf,
+        /// Whether folders it names are read recursively.
+        recursive: bool,
+    },
+    /// An operand known only at run time (`$F`, `$(cmd)`), as written: it may name any path.
+    Unknown(String),
 }
 
 /// Rules from every source, kept in priority order (by [`crate::permissions::rule::RuleSource`],
@@ -136,6 +154,27 @@ impl RuleSet {
         })
     }
 
+    /// The highest-priority shell rule with `behavior` matching any of `forms` (the texts of one
+    /// command: as written, canonical, without git's global options...). Deny and ask rules also
+    /// match by option set where the program's options are known (`Bash(rm -rf *)` matches
+    /// `rm -r -f x`); allow rules only literally.
+    pub fn find_shell_rule_in_forms(
+        &self,
+        behavior: RuleBehavior,
+        forms: &[&str],
+    ) -> Option<&PermissionRule> {
+        self.find(behavior, "Bash", |kind| match kind {
+            RuleContentKind::Shell(pattern) => forms.iter().any(|form| {
+                shell_rule_matches(pattern, form)
+                    || (behavior != RuleBehavior::Allow && option_set_matches(pattern, form))
+            }),
+            RuleContentKind::Path(_)
+            | RuleContentKind::Domain(_)
+            | RuleContentKind::Parameter { .. }
+            | RuleContentKind::Other(_) => false,
+        })
+    }
+
     /// [`RuleSet::find_shell_rule`] for deny, then ask, then allow.
     pub fn decide_shell(&self, command: &str) -> Option<(RuleBehavior, &PermissionRule)> {
         RuleBehavior::STRONGEST_FIRST.into_iter().find_map(|behavior| {
@@ -174,6 +213,46 @@ impl RuleSet {
                 Ok(pattern) => pattern.matches(path),
                 Err(_) => unsure,
             }
+        })
+    }
+
+    /// The highest-priority Read deny or ask rule (`behavior`) that may match some path a read of
+    /// `scope` reaches (a folder read recursively, a glob, an operand known only at run time), with
+    /// whether it surely matches everything read there (`grep -r x secrets` under
+    /// `Read(./secrets/**)`). Like [`RuleSet::find_path_rule`], a rule that cannot be applied counts
+    /// as matching.
+    pub fn find_read_rule_in_scope(
+        &self,
+        behavior: RuleBehavior,
+        scope: &ReadScope,
+        home: &Path,
+    ) -> Option<(&PermissionRule, bool)> {
+        if behavior == RuleBehavior::Allow {
+            return None;
+        }
+        self.rules(behavior).find_map(|rule| {
+            if !Access::Read.consults(&rule.value.tool_name, behavior) {
+                return None;
+            }
+            let Some(content) = rule.value.content.as_deref() else {
+                return Some((rule, true));
+            };
+            if !rule.anchor.is_absolute() || !home.is_absolute() {
+                return Some((rule, false));
+            }
+            let Ok(pattern) = PathPattern::compile(content, &rule.anchor, home) else {
+                return Some((rule, false));
+            };
+            let found = match scope {
+                ReadScope::Tree(dir) if pattern.covers_everything_under(dir) => Some(true),
+                ReadScope::Tree(dir) => pattern.may_match_under(dir).then_some(false),
+                ReadScope::Glob {
+                    pattern: glob,
+                    recursive,
+                } => pattern.may_match_glob(glob, *recursive).then_some(false),
+                ReadScope::Unknown(_) => Some(false),
+            };
+            found.map(|surely| (rule, surely))
         })
     }
 

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-pub use crate::permissions::rule_set::Access;
+pub use crate::permissions::rule_set::{Access, ReadScope};
 
 /// The matchable content of one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,8 +17,8 @@ pub enum PermissionSubject {
         /// The paths.
         paths: Vec<PathBuf>,
     },
-    /// A shell command, split into simple commands.
-    Shell(ShellSubject),
+    /// A shell command, split into simple commands (boxed: it is much larger than the others).
+    Shell(Box<ShellSubject>),
     /// A URL to fetch.
     Url {
         /// The URL as given.
@@ -43,6 +43,19 @@ pub struct ShellSubject {
     /// directory (`~` expanded). An argument whose location is only known at run time (`$HOME/x`)
     /// stands as `/`, outside every working directory, so the command asks.
     pub read_targets: Vec<PathBuf>,
+    /// Reads whose exact files are not known before the command runs: folders read recursively
+    /// (`grep -r x src`, `rg x`), shell globs (`cat sec*/key`), and operands known only at run time
+    /// (`cat $F`). Read deny and ask rules that may match anything inside them make the command ask.
+    pub read_scopes: Vec<ReadScope>,
+    /// Files that input redirections read (`cat < key.txt`), resolved like `read_targets`. They meet
+    /// Read rules and the working-directory check whatever the command is.
+    pub input_targets: Vec<PathBuf>,
+    /// Network connections opened by redirections (`< /dev/tcp/host/port`), as written.
+    pub network_targets: Vec<String>,
+    /// Files that file-editing commands create, change or remove (`touch`, `mkdir`, `mv`, `cp`): Edit
+    /// rules and protected paths apply to them, and acceptEdits allows them inside the working
+    /// directories.
+    pub edit_targets: Vec<PathBuf>,
     /// Best-effort pieces of an unparsed command, so deny rules still catch `rm` in it.
     pub fallback_segments: Vec<String>,
 }
@@ -55,6 +68,15 @@ pub struct ShellPart {
     /// The same with the program reduced to its base name (deny rules also match this, so `/bin/rm`
     /// cannot dodge `Bash(rm *)`).
     pub canonical: String,
+    /// Further forms deny and ask rules are matched against: the command with the options that do
+    /// not change what it does removed (`git -C . --no-pager push` is also `git push`).
+    pub deny_forms: Vec<String>,
+    /// Why the command is not read-only, when it is not (`assigning `LD_PRELOAD` can change what the
+    /// command runs`).
+    pub why_not_read_only: Option<String>,
+    /// Whether the command only creates, changes or removes files named by its operands (`touch`,
+    /// `mkdir`, `mv`, `cp`), whose paths are in [`ShellSubject::edit_targets`].
+    pub file_edit: bool,
     /// The words.
     pub argv: Vec<String>,
     /// Whether the command only reads.

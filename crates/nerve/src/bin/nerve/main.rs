@@ -186,8 +186,8 @@ fn subject_for_unknown(tool: &str, input: &Value, cwd: &std::path::Path) -> Opti
         return None;
     }
     let command = input.get("command").and_then(Value::as_str)?;
-    Some(PermissionSubject::Shell(nerve::tools::bash::shell_subject(
-        command, cwd,
+    Some(PermissionSubject::Shell(Box::new(
+        nerve::tools::bash::shell_subject(command, cwd),
     )))
 }
 
@@ -225,6 +225,7 @@ async fn check_permission(common: CommonArgs, tool: String, input_json: String) 
         "subcommands": report.evaluation.parts,
         "suggestions": report.evaluation.suggestions,
         "input": report.input,
+        "rule_warnings": nerve::permissions::lint::rule_warnings(&session.context.permissions.rules.snapshot()),
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())

@@ -5,6 +5,7 @@
 
 pub mod domain;
 pub mod mcp;
+pub mod options;
 pub mod parameter;
 pub mod path;
 pub mod shell;

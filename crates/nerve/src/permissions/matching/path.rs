@@ -39,6 +39,8 @@ pub struct PathPatternError {
 #[derive(Debug, Clone)]
 pub struct PathPattern {
     root: PathBuf,
+    /// The gitignore line, relative to `root`.
+    line: String,
     matcher: Gitignore,
 }
 
@@ -112,7 +114,7 @@ impl PathPattern {
             pattern: content.to_string(),
             reason: e.to_string(),
         })?;
-        Ok(PathPattern { root, matcher })
+        Ok(PathPattern { root, line, matcher })
     }
 
     /// The folder the pattern is rooted at.
@@ -145,6 +147,110 @@ impl PathPattern {
             Match::Ignore(_)
         )
     }
+}
+
+impl PathPattern {
+    /// Where the paths this pattern matches can lie: the deepest folder every match is below, and
+    /// whether the pattern has more components after it (`/secrets/**` is the region `secrets` with
+    /// more below; `/.env` is exactly `.env`). A slashless pattern (`*.pem`) may match at any depth,
+    /// so its region is the root with more below.
+    fn region(&self) -> (PathBuf, bool) {
+        let line = self.line.trim_end_matches('/');
+        let anchored = line.starts_with('/') || line.trim_start_matches('/').contains('/');
+        if !anchored {
+            return (self.root.clone(), true);
+        }
+        let mut region = self.root.clone();
+        let mut parts = line
+            .trim_start_matches('/')
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .peekable();
+        while let Some(part) = parts.peek() {
+            if part.contains(['*', '?', '[', '\\']) {
+                return (region, true);
+            }
+            region.push(part);
+            parts.next();
+        }
+        (region, false)
+    }
+
+    /// Whether every path inside folder `dir` matches: `dir` itself matches, or it lies in the
+    /// region of a pattern that takes everything below (`/secrets/**`, `/secrets`).
+    pub fn covers_everything_under(&self, dir: &Path) -> bool {
+        let dir = normalize_lexically(dir);
+        if self.matches(&dir) {
+            return true;
+        }
+        let (region, _) = self.region();
+        let line = self.line.trim_end_matches('/');
+        let takes_all_below =
+            line.ends_with("/**") && !line.trim_end_matches("/**").contains(['*', '?', '[']);
+        takes_all_below && dir.starts_with(&region)
+    }
+
+    /// Whether some path inside folder `dir` (or `dir` itself) may match: a recursive read of `dir`
+    /// may then read a matched path. Over-approximates (a glob component after the literal prefix
+    /// is assumed to match something).
+    pub fn may_match_under(&self, dir: &Path) -> bool {
+        let dir = normalize_lexically(dir);
+        if !dir.is_absolute() {
+            return true;
+        }
+        let (region, _) = self.region();
+        self.matches(&dir) || region.starts_with(&dir) || dir.starts_with(&region)
+    }
+
+    /// Whether the shell glob `glob` (an absolute pattern, `*` not crossing `/`) may name a path
+    /// this pattern matches, or, when `recursive`, a folder holding one.
+    pub fn may_match_glob(&self, glob: &Path, recursive: bool) -> bool {
+        let glob = normalize_lexically(glob);
+        if !glob.is_absolute() {
+            return true;
+        }
+        let (region, more_below) = self.region();
+        let globs: Vec<String> = glob
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let literals: Vec<String> = region
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        for (g, l) in globs.iter().zip(&literals) {
+            if !component_matches(g, l) {
+                return false;
+            }
+        }
+        match globs.len().cmp(&literals.len()) {
+            // The glob names a folder above the region: only a recursive read reaches it.
+            std::cmp::Ordering::Less => recursive,
+            // The glob names the region itself: a match when the region is the whole pattern, or
+            // when the read is recursive.
+            std::cmp::Ordering::Equal => recursive || !more_below,
+            // The glob goes deeper than the region's literal part: assume it may match.
+            std::cmp::Ordering::Greater => true,
+        }
+    }
+}
+
+/// Whether one shell-glob path component may match one literal component (case-insensitively, as
+/// path rules are). A leading dot must be matched by a literal dot, as bash expands globs by
+/// default (`*` skips `.env`; `shopt -s dotglob` is a command that is not pre-approved). An invalid
+/// glob is assumed to match.
+fn component_matches(glob: &str, literal: &str) -> bool {
+    if !glob.contains(['*', '?', '[']) {
+        return glob.eq_ignore_ascii_case(literal);
+    }
+    if literal.starts_with('.') && !glob.starts_with('.') {
+        return false;
+    }
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .case_insensitive(true)
+        .build()
+        .map_or(true, |g| g.compile_matcher().is_match(literal))
 }
 
 /// Whether `target` matches the path rule content `rule_content` anchored at `anchor`.
@@ -226,6 +332,58 @@ mod tests {
         assert!(hit("!important", "/work/project/!important"));
         assert!(!hit("!important", "/work/project/other"));
         assert!(hit("#notes", "/work/project/#notes"));
+    }
+
+    fn pattern(rule: &str) -> PathPattern {
+        PathPattern::compile(rule, Path::new(ANCHOR), Path::new(HOME)).unwrap()
+    }
+
+    #[test]
+    fn folders_that_may_hold_a_match() {
+        let secrets = pattern("./secrets/**");
+        for dir in [
+            "/work/project",
+            "/work/project/secrets",
+            "/work/project/secrets/sub",
+            "/work",
+            "/",
+        ] {
+            assert!(secrets.may_match_under(Path::new(dir)), "{dir}");
+        }
+        for dir in ["/work/project/src", "/work/projectx", "/tmp"] {
+            assert!(!secrets.may_match_under(Path::new(dir)), "{dir}");
+        }
+        assert!(secrets.covers_everything_under(Path::new("/work/project/secrets")));
+        assert!(secrets.covers_everything_under(Path::new("/work/project/secrets/a")));
+        assert!(!secrets.covers_everything_under(Path::new("/work/project")));
+        let pem = pattern("*.pem");
+        assert!(!pem.covers_everything_under(Path::new("/work/project")));
+        assert!(pem.may_match_under(Path::new("/work/project/src")));
+        assert!(pem.may_match_under(Path::new("/work")));
+        assert!(!pem.may_match_under(Path::new("/tmp")));
+        let keys = pattern("/config/*.key");
+        assert!(keys.may_match_under(Path::new("/work/project/config")));
+        assert!(!keys.may_match_under(Path::new("/work/project/src")));
+    }
+
+    #[test]
+    fn globs_that_may_name_a_match() {
+        let secrets = pattern("./secrets/**");
+        let may = |glob: &str, recursive: bool| secrets.may_match_glob(Path::new(glob), recursive);
+        assert!(may("/work/project/sec*/key.txt", false));
+        assert!(may("/work/project/*/key.txt", false));
+        assert!(may("/work/project/secrets/*", false));
+        assert!(may("/work/project/SECRET?/x", false));
+        assert!(!may("/work/project/*.md", false));
+        assert!(!may("/work/project/src/*", false));
+        assert!(!may("/work/project/s[!e]*/x", false));
+        // `cat *` names the folder itself, which cat cannot read; `grep -r x *` reads inside it.
+        assert!(!may("/work/project/*", false));
+        assert!(may("/work/project/*", true));
+        let env = pattern("./.env");
+        assert!(env.may_match_glob(Path::new("/work/project/.e*"), false));
+        assert!(!env.may_match_glob(Path::new("/work/project/*"), false));
+        assert!(!env.may_match_glob(Path::new("/work/project/*.md"), false));
     }
 
     #[test]

@@ -16,10 +16,13 @@ pub enum CommandClass {
 /// `bash -c` scripts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimpleCommand {
-    /// Words after quote removal, with wrappers (`timeout`, `nice`, `env A=1` ...) and leading
-    /// `VAR=value` assignments stripped. Expansions keep their source text (`$HOME`).
+    /// Words after quote removal, with wrappers (`timeout`, `nice`, `env A=1`, `sudo` ...) and
+    /// leading `VAR=value` assignments stripped. Expansions keep their source text (`$HOME`).
     pub argv: Vec<String>,
-    /// `argv` joined with single spaces, for allow-rule matching.
+    /// The text allow rules match: `argv` joined with single spaces, preceded by what changes how it
+    /// runs and what a rule must therefore name to cover it: environment assignments that are not
+    /// known to be harmless (`LD_PRELOAD=./x.so git status`) and privilege runners
+    /// (`sudo apt update`). See [`crate::tools::bash::env_names`].
     pub as_written: String,
     /// Like `as_written` with the program reduced to its basename (`/bin/rm -rf x` -> `rm -rf x`),
     /// for deny-rule matching.
@@ -52,6 +55,14 @@ impl SimpleCommand {
             dynamic,
         }
     }
+
+    /// Puts `prefix` (kept assignments, a privilege runner) in front of the allow-matching text.
+    pub(crate) fn with_prefix(mut self, prefix: &[String]) -> Self {
+        if !prefix.is_empty() {
+            self.as_written = format!("{} {}", prefix.join(" "), self.as_written);
+        }
+        self
+    }
 }
 
 /// The result of analysing a whole command line.
@@ -70,6 +81,11 @@ pub struct CommandAnalysis {
     /// `/dev/stdout`, `/dev/stderr` and fd duplications. Paths are as written, relative to the
     /// command's working directory.
     pub write_targets: Vec<String>,
+    /// Files that input redirections read (`<`, `0<`, `<>`, `<&` with a path), as written, excluding
+    /// `/dev/null`, `/dev/stdin` and the like. A read-write `<>` target is in `write_targets` too.
+    pub read_targets: Vec<String>,
+    /// Redirection targets that open network connections (`/dev/tcp/HOST/PORT`, `/dev/udp/...`).
+    pub network_targets: Vec<String>,
 }
 
 impl CommandAnalysis {
@@ -97,12 +113,13 @@ impl CommandAnalysis {
     }
 
     /// True when running the command cannot change anything: it was understood, writes no file
-    /// through a redirection, and every subcommand is read-only or neutral. A command made only of
+    /// through a redirection, opens no network connection through one, and every subcommand is read-only or neutral. A command made only of
     /// neutral parts (`echo hi`, `true`) counts as read-only, since neither part writes; an empty
     /// command (only comments) counts too.
     pub fn is_read_only(&self) -> bool {
         self.understood
             && self.write_targets.is_empty()
+            && self.network_targets.is_empty()
             && self.subcommands.iter().all(|c| match c.class {
                 CommandClass::ReadOnly | CommandClass::Neutral => true,
                 CommandClass::Other(_) => false,

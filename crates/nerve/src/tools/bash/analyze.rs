@@ -18,6 +18,8 @@ pub fn analyze(command: &str) -> CommandAnalysis {
         not_understood_reason: out.reason,
         subcommands: out.subcommands,
         write_targets: out.write_targets,
+        read_targets: out.read_targets,
+        network_targets: out.network_targets,
     }
 }
 
@@ -30,6 +32,10 @@ pub(crate) struct Collector {
     pub subcommands: Vec<SimpleCommand>,
     /// Files written by redirections.
     pub write_targets: Vec<String>,
+    /// Files read by input redirections.
+    pub read_targets: Vec<String>,
+    /// Network connections opened by redirections.
+    pub network_targets: Vec<String>,
 }
 
 impl Collector {

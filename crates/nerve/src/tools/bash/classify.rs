@@ -27,6 +27,42 @@ const READ_ANY_ARGS: &[&str] = &[
     "ls", "du", "df", "pwd", "id", "whoami", "uname", "printenv", "ps",
 ];
 
+/// Programs that read the files their operands name, whatever else their options make them do:
+/// Read rules apply to those operands even when the command is not read-only (`sort -o out
+/// secrets/key`, `sudo cat secrets/key`).
+pub(crate) fn reads_its_operands(name: &str) -> bool {
+    READ_ANY_ARGS.contains(&name)
+        || matches!(
+            name,
+            "rg" | "ag"
+                | "ack"
+                | "ack-grep"
+                | "find"
+                | "fd"
+                | "fdfind"
+                | "sort"
+                | "uniq"
+                | "xxd"
+                | "tree"
+                | "file"
+                | "less"
+                | "more"
+                | "awk"
+                | "sed"
+                | "base64"
+                | "base32"
+                | "iconv"
+                | "zcat"
+                | "bzcat"
+                | "xzcat"
+                | "zgrep"
+                | "tar"
+                | "zip"
+                | "scp"
+                | "rsync"
+        )
+}
+
 /// Looks at a checked program's arguments and says why they make it write or run something.
 type OptionCheck = fn(&[String]) -> Result<(), String>;
 

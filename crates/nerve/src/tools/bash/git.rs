@@ -115,6 +115,7 @@ fn skip_global_options<'a>(args: &'a [&'a str]) -> Result<&'a [&'a str], String>
             | "--bare" => i += 1,
             "-C" => i += 2,
             a if a.starts_with("-C") => i += 1,
+            "-c" if args.get(i + 1).is_some_and(|kv| is_inert_config(kv)) => i += 2,
             a if is_option(a) => {
                 return Err(format!(
                     "`git {a}` before the subcommand is not accepted as read-only"
@@ -124,6 +125,70 @@ fn skip_global_options<'a>(args: &'a [&'a str]) -> Result<&'a [&'a str], String>
         }
     }
     Ok(&args[args.len()..])
+}
+
+/// Configuration keys (lower case) that only change how git prints. `-c KEY=VALUE` with any other
+/// key is not read-only: keys that name programs (`core.pager`, `core.sshCommand`, `diff.external`,
+/// `core.fsmonitor`, `alias.*`, `core.hooksPath`, `*.textconv`, `credential.helper`, `gpg.program`)
+/// run them, and unknown ones fail closed.
+#[rustfmt::skip]
+const INERT_CONFIG: &[&str] = &[
+    "core.quotepath", "core.abbrev", "diff.noprefix", "diff.mnemonicprefix", "diff.renames",
+    "diff.relative", "diff.context", "diff.interhunkcontext", "log.decorate", "log.abbrevcommit",
+    "log.date", "log.follow", "log.showroot", "blame.date", "blame.coloring", "format.pretty",
+    "i18n.logoutputencoding", "grep.linenumber", "grep.patterntype", "grep.extendedregexp",
+    "grep.column", "grep.fullname", "status.short", "status.branch", "status.showuntrackedfiles",
+    "status.relativepaths", "user.name", "user.email", "init.defaultbranch", "core.pager=cat",
+];
+
+/// Key prefixes (lower case) whose keys only change colours, columns or advice messages.
+const INERT_CONFIG_PREFIXES: &[&str] = &["color.", "column.", "advice."];
+
+/// Whether `-c KEY=VALUE` only changes how git prints. `pager.CMD` takes a boolean or a program;
+/// only the booleans are inert.
+pub(crate) fn is_inert_config(key_value: &str) -> bool {
+    let (key, value) = key_value.split_once('=').unwrap_or((key_value, "true"));
+    let key = key.to_ascii_lowercase();
+    let is_bool = matches!(
+        value.to_ascii_lowercase().as_str(),
+        "true" | "false" | "yes" | "no" | "on" | "off" | "0" | "1"
+    );
+    INERT_CONFIG.contains(&key.as_str())
+        || INERT_CONFIG.contains(&key_value.to_ascii_lowercase().as_str())
+        || INERT_CONFIG_PREFIXES.iter().any(|p| key.starts_with(p))
+        || (key.starts_with("pager.") && is_bool)
+}
+
+/// `git`'s words with the global options before the subcommand removed (`-C . --no-pager -c x=y
+/// push` is `push`), or `None` when there were none. Deny and ask rules are matched against this
+/// form too, so `git -C . push` cannot dodge `Bash(git push *)`.
+pub(crate) fn without_global_options(args: &[String]) -> Option<Vec<String>> {
+    const WITH_VALUE: &[&str] = &[
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--exec-path",
+        "--attr-source",
+        "--super-prefix",
+        "--list-cmds",
+    ];
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let name = arg.split_once('=').map_or(arg.as_str(), |(n, _)| n);
+        if WITH_VALUE.contains(&name) && !arg.contains('=') && name != "--exec-path" {
+            i += 2;
+        } else if is_option(arg) {
+            // Every other option before the subcommand is global (`--no-pager`, `-P`, `--bare`,
+            // `--exec-path`, `-Cdir`, `--git-dir=x`...).
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    (i > 0 && i < args.len()).then(|| args[i..].to_vec())
 }
 
 /// Flags of `git branch` that only list or filter.
@@ -239,6 +304,22 @@ fn config(args: &[&str]) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn global_options_are_removed_for_deny_matching() {
+        let strip = |line: &str| {
+            let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+            without_global_options(&args).map(|a| a.join(" "))
+        };
+        assert_eq!(strip("-C . push"), Some("push".into()));
+        assert_eq!(
+            strip("--no-pager -c x.y=z -C sub push --force"),
+            Some("push --force".into())
+        );
+        assert_eq!(strip("--git-dir=.git --work-tree . push"), Some("push".into()));
+        assert_eq!(strip("push"), None);
+        assert_eq!(strip("--version"), None);
+    }
+
     fn read_only(line: &str) -> bool {
         classify_texts(&line.split_whitespace().collect::<Vec<_>>()).is_ok()
     }
@@ -270,6 +351,9 @@ mod tests {
             "config --list --show-origin",
             "config get user.name",
             "grep -n foo",
+            "-c color.ui=never log",
+            "-c core.quotepath=off status",
+            "-c pager.log=false log",
         ] {
             assert!(read_only(line), "{line}");
         }
@@ -280,6 +364,15 @@ mod tests {
         for line in [
             "push",
             "-c core.pager=sh log",
+            "-c core.pager=less log",
+            "-c pager.log=sh log",
+            "-c core.sshCommand=sh fetch",
+            "-c diff.external=sh diff",
+            "-c core.fsmonitor=sh status",
+            "-c alias.st=!sh status",
+            "-c core.hooksPath=/tmp status",
+            "-c diff.x.textconv=sh diff",
+            "-c x.y=z status",
             "--git-dir=/tmp/x log",
             "--work-tree=/ status",
             "--exec-path=/tmp log",

@@ -1,41 +1,52 @@
 //! The parsed command as the permission system sees it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::permissions::paths::normalize_lexically;
-use crate::permissions::{ShellPart, ShellSubject};
-use crate::tools::bash::{CommandClass, analyze, fallback_segments};
+use crate::permissions::{ReadScope, ShellPart, ShellSubject};
+use crate::tools::bash::classify::reads_its_operands;
+use crate::tools::bash::edits::file_edit;
+use crate::tools::bash::git::without_global_options;
+use crate::tools::bash::words::is_system_program;
+use crate::tools::bash::{CommandClass, SimpleCommand, analyze, fallback_segments};
 
-/// Parses `command` and describes it for permission matching; redirection targets are resolved
-/// against `cwd`.
+/// Parses `command` and describes it for permission matching; paths are resolved against `cwd`.
 pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
     let analysis = analyze(command);
-    let parts = analysis
-        .subcommands
-        .iter()
-        .map(|c| ShellPart {
+    let mut reads = Reads::default();
+    let mut edit_targets = Vec::new();
+    let mut parts = Vec::new();
+    for c in &analysis.subcommands {
+        let mut edit = None;
+        let program = basename_of(c.argv.first().map_or("", String::as_str));
+        if matches!(c.class, CommandClass::ReadOnly) || reads_its_operands(program) {
+            reads.of_reader(&c.argv, cwd);
+        } else if let Some(found) = plain_file_edit(c) {
+            reads.files(&found.reads, found.recursive_reads, cwd);
+            edit_targets.extend(found.edits.iter().map(|t| resolve(t, cwd)));
+            edit = Some(found);
+        }
+        if program == "git" {
+            reads.of_git(&c.argv[1..], cwd);
+        }
+        parts.push(ShellPart {
             as_written: c.as_written.clone(),
             canonical: c.canonical.clone(),
+            deny_forms: deny_forms(c),
             argv: c.argv.clone(),
             read_only: matches!(c.class, CommandClass::ReadOnly),
             neutral: matches!(c.class, CommandClass::Neutral),
-        })
-        .collect();
-    let write_targets = analysis
-        .write_targets
-        .iter()
-        .map(|t| {
-            let p = Path::new(t);
-            normalize_lexically(&if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                cwd.join(p)
-            })
-        })
-        .collect();
+            file_edit: edit.is_some(),
+            why_not_read_only: match &c.class {
+                CommandClass::Other(why) => Some(why.clone()),
+                CommandClass::ReadOnly | CommandClass::Neutral => None,
+            },
+        });
+    }
+    let resolve_all = |targets: &[String]| targets.iter().map(|t| resolve(t, cwd)).collect::<Vec<_>>();
     // Deny rules also look at crude segments: of the whole text when the command was not
-    // understood, and of every command run through a program that runs another one (`sudo rm x`,
-    // `watch rm x`), which the parser does not unwrap. Checking more candidates can only deny more.
+    // understood, and of every command run through a program that runs another one and is not
+    // modelled (`parallel rm ::: x`). Checking more candidates can only deny more.
     let fallback = if analysis.understood {
         analysis
             .subcommands
@@ -50,26 +61,190 @@ pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
     } else {
         fallback_segments(command)
     };
-    let read_targets = analysis
-        .subcommands
-        .iter()
-        .filter(|c| matches!(c.class, CommandClass::ReadOnly))
-        .flat_map(|c| read_arguments(&c.argv))
-        .map(|arg| read_target(arg, cwd))
-        .collect();
     ShellSubject {
         command: command.to_string(),
-        read_targets,
+        read_targets: reads.targets,
+        read_scopes: reads.scopes,
+        input_targets: analysis
+            .read_targets
+            .iter()
+            .map(|t| read_target(t, cwd))
+            .collect(),
+        network_targets: analysis.network_targets.clone(),
+        edit_targets,
         understood: analysis.understood,
         not_understood_reason: analysis.not_understood_reason,
         parts,
-        write_targets,
+        write_targets: resolve_all(&analysis.write_targets),
         fallback_segments: fallback,
     }
 }
 
+/// A file-editing command run as itself (no wrapper that changes who runs it, no assignment that
+/// changes what it runs), with operands known before it runs.
+fn plain_file_edit(c: &SimpleCommand) -> Option<crate::tools::bash::edits::FileEdit> {
+    let program = c.argv.first()?;
+    if c.dynamic || c.as_written != c.argv.join(" ") || !is_system_program(program) {
+        return None;
+    }
+    file_edit(basename_of(program), &c.argv[1..])
+}
+
+/// Forms of a command that deny and ask rules see besides its text.
+fn deny_forms(c: &SimpleCommand) -> Vec<String> {
+    let mut forms = Vec::new();
+    if let Some((program, args)) = c.argv.split_first()
+        && basename_of(program) == "git"
+        && let Some(rest) = without_global_options(args)
+    {
+        forms.push(format!("git {}", rest.join(" ")));
+    }
+    forms
+}
+
+/// What the reading commands read.
+#[derive(Default)]
+struct Reads {
+    /// Files and folders named outright.
+    targets: Vec<PathBuf>,
+    /// Reads whose files are only known when the command runs.
+    scopes: Vec<ReadScope>,
+}
+
+impl Reads {
+    /// A read-only command's operands.
+    fn of_reader(&mut self, argv: &[String], cwd: &Path) {
+        let recursive = is_recursive_reader(argv);
+        let operands = read_arguments(argv);
+        if operands.is_empty() && recursive && searches_cwd_by_default(argv) {
+            self.add(".", true, cwd);
+        }
+        for arg in operands {
+            self.add(arg, recursive, cwd);
+        }
+    }
+
+    /// Operands a file-editing command reads (`cp`'s sources).
+    fn files(&mut self, args: &[String], recursive: bool, cwd: &Path) {
+        for arg in args {
+            self.add(arg, recursive, cwd);
+        }
+    }
+
+    fn add(&mut self, arg: &str, recursive: bool, cwd: &Path) {
+        if is_only_known_at_run_time(arg) {
+            self.scopes.push(ReadScope::Unknown(arg.to_string()));
+            self.targets.push(PathBuf::from("/"));
+            return;
+        }
+        let path = read_target(arg, cwd);
+        if arg.contains(['*', '?', '[']) {
+            // The folder the glob expands in is what the working-directory check sees.
+            self.targets.push(literal_prefix(&path));
+            self.scopes.push(ReadScope::Glob {
+                pattern: path,
+                recursive,
+            });
+            return;
+        }
+        if recursive {
+            self.scopes.push(ReadScope::Tree(path.clone()));
+        }
+        self.targets.push(path);
+    }
+
+    /// `git` subcommands that read repository objects by path (`show REV:path`, `cat-file`) or whole
+    /// trees (`grep`, `archive`); git's own repository reads are otherwise not file reads.
+    fn of_git(&mut self, args: &[String], cwd: &Path) {
+        let args = without_global_options(args).unwrap_or_else(|| args.to_vec());
+        let Some((sub, rest)) = args.split_first() else {
+            return;
+        };
+        let operands: Vec<&String> = rest.iter().filter(|a| !a.starts_with('-')).collect();
+        match sub.as_str() {
+            "show" | "cat-file" => {
+                for arg in &operands {
+                    match arg.split_once(':') {
+                        // `REV:` is a tree listing; `REV:path` and `:path` name a file.
+                        Some((_, "")) => self.add(".", true, cwd),
+                        Some((_, path)) => self.add(path.trim_start_matches("./"), false, cwd),
+                        // `cat-file -p HASH` may print any blob.
+                        None if sub == "cat-file" => self.scopes.push(ReadScope::Unknown((*arg).clone())),
+                        None => {}
+                    }
+                }
+                if sub == "cat-file" && rest.iter().any(|a| a.starts_with("--batch")) {
+                    self.scopes
+                        .push(ReadScope::Unknown("objects named on standard input".into()));
+                }
+            }
+            "grep" | "archive" => {
+                let paths: Vec<&String> = match rest.iter().position(|a| a == "--") {
+                    Some(at) => rest[at + 1..].iter().collect(),
+                    None => Vec::new(),
+                };
+                if paths.is_empty() {
+                    self.add(".", true, cwd);
+                }
+                for path in paths {
+                    self.add(path, true, cwd);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a reading command descends into the folders it is given (or, given none, the current
+/// one).
+fn is_recursive_reader(argv: &[String]) -> bool {
+    let Some((program, args)) = argv.split_first() else {
+        return false;
+    };
+    let has_short = |letters: &[char]| {
+        args.iter().any(|a| {
+            a.starts_with('-') && !a.starts_with("--") && a.chars().skip(1).any(|c| letters.contains(&c))
+        })
+    };
+    match basename_of(program) {
+        "rg" | "ag" | "ack" | "ack-grep" | "tar" | "zip" | "rsync" | "scp" => true,
+        "grep" | "egrep" | "fgrep" => {
+            has_short(&['r', 'R'])
+                || args.iter().any(|a| {
+                    a == "--recursive"
+                        || a == "--dereference-recursive"
+                        || a == "--directories=recurse"
+                        || a == "-drecurse"
+                })
+                || args.windows(2).any(|w| w[0] == "-d" && w[1] == "recurse")
+        }
+        "diff" => has_short(&['r']) || args.iter().any(|a| a == "--recursive"),
+        // A finder that runs a command on what it finds reads every file below its roots.
+        "find" => args
+            .iter()
+            .any(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")),
+        "fd" | "fdfind" => args
+            .iter()
+            .any(|a| matches!(a.as_str(), "-x" | "--exec" | "-X" | "--exec-batch")),
+        _ => false,
+    }
+}
+
+/// Recursive readers that search the current folder when given no path (`rg x`, `grep -r x`,
+/// `find -exec ...`).
+fn searches_cwd_by_default(argv: &[String]) -> bool {
+    argv.first().is_some_and(|p| {
+        matches!(
+            basename_of(p),
+            "rg" | "ag" | "ack" | "ack-grep" | "grep" | "egrep" | "fgrep" | "find" | "fd" | "fdfind"
+        )
+    })
+}
+
 /// Programs whose first operand is a pattern, not a path.
-const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "jq"];
+const PATTERN_FIRST: &[&str] = &[
+    "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "jq", "fd", "fdfind",
+];
 
 /// The operands of a read-only command that may name files: everything that is not an option,
 /// minus a leading pattern for search programs and find's expression.
@@ -78,35 +253,79 @@ fn read_arguments(argv: &[String]) -> Vec<&str> {
         return Vec::new();
     };
     let name = basename_of(program);
+    let takes_value = value_options(name);
     let mut operands: Vec<&str> = Vec::new();
-    for arg in args {
+    let mut pattern_given_by_option = false;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
         if name == "find" && (arg.starts_with('-') || arg == "(" || arg == "!") {
             // find's expression starts here; the paths come before it.
             break;
         }
-        if arg.starts_with('-') && arg != "-" {
+        if matches!(name, "fd" | "fdfind") && matches!(arg.as_str(), "-x" | "--exec" | "-X" | "--exec-batch")
+        {
+            // The command fd runs per result follows.
+            break;
+        }
+        if arg == "--" {
+            operands.extend(iter.map(String::as_str));
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            pattern_given_by_option |= long.starts_with("regexp") || long.starts_with("file");
+            continue;
+        }
+        if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
+            // A short option that takes a value takes the rest of the cluster or the next word.
+            if let Some((at, letter)) = cluster.char_indices().find(|(_, c)| takes_value.contains(*c)) {
+                pattern_given_by_option |= matches!(letter, 'e' | 'f') && PATTERN_FIRST.contains(&name);
+                if at + letter.len_utf8() == cluster.len() {
+                    iter.next();
+                }
+            }
             continue;
         }
         operands.push(arg);
     }
-    let pattern_given_by_option = args
-        .iter()
-        .any(|a| a == "-e" || a == "-f" || a.starts_with("--regexp"));
     if PATTERN_FIRST.contains(&name) && !pattern_given_by_option && !operands.is_empty() {
         operands.remove(0);
     }
     if name == "git" {
         // git reads its own repository, not files named by its arguments, except for explicit
-        // out-of-tree forms, which carry an absolute or parent path and are kept.
+        // out-of-tree forms, which carry an absolute or parent path and are kept. Object reads by
+        // path are handled by `Reads::of_git`.
         operands.retain(|a| a.starts_with('/') || a.starts_with('~') || a.contains(".."));
     }
     operands
 }
 
-/// Where a read operand points.
-fn read_target(arg: &str, cwd: &Path) -> std::path::PathBuf {
-    if arg.contains('$') || arg.contains('`') {
-        return std::path::PathBuf::from("/");
+/// Short options that take a value, for the programs whose operands are read, so the value is not
+/// taken for a file.
+fn value_options(program: &str) -> &'static str {
+    match program {
+        "grep" | "egrep" | "fgrep" | "zgrep" => "efmABCdD",
+        "rg" => "efgtTmABCjMEr",
+        "ag" => "GgABCm",
+        "ack" | "ack-grep" => "ABCm",
+        "head" | "tail" => "ncs",
+        "sort" => "kotST",
+        "cut" => "bcdf",
+        "diff" => "xXSIFL",
+        "tar" => "fCT",
+        _ => "",
+    }
+}
+
+/// Whether an operand's value is only known when the command runs.
+fn is_only_known_at_run_time(arg: &str) -> bool {
+    arg.contains('$') || arg.contains('`') || (arg.starts_with('~') && !(arg == "~" || arg.starts_with("~/")))
+}
+
+/// Where a read operand points (`~` and `~/` expanded). An operand known only at run time, or
+/// `~user/...` (another user's home), stands as `/`, outside every working directory.
+fn read_target(arg: &str, cwd: &Path) -> PathBuf {
+    if is_only_known_at_run_time(arg) {
+        return PathBuf::from("/");
     }
     let expanded = match arg.strip_prefix("~/") {
         Some(rest) => dirs::home_dir().map(|h| h.join(rest)),
@@ -117,7 +336,30 @@ fn read_target(arg: &str, cwd: &Path) -> std::path::PathBuf {
     normalize_lexically(&if path.is_absolute() { path } else { cwd.join(path) })
 }
 
-/// Programs whose arguments are (or contain) another command line.
+/// A path relative to `cwd`, made absolute and normalised.
+fn resolve(target: &str, cwd: &Path) -> PathBuf {
+    let p = Path::new(target);
+    normalize_lexically(&if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    })
+}
+
+/// The folder part of a glob before its first component with a wildcard.
+fn literal_prefix(glob: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in glob.components() {
+        if component.as_os_str().to_string_lossy().contains(['*', '?', '[']) {
+            break;
+        }
+        out.push(component);
+    }
+    out
+}
+
+/// Programs whose arguments are (or contain) another command line that the analysis does not
+/// model; deny rules see every tail of their words.
 const RUNS_ANOTHER_COMMAND: &[&str] = &[
     "sudo",
     "doas",
@@ -139,6 +381,13 @@ const RUNS_ANOTHER_COMMAND: &[&str] = &[
     "systemd-run",
     "script",
     "parallel",
+    "ssh",
+    "tmux",
+    "screen",
+    "dbus-run-session",
+    "xvfb-run",
+    "unbuffer",
+    "pkexec",
 ];
 
 fn basename_of(program: &str) -> &str {
@@ -162,8 +411,12 @@ mod tests {
     fn commands_behind_sudo_are_deny_candidates() {
         let s = shell_subject("sudo -n /bin/rm -rf /tmp/x && ls", Path::new("/p"));
         assert!(s.understood);
+        assert_eq!(s.parts[0].canonical, "rm -rf /tmp/x");
+        assert_eq!(s.parts[0].as_written, "sudo -n /bin/rm -rf /tmp/x");
+        // A runner that is not modelled leaves every tail of its words to deny rules.
+        let s = shell_subject("parallel /bin/rm -rf ::: /tmp/x", Path::new("/p"));
         assert!(
-            s.fallback_segments.contains(&"rm -rf /tmp/x".to_string()),
+            s.fallback_segments.contains(&"rm -rf ::: /tmp/x".to_string()),
             "{:?}",
             s.fallback_segments
         );
@@ -184,20 +437,76 @@ mod tests {
         assert_eq!(
             s.read_targets,
             vec![
-                std::path::PathBuf::from("/p/src/a.rs"),
-                std::path::PathBuf::from("/etc/passwd"),
-                std::path::PathBuf::from("/p/notes.txt")
+                PathBuf::from("/p/src/a.rs"),
+                PathBuf::from("/etc/passwd"),
+                PathBuf::from("/p/notes.txt")
             ]
         );
         let s = shell_subject("find ../other -name '*.rs'", Path::new("/p/sub"));
-        assert_eq!(s.read_targets, vec![std::path::PathBuf::from("/p/other")]);
+        assert_eq!(s.read_targets, vec![PathBuf::from("/p/other")]);
         let s = shell_subject("cat $HOME/.ssh/id_rsa", Path::new("/p"));
-        assert_eq!(s.read_targets, vec![std::path::PathBuf::from("/")]);
+        assert_eq!(s.read_targets, vec![PathBuf::from("/")]);
+        assert_eq!(
+            s.read_scopes,
+            vec![ReadScope::Unknown("$HOME/.ssh/id_rsa".into())]
+        );
+        let s = shell_subject("cat ~root/.ssh/id_rsa", Path::new("/p"));
+        assert_eq!(s.read_targets, vec![PathBuf::from("/")]);
+    }
+
+    #[test]
+    fn recursive_reads_and_globs_are_scopes() {
+        let scopes = |cmd: &str| shell_subject(cmd, Path::new("/p")).read_scopes;
+        assert_eq!(
+            scopes("grep -r x secrets/"),
+            [ReadScope::Tree("/p/secrets".into())]
+        );
+        assert_eq!(scopes("rg x"), [ReadScope::Tree("/p".into())]);
+        assert_eq!(scopes("grep -rn x"), [ReadScope::Tree("/p".into())]);
+        assert_eq!(scopes("grep x a.txt"), []);
+        assert_eq!(
+            scopes("cat sec*/key.txt"),
+            [ReadScope::Glob {
+                pattern: "/p/sec*/key.txt".into(),
+                recursive: false
+            }]
+        );
+        assert_eq!(scopes("find . -exec cat {} +"), [ReadScope::Tree("/p".into())]);
+        assert_eq!(
+            shell_subject("git show HEAD:secrets/key.txt", Path::new("/p")).read_targets,
+            [PathBuf::from("/p/secrets/key.txt")]
+        );
+        assert_eq!(scopes("git grep foo"), [ReadScope::Tree("/p".into())]);
+        assert_eq!(
+            scopes("git cat-file -p 1234abcd"),
+            [ReadScope::Unknown("1234abcd".into())]
+        );
     }
 
     #[test]
     fn write_targets_are_absolute() {
         let s = shell_subject("echo hi > out/a.txt 2>/dev/null", Path::new("/p"));
-        assert_eq!(s.write_targets, vec![std::path::PathBuf::from("/p/out/a.txt")]);
+        assert_eq!(s.write_targets, vec![PathBuf::from("/p/out/a.txt")]);
+    }
+
+    #[test]
+    fn input_redirections_are_read_and_network_is_seen() {
+        let s = shell_subject("cat < /etc/shadow && wc -c <&0 < a.txt", Path::new("/p"));
+        assert_eq!(
+            s.input_targets,
+            [PathBuf::from("/etc/shadow"), PathBuf::from("/p/a.txt")]
+        );
+        let s = shell_subject("cat <> rw.txt", Path::new("/p"));
+        assert_eq!(s.input_targets, [PathBuf::from("/p/rw.txt")]);
+        assert_eq!(s.write_targets, [PathBuf::from("/p/rw.txt")]);
+        let s = shell_subject("cat < /dev/tcp/127.0.0.1/9", Path::new("/p"));
+        assert_eq!(s.network_targets, ["/dev/tcp/127.0.0.1/9"]);
+        assert!(s.input_targets.is_empty());
+    }
+
+    #[test]
+    fn git_global_options_give_a_deny_form() {
+        let s = shell_subject("git -C . --no-pager push --force", Path::new("/p"));
+        assert_eq!(s.parts[0].deny_forms, ["git push --force"]);
     }
 }

@@ -137,7 +137,10 @@ const ROWS: &[Row] = &[
     ("ls >&2", true, true, None),
     ("ls 2>&-", true, true, None),
     ("cat < in.txt", true, true, None),
-    ("cat < $(rm x)", true, false, None),
+    // The file a redirection reads is only known at run time: it could be `/dev/tcp/...`.
+    ("cat < $(rm x)", false, false, None),
+    ("cat < <(rm x)", true, false, None),
+    ("cat < <(ls)", true, true, None),
     ("> out.txt echo hi", true, false, None),
     ("echo hi > $FILE", false, false, None),
     ("echo hi > ~/x", false, false, None),
@@ -154,15 +157,20 @@ const ROWS: &[Row] = &[
     ("time -p ls", true, true, Some(&["ls"])),
     ("command ls", true, true, Some(&["ls"])),
     ("builtin echo hi", true, true, Some(&["echo hi"])),
-    ("env A=1 ls", true, true, Some(&["ls"])),
+    ("env LANG=C ls", true, true, Some(&["ls"])),
+    // An assignment not known to be harmless: not read-only, and allow rules must name it.
+    ("env A=1 ls", true, false, Some(&["ls"])),
     ("env A=1 rm x", true, false, Some(&["rm x"])),
     ("env -i ls", false, false, None),
     ("env PATH=/tmp ls", true, false, Some(&["ls"])),
     ("xargs rm", true, false, Some(&["rm"])),
     ("find . -name x | xargs cat", true, true, Some(&["find . -name x", "cat"])),
     ("find . | xargs find", true, false, None),
-    ("xargs -I{} rm {}", false, false, None),
-    ("FOO=bar ls", true, true, Some(&["ls"])),
+    ("xargs -I{} rm {}", true, false, Some(&["rm {}"])),
+    ("xargs -0 -n 1 grep x", true, true, Some(&["grep x"])),
+    ("FOO=bar ls", true, false, Some(&["ls"])),
+    ("TZ=UTC LC_ALL=C ls", true, true, Some(&["ls"])),
+    ("LD_PRELOAD=./x.so ls", true, false, Some(&["ls"])),
     ("FOO=$(rm x) ls", true, false, Some(&["rm x", "ls"])),
     ("GIT_EXTERNAL_DIFF=evil git diff", true, false, Some(&["git diff"])),
     ("LD_PRELOAD=x.so cat f", true, false, None),
@@ -230,7 +238,11 @@ const ROWS: &[Row] = &[
     // --- find / rg / fd / sort and friends
     ("find . -delete", true, false, None),
     ("find . -name x -exec rm {} \\;", true, false, None),
-    ("find . -execdir ls \\;", true, false, None),
+    // The command run per result is judged on its own.
+    ("find . -execdir ls \\;", true, true, Some(&["find . -execdir ls ;", "ls"])),
+    ("find . -exec rm {} +", true, false, Some(&["find . -exec rm {} +", "rm {}"])),
+    ("find . -ok sh -c 'rm x' \\;", true, false, Some(&["find . -ok sh -c rm x ;", "rm x"])),
+    ("fd x -X rm", true, false, Some(&["fd x -X rm", "rm"])),
     ("find . -ok rm {} \\;", true, false, None),
     ("find . -fprint out", true, false, None),
     ("find . -fls out", true, false, None),
@@ -268,7 +280,15 @@ const ROWS: &[Row] = &[
     ("echo 'rm -rf /' | xargs env", true, false, None),
     ("echo x | xargs bash -c", false, false, None),
     ("ls | xargs cat", true, true, None),
-    ("sudo rm x", true, false, Some(&["sudo rm x"])),
+    ("sudo rm x", true, false, Some(&["rm x"])),
+    ("sudo -u root -n cat x", true, false, Some(&["cat x"])),
+    ("busybox rm x", true, false, Some(&["rm x"])),
+    ("busybox cat x", true, true, Some(&["cat x"])),
+    ("trap 'rm x' EXIT", true, false, Some(&["rm x"])),
+    ("trap - EXIT", true, true, Some(&["trap - EXIT"])),
+    ("su -c 'rm x' root", true, false, Some(&["su -c rm x root", "rm x"])),
+    ("watch -n 1 rm x", true, false, Some(&["rm x"])),
+    ("cat < /dev/tcp/127.0.0.1/9", true, false, Some(&["cat"])),
     ("[[ $x -eq 1 ]]", false, false, None),
     ("[[ 2 -gt 1 ]]", true, true, None),
     ("[[ -n \"$x\" && $y == z* ]]", true, true, None),
@@ -350,15 +370,18 @@ fn whole_analysis_of_a_wrapped_command() {
             not_understood_reason: None,
             subcommands: vec![SimpleCommand {
                 argv: vec!["/usr/bin/git".into(), "log".into(), "$X".into()],
-                as_written: "/usr/bin/git log $X".into(),
+                // `FOO` is not known to be harmless: an allow rule must name it.
+                as_written: "FOO=1 /usr/bin/git log $X".into(),
                 canonical: "git log $X".into(),
                 class: CommandClass::Other(
-                    "argument `$X` of `git` is only known at run time, so its options cannot be checked"
+                    "assigning `FOO`, which is not known to be harmless, may change what the command runs"
                         .into()
                 ),
                 dynamic: true,
             }],
             write_targets: vec!["out".into()],
+            read_targets: vec![],
+            network_targets: vec![],
         }
     );
 }

@@ -94,7 +94,7 @@ impl Tool for BashTool {
     }
 
     fn permission_subject(&self, input: &BashInput, ctx: &ToolUseContext) -> PermissionSubject {
-        PermissionSubject::Shell(shell_subject(&input.command, &ctx.exec.cwd))
+        PermissionSubject::Shell(Box::new(shell_subject(&input.command, &ctx.exec.cwd)))
     }
 
     async fn permission_preview(&self, input: &BashInput, ctx: &ToolUseContext) -> Option<PermissionPreview> {

@@ -6,9 +6,10 @@ use tree_sitter::Node;
 use crate::tools::bash::analysis::{CommandClass, SimpleCommand};
 use crate::tools::bash::analyze::{Collector, analyze_script, is_read_write_operator};
 use crate::tools::bash::classify::classify;
-use crate::tools::bash::env_names::{is_sensitive, is_valid_name};
+use crate::tools::bash::env_names::{EnvKind, env_kind, is_sensitive, is_valid_name};
+use crate::tools::bash::runners::exec_clauses;
 use crate::tools::bash::words::{
-    Word, decode_ansi_c, has_unparsed_substitution, unquote_bare, unquote_double,
+    Word, basename, decode_ansi_c, has_unparsed_substitution, is_system_program, unquote_bare, unquote_double,
 };
 use crate::tools::bash::wrappers::{Assignment, Resolution, resolve};
 
@@ -23,6 +24,17 @@ const HARMLESS_TARGETS: &[&str] = &[
     "/dev/fd/1",
     "/dev/fd/2",
 ];
+
+/// Input redirection sources that read nothing that matters.
+const HARMLESS_SOURCES: &[&str] = &["/dev/null", "/dev/stdin", "/dev/fd/0", "/dev/zero"];
+
+/// Whether bash opens a network connection for this redirection target instead of a file. bash
+/// compares the text after expansion, but `/dev//tcp/...` is caught too (a lexical look-alike is
+/// cheap to refuse).
+pub(crate) fn is_network_path(target: &str) -> bool {
+    let mut parts = target.split('/').filter(|p| !p.is_empty() && *p != ".");
+    target.starts_with('/') && parts.next() == Some("dev") && matches!(parts.next(), Some("tcp" | "udp"))
+}
 
 /// Operators that assign inside arithmetic; they make `$(( ))` change variables.
 const ARITHMETIC_ASSIGN: &[&str] = &[
@@ -219,26 +231,79 @@ impl<'s, 'c> Walker<'s, 'c> {
 
     /// Turns the words of one simple command into subcommands (following `eval`/`bash -c`).
     fn finish(&mut self, words: Vec<Word>, assignments: Vec<Assignment>, depth: usize) {
+        self.finish_command(words, assignments, depth, false);
+    }
+
+    /// [`Walker::finish`] for a command that may also be one run by another program per result
+    /// (`find -exec`), whose arguments then get values at run time (`fed`).
+    fn finish_command(&mut self, words: Vec<Word>, assignments: Vec<Assignment>, depth: usize, fed: bool) {
+        if self.too_deep(depth) {
+            return;
+        }
         match resolve(words, assignments) {
             Resolution::Command {
                 argv,
                 assignments,
                 stdin_args,
                 forced,
+                runner,
             } => {
-                let mut class = forced.unwrap_or_else(|| classify(&argv, stdin_args));
-                if let Some(a) = assignments.iter().find(|a| is_sensitive(&a.name)) {
+                // `find -exec CMD ;` and `fd -x CMD` run CMD per result: judged as commands of
+                // their own, after the finder (its own words are classified without them).
+                let exec = argv
+                    .split_first()
+                    .filter(|(program, _)| is_system_program(&program.text))
+                    .and_then(|(program, args)| exec_clauses(basename(&program.text), args));
+                let mut class = forced.unwrap_or_else(|| match &exec {
+                    Some((outer, _)) => {
+                        let mut finder = argv[..1].to_vec();
+                        finder.extend(outer.iter().cloned());
+                        classify(&finder, stdin_args)
+                    }
+                    None => classify(&argv, stdin_args),
+                });
+                let has_program = !argv.is_empty();
+                let runner_texts: Vec<String> = runner.iter().map(|w| w.text.clone()).collect();
+                let mut prefix = Vec::new();
+                if has_program {
+                    for a in &assignments {
+                        let kind = env_kind(&a.name, &a.value.text);
+                        let text = format!("{}={}", a.name, a.value.text);
+                        if kind == EnvKind::Harmless || runner_texts.contains(&text) {
+                            continue;
+                        }
+                        if !matches!(class, CommandClass::Other(_)) || prefix.is_empty() {
+                            class = CommandClass::Other(match kind {
+                                EnvKind::Steering => {
+                                    format!("assigning `{}` can change what the command runs", a.name)
+                                }
+                                EnvKind::Harmless | EnvKind::Unknown => format!(
+                                    "assigning `{}`, which is not known to be harmless, may change what the command runs",
+                                    a.name
+                                ),
+                            });
+                        }
+                        prefix.push(text);
+                    }
+                } else if let Some(a) = assignments.iter().find(|a| is_sensitive(&a.name)) {
                     class = CommandClass::Other(format!(
-                        "assigning `{}` can change what the command runs",
+                        "assigning `{}` can change what later commands run",
                         a.name
                     ));
                 }
+                if let Some(first) = runner.first() {
+                    class = CommandClass::Other(format!(
+                        "`{}` changes who or where the command runs, or traces it",
+                        basename(&first.text)
+                    ));
+                    prefix.extend(runner_texts);
+                }
                 let dynamic = stdin_args
+                    || fed
                     || argv.iter().any(|w| w.dynamic)
                     || (argv.is_empty() && assignments.iter().any(|a| a.value.dynamic));
-                let has_program = !argv.is_empty();
                 let texts: Vec<String> = if has_program {
-                    argv.into_iter().map(|w| w.text).collect()
+                    argv.iter().map(|w| w.text.clone()).collect()
                 } else {
                     assignments
                         .iter()
@@ -248,14 +313,42 @@ impl<'s, 'c> Walker<'s, 'c> {
                 if !texts.is_empty() {
                     self.out
                         .subcommands
-                        .push(SimpleCommand::new(texts, class, dynamic, has_program));
+                        .push(SimpleCommand::new(texts, class, dynamic, has_program).with_prefix(&prefix));
+                }
+                for clause in exec.map(|(_, inner)| inner).unwrap_or_default() {
+                    if clause.is_empty() {
+                        self.out.fail("`-exec` without a command");
+                        continue;
+                    }
+                    self.finish_command(clause, Vec::new(), depth + 1, true);
                 }
             }
-            Resolution::Script { script, assignments } => {
-                if let Some(a) = assignments.iter().find(|a| is_sensitive(&a.name)) {
+            Resolution::Script {
+                script,
+                assignments,
+                runner,
+            } => {
+                if let Some(a) = assignments
+                    .iter()
+                    .find(|a| env_kind(&a.name, &a.value.text) != EnvKind::Harmless)
+                {
                     self.out.fail(format!(
                         "assigning `{}` in front of a script can change what it runs",
                         a.name
+                    ));
+                }
+                if let Some(first) = runner.first() {
+                    let reason = format!(
+                        "`{}` changes who or where the command runs, or traces it",
+                        basename(&first.text)
+                    );
+                    let dynamic = runner.iter().any(|w| w.dynamic);
+                    let texts = runner.into_iter().map(|w| w.text).collect();
+                    self.out.subcommands.push(SimpleCommand::new(
+                        texts,
+                        CommandClass::Other(reason),
+                        dynamic,
+                        true,
                     ));
                 }
                 if self.too_deep(depth) {
@@ -635,18 +728,56 @@ impl<'s, 'c> Walker<'s, 'c> {
             } else if !child.is_named() {
                 operator.push_str(self.text(child));
             } else if field != Some("descriptor") {
-                destinations.push(self.word(child, depth + 1));
+                // `< <(cmd)` reads the output of commands the walk visits; it names no file.
+                let from_commands = child.kind() == "process_substitution";
+                destinations.push((self.word(child, depth + 1), from_commands));
             }
         }
-        let target = destinations.first();
+        let target = destinations.first().map(|(word, _)| word);
+        let from_commands = destinations.first().is_some_and(|(_, p)| *p);
         let is_fd = |w: &Word| w.is_plain() && (w.text == "-" || w.text.chars().all(|c| c.is_ascii_digit()));
         match operator.as_str() {
-            ">" | ">>" | ">|" | "&>" | "&>>" | "<>" => self.write_target(target),
+            ">" | ">>" | ">|" | "&>" | "&>>" => self.write_target(target),
+            "<>" => {
+                self.read_target(target, from_commands);
+                self.write_target(target);
+            }
             ">&" | "<&" if target.is_some_and(is_fd) => {}
             // `>& file` is `&> file`.
             ">&" => self.write_target(target),
-            "<" | "<&-" | ">&-" => {}
+            // `<& file` opens the file for reading.
+            "<" | "<&" => self.read_target(target, from_commands),
+            "<&-" | ">&-" => {}
             _ => self.unsupported(node),
+        }
+    }
+
+    /// Records a network connection opened by bash itself for `/dev/tcp/...` and `/dev/udp/...`
+    /// targets; true when `target` is one.
+    fn network_target(&mut self, target: &Word) -> bool {
+        if is_network_path(&target.text) {
+            self.out.network_targets.push(target.text.clone());
+            return true;
+        }
+        false
+    }
+
+    fn read_target(&mut self, target: Option<&Word>, from_commands: bool) {
+        let Some(target) = target else {
+            self.out.fail("a redirection without a source");
+            return;
+        };
+        if from_commands {
+            return;
+        }
+        if !target.is_plain() {
+            // The file is only known at run time: it could be anything, `/dev/tcp/...` included.
+            self.out.fail(format!(
+                "the redirection source `{}` is only known at run time",
+                target.text
+            ));
+        } else if !self.network_target(target) && !HARMLESS_SOURCES.contains(&target.text.as_str()) {
+            self.out.read_targets.push(target.text.clone());
         }
     }
 
@@ -665,7 +796,7 @@ impl<'s, 'c> Walker<'s, 'c> {
                 "the redirection target `{}` depends on `~` expansion",
                 target.text
             ));
-        } else if !HARMLESS_TARGETS.contains(&target.text.as_str()) {
+        } else if !self.network_target(target) && !HARMLESS_TARGETS.contains(&target.text.as_str()) {
             self.out.write_targets.push(target.text.clone());
         }
     }

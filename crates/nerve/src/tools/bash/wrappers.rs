@@ -4,6 +4,9 @@
 use crate::tools::bash::analysis::CommandClass;
 use crate::tools::bash::env_names::is_valid_name;
 use crate::tools::bash::options::is_option;
+use crate::tools::bash::runners::{
+    Inner, RunnerKind, TrapAction, parse_runner, runner_kind, trap_action, xargs_prefix,
+};
 use crate::tools::bash::words::{Word, basename, is_system_program};
 
 /// A `NAME=value` assignment in front of a command or after `env`.
@@ -28,6 +31,9 @@ pub(crate) enum Resolution {
         stdin_args: bool,
         /// A class decided by the wrapper itself (`command -v x` is a lookup).
         forced: Option<CommandClass>,
+        /// Words of guarded runners in front of the command (`sudo -u root`), which allow rules
+        /// must name and which make it never read-only (see [`crate::tools::bash::runners`]).
+        runner: Vec<Word>,
     },
     /// A literal script to analyse recursively (`eval '...'`, `bash -c '...'`).
     Script {
@@ -35,6 +41,8 @@ pub(crate) enum Resolution {
         script: String,
         /// Assignments in front of the command.
         assignments: Vec<Assignment>,
+        /// Words of guarded runners that run the script (`su -c '...'`).
+        runner: Vec<Word>,
     },
     /// A form this analysis does not model; the caller fails closed.
     NotUnderstood {
@@ -52,9 +60,18 @@ const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash"];
 /// Strips wrappers from `words` (nested ones too) and reports what runs.
 pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) -> Resolution {
     let mut stdin_args = false;
+    let mut runner: Vec<Word> = Vec::new();
+    // Every exit below hands the guarded runners found so far to the command it reports.
+    let command = |argv, assignments, stdin_args, forced, runner: &mut Vec<Word>| Resolution::Command {
+        argv,
+        assignments,
+        stdin_args,
+        forced,
+        runner: std::mem::take(runner),
+    };
     loop {
         let Some(first) = words.first() else {
-            return command(words, assignments, stdin_args, None);
+            return command(words, assignments, stdin_args, None, &mut runner);
         };
         if first.dynamic {
             let reason = format!("the command name `{}` is only known at run time", first.text);
@@ -69,7 +86,7 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
         }
         if !is_system_program(&first.text) {
             // `/tmp/x/timeout 5 ls` runs `/tmp/x/timeout`, not a wrapper; classify judges the path.
-            return command(words, assignments, stdin_args, None);
+            return command(words, assignments, stdin_args, None, &mut runner);
         }
         let program = basename(&first.text).to_string();
         let skip = match program.as_str() {
@@ -80,7 +97,13 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
             "stdbuf" => stdbuf_prefix(&words),
             "command" => match words.get(1).map(|w| w.text.as_str()) {
                 Some("-v" | "-V") => {
-                    return command(words, assignments, stdin_args, Some(CommandClass::ReadOnly));
+                    return command(
+                        words,
+                        assignments,
+                        stdin_args,
+                        Some(CommandClass::ReadOnly),
+                        &mut runner,
+                    );
                 }
                 Some("-p") => Ok(2),
                 Some(_) | None => Ok(1),
@@ -92,25 +115,73 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
                 Some(_) | None => Ok(1),
             },
             "env" => env_prefix(&words, &mut assignments),
-            "xargs" => match words.get(1) {
-                Some(w) if is_option(&w.text) || !w.is_plain() => {
-                    Err("`xargs` with options is not modelled".to_string())
-                }
-                Some(_) => {
-                    stdin_args = true;
-                    Ok(1)
-                }
+            "xargs" => match xargs_prefix(&words) {
                 // Plain `xargs` runs `echo` with the input.
-                None => return command(words, assignments, true, Some(CommandClass::Neutral)),
+                Ok(n) if n >= words.len() => {
+                    return command(words, assignments, true, Some(CommandClass::Neutral), &mut runner);
+                }
+                Ok(n) => {
+                    stdin_args = true;
+                    Ok(n)
+                }
+                Err(reason) => Err(reason),
             },
-            "eval" => return eval(words, assignments),
-            p if SHELLS.contains(&p) => return shell(words, assignments),
-            _ => return command(words, assignments, stdin_args, None),
+            // Multi-call binaries: `busybox rm x` is `rm x`.
+            "busybox" | "toybox" => match words.get(1) {
+                Some(w) if !is_option(&w.text) => Ok(1),
+                Some(_) | None => return command(words, assignments, stdin_args, None, &mut runner),
+            },
+            "trap" => {
+                return match trap_action(&words) {
+                    Ok(TrapAction::Nothing) => command(
+                        words,
+                        assignments,
+                        stdin_args,
+                        Some(CommandClass::Neutral),
+                        &mut runner,
+                    ),
+                    Ok(TrapAction::Script(script)) => Resolution::Script {
+                        script,
+                        assignments,
+                        runner,
+                    },
+                    Err(reason) => Resolution::NotUnderstood { argv: words, reason },
+                };
+            }
+            p if runner_kind(p).is_some() => match parse_runner(p, &words) {
+                Ok(Inner::Argv {
+                    runner_len,
+                    assignments: passed,
+                }) => {
+                    if runner_kind(p) == Some(RunnerKind::Guarded) {
+                        runner.extend(words[..runner_len].iter().cloned());
+                    }
+                    assignments.extend(passed.into_iter().map(|(name, value)| Assignment { name, value }));
+                    // The runner's words were checked by its grammar.
+                    words.drain(..runner_len);
+                    continue;
+                }
+                Ok(Inner::Script { script, .. }) => {
+                    if runner_kind(p) == Some(RunnerKind::Guarded) {
+                        runner.extend(words.iter().cloned());
+                    }
+                    return Resolution::Script {
+                        script,
+                        assignments,
+                        runner,
+                    };
+                }
+                Ok(Inner::Itself) => return command(words, assignments, stdin_args, None, &mut runner),
+                Err(reason) => Err(reason),
+            },
+            "eval" => return eval(words, assignments, runner),
+            p if SHELLS.contains(&p) => return shell(words, assignments, runner),
+            _ => return command(words, assignments, stdin_args, None, &mut runner),
         };
         match skip {
             Err(reason) => return Resolution::NotUnderstood { argv: words, reason },
             // A wrapper with nothing to run is judged as itself (`time` alone, `nohup` alone).
-            Ok(n) if n >= words.len() => return command(words, assignments, stdin_args, None),
+            Ok(n) if n >= words.len() => return command(words, assignments, stdin_args, None, &mut runner),
             Ok(n) => {
                 if let Some(w) = words[..n].iter().find(|w| !w.is_plain()) {
                     let reason = format!("wrapper argument `{}` is only known at run time", w.text);
@@ -122,17 +193,13 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
     }
 }
 
-fn command(
-    argv: Vec<Word>,
-    assignments: Vec<Assignment>,
-    stdin_args: bool,
-    forced: Option<CommandClass>,
-) -> Resolution {
+fn command(argv: Vec<Word>, assignments: Vec<Assignment>, runner: Vec<Word>) -> Resolution {
     Resolution::Command {
         argv,
         assignments,
-        stdin_args,
-        forced,
+        stdin_args: false,
+        forced: None,
+        runner,
     }
 }
 
@@ -224,7 +291,7 @@ fn env_prefix(words: &[Word], assignments: &mut Vec<Assignment>) -> Result<usize
 }
 
 /// `eval ARGS`: bash joins the arguments with spaces and runs the result.
-fn eval(words: Vec<Word>, assignments: Vec<Assignment>) -> Resolution {
+fn eval(words: Vec<Word>, assignments: Vec<Assignment>, runner: Vec<Word>) -> Resolution {
     let args = match words.get(1) {
         Some(w) if w.text == "--" => &words[2..],
         Some(_) | None => &words[1..],
@@ -234,12 +301,16 @@ fn eval(words: Vec<Word>, assignments: Vec<Assignment>) -> Resolution {
         return Resolution::NotUnderstood { argv: words, reason };
     }
     let script = args.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
-    Resolution::Script { script, assignments }
+    Resolution::Script {
+        script,
+        assignments,
+        runner,
+    }
 }
 
 /// `bash [-euxv] [-o OPT] -c SCRIPT [NAME ARGS...]`. Without `-c` the shell runs a file or reads
 /// standard input, which is judged as the program `bash` (not read-only).
-fn shell(words: Vec<Word>, assignments: Vec<Assignment>) -> Resolution {
+fn shell(words: Vec<Word>, assignments: Vec<Assignment>, runner: Vec<Word>) -> Resolution {
     const SHORT: &str = "euxvc";
     const SET_OPTIONS: &[&str] = &["pipefail", "errexit", "nounset", "xtrace"];
     let mut has_c = false;
@@ -273,12 +344,13 @@ fn shell(words: Vec<Word>, assignments: Vec<Assignment>) -> Resolution {
         }
     }
     if !has_c {
-        return command(words, assignments, false, None);
+        return command(words, assignments, runner);
     }
     match words.get(i) {
         Some(script) if script.is_plain() => Resolution::Script {
             script: script.text.clone(),
             assignments,
+            runner,
         },
         Some(script) => {
             let reason = format!("shell script `{}` is only known at run time", script.text);
@@ -324,7 +396,7 @@ mod tests {
     fn unmodelled_wrapper_forms_fail_closed() {
         for line in [
             "env -i ls",
-            "xargs -I{} rm {}",
+            "xargs --bogus rm",
             "exec -a x ls",
             "timeout --bogus 5 ls",
             "bash -l -c ls",

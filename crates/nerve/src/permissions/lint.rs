@@ -1,0 +1,42 @@
+//! Warnings about rules that do less than they seem to, shown where rules are loaded
+//! (`nerve check-permission`, the settings view).
+
+use serde::Serialize;
+
+use crate::permissions::matching::RuleContentKind;
+use crate::permissions::matching::options::literal_option_warning;
+use crate::permissions::rule::RuleBehavior;
+use crate::permissions::rule_set::RuleSet;
+
+/// A rule that is easy to dodge, with the broader rule that would not be.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleWarning {
+    /// The rule as written (`Bash(curl -X POST *)`).
+    pub rule: String,
+    /// Where it comes from.
+    pub source: String,
+    /// What is wrong with it.
+    pub warning: String,
+    /// A broader rule to consider (`Bash(curl *)`).
+    pub suggestion: String,
+}
+
+/// Deny and ask rules whose literal options can be dodged by spelling them differently.
+pub fn rule_warnings(rules: &RuleSet) -> Vec<RuleWarning> {
+    [RuleBehavior::Deny, RuleBehavior::Ask]
+        .into_iter()
+        .flat_map(|behavior| rules.rules(behavior))
+        .filter_map(|rule| {
+            let Some(RuleContentKind::Shell(content)) = rule.value.content_kind() else {
+                return None;
+            };
+            let (warning, broader) = literal_option_warning(content)?;
+            Some(RuleWarning {
+                rule: rule.value.to_string(),
+                source: rule.source.as_str().to_string(),
+                warning,
+                suggestion: format!("{}({broader})", rule.value.tool_name),
+            })
+        })
+        .collect()
+}
