@@ -206,9 +206,27 @@ describe("PermissionDialog: keyboard", () => {
 
   it("ignores shortcuts before the request has been on screen for the arm delay", async () => {
     render(PermissionDialog, { sessionId: "s1", requests: [bashRequest()], onanswered: vi.fn(), armDelayMs: 10_000 });
+    await fireEvent.keyDown(screen.getByTestId("permission-dialog"), { key: "y" });
+    await armed();
+    expect(answers()).toHaveLength(0);
+  });
+
+  it("takes the focus when it appears, and ignores keys pressed outside it", async () => {
+    const outside = document.createElement("button");
+    document.body.append(outside);
+    setup([bashRequest()]);
+    expect(document.activeElement).toBe(screen.getByTestId("permission-dialog"));
+    await armed();
+    await fireEvent.keyDown(outside, { key: "y" });
     await fireEvent.keyDown(window, { key: "y" });
     await armed();
     expect(answers()).toHaveLength(0);
+    outside.remove();
+  });
+
+  it("does not take the focus while its screen is hidden", () => {
+    render(PermissionDialog, { sessionId: "s1", requests: [bashRequest()], onanswered: vi.fn(), active: false });
+    expect(document.activeElement).not.toBe(screen.getByTestId("permission-dialog"));
   });
 });
 
