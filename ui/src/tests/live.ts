@@ -2,7 +2,9 @@
 // every command is recorded, so component tests can stream events and read what was sent.
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { Channel } from "@tauri-apps/api/core";
+import type { AppState } from "../bindings/AppState";
 import type { Event } from "../bindings/Event";
+import type { ProjectInfo } from "../bindings/ProjectInfo";
 import type { SessionInfo } from "../bindings/SessionInfo";
 import { SessionStore } from "../lib/conversation/session.svelte";
 
@@ -36,6 +38,19 @@ export function sessionInfo(fields: Partial<SessionInfo> = {}): SessionInfo {
   };
 }
 
+export const appState = (): AppState => ({
+  has_api_key: true,
+  key_source: "keyring",
+  keyring_problem: null,
+  settings: { base_url: null, model: null, fast_model: null },
+  default_model: "claude-main",
+  default_fast_model: "claude-fast",
+  recent_projects: [],
+});
+
+export const projectInfo = (path: string): ProjectInfo => ({ path, mode: "default", sessions: [], unapproved_mcp_servers: [] });
+
+/** Also answers the app-level commands, so the whole App can be rendered and a session started. */
 export function liveSession(info: SessionInfo = sessionInfo()): Live {
   const turns: Turn[] = [];
   const calls: Live["calls"] = [];
@@ -53,6 +68,9 @@ export function liveSession(info: SessionInfo = sessionInfo()): Live {
         });
       });
     }
+    if (cmd === "get_app_state") return appState();
+    if (cmd === "open_project") return projectInfo(String(args.path));
+    if (cmd === "start_session") return info;
     return null;
   });
   return {

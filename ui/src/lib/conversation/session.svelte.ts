@@ -39,6 +39,11 @@ export class SessionStore {
     return this.state.running;
   }
 
+  /** How many permission requests wait for the user. */
+  get waitingApprovals() {
+    return this.state.permissions.length;
+  }
+
   /** Applies one engine event at once (also used by tests to replay a stream). */
   apply = (event: Event) => {
     this.state = reduce(this.state, event, Date.now());
