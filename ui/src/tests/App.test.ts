@@ -1,5 +1,5 @@
-// Settings never hide the session: it stays mounted behind them, and requests that arrive while
-// they show are announced.
+// The whole app with a live session: Settings never hide the session (it stays mounted behind
+// them, and requests that arrive meanwhile are announced), and the window title counts approvals.
 import { describe, expect, it } from "vitest";
 import { render, screen, waitFor } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
@@ -59,5 +59,19 @@ describe("Settings over a session", () => {
     await user.click(screen.getByTestId("approvals-waiting-show"));
     expect(screen.queryByTestId("settings-panel")).toBeNull();
     await waitFor(() => expect(document.activeElement).toBe(screen.getByTestId("permission-dialog")));
+  });
+});
+
+describe("The window title", () => {
+  it("counts the waiting approvals and names the project", async () => {
+    const { user, turn } = await appWithSession();
+    expect(document.title).toBe("Nerve — nerve-demo");
+    turn.send(queued("tu-r-bash", 1, false, "Bash"));
+    turn.send({ type: "permission_requested", request: bashRequest() });
+    turn.send(queued("tu-r-edit", 1, false, "Edit"));
+    turn.send({ type: "permission_requested", request: editRequest() });
+    await waitFor(() => expect(document.title).toBe("(2) Nerve — nerve-demo"));
+    await user.click(screen.getByTestId("deny"));
+    await waitFor(() => expect(document.title).toBe("(1) Nerve — nerve-demo"));
   });
 });
