@@ -1,6 +1,6 @@
 // Approvals in the normal flow: a prompt is sent from the prompt box, a request arrives, and the
 // user answers from the keyboard without clicking.
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import Conversation from "../lib/components/Conversation.svelte";
@@ -76,5 +76,32 @@ describe("Approvals from the keyboard", () => {
     await user.click(screen.getByTestId("prompt-input"));
     await user.keyboard("{Escape}");
     expect(live.called("abort_turn")).toHaveLength(0);
+  });
+});
+
+describe("The card asked about", () => {
+  const revealed: Element[] = [];
+  beforeEach(() => {
+    revealed.length = 0;
+    // jsdom has no layout; record which element was asked to come into view.
+    vi.spyOn(Element.prototype, "scrollIntoView").mockImplementation(function (this: Element) {
+      revealed.push(this);
+    });
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("is scrolled into the part of the conversation left visible above the dialog", async () => {
+    const { turn } = await promptThenRequest();
+    await waitFor(() => expect(revealed.length).toBeGreaterThan(0));
+    const card = revealed.at(-1) as HTMLElement;
+    expect(card.dataset.testid).toBe("tool-card");
+    expect(card.dataset.toolUseId).toBe("tu-r-bash");
+    expect(screen.getByTestId("conversation-scroll").contains(card)).toBe(true);
+    // More output while it waits brings the card back again rather than the newest line.
+    revealed.length = 0;
+    turn.send({ type: "text_delta", text: "still here" });
+    await waitFor(() => expect(revealed.at(-1)).toBe(card));
   });
 });

@@ -230,6 +230,18 @@ describe("PermissionDialog: keyboard", () => {
   });
 });
 
+describe("PermissionDialog: size", () => {
+  it("takes at most half the window; its body scrolls while the answers stay in view", () => {
+    setup([editRequest()]);
+    const dialog = screen.getByTestId("permission-dialog");
+    expect(getComputedStyle(dialog).maxHeight).toBe("50vh");
+    const body = screen.getByTestId("permission-body");
+    expect(getComputedStyle(body).overflow).toBe("auto");
+    expect(body.contains(screen.getByTestId("permission-diff"))).toBe(true);
+    expect(body.contains(screen.getByTestId("allow-once"))).toBe(false);
+  });
+});
+
 describe("PermissionDialog: queue", () => {
   it("shows the position and sub-agent label, and moves to the next request after an answer", async () => {
     const user = userEvent.setup();
