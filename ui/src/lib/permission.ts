@@ -121,3 +121,13 @@ export function shortcutFor(e: KeyboardEvent): Shortcut | null {
   if (key === "n" || key === "Escape") return "deny";
   return null;
 }
+
+/** The tool that asks the user to approve a plan and leave plan mode. */
+export const EXIT_PLAN_MODE = "ExitPlanMode";
+
+/** The plan (Markdown) an ExitPlanMode request asks to approve; null for any other request. */
+export function planOf(toolName: string, input: unknown): string | null {
+  if (toolName !== EXIT_PLAN_MODE) return null;
+  const plan = asObject(input).plan;
+  return typeof plan === "string" ? plan : null;
+}

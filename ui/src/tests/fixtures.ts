@@ -126,3 +126,16 @@ export const writeRequest = () =>
       new_text: "print('hi')\n",
     },
   });
+
+export const PLAN = "## Steps\n\n1. Change `src/a.rs`\n2. Run the tests\n\n<script>alert(1)</script>";
+
+export const planRequest = () =>
+  request({
+    id: "r-plan",
+    tool_name: "ExitPlanMode",
+    input: { plan: PLAN },
+    summary: "plan of 6 lines",
+    reason: "Approve the plan? Leaving plan mode needs the user's approval",
+    // The engine suggests a bare tool rule for tools it cannot look into; it makes no sense here.
+    suggestions: ["ExitPlanMode"],
+  });
