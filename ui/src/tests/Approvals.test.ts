@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import Conversation from "../lib/components/Conversation.svelte";
-import { bashRequest, queued } from "./fixtures";
+import { bashRequest, editRequest, queued } from "./fixtures";
 import { liveSession, pastArmDelay } from "./live";
 
 async function promptThenRequest() {
@@ -38,6 +38,17 @@ describe("Approvals from the keyboard", () => {
     await waitFor(() => expect(screen.queryByTestId("permission-dialog")).toBeNull());
     // The caret goes back to the prompt box once nothing asks any more.
     expect(document.activeElement).toBe(box);
+  });
+
+  it("keeps the focus where the user types in the dialog while more requests and output arrive", async () => {
+    const { user, turn } = await promptThenRequest();
+    const message = screen.getByTestId("deny-message");
+    await user.click(message);
+    turn.send({ type: "text_delta", text: "meanwhile" });
+    turn.send(queued("tu-r-edit", 2, false, "Edit"));
+    turn.send({ type: "permission_requested", request: editRequest() });
+    await waitFor(() => expect(screen.getByTestId("permission-position").textContent).toBe("1 of 2"));
+    expect(document.activeElement).toBe(message);
   });
 
   it("answers with Enter instead of queueing it as a prompt", async () => {
