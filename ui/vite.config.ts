@@ -3,8 +3,10 @@ import { svelte } from "@sveltejs/vite-plugin-svelte";
 import { svelteTesting } from "@testing-library/svelte/vite";
 
 // Tauri serves the built files from its own origin, so the default base "/" is right.
-export default defineConfig({
-  plugins: [svelte(), svelteTesting()],
+export default defineConfig(({ mode }) => ({
+  // Under Vitest the components inject their styles, so tests can read computed layout rules
+  // (jsdom has no layout, but it does apply the cascade); the build keeps CSS in files.
+  plugins: [svelte(mode === "test" ? { compilerOptions: { css: "injected" } } : {}), svelteTesting()],
   // Keep Rust/Tauri output visible when both run in one terminal.
   clearScreen: false,
   server: {
@@ -27,4 +29,4 @@ export default defineConfig({
     include: ["src/**/*.test.ts"],
     setupFiles: ["src/tests/setup.ts"],
   },
-});
+}));

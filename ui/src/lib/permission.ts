@@ -102,3 +102,32 @@ export function isTypingTarget(target: EventTarget | null): boolean {
   }
   return false;
 }
+
+/** What a key pressed in the permission dialog answers, if anything. */
+export type Shortcut = "allow" | "always" | "deny";
+
+/**
+ * The answer a key stands for: Enter/Y allow once, A always allows, N/Escape deny. Nothing while
+ * typing, with a modifier held, during IME composition, or when a focused button takes its own
+ * Enter/Space.
+ */
+export function shortcutFor(e: KeyboardEvent): Shortcut | null {
+  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return null;
+  if (isTypingTarget(e.target)) return null;
+  if (e.target instanceof HTMLButtonElement && (e.key === "Enter" || e.key === " ")) return null;
+  const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+  if (key === "Enter" || key === "y") return "allow";
+  if (key === "a") return "always";
+  if (key === "n" || key === "Escape") return "deny";
+  return null;
+}
+
+/** The tool that asks the user to approve a plan and leave plan mode. */
+export const EXIT_PLAN_MODE = "ExitPlanMode";
+
+/** The plan (Markdown) an ExitPlanMode request asks to approve; null for any other request. */
+export function planOf(toolName: string, input: unknown): string | null {
+  if (toolName !== EXIT_PLAN_MODE) return null;
+  const plan = asObject(input).plan;
+  return typeof plan === "string" ? plan : null;
+}

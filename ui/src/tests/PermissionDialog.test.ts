@@ -4,7 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import PermissionDialog from "../lib/components/PermissionDialog.svelte";
 import type { PermissionRequest } from "../bindings/PermissionRequest";
-import { bashRequest, editRequest, request, sedRequest, writeRequest } from "./fixtures";
+import { bashRequest, editRequest, planRequest, request, sedRequest, writeRequest } from "./fixtures";
 
 type Call = { cmd: string; args: Record<string, unknown> };
 let calls: Call[];
@@ -206,9 +206,94 @@ describe("PermissionDialog: keyboard", () => {
 
   it("ignores shortcuts before the request has been on screen for the arm delay", async () => {
     render(PermissionDialog, { sessionId: "s1", requests: [bashRequest()], onanswered: vi.fn(), armDelayMs: 10_000 });
+    await fireEvent.keyDown(screen.getByTestId("permission-dialog"), { key: "y" });
+    await armed();
+    expect(answers()).toHaveLength(0);
+  });
+
+  it("takes the focus when it appears, and ignores keys pressed outside it", async () => {
+    const outside = document.createElement("button");
+    document.body.append(outside);
+    setup([bashRequest()]);
+    expect(document.activeElement).toBe(screen.getByTestId("permission-dialog"));
+    await armed();
+    await fireEvent.keyDown(outside, { key: "y" });
     await fireEvent.keyDown(window, { key: "y" });
     await armed();
     expect(answers()).toHaveLength(0);
+    outside.remove();
+  });
+
+  it("does not take the focus while its screen is hidden", () => {
+    render(PermissionDialog, { sessionId: "s1", requests: [bashRequest()], onanswered: vi.fn(), active: false });
+    expect(document.activeElement).not.toBe(screen.getByTestId("permission-dialog"));
+  });
+});
+
+describe("PermissionDialog: a plan to approve (ExitPlanMode)", () => {
+  it("shows the plan as sanitised Markdown with Approve and Keep planning, and no rule editor", () => {
+    setup([planRequest()]);
+    const plan = screen.getByTestId("plan");
+    expect(plan.querySelector("h2")?.textContent).toBe("Steps");
+    expect([...plan.querySelectorAll("ol li")].map((li) => li.textContent)).toEqual(["Change src/a.rs", "Run the tests"]);
+    expect(plan.querySelector("code")?.textContent).toBe("src/a.rs");
+    expect(plan.querySelector("script")).toBeNull();
+    expect(screen.queryByTestId("permission-args")).toBeNull(); // no escaped JSON
+    expect(screen.queryByTestId("rule-suggestion")).toBeNull();
+    expect(screen.queryByTestId("rule-add")).toBeNull();
+    expect(screen.queryByTestId("always-allow")).toBeNull();
+    expect(screen.getByTestId("plan-approve").textContent).toContain("Approve");
+    expect(screen.getByTestId("plan-keep-planning").textContent).toContain("Keep planning");
+  });
+
+  it("Approve allows the call as proposed", async () => {
+    const user = userEvent.setup();
+    const { onanswered } = setup([planRequest()]);
+    await user.click(screen.getByTestId("plan-approve"));
+    await waitFor(() => expect(onanswered).toHaveBeenCalledWith("r-plan"));
+    expect(answers()[0]!.args).toEqual({ sessionId: "s1", requestId: "r-plan", answer: { answer: "allow_once", updated_input: null } });
+  });
+
+  it("Keep planning denies with the feedback for the model", async () => {
+    const user = userEvent.setup();
+    setup([planRequest()]);
+    await user.type(screen.getByTestId("plan-feedback"), "also update the docs");
+    await user.click(screen.getByTestId("plan-keep-planning"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args.answer).toEqual({ answer: "deny", message: "also update the docs" });
+  });
+
+  it("Y and Enter approve, N and Escape keep planning, A does nothing", async () => {
+    for (const [key, expected] of [
+      ["y", "allow_once"],
+      ["{Enter}", "allow_once"],
+      ["n", "deny"],
+      ["{Escape}", "deny"],
+    ] as const) {
+      calls = [];
+      const user = userEvent.setup();
+      const { unmount } = setup([planRequest()]);
+      await armed();
+      await user.keyboard("a");
+      await armed();
+      expect(answers()).toHaveLength(0);
+      await user.keyboard(key);
+      await waitFor(() => expect(answers()).toHaveLength(1));
+      expect((answers()[0]!.args.answer as { answer: string }).answer).toBe(expected);
+      unmount();
+    }
+  });
+});
+
+describe("PermissionDialog: size", () => {
+  it("takes at most half the window; its body scrolls while the answers stay in view", () => {
+    setup([editRequest()]);
+    const dialog = screen.getByTestId("permission-dialog");
+    expect(getComputedStyle(dialog).maxHeight).toBe("50vh");
+    const body = screen.getByTestId("permission-body");
+    expect(getComputedStyle(body).overflow).toBe("auto");
+    expect(body.contains(screen.getByTestId("permission-diff"))).toBe(true);
+    expect(body.contains(screen.getByTestId("allow-once"))).toBe(false);
   });
 });
 

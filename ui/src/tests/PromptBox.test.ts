@@ -127,3 +127,66 @@ describe("SessionStore turn outcome", () => {
     expect(session.running).toBe(false);
   });
 });
+
+describe("PromptBox history", () => {
+  function renderWithHistory(history: string[]) {
+    render(PromptBox, { running: false, queue: [], history, onsubmit: vi.fn(), onremove: vi.fn(), onabort: vi.fn() });
+    return screen.getByTestId("prompt-input") as HTMLTextAreaElement;
+  }
+
+  it("Up on the first line recalls older prompts, Down on the last line newer ones and then the draft", async () => {
+    const user = userEvent.setup();
+    const box = renderWithHistory(["first", "second\nline two"]);
+    await user.type(box, "dra");
+    await user.keyboard("{ArrowUp}");
+    expect(box.value).toBe("second\nline two");
+    expect(box.selectionStart).toBe(0); // ready for the next Up
+    await user.keyboard("{ArrowUp}");
+    expect(box.value).toBe("first");
+    await user.keyboard("{ArrowUp}");
+    expect(box.value).toBe("first"); // nothing older
+    await user.keyboard("{ArrowDown}");
+    expect(box.value).toBe("second\nline two");
+    expect(box.selectionStart).toBe(box.value.length); // ready for the next Down
+    await user.keyboard("{ArrowDown}");
+    expect(box.value).toBe("dra");
+  });
+
+  it("leaves Up and Down to the caret inside a multi-line prompt", async () => {
+    const user = userEvent.setup();
+    const box = renderWithHistory(["earlier"]);
+    await user.type(box, "one{Shift>}{Enter}{/Shift}two");
+    await user.keyboard("{ArrowUp}"); // the caret is on the second line
+    expect(box.value).toBe("one\ntwo");
+    box.setSelectionRange(1, 1);
+    await user.keyboard("{ArrowDown}"); // on the first line, Down is not a history step
+    expect(box.value).toBe("one\ntwo");
+    await user.keyboard("{ArrowUp}");
+    expect(box.value).toBe("earlier");
+  });
+});
+
+describe("SessionStore history", () => {
+  beforeEach(() => {
+    mockWindows("main");
+    mockIPC(() => new Promise(() => {}));
+  });
+
+  it("keeps the session's prompts, including those of a resumed session, without repeating one", () => {
+    const session = new SessionStore({
+      session_id: "s1",
+      project_path: "/p",
+      mode: "default",
+      model: "m",
+      tools: [],
+      history: [{ role: "user", content: "fix the parser" }],
+      past_calls: [],
+      warnings: [],
+    });
+    expect(session.history).toEqual(["fix the parser"]);
+    session.submit("run the tests");
+    session.submit("then commit"); // queued while the first runs: still recalled
+    session.submit("then commit");
+    expect(session.history).toEqual(["fix the parser", "run the tests", "then commit"]);
+  });
+});

@@ -2,11 +2,13 @@
 import type { Event } from "../bindings/Event";
 import type { PermissionRequest } from "../bindings/PermissionRequest";
 
+type ToolCompleted = Extract<Event, { type: "tool_completed" }>;
+
 export function queued(id: string, batch: number, concurrent: boolean, name = "Read", summary = `${name} ${id}`): Event {
-  return { type: "tool_queued", tool_use_id: id, tool_name: name, summary, batch_id: batch, concurrent } as Event;
+  return { type: "tool_queued", tool_use_id: id, tool_name: name, summary, batch_id: batch, concurrent };
 }
 
-export function completed(id: string, extra: Partial<Record<string, unknown>> = {}): Event {
+export function completed(id: string, extra: Partial<Omit<ToolCompleted, "type" | "tool_use_id">> = {}): Event {
   return {
     type: "tool_completed",
     tool_use_id: id,
@@ -19,7 +21,7 @@ export function completed(id: string, extra: Partial<Record<string, unknown>> = 
     persisted_bytes: null,
     elapsed_ms: 12,
     ...extra,
-  } as Event;
+  };
 }
 
 export function request(fields: Partial<PermissionRequest> & Pick<PermissionRequest, "id" | "tool_name">): PermissionRequest {
@@ -33,7 +35,7 @@ export function request(fields: Partial<PermissionRequest> & Pick<PermissionRequ
     preview: null,
     agent_label: null,
     ...fields,
-  } as PermissionRequest;
+  };
 }
 
 export const bashRequest = () =>
@@ -54,7 +56,7 @@ export const bashRequest = () =>
         decision: "denied",
         rule: { rule: "Bash(curl *)", behavior: "deny", source: "projectSettings" },
       },
-    ] as PermissionRequest["parts"],
+    ],
     suggestions: ["Bash(rm -rf build)", "Bash(git status:*)"],
   });
 
@@ -63,7 +65,7 @@ export const sedRequest = () =>
     id: "r-sed",
     tool_name: "Bash",
     input: { command: "sed -i 's/foo/bar/' src/a.rs" },
-    parts: [{ part: "sed -i 's/foo/bar/' src/a.rs", decision: "needs_approval", rule: null }] as PermissionRequest["parts"],
+    parts: [{ part: "sed -i 's/foo/bar/' src/a.rs", decision: "needs_approval", rule: null }],
     preview: {
       kind: "sed_edit",
       files: [
@@ -123,4 +125,17 @@ export const writeRequest = () =>
       old_text: "",
       new_text: "print('hi')\n",
     },
+  });
+
+export const PLAN = "## Steps\n\n1. Change `src/a.rs`\n2. Run the tests\n\n<script>alert(1)</script>";
+
+export const planRequest = () =>
+  request({
+    id: "r-plan",
+    tool_name: "ExitPlanMode",
+    input: { plan: PLAN },
+    summary: "plan of 6 lines",
+    reason: "Approve the plan? Leaving plan mode needs the user's approval",
+    // The engine suggests a bare tool rule for tools it cannot look into; it makes no sense here.
+    suggestions: ["ExitPlanMode"],
   });

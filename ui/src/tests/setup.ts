@@ -11,6 +11,11 @@ if (!("ResizeObserver" in globalThis)) {
   } as unknown as typeof ResizeObserver;
 }
 
+// jsdom has no layout, so no scrolling either: scrollIntoView is a no-op that tests can spy on.
+if (typeof Element.prototype.scrollIntoView !== "function") {
+  Element.prototype.scrollIntoView = function scrollIntoView() {};
+}
+
 // Each test installs its own IPC mock; never let one leak into the next.
 afterEach(() => {
   clearMocks();

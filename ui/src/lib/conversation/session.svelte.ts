@@ -20,6 +20,8 @@ export class SessionStore {
   /** Prompts typed while a turn runs; sent one by one when it ends. */
   queue: QueuedPrompt[] = $state([]);
   private nextQueueId = 1;
+  /** Prompts of this session, oldest first, for recalling with Up/Down in the prompt box. */
+  history: string[] = $state([]);
 
   constructor(info: SessionInfo, unapprovedMcpServers: string[] = []) {
     this.id = info.session_id;
@@ -33,10 +35,17 @@ export class SessionStore {
     }
     for (const message of notices) state = reduce(state, { type: "notice", message }, 0);
     this.state = state;
+    // A resumed session recalls its earlier prompts too.
+    this.history = state.items.flatMap((i) => (i.kind === "user" ? [i.text] : []));
   }
 
   get running() {
     return this.state.running;
+  }
+
+  /** How many permission requests wait for the user. */
+  get waitingApprovals() {
+    return this.state.permissions.length;
   }
 
   /** Applies one engine event at once (also used by tests to replay a stream). */
@@ -73,6 +82,7 @@ export class SessionStore {
   submit(text: string) {
     const prompt = text.trim();
     if (!prompt) return;
+    if (this.history.at(-1) !== prompt) this.history = [...this.history, prompt];
     if (this.state.running) {
       this.queue = [...this.queue, { id: this.nextQueueId++, text: prompt }];
       return;

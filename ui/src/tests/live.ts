@@ -1,0 +1,85 @@
+// A live session against a mocked shell: prompts are held open until a test finishes them, and
+// every command is recorded, so component tests can stream events and read what was sent.
+import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
+import type { Channel } from "@tauri-apps/api/core";
+import type { AppState } from "../bindings/AppState";
+import type { Event } from "../bindings/Event";
+import type { ProjectInfo } from "../bindings/ProjectInfo";
+import type { SessionInfo } from "../bindings/SessionInfo";
+import { SessionStore } from "../lib/conversation/session.svelte";
+
+export interface Turn {
+  prompt: string;
+  send: (event: Event) => void;
+  finish: () => void;
+}
+
+export interface Live {
+  session: SessionStore;
+  /** send_prompt calls still open, in order. */
+  turns: Turn[];
+  /** Every command with its arguments. */
+  calls: { cmd: string; args: Record<string, unknown> }[];
+  /** The calls of one command. */
+  called: (cmd: string) => Record<string, unknown>[];
+}
+
+export function sessionInfo(fields: Partial<SessionInfo> = {}): SessionInfo {
+  return {
+    session_id: "s1",
+    project_path: "/home/me/projects/nerve-demo",
+    mode: "default",
+    model: "m",
+    tools: [],
+    history: [],
+    past_calls: [],
+    warnings: [],
+    ...fields,
+  };
+}
+
+export const appState = (): AppState => ({
+  has_api_key: true,
+  key_source: "keyring",
+  keyring_problem: null,
+  settings: { base_url: null, model: null, fast_model: null },
+  default_model: "claude-main",
+  default_fast_model: "claude-fast",
+  recent_projects: [],
+});
+
+export const projectInfo = (path: string): ProjectInfo => ({ path, mode: "default", sessions: [], unapproved_mcp_servers: [] });
+
+/** Also answers the app-level commands, so the whole App can be rendered and a session started. */
+export function liveSession(info: SessionInfo = sessionInfo()): Live {
+  const turns: Turn[] = [];
+  const calls: Live["calls"] = [];
+  mockWindows("main");
+  mockIPC((cmd, raw) => {
+    const args = (raw ?? {}) as Record<string, unknown>;
+    calls.push({ cmd, args });
+    if (cmd === "send_prompt") {
+      const channel = args.onEvent as Channel<Event>;
+      return new Promise((resolve) => {
+        turns.push({
+          prompt: String(args.prompt),
+          send: (event) => channel.onmessage(event),
+          finish: () => resolve({ end: "end_turn", error: null, session_cost_usd: null }),
+        });
+      });
+    }
+    if (cmd === "get_app_state") return appState();
+    if (cmd === "open_project") return projectInfo(String(args.path));
+    if (cmd === "start_session") return info;
+    return null;
+  });
+  return {
+    session: new SessionStore(info),
+    turns,
+    calls,
+    called: (cmd) => calls.filter((c) => c.cmd === cmd).map((c) => c.args),
+  };
+}
+
+/** Waits out the permission panel's shortcut arming delay (400 ms in the app). */
+export const pastArmDelay = () => new Promise((r) => setTimeout(r, 450));
