@@ -231,6 +231,7 @@ impl Project {
             home: self.options.locations.home.clone(),
             avoid_prompts,
             mode_before_plan: None,
+            own_outputs: Vec::new(),
         }
     }
 
@@ -241,6 +242,7 @@ impl Project {
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let data = self.data_dir();
         let store = ResultStore::new(&data, &session_id);
+        let own_outputs = store.results_dir().to_path_buf();
         let pool = Arc::new(pool);
         let config = SessionConfig {
             session_id: session_id.clone(),
@@ -268,7 +270,10 @@ impl Project {
         };
         let context = ToolUseContext {
             config: Arc::new(config),
-            permissions: self.permission_context(setup.headless),
+            permissions: PermissionContext {
+                own_outputs: vec![own_outputs],
+                ..self.permission_context(setup.headless)
+            },
             exec: ExecutionState {
                 cancel: CancellationToken::new(),
                 read_files: ReadFileState::default(),

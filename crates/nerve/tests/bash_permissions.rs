@@ -34,6 +34,7 @@ fn context(mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionCo
         home: PathBuf::from("/home/me"),
         avoid_prompts: true,
         mode_before_plan: None,
+        own_outputs: vec![PathBuf::from("/data/proj/s1/tool-results")],
     }
 }
 
@@ -192,4 +193,39 @@ fn write_targets_need_an_edit_rule() {
         &[(RuleBehavior::Deny, "Edit(/src/**)")],
     );
     assert_eq!(decide("echo hi > src/a.txt", &denied), D);
+}
+
+#[test]
+fn the_sessions_own_saved_outputs_are_readable_in_every_mode_and_never_written() {
+    let saved = "/data/proj/s1/tool-results/toolu_1.txt";
+    for mode in [
+        PermissionMode::Default,
+        PermissionMode::Plan,
+        PermissionMode::DontAsk,
+        PermissionMode::AcceptEdits,
+    ] {
+        let ctx = context(mode, &[]);
+        for cmd in [
+            format!("head -n 20 {saved}"),
+            format!("tail -c 100 {saved}"),
+            format!("grep -n error {saved}"),
+            format!("wc -l < {saved}"),
+        ] {
+            assert_eq!(decide(&cmd, &ctx), A, "{cmd} in {mode:?}");
+        }
+        // Another session's outputs are not this session's.
+        assert_ne!(
+            decide("cat /data/proj/s2/tool-results/toolu_1.txt", &ctx),
+            A,
+            "{mode:?}"
+        );
+    }
+    let bypass = context(PermissionMode::BypassPermissions, &[]);
+    for cmd in [
+        format!("echo x > {saved}"),
+        format!("touch {saved}"),
+        format!("mv /tmp/x {saved}"),
+    ] {
+        assert_eq!(decide(&cmd, &bypass), D, "{cmd}");
+    }
 }

@@ -270,3 +270,115 @@ async fn sessions_are_listed_and_a_fork_continues_the_conversation() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["result"], "forked", "{v}");
 }
+
+/// Every file below `dir` (recursively).
+fn files_below(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_reads_back_its_own_saved_outputs_without_asking() {
+    let d = setup();
+    // A 349 KB Bash output is saved whole; the model is shown a preview and the saved path.
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "toolu_big", "name": "Bash", "input": {"command": "seq 1 60000"}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "toolu_big", "contains": "persisted-output"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "Saved."}]}}
+    ]))
+    .await;
+    let out = nerve(
+        d.path(),
+        &server,
+        &["-p", "print a lot", "--output-format", "json"],
+    )
+    .output()
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let first: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let session_id = first["session_id"].as_str().unwrap().to_string();
+    let saved: Vec<_> = files_below(&d.path().join("data"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("/tool-results/"))
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let saved = saved[0].to_string_lossy().to_string();
+    assert_eq!(std::fs::metadata(&saved).unwrap().len(), 348_894);
+
+    // The next turn reads a range of it, greps it and tails it, in default and in plan mode: no
+    // prompt (a headless run would list it as a denial).
+    for mode in ["default", "plan"] {
+        let server = mock(json!([
+            {"response": {"type": "stream", "blocks": [
+                {"type": "tool_use", "id": format!("toolu_read_{mode}"), "name": "Read",
+                 "input": {"file_path": saved, "offset": 41000, "limit": 2}},
+                {"type": "tool_use", "id": format!("toolu_grep_{mode}"), "name": "Grep",
+                 "input": {"pattern": "^5999[0-9]$", "path": saved, "output_mode": "count"}},
+                {"type": "tool_use", "id": format!("toolu_tail_{mode}"), "name": "Bash",
+                 "input": {"command": format!("tail -n 1 {saved} && wc -l < {saved}")}}]}},
+            {"expect": {"tool_result": {"tool_use_id": format!("toolu_read_{mode}"), "contains": "41000", "is_error": false}},
+             "response": {"type": "stream", "blocks": [{"type": "text", "text": "Read it."}]}}
+        ]))
+        .await;
+        let out = nerve(
+            d.path(),
+            &server,
+            &[
+                "-p",
+                "look at it",
+                "--resume",
+                &session_id,
+                "--output-format",
+                "json",
+                "--permission-mode",
+                mode,
+            ],
+        )
+        .output()
+        .await
+        .unwrap();
+        assert!(
+            out.status.success(),
+            "{mode}: {} {}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["permission_denials"], json!([]), "{mode}");
+        assert_eq!(v["result"], "Read it.", "{mode}");
+        let requests = server.requests();
+        let results = requests.last().unwrap().body.to_string();
+        assert!(results.contains("60000\\n60000"), "{mode}: {results}");
+        assert!(results.contains("10"), "{mode}: the grep count");
+    }
+
+    // Another session's saved output is not this session's to read freely: it asks (in a headless
+    // run, a denial).
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "toolu_other", "name": "Read", "input": {"file_path": saved}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "toolu_other", "is_error": true}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "Refused."}]}}
+    ]))
+    .await;
+    let out = nerve(d.path(), &server, &["-p", "peek", "--output-format", "json"])
+        .output()
+        .await
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["permission_denials"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["permission_denials"][0]["tool_name"], "Read");
+}

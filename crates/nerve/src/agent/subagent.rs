@@ -136,6 +136,11 @@ impl SubagentRunner for ModelSubagentRunner {
 
         let mut context = parent.clone();
         context.config = Arc::new(config);
+        // The child's saved outputs are its own to read back, as the parent's are.
+        context
+            .permissions
+            .own_outputs
+            .push(store.results_dir().to_path_buf());
         context.exec.cancel = parent.exec.cancel.child_token();
         context.exec.read_files = parent.exec.read_files.fork();
         context.exec.todos = Arc::default();

@@ -1,8 +1,9 @@
 //! The permission state a call is judged in.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
+use crate::permissions::protected::is_inside_working_dirs;
 use crate::permissions::{PermissionMode, PermissionRule, RuleSet};
 
 /// Rules shared by every call of a session. "Always allow" answers add to them while a turn runs,
@@ -30,6 +31,19 @@ impl SharedRules {
     }
 }
 
+impl PermissionContext {
+    /// Whether `path` (absolute) may be read without asking: inside a working directory or this
+    /// session's saved outputs.
+    pub fn may_read_freely(&self, path: &Path) -> bool {
+        is_inside_working_dirs(path, &self.working_dirs) || self.is_own_output(path)
+    }
+
+    /// Whether `path` lies in this session's saved outputs.
+    pub fn is_own_output(&self, path: &Path) -> bool {
+        is_inside_working_dirs(path, &self.own_outputs)
+    }
+}
+
 /// Mode, rules and folders in force for a call. Changed only through context modifiers (plan mode)
 /// and by the session (mode switcher, "always allow").
 #[derive(Debug, Clone)]
@@ -48,6 +62,9 @@ pub struct PermissionContext {
     /// (`None`: the session was not put in plan mode by EnterPlanMode, so leaving it goes to
     /// `default`).
     pub mode_before_plan: Option<PermissionMode>,
+    /// Folders holding this session's own saved tool outputs (a sub-agent adds its own). The model is
+    /// told to read them back, so reads there are allowed in every mode; nothing may write there.
+    pub own_outputs: Vec<PathBuf>,
 }
 
 impl Default for PermissionContext {
@@ -59,6 +76,7 @@ impl Default for PermissionContext {
             home: dirs::home_dir().unwrap_or_else(|| PathBuf::from("/")),
             avoid_prompts: false,
             mode_before_plan: None,
+            own_outputs: Vec::new(),
         }
     }
 }

@@ -266,6 +266,9 @@ fn judge_paths(
     let mut all_allowed = !paths.is_empty();
     let mut first_allow = None;
     for path in paths {
+        if access == Access::Edit {
+            deny_own_output_write(path, ctx, tally);
+        }
         if access == Access::Edit
             && let Some(why) = is_protected_path(path, &ctx.working_dirs, &ctx.home)
         {
@@ -435,7 +438,7 @@ fn judge_shell(
                 (PartDecision::AskRule, Some(matched(r)))
             }
             Some((RuleBehavior::Allow, r)) => (PartDecision::AllowedByRule, Some(matched(r))),
-            None if is_inside_working_dirs(target, &ctx.working_dirs) => (PartDecision::ReadOnly, None),
+            None if ctx.may_read_freely(target) => (PartDecision::ReadOnly, None),
             None => {
                 uncleared(
                     format!("`{part}` reads outside the working directories"),
@@ -460,6 +463,7 @@ fn judge_shell(
         });
     }
     for target in &shell.write_targets {
+        deny_own_output_write(target, ctx, tally);
         let part = format!("> {}", target.display());
         if let Some(why) = is_protected_path(target, &ctx.working_dirs, &ctx.home) {
             tally.ask(
@@ -502,6 +506,7 @@ fn judge_shell(
     // Files that `touch`, `mkdir`, `mv`, `cp` change: Edit deny and ask rules and protected paths
     // apply, as for the Edit tool (an allow rule on the command still covers them).
     for target in &shell.edit_targets {
+        deny_own_output_write(target, ctx, tally);
         if let Some(why) = is_protected_path(target, &ctx.working_dirs, &ctx.home) {
             tally.ask(
                 format!(
@@ -566,6 +571,20 @@ fn judge_shell(
     None
 }
 
+/// The session's saved tool outputs are evidence of what tools returned: readable, never written.
+fn deny_own_output_write(path: &std::path::Path, ctx: &PermissionContext, tally: &mut Tally) {
+    if ctx.is_own_output(path) {
+        tally.deny(
+            format!(
+                "{} is one of this session's saved tool outputs, which may be read but never changed",
+                path.display()
+            ),
+            DecidedBy::ProtectedPath,
+            None,
+        );
+    }
+}
+
 /// Read rules against a read whose files are only known at run time.
 fn judge_read_scope(rules: &RuleSet, scope: &ReadScope, ctx: &PermissionContext, tally: &mut Tally) {
     let what = match scope {
@@ -606,7 +625,7 @@ fn reads_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContex
         PermissionSubject::Paths {
             access: Access::Read,
             paths,
-        } => paths.iter().all(|p| is_inside_working_dirs(p, &ctx.working_dirs)),
+        } => paths.iter().all(|p| ctx.may_read_freely(p)),
         PermissionSubject::Paths {
             access: Access::Edit, ..
         } => false,
@@ -618,7 +637,7 @@ fn reads_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContex
                     .read_targets
                     .iter()
                     .chain(&shell.input_targets)
-                    .all(|p| is_inside_working_dirs(p, &ctx.working_dirs))
+                    .all(|p| ctx.may_read_freely(p))
         }
         PermissionSubject::Opaque => true,
         // Fetching reads, but from the network: it asks unless a rule allows the domain.
