@@ -229,3 +229,79 @@ fn the_sessions_own_saved_outputs_are_readable_in_every_mode_and_never_written()
         assert_eq!(decide(&cmd, &bypass), D, "{cmd}");
     }
 }
+
+#[test]
+fn plan_mode_asks_about_calls_that_change_nothing_and_refuses_changes_saying_why() {
+    let ctx = context(PermissionMode::Plan, &[]);
+    let judge = |tool: &str, subject: PermissionSubject, read_only: bool| {
+        let input = json!({});
+        let facts = CallFacts {
+            tool_name: tool,
+            input: &input,
+            subject: &subject,
+            read_only,
+            tool_check: &ToolPermission::Passthrough,
+        };
+        let e = evaluate(&facts, None, &ctx);
+        (e.decision, e.reason)
+    };
+    let read = |p: &str| PermissionSubject::Paths {
+        access: nerve::permissions::Access::Read,
+        paths: vec![PathBuf::from(p)],
+    };
+    // Changes nothing: the default mode's rules, so it asks.
+    assert_eq!(
+        judge("Read", read("/etc/hosts"), true),
+        (
+            Q,
+            "Read needs approval: it reads outside the working directories".to_string()
+        )
+    );
+    assert_eq!(
+        judge("Grep", read("/usr/share/doc"), true),
+        (
+            Q,
+            "Grep needs approval: it reads outside the working directories".to_string()
+        )
+    );
+    assert_eq!(
+        judge(
+            "WebFetch",
+            PermissionSubject::Url {
+                url: "https://example.com/docs".into()
+            },
+            true
+        ),
+        (
+            Q,
+            "WebFetch needs approval: no rule allows fetching https://example.com/docs".to_string()
+        )
+    );
+    assert_eq!(
+        judge("mcp__docs__search", PermissionSubject::Opaque, true),
+        (
+            Q,
+            "mcp__docs__search needs approval: MCP tools ask unless a rule allows them".to_string()
+        )
+    );
+    // Inside the project, reads need nothing.
+    assert_eq!(judge("Read", read("/work/proj/src/main.rs"), true).0, A);
+    // Changes are refused, and the refusal says what and why.
+    assert_eq!(
+        judge(
+            "Write",
+            PermissionSubject::Paths {
+                access: nerve::permissions::Access::Edit,
+                paths: vec![PathBuf::from("/work/proj/a.txt")]
+            },
+            false
+        ),
+        (
+            D,
+            "plan mode refuses Write here because it may change something (no rule allows this); nothing may \
+             change until the user approves the plan (use ExitPlanMode)"
+                .to_string()
+        )
+    );
+    assert_eq!(decide("rm -rf build", &ctx), D,);
+}

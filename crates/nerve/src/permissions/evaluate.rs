@@ -201,7 +201,11 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
     let is_mcp = crate::permissions::matching::mcp::McpName::parse(facts.tool_name).is_some();
     let reads_inside = facts.read_only && !is_mcp && reads_inside_working_dirs(facts.subject, ctx);
     // Why this call is not pre-approved, for the ask and for the refusals of plan and dontAsk.
-    let why = if facts.read_only {
+    let why = if let PermissionSubject::Url { url } = facts.subject {
+        format!("no rule allows fetching {url}")
+    } else if is_mcp && facts.read_only {
+        "MCP tools ask unless a rule allows them".to_string()
+    } else if facts.read_only {
         "it reads outside the working directories".to_string()
     } else if let Some(why) = &needs_approval {
         why.clone()
