@@ -41,14 +41,32 @@ pub fn all_builtin_tools() -> Vec<ToolRef> {
 }
 
 /// Options for a session's view of the tools.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PoolOptions {
     /// Only these tools (by name), if set (`--allowedTools` style restriction of the tool list is
     /// done with rules; this is the "simple mode" list).
     pub only: Option<Vec<String>>,
-    /// Whether deferred loading is on: deferred tools are sent by name until the model loads them.
+    /// Whether deferred loading may be used: deferrable tools (MCP tools, unless their server marks
+    /// them `_meta["anthropic/alwaysLoad"]`) are sent by name until the model loads them through
+    /// ToolSearch. On by default; it only takes effect when the deferrable tools are worth it (see
+    /// [`MIN_DEFERRED_CHARS`]).
     pub defer_loading: bool,
 }
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        Self {
+            only: None,
+            defer_loading: true,
+        }
+    }
+}
+
+/// Deferral pays only when the schemas it holds back outweigh what it costs: ToolSearch's own
+/// definition (about 1,500 characters) and a round trip before the first use of a deferred tool.
+/// Below this many characters of deferrable definitions, everything is sent in full and ToolSearch
+/// is left out.
+pub const MIN_DEFERRED_CHARS: usize = 8_000;
 
 /// One entry of the tool list sent to the API.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,12 +133,22 @@ pub fn assemble_tool_pool(
     ext.sort_by(|a, b| a.name().cmp(b.name()));
 
     let mut seen = HashSet::new();
-    let tools: Vec<ToolRef> = built
+    let mut tools: Vec<ToolRef> = built
         .into_iter()
         .chain(ext)
         .filter(|t| seen.insert(t.name().to_string()))
         .collect();
-    ToolPool::new(tools, options.defer_loading)
+    let deferrable_chars: usize = tools
+        .iter()
+        .filter(|t| is_deferrable(t.as_ref()))
+        .map(|t| t.description().len() + t.input_schema().to_string().len())
+        .sum();
+    let defer = options.defer_loading && deferrable_chars >= MIN_DEFERRED_CHARS;
+    if !defer {
+        // Nothing is held back, so there is nothing to search for.
+        tools.retain(|t| t.name() != crate::tools::tool_search::NAME);
+    }
+    ToolPool::new(tools, defer)
 }
 
 /// Whether a tool is held back when deferred loading is on. `always_load` wins; MCP tools are

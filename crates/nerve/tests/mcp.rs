@@ -698,3 +698,59 @@ async fn tools_and_run_tool_take_mcp_config_too() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["content"], json!([{"type": "text", "text": "42"}]));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_tools_are_deferred_by_default_unless_pinned_or_too_few_to_matter() {
+    // Three servers of 40 tools each: their schemas are held back and ToolSearch is offered.
+    let servers: Vec<McpServerConfig> = ["alpha", "beta", "gamma"]
+        .iter()
+        .map(|name| server(name, &[("NERVE_TEST_MCP_BULK", "40")]))
+        .collect();
+    let mcp = connect(&servers, &EventSink::discard()).await;
+    let pool = assemble_tool_pool(
+        all_builtin_tools(),
+        mcp.tools(),
+        &PermissionContext::default(),
+        &PoolOptions::default(),
+    )
+    .unwrap();
+    let specs = pool.specs();
+    let deferred: Vec<&str> = specs
+        .iter()
+        .filter(|s| s.deferred)
+        .map(|s| s.name.as_str())
+        .collect();
+    assert!(deferred.contains(&"mcp__alpha__bulk_00"), "{deferred:?}");
+    assert!(deferred.contains(&"mcp__gamma__echo"), "{deferred:?}");
+    assert!(
+        !deferred.contains(&"mcp__beta__pinned"),
+        "alwaysLoad tools are sent in full"
+    );
+    assert!(
+        !deferred
+            .iter()
+            .any(|n| !n.starts_with("mcp__") && *n != "WebFetch")
+    );
+    assert!(specs.iter().any(|s| s.name == "ToolSearch"));
+    assert!(
+        specs
+            .iter()
+            .filter(|s| s.deferred)
+            .all(|s| s.input_schema.is_none())
+    );
+    mcp.shutdown().await;
+
+    // One small server: nothing worth deferring, so everything is sent and ToolSearch is left out.
+    let mcp = connect(&[server("test", &[])], &EventSink::discard()).await;
+    let pool = assemble_tool_pool(
+        all_builtin_tools(),
+        mcp.tools(),
+        &PermissionContext::default(),
+        &PoolOptions::default(),
+    )
+    .unwrap();
+    let specs = pool.specs();
+    assert!(specs.iter().all(|s| !s.deferred));
+    assert!(!specs.iter().any(|s| s.name == "ToolSearch"));
+    mcp.shutdown().await;
+}

@@ -15,7 +15,8 @@ use rmcp::ServiceExt;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
@@ -93,6 +94,53 @@ fn tools() -> Vec<Tool> {
             schema(json!({"type": "object"})),
         ),
     ]
+    .into_iter()
+    .chain(bulk_tools())
+    .collect()
+}
+
+/// `$NERVE_TEST_MCP_BULK` tools the size of a typical API wrapper's (a tracker, a cloud console),
+/// plus one the server asks to be sent in full (`_meta["anthropic/alwaysLoad"]`), for deferred
+/// loading.
+fn bulk_tools() -> Vec<Tool> {
+    let count: usize = std::env::var("NERVE_TEST_MCP_BULK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if count == 0 {
+        return Vec::new();
+    }
+    let bulk = (0..count).map(|i| {
+        Tool::new(
+            format!("bulk_{i:02}"),
+            format!(
+                "Operation {i} of the service: lists, filters and pages through records of kind {i}, \
+                 returning at most `limit` records sorted by `sort`. Use `cursor` from a previous answer \
+                 to continue."
+            ),
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "project": {"type": "string", "description": "The project key, e.g. `CORE`."},
+                    "query": {"type": "string", "description": "A filter in the service's query language."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "How many records."},
+                    "sort": {"type": "string", "enum": ["created", "updated", "priority"], "description": "Sort order."},
+                    "cursor": {"type": "string", "description": "Where the previous page ended."},
+                    "fields": {"type": "array", "items": {"type": "string"}, "description": "Fields to return."}
+                },
+                "required": ["project"]
+            })),
+        )
+    });
+    let mut pinned = Tool::new(
+        "pinned",
+        "Always sent in full: the server marks it alwaysLoad.",
+        schema(json!({"type": "object", "properties": {"x": {"type": "string"}}})),
+    );
+    let mut meta = JsonObject::new();
+    meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
+    pinned.meta = Some(MetaObject(meta));
+    bulk.chain(std::iter::once(pinned)).collect()
 }
 
 fn arg<'a>(request: &'a CallToolRequestParams, key: &str) -> Option<&'a Value> {

@@ -23,6 +23,8 @@ pub struct McpTool {
     schema: Value,
     read_only: bool,
     destructive: bool,
+    /// The server asked for this tool to be sent in full (`_meta["anthropic/alwaysLoad"]: true`).
+    always_load: bool,
     max_result_chars: usize,
     connection: Arc<McpConnection>,
 }
@@ -53,6 +55,12 @@ impl McpTool {
             schema: Value::Object(remote.input_schema.as_ref().clone()),
             read_only,
             destructive,
+            always_load: remote
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.get("anthropic/alwaysLoad"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
             max_result_chars,
             connection,
         }
@@ -123,6 +131,10 @@ impl Tool for McpTool {
 
     fn should_defer(&self) -> bool {
         true
+    }
+
+    fn always_load(&self) -> bool {
+        self.always_load
     }
 
     fn user_facing_name(&self, _input: Option<&Self::Input>) -> String {
