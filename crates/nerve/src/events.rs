@@ -147,6 +147,9 @@ pub enum TurnEnd {
     MaxTurns,
     /// The user aborted.
     Aborted,
+    /// The user sent a new message while tools ran: the calls that may be cancelled were stopped,
+    /// the others finished, and the new message starts the next turn.
+    Interrupted,
     /// A hook stopped the agent.
     StoppedByHook,
     /// The model refused.

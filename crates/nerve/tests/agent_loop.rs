@@ -609,3 +609,81 @@ async fn near_the_context_limit_the_conversation_is_compacted_and_resumes_from_t
     let out = b.send("more", CancellationToken::new()).await;
     assert_eq!(out.final_text, "after resume", "{:?}", out.error);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_message_interrupts_cancellable_calls_and_waits_for_blocking_ones() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            // Bash may be cancelled by a new message; TestSleep blocks it (the default).
+            {"type": "tool_use", "id": "toolu_cmd", "name": "Bash", "input": {"command": "sleep 31.4159"}},
+            {"type": "tool_use", "id": "toolu_wait", "name": "TestSleep", "input": {"ms": 800, "safe": true}}
+        ]}},
+        {"expect": {"tool_result": {"tool_use_id": "toolu_wait", "contains": "slept 800 ms"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "Understood, stopping."}]}}
+    ]))
+    .await;
+    let mut tools = nerve::registry::all_builtin_tools();
+    tools.extend(nerve::tools::testing::all_test_tools());
+    let runtime = p.session_over(tools, PermissionMode::BypassPermissions, &[], None, true);
+    let mut agent = Agent::new(
+        client(&server),
+        runtime,
+        AgentConfig::new("claude-test"),
+        vec!["You are Nerve.".into()],
+        None,
+    );
+    let interrupt = CancellationToken::new();
+    let trigger = interrupt.clone();
+    tokio::spawn(async move {
+        // The user types a new message while both calls run.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let outcome = agent
+        .send_interruptible("run both", CancellationToken::new(), interrupt)
+        .await;
+    assert_eq!(outcome.end, TurnEnd::Interrupted);
+    // No second model call in the interrupted turn.
+    assert_eq!(server.requests().len(), 1);
+    assert_valid_history(&agent);
+    let results: Vec<(String, bool, String)> = agent
+        .messages()
+        .last()
+        .unwrap()
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolResult(r) => Some((
+                r.tool_use_id.clone(),
+                r.is_error,
+                serde_json::to_string(&r.content).unwrap(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0].0, "toolu_cmd");
+    assert!(results[0].1, "{results:?}");
+    assert!(
+        results[0].2.contains("the user sent a new message"),
+        "{results:?}"
+    );
+    assert_eq!(results[1].0, "toolu_wait");
+    assert!(!results[1].1, "{results:?}");
+    assert!(results[1].2.contains("slept 800 ms"), "{results:?}");
+    // The command's process was stopped.
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", "sleep 31.4159"])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "still running: {}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+    // The new message starts the next turn, over a valid history.
+    let next = agent.send("actually, stop", CancellationToken::new()).await;
+    assert_eq!(next.end, TurnEnd::EndTurn);
+    assert_eq!(next.final_text, "Understood, stopping.");
+}

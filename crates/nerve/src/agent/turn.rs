@@ -336,7 +336,24 @@ impl Agent {
     /// aborts (`cancel`), a hook stops it, or an error ends it. The history is valid afterwards in
     /// every case.
     pub async fn send(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        self.send_interruptible(prompt, cancel, CancellationToken::new())
+            .await
+    }
+
+    /// [`Agent::send`], where `interrupt` fires when the user sends a new message while the turn
+    /// runs: the model's answer stops, running calls that may be cancelled (their tool's
+    /// [`crate::tool::InterruptBehavior`] is `Cancel`) are stopped and answered as interrupted,
+    /// `Block` calls finish, and the turn ends with [`TurnEnd::Interrupted`], so the new message can
+    /// start the next one.
+    pub async fn send_interruptible(
+        &mut self,
+        prompt: &str,
+        cancel: CancellationToken,
+        interrupt: CancellationToken,
+    ) -> TurnOutcome {
+        self.config.executor.interrupt = interrupt;
         let outcome = self.run_turn(prompt, cancel).await;
+        self.config.executor.interrupt = CancellationToken::new();
         // A switch asked for after the last safe point still counts, for the next turn.
         self.apply_mode_switch();
         outcome
@@ -395,6 +412,12 @@ impl Agent {
         };
         loop {
             self.apply_mode_switch();
+            if self.config.executor.interrupt.is_cancelled() && !cancel.is_cancelled() {
+                self.emit(Event::TurnEnded {
+                    reason: TurnEnd::Interrupted,
+                });
+                return end(TurnEnd::Interrupted, None, final_text, model_calls, turn_usage);
+            }
             if cancel.is_cancelled() {
                 self.emit(Event::TurnEnded {
                     reason: TurnEnd::Aborted,
@@ -493,12 +516,21 @@ impl Agent {
         let executor = self
             .runtime
             .executor(exec_cancel.clone(), self.config.executor.clone());
+        let interrupt = self.config.executor.interrupt.clone();
         let mut stream = self.client.stream_message(request, cancel.clone());
         let mut tool_uses: Vec<ToolUseBlock> = Vec::new();
         let mut completed: Vec<ContentBlock> = Vec::new();
         let mut message = None;
         let mut failure: Option<ModelError> = None;
-        while let Some(item) = stream.next().await {
+        loop {
+            // A new message from the user ends the answer here: what was complete is kept.
+            let item = tokio::select! {
+                item = stream.next() => item,
+                () = interrupt.cancelled() => None,
+            };
+            let Some(item) = item else {
+                break;
+            };
             match item {
                 Ok(ModelEvent::Retrying(notice)) => self.emit(Event::Retrying {
                     attempt: notice.attempt,
@@ -562,7 +594,7 @@ impl Agent {
                 (Some(m.to_message()), Some(m.stop_reason), usage)
             }
             None => {
-                let aborted = cancel.is_cancelled();
+                let aborted = cancel.is_cancelled() || interrupt.is_cancelled();
                 if tool_uses.is_empty() && broken.is_none() && !aborted {
                     executor.close();
                     let _ = executor.finish().await;
@@ -641,6 +673,13 @@ impl Agent {
             if cancel.is_cancelled() {
                 return Step {
                     kind: StepKind::End(TurnEnd::Aborted),
+                    usage,
+                    text,
+                };
+            }
+            if interrupt.is_cancelled() {
+                return Step {
+                    kind: StepKind::End(TurnEnd::Interrupted),
                     usage,
                     text,
                 };

@@ -21,7 +21,7 @@ use crate::events::Event;
 use crate::executor::call_is_concurrency_safe;
 use crate::permissions::{ModeSwitch, switch_mode};
 use crate::pipeline::{CallOutcome, Pipeline, ToolCall};
-use crate::tool::{ContextModifier, ProgressSink, ToolUseContext};
+use crate::tool::{ContextModifier, InterruptBehavior, ProgressSink, ToolUseContext};
 
 /// Default cap on calls running at once.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
@@ -45,6 +45,10 @@ pub struct ExecutorOptions {
     pub sibling_cancelling_tool: String,
     /// Mode changes asked for while the turn runs, applied before the next call starts.
     pub mode_switch: ModeSwitch,
+    /// Fired when the user sends a new message while tools run: calls whose tool's
+    /// [`InterruptBehavior`] is `Cancel` are stopped and answered as interrupted, calls not started
+    /// yet are answered so too, and `Block` calls run to completion.
+    pub interrupt: CancellationToken,
 }
 
 impl Default for ExecutorOptions {
@@ -53,6 +57,7 @@ impl Default for ExecutorOptions {
             max_concurrency: max_concurrency_from_env(),
             sibling_cancelling_tool: "Bash".into(),
             mode_switch: ModeSwitch::default(),
+            interrupt: CancellationToken::new(),
         }
     }
 }
@@ -160,6 +165,10 @@ struct Entry {
     status: Status,
     outcome: Option<CallOutcome>,
     started: Option<Instant>,
+    /// What a new user message does to it while it runs.
+    behavior: InterruptBehavior,
+    /// The call's own token (a child of its batch's), so an interrupt can stop it alone.
+    token: Option<CancellationToken>,
 }
 
 struct Scheduler {
@@ -188,10 +197,16 @@ impl Scheduler {
     ) -> ToolUseContext {
         let mut closed = false;
         let mut aborted = false;
+        let mut interrupted = false;
+        let interrupt = self.options.interrupt.clone();
         loop {
             if !aborted && self.turn_cancel.is_cancelled() {
                 aborted = true;
                 self.answer_queued_after_abort();
+            }
+            if !interrupted && interrupt.is_cancelled() {
+                interrupted = true;
+                self.interrupt_for_user_message();
             }
             self.start_runnable();
             self.yield_ready();
@@ -205,6 +220,7 @@ impl Scheduler {
                 },
                 Some((idx, outcome)) = done.recv() => self.complete(idx, outcome),
                 () = self.turn_cancel.cancelled(), if !aborted => {}
+                () = interrupt.cancelled(), if !interrupted => {}
             }
         }
         self.apply_queued_modifiers();
@@ -215,6 +231,8 @@ impl Scheduler {
         let safe = call_is_concurrency_safe(&self.pipeline.pool, &call);
         let tool = self.pipeline.pool.find(&call.name);
         let tool_name = tool.map_or_else(|| call.name.clone(), |t| t.name().to_string());
+        // An unknown tool blocks: its call is answered at once anyway.
+        let behavior = tool.map_or(InterruptBehavior::Block, |t| t.interrupt_behavior());
         let summary = tool
             .map(|t| t.summary(&call.input, &self.ctx.exec.cwd))
             .unwrap_or_default();
@@ -240,9 +258,13 @@ impl Scheduler {
             status: Status::Queued,
             outcome: None,
             started: None,
+            behavior,
+            token: None,
         });
         if self.turn_cancel.is_cancelled() {
             self.synthesize(idx, Synth::Interrupted);
+        } else if self.options.interrupt.is_cancelled() {
+            self.synthesize(idx, Synth::InterruptedByMessage);
         } else if let Some(failed) = self.failed_in_batch.get(&batch_id).cloned() {
             self.synthesize(idx, Synth::SiblingFailed(failed));
         }
@@ -258,7 +280,7 @@ impl Scheduler {
     }
 
     fn start_runnable(&mut self) {
-        if self.turn_cancel.is_cancelled() {
+        if self.turn_cancel.is_cancelled() || self.options.interrupt.is_cancelled() {
             return;
         }
         for i in 0..self.entries.len() {
@@ -288,8 +310,10 @@ impl Scheduler {
             .entry(batch_id)
             .or_insert_with(|| parent.child_token())
             .clone();
-        let call_ctx = self.ctx.with_cancel(batch_token.child_token());
+        let call_token = batch_token.child_token();
+        let call_ctx = self.ctx.with_cancel(call_token.clone());
         let entry = &mut self.entries[idx];
+        entry.token = Some(call_token);
         entry.status = Status::Executing;
         entry.started = Some(Instant::now());
         let call = entry.call.clone();
@@ -334,6 +358,12 @@ impl Scheduler {
             return;
         }
         let batch_id = entry.batch_id;
+        if self.options.interrupt.is_cancelled()
+            && entry.behavior == InterruptBehavior::Cancel
+            && outcome.error_class == Some(ErrorClass::Cancelled)
+        {
+            outcome = CallOutcome::interrupted_by_message(&entry.call, &entry.tool_name);
+        }
         if let Some(failed) = self.failed_in_batch.get(&batch_id)
             && outcome.error_class == Some(ErrorClass::Cancelled)
             && !self.turn_cancel.is_cancelled()
@@ -405,6 +435,22 @@ impl Scheduler {
         }
     }
 
+    /// The user sent a new message: calls not started are answered as interrupted, running ones
+    /// that may be cancelled are stopped (their results say so), and the rest finish.
+    fn interrupt_for_user_message(&mut self) {
+        for i in 0..self.entries.len() {
+            match self.entries[i].status {
+                Status::Queued => self.synthesize(i, Synth::InterruptedByMessage),
+                Status::Executing if self.entries[i].behavior == InterruptBehavior::Cancel => {
+                    if let Some(token) = &self.entries[i].token {
+                        token.cancel();
+                    }
+                }
+                Status::Executing | Status::Completed | Status::Yielded => {}
+            }
+        }
+    }
+
     fn answer_queued_after_abort(&mut self) {
         for i in 0..self.entries.len() {
             if self.entries[i].status == Status::Queued {
@@ -417,6 +463,7 @@ impl Scheduler {
         let entry = &self.entries[idx];
         let outcome = match kind {
             Synth::Interrupted => CallOutcome::interrupted(&entry.call, &entry.tool_name),
+            Synth::InterruptedByMessage => CallOutcome::interrupted_by_message(&entry.call, &entry.tool_name),
             Synth::SiblingFailed(failed) => {
                 CallOutcome::sibling_failed(&entry.call, &entry.tool_name, &failed)
             }
@@ -461,5 +508,6 @@ impl Scheduler {
 
 enum Synth {
     Interrupted,
+    InterruptedByMessage,
     SiblingFailed(String),
 }

@@ -85,6 +85,18 @@ impl CallOutcome {
         )
     }
 
+    /// The result of a call stopped (or never started) because the user sent a new message.
+    pub fn interrupted_by_message(call: &ToolCall, tool_name: &str) -> Self {
+        Self::error_for(
+            call,
+            tool_name,
+            "Interrupted: the user sent a new message while this call ran, so it was stopped before it \
+             completed."
+                .into(),
+            ErrorClass::Cancelled,
+        )
+    }
+
     /// The result of a call cancelled because a parallel call failed.
     pub fn sibling_failed(call: &ToolCall, tool_name: &str, failed: &str) -> Self {
         Self::error_for(

@@ -319,6 +319,7 @@ async fn run_turn(
         TurnEnd::MaxTurns => "error_max_turns",
         TurnEnd::MaxTokens
         | TurnEnd::Aborted
+        | TurnEnd::Interrupted
         | TurnEnd::StoppedByHook
         | TurnEnd::Refusal
         | TurnEnd::Error => "error_during_execution",
