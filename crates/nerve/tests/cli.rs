@@ -244,3 +244,107 @@ fn run_tool_without_a_terminal_denies_what_would_ask() {
     assert_eq!(out["denied"], true);
     assert!(!d.path().join("a.txt").exists());
 }
+
+#[test]
+fn check_permission_explains_an_edit_of_a_file_not_read_and_reports_validation_beside_it() {
+    let d = project();
+    std::fs::write(d.path().join("a.txt"), "hello\n").unwrap();
+    let cwd = std::fs::canonicalize(d.path()).unwrap();
+    let file = cwd.join("a.txt").to_str().unwrap().to_string();
+    let input = serde_json::json!({"file_path": file, "old_string": "hello", "new_string": "bye"});
+    let (code, out, err) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd.to_str().unwrap(),
+            "Edit",
+            &input.to_string(),
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let not_read = format!(
+        "File has not been read yet: {file}. Read it first with the Read tool, then make the change, so it is based on the file's current content. Nothing was written."
+    );
+    pretty_assertions::assert_eq!(
+        out,
+        serde_json::json!({
+            "tool": "Edit",
+            "known_tool": true,
+            "mode": "default",
+            "decision": "ask",
+            "reason": "Edit needs approval: no rule allows this",
+            "decided_by": "default",
+            "rule": null,
+            "source": null,
+            "read_only": false,
+            "subcommands": [],
+            "suggestions": ["Edit(/**)"],
+            "input": {"file_path": file, "old_string": "hello", "new_string": "bye", "replace_all": false},
+            "validation": {"result": "invalid", "message": not_read},
+            "rule_warnings": []
+        })
+    );
+}
+
+#[test]
+fn check_permission_explains_a_write_over_an_existing_file_that_a_rule_allows() {
+    let d = project();
+    std::fs::write(d.path().join("a.txt"), "hello\n").unwrap();
+    let cwd = std::fs::canonicalize(d.path()).unwrap();
+    let file = cwd.join("a.txt").to_str().unwrap().to_string();
+    let input = serde_json::json!({"file_path": file, "content": "bye\n"});
+    let (code, out, err) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd.to_str().unwrap(),
+            "--allow",
+            "Edit(a.txt)",
+            "Write",
+            &input.to_string(),
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["decision"], "allow", "{out}");
+    assert_eq!(out["rule"], "Edit(a.txt)");
+    assert_eq!(out["validation"]["result"], "invalid", "{out}");
+    assert!(
+        out["validation"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("File has not been read yet"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_error_is_one_message_without_a_stack_trace_even_with_backtraces_on() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+        .args([
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd,
+            "Edit",
+            r#"{"file_path": 3}"#,
+        ])
+        .env("NERVE_DATA_DIR", d.path().join("data"))
+        .env("HOME", d.path().join("home"))
+        .env("RUST_BACKTRACE", "1")
+        .env("RUST_LIB_BACKTRACE", "1")
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: InputValidationError: the Edit tool's input is invalid:\n`/file_path`: 3 is not of type \"string\"\nthe input: \"old_string\" is a required property\nthe input: \"new_string\" is a required property\n"
+    );
+}

@@ -15,7 +15,7 @@ pub(crate) mod hook_steps;
 mod outcome;
 
 pub use call::ToolCall;
-pub use check::CheckReport;
+pub use check::{CheckReport, ValidationReport};
 pub use hook_steps::permission_request_hooks;
 pub use outcome::CallOutcome;
 
