@@ -348,3 +348,75 @@ fn an_error_is_one_message_without_a_stack_trace_even_with_backtraces_on() {
         "error: InputValidationError: the Edit tool's input is invalid:\n`/file_path`: 3 is not of type \"string\"\nthe input: \"old_string\" is a required property\nthe input: \"new_string\" is a required property\n"
     );
 }
+
+/// Runs cargo (the one running these tests) offline on this workspace and returns its stdout.
+fn cargo(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO"))
+        .args(args)
+        .args(["--offline", "--locked"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// The features cargo turns on for the nerve crate in a build of `package`, with or without the
+/// dev-dependencies (which only tests, benches and examples build).
+fn nerve_features(package: &str, with_dev: bool) -> Vec<String> {
+    let edges = if with_dev {
+        "features"
+    } else {
+        "features,normal,build"
+    };
+    let tree = cargo(&[
+        "tree", "-p", package, "-e", edges, "-i", "nerve", "--prefix", "none",
+    ]);
+    let mut features: Vec<String> = tree
+        .lines()
+        .filter_map(|l| l.strip_prefix("nerve feature \""))
+        .filter_map(|l| l.split('"').next())
+        .map(str::to_string)
+        .collect();
+    features.sort();
+    features.dedup();
+    features
+}
+
+/// The test tools (TestSetMode declares itself read-only and changes the permission mode) exist
+/// only in test builds. This checks what cargo resolves, not a second compiled binary: the
+/// `nerve` binary's build gets no `test-tools`, and no workspace crate (the desktop app included)
+/// asks for it except as a dev-dependency. `scripts/test.sh` also runs a freshly built `nerve
+/// tools` with NERVE_TEST_TOOLS=1 and checks that no test tool is listed.
+#[test]
+fn release_builds_leave_the_test_tools_out() {
+    assert_eq!(nerve_features("nerve", false), vec!["default".to_string()]);
+    // The same query sees the feature where it is meant to be: in test builds.
+    assert!(nerve_features("nerve", true).contains(&"test-tools".to_string()));
+
+    let metadata: Value =
+        serde_json::from_str(&cargo(&["metadata", "--no-deps", "--format-version", "1"])).unwrap();
+    let packages = metadata["packages"].as_array().unwrap();
+    let nerve = packages.iter().find(|p| p["name"] == "nerve").unwrap();
+    assert_eq!(nerve["features"]["default"], serde_json::json!([]));
+    let mut asks_for_test_tools: Vec<(String, String)> = Vec::new();
+    for package in packages {
+        for dep in package["dependencies"].as_array().unwrap() {
+            let enables = dep["features"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == "test-tools");
+            if dep["name"] == "nerve" && enables {
+                asks_for_test_tools.push((
+                    package["name"].as_str().unwrap().to_string(),
+                    dep["kind"].as_str().unwrap_or("normal").to_string(),
+                ));
+            }
+        }
+    }
+    assert_eq!(
+        asks_for_test_tools,
+        vec![("nerve".to_string(), "dev".to_string())]
+    );
+}
