@@ -335,6 +335,16 @@ mod tests {
     }
 
     #[test]
+    fn every_builtin_schema_refuses_unknown_fields() {
+        let lax: Vec<String> = all_builtin_tools()
+            .iter()
+            .filter(|t| t.input_schema()["additionalProperties"] != serde_json::json!(false))
+            .map(|t| t.name().to_string())
+            .collect();
+        assert_eq!(lax, Vec::<String>::new());
+    }
+
+    #[test]
     fn the_builtin_list_has_the_loop_tools() {
         let names: Vec<String> = all_builtin_tools().iter().map(|t| t.name().to_string()).collect();
         for name in ["EnterPlanMode", "ExitPlanMode", "ToolSearch", "WebFetch"] {

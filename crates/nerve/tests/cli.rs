@@ -345,7 +345,7 @@ fn an_error_is_one_message_without_a_stack_trace_even_with_backtraces_on() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(
         stderr,
-        "error: InputValidationError: the Edit tool's input is invalid:\n`/file_path`: 3 is not of type \"string\"\nthe input: \"old_string\" is a required property\nthe input: \"new_string\" is a required property\n"
+        "error: InputValidationError: the Edit tool's input is invalid:\nthe input: \"old_string\" is a required property\nthe input: \"new_string\" is a required property\n`/file_path`: 3 is not of type \"string\"\n"
     );
 }
 
