@@ -33,6 +33,16 @@ echo "== cargo clippy (engine, mock model server, desktop shell; all targets)"
 cargo clippy -p nerve -p nerve-mock-model -p nerve-desktop --all-targets --locked -- -D warnings
 echo "== cargo test (engine, mock model server, desktop shell)"
 cargo test -p nerve -p nerve-mock-model -p nerve-desktop --locked
+echo "== the nerve binary as shipped holds no test tools, even with NERVE_TEST_TOOLS=1"
+cargo build -p nerve --bin nerve --locked
+tools_dir="$(mktemp -d)"
+NERVE_TEST_TOOLS=1 NERVE_DATA_DIR="$tools_dir/data" "$CARGO_TARGET_DIR/debug/nerve" tools --bare --cwd "$tools_dir" >"$tools_dir/tools.json"
+if grep -q '"name": "Test' "$tools_dir/tools.json"; then
+  echo "the nerve binary lists test tools:" >&2
+  grep '"name": "Test' "$tools_dir/tools.json" >&2
+  exit 1
+fi
+rm -rf "$tools_dir"
 echo "== keyring test against a real Secret Service (must not skip)"
 NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test -p nerve --locked --test keyring
 echo "== desktop app end to end (Xvfb, tauri-driver, WebKitWebDriver, real keyring, mock model)"

@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use nerve::tools::grep::{OutputMode, Page, SearchOptions, render, search::search};
+use nerve::tools::search_progress::SearchProgress;
 use tokio_util::sync::CancellationToken;
 
 const REPETITIONS: usize = 7;
@@ -74,7 +75,7 @@ fn ours(case: &Case, root: &PathBuf) -> (Duration, usize) {
     let mut opts = SearchOptions::new(case.pattern, root, case.mode);
     opts.case_insensitive = case.case_insensitive;
     let start = Instant::now();
-    let hits = search(&opts, &CancellationToken::new()).unwrap();
+    let hits = search(&opts, &CancellationToken::new(), &SearchProgress::silent()).unwrap();
     let text = render(
         &hits,
         case.mode,

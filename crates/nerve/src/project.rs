@@ -226,6 +226,7 @@ impl Project {
     pub fn permission_context(&self, avoid_prompts: bool) -> PermissionContext {
         PermissionContext {
             mode: self.mode,
+            bypass_disabled: self.bypass_disabled,
             rules: self.rules.clone(),
             working_dirs: self.working_dirs.clone(),
             home: self.options.locations.home.clone(),

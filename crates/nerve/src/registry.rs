@@ -11,7 +11,7 @@ use crate::tool::{ToolOrigin, ToolRef};
 
 /// Every built-in tool that can exist in this build. Build-time gating is by cargo feature; run-time
 /// gating by environment (`NERVE_TEST_TOOLS=1` adds the pipeline's test tools, which are compiled in
-/// with the `test-tools` feature). Keep this the only list: the CLI, the desktop app and the tests
+/// only with the `test-tools` feature: test and bench builds, never `cargo build`). Keep this the only list: the CLI, the desktop app and the tests
 /// all start from it.
 pub fn all_builtin_tools() -> Vec<ToolRef> {
     #[allow(unused_mut)]
@@ -360,6 +360,16 @@ mod tests {
                 .all(|s| !s.deferred && s.input_schema.is_some())
         );
         assert!(!pool.is_deferred("mcp__s__a"));
+    }
+
+    #[test]
+    fn every_builtin_schema_refuses_unknown_fields() {
+        let lax: Vec<String> = all_builtin_tools()
+            .iter()
+            .filter(|t| t.input_schema()["additionalProperties"] != serde_json::json!(false))
+            .map(|t| t.name().to_string())
+            .collect();
+        assert_eq!(lax, Vec::<String>::new());
     }
 
     #[test]

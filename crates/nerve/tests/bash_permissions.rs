@@ -29,6 +29,7 @@ fn context(mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionCo
     );
     PermissionContext {
         mode,
+        bypass_disabled: false,
         rules: SharedRules::new(set),
         working_dirs: vec![PathBuf::from(PROJECT)],
         home: PathBuf::from("/home/me"),

@@ -244,3 +244,179 @@ fn run_tool_without_a_terminal_denies_what_would_ask() {
     assert_eq!(out["denied"], true);
     assert!(!d.path().join("a.txt").exists());
 }
+
+#[test]
+fn check_permission_explains_an_edit_of_a_file_not_read_and_reports_validation_beside_it() {
+    let d = project();
+    std::fs::write(d.path().join("a.txt"), "hello\n").unwrap();
+    let cwd = std::fs::canonicalize(d.path()).unwrap();
+    let file = cwd.join("a.txt").to_str().unwrap().to_string();
+    let input = serde_json::json!({"file_path": file, "old_string": "hello", "new_string": "bye"});
+    let (code, out, err) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd.to_str().unwrap(),
+            "Edit",
+            &input.to_string(),
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let not_read = format!(
+        "File has not been read yet: {file}. Read it first with the Read tool, then make the change, so it is based on the file's current content. Nothing was written."
+    );
+    pretty_assertions::assert_eq!(
+        out,
+        serde_json::json!({
+            "tool": "Edit",
+            "known_tool": true,
+            "mode": "default",
+            "decision": "ask",
+            "reason": "Edit needs approval: no rule allows this",
+            "decided_by": "default",
+            "rule": null,
+            "source": null,
+            "read_only": false,
+            "subcommands": [],
+            "suggestions": ["Edit(/**)"],
+            "input": {"file_path": file, "old_string": "hello", "new_string": "bye", "replace_all": false},
+            "validation": {"result": "invalid", "message": not_read},
+            "rule_warnings": []
+        })
+    );
+}
+
+#[test]
+fn check_permission_explains_a_write_over_an_existing_file_that_a_rule_allows() {
+    let d = project();
+    std::fs::write(d.path().join("a.txt"), "hello\n").unwrap();
+    let cwd = std::fs::canonicalize(d.path()).unwrap();
+    let file = cwd.join("a.txt").to_str().unwrap().to_string();
+    let input = serde_json::json!({"file_path": file, "content": "bye\n"});
+    let (code, out, err) = nerve(
+        &[
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd.to_str().unwrap(),
+            "--allow",
+            "Edit(a.txt)",
+            "Write",
+            &input.to_string(),
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["decision"], "allow", "{out}");
+    assert_eq!(out["rule"], "Edit(a.txt)");
+    assert_eq!(out["validation"]["result"], "invalid", "{out}");
+    assert!(
+        out["validation"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("File has not been read yet"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_error_is_one_message_without_a_stack_trace_even_with_backtraces_on() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+        .args([
+            "check-permission",
+            "--bare",
+            "--cwd",
+            cwd,
+            "Edit",
+            r#"{"file_path": 3}"#,
+        ])
+        .env("NERVE_DATA_DIR", d.path().join("data"))
+        .env("HOME", d.path().join("home"))
+        .env("RUST_BACKTRACE", "1")
+        .env("RUST_LIB_BACKTRACE", "1")
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: InputValidationError: the Edit tool's input is invalid:\nthe input: \"old_string\" is a required property\nthe input: \"new_string\" is a required property\n`/file_path`: 3 is not of type \"string\"\n"
+    );
+}
+
+/// Runs cargo (the one running these tests) offline on this workspace and returns its stdout.
+fn cargo(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO"))
+        .args(args)
+        .args(["--offline", "--locked"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// The features cargo turns on for the nerve crate in a build of `package`, with or without the
+/// dev-dependencies (which only tests, benches and examples build).
+fn nerve_features(package: &str, with_dev: bool) -> Vec<String> {
+    let edges = if with_dev {
+        "features"
+    } else {
+        "features,normal,build"
+    };
+    let tree = cargo(&[
+        "tree", "-p", package, "-e", edges, "-i", "nerve", "--prefix", "none",
+    ]);
+    let mut features: Vec<String> = tree
+        .lines()
+        .filter_map(|l| l.strip_prefix("nerve feature \""))
+        .filter_map(|l| l.split('"').next())
+        .map(str::to_string)
+        .collect();
+    features.sort();
+    features.dedup();
+    features
+}
+
+/// The test tools (TestSetMode declares itself read-only and changes the permission mode) exist
+/// only in test builds. This checks what cargo resolves, not a second compiled binary: the
+/// `nerve` binary's build gets no `test-tools`, and no workspace crate (the desktop app included)
+/// asks for it except as a dev-dependency. `scripts/test.sh` also runs a freshly built `nerve
+/// tools` with NERVE_TEST_TOOLS=1 and checks that no test tool is listed.
+#[test]
+fn release_builds_leave_the_test_tools_out() {
+    assert_eq!(nerve_features("nerve", false), vec!["default".to_string()]);
+    // The same query sees the feature where it is meant to be: in test builds.
+    assert!(nerve_features("nerve", true).contains(&"test-tools".to_string()));
+
+    let metadata: Value =
+        serde_json::from_str(&cargo(&["metadata", "--no-deps", "--format-version", "1"])).unwrap();
+    let packages = metadata["packages"].as_array().unwrap();
+    let nerve = packages.iter().find(|p| p["name"] == "nerve").unwrap();
+    assert_eq!(nerve["features"]["default"], serde_json::json!([]));
+    let mut asks_for_test_tools: Vec<(String, String)> = Vec::new();
+    for package in packages {
+        for dep in package["dependencies"].as_array().unwrap() {
+            let enables = dep["features"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == "test-tools");
+            if dep["name"] == "nerve" && enables {
+                asks_for_test_tools.push((
+                    package["name"].as_str().unwrap().to_string(),
+                    dep["kind"].as_str().unwrap_or("normal").to_string(),
+                ));
+            }
+        }
+    }
+    assert_eq!(
+        asks_for_test_tools,
+        vec![("nerve".to_string(), "dev".to_string())]
+    );
+}

@@ -493,3 +493,28 @@ async fn batch_ids_stay_unique_across_the_responses_of_a_session() {
         .collect();
     assert_eq!(ids, vec![1, 2, 3, 4]);
 }
+
+#[tokio::test]
+async fn a_tool_cannot_enter_bypass_mode_when_settings_disable_it() {
+    let p = TestProject::new();
+    p.write(
+        ".nerve/settings.json",
+        r#"{"permissions": {"disableBypassPermissionsMode": "disable"}}"#,
+    );
+    let s = p.session_with(PermissionMode::AcceptEdits, &[], None, true);
+    let exec = s.executor(CancellationToken::new(), opts(10));
+    exec.add(call(
+        "bypass",
+        "TestSetMode",
+        json!({"mode": "bypassPermissions"}),
+    ));
+    let (out, ctx) = exec.finish().await;
+    assert_eq!(
+        (out[0].is_error, text_of(&out[0].content)),
+        (
+            true,
+            "bypassPermissions mode is disabled by settings (disableBypassPermissionsMode); the mode stays acceptEdits".to_string()
+        )
+    );
+    assert_eq!(ctx.permissions.mode, PermissionMode::AcceptEdits);
+}

@@ -219,3 +219,86 @@ async fn write_inside_the_project_in_accept_edits_then_read_back() {
     let out = s.run_one(&call("Read", json!({"file_path": "docs/a.md"}))).await;
     assert_eq!(text_of(&out.content), "     1\t# A\n");
 }
+
+/// A text file of `lines` lines of 80 characters.
+fn wide_file(p: &TestProject, name: &str, lines: usize) -> String {
+    let line = format!("{}\n", "x".repeat(80));
+    p.write(name, &line.repeat(lines)).display().to_string()
+}
+
+#[tokio::test]
+async fn several_large_reads_in_one_message_stay_within_the_message_budget() {
+    use nerve::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS, Replacement, ResultStore};
+    use nerve::model::types::{ContentBlock, ToolResultBlock, ToolResultContent};
+
+    let p = TestProject::new();
+    let s = session(&p, PermissionMode::Default, &[], None);
+    let mut outcomes = Vec::new();
+    for (i, lines) in [1_000, 1_100, 900].into_iter().enumerate() {
+        let path = wide_file(&p, &format!("f{i}.txt"), lines);
+        let call = ToolCall {
+            id: format!("read_{i}"),
+            name: "Read".into(),
+            input: json!({"file_path": path}),
+        };
+        let out = s.run_one(&call).await;
+        assert!(!out.is_error, "{}", text_of(&out.content));
+        assert!(!out.persistable, "Read is never persisted");
+        outcomes.push(out);
+    }
+    let sizes: Vec<usize> = outcomes.iter().map(|o| text_of(&o.content).len()).collect();
+    // Each Read is within its own limit, but together they are not.
+    assert!(sizes.iter().all(|&n| n < MESSAGE_BUDGET_CHARS), "{sizes:?}");
+    assert!(sizes.iter().sum::<usize>() > MESSAGE_BUDGET_CHARS, "{sizes:?}");
+
+    let data = p.dir.path().join("budget-data");
+    let store = ResultStore::new(&data, "s");
+    let mut state = ContentReplacementState::default();
+    let (message, records) =
+        nerve::agent::outcomes_to_user_message(&outcomes, &mut state, &store, MESSAGE_BUDGET_CHARS);
+
+    let texts: Vec<String> = message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolResult(r) => match &r.content {
+                Some(ToolResultContent::Blocks(blocks)) => Some(
+                    blocks
+                        .iter()
+                        .filter_map(|b| match b {
+                            ToolResultBlock::Text(t) => Some(t.text.clone()),
+                            _ => None,
+                        })
+                        .collect::<String>(),
+                ),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert!(texts.iter().map(String::len).sum::<usize>() <= MESSAGE_BUDGET_CHARS);
+    // Only the largest had to go, and it was withheld, not persisted: there is no file to read back.
+    let notice = format!(
+        "<withheld-output>\nThis Read result ({} characters) was left out: with the other tool results of this message it went over the 200000-character limit of one message. Its content was not kept. Call Read again on its own, or for a smaller part (offset and limit).\n</withheld-output>",
+        sizes[1]
+    );
+    assert_eq!(
+        records
+            .iter()
+            .map(|r| (r.tool_use_id.as_str(), r.replacement.clone()))
+            .collect::<Vec<_>>(),
+        vec![
+            (
+                "read_1",
+                Replacement::Withheld {
+                    notice: notice.clone()
+                }
+            ),
+            ("read_0", Replacement::Kept),
+            ("read_2", Replacement::Kept),
+        ]
+    );
+    assert_eq!(texts[1], notice);
+    assert_eq!(texts[0], text_of(&outcomes[0].content));
+    assert!(!data.exists(), "nothing was persisted");
+}

@@ -391,3 +391,107 @@ async fn progress_events_pass_through() {
         .count();
     assert_eq!(progress, 3);
 }
+
+/// Stands in for an MCP tool: its schema is whatever the server sent.
+#[derive(Debug)]
+struct ExternalTool {
+    schema: serde_json::Value,
+}
+
+#[async_trait::async_trait]
+impl nerve::tool::Tool for ExternalTool {
+    type Input = serde_json::Value;
+    fn name(&self) -> &str {
+        "mcp__srv__lookup"
+    }
+    fn description(&self) -> String {
+        "Looks something up.".into()
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        self.schema.clone()
+    }
+    fn origin(&self) -> nerve::tool::ToolOrigin {
+        nerve::tool::ToolOrigin::Mcp
+    }
+    async fn call(
+        &self,
+        input: serde_json::Value,
+        _ctx: &nerve::tool::ToolUseContext,
+        _p: &nerve::tool::ProgressSink,
+    ) -> Result<nerve::tool::ToolOutput, nerve::tool::ToolError> {
+        Ok(nerve::tool::ToolOutput::text(input.to_string()))
+    }
+}
+
+fn external_session(p: &TestProject, schema: serde_json::Value) -> nerve::project::SessionRuntime {
+    p.session_over(
+        vec![std::sync::Arc::new(ExternalTool { schema })],
+        PermissionMode::BypassPermissions,
+        &[],
+        None,
+        true,
+    )
+}
+
+#[tokio::test]
+async fn unknown_fields_are_refused_by_name_after_coercion() {
+    let p = TestProject::new();
+    let out = p
+        .session()
+        .run_one(&call(
+            "TestEcho",
+            json!({"text": "ab", "times": "3", "colour": "red", "size": 2}),
+        ))
+        .await;
+    assert_eq!(
+        (out.is_error, out.error_class, text_of(&out.content)),
+        (
+            true,
+            Some(ErrorClass::Validation),
+            "<tool_use_error>InputValidationError: the TestEcho tool's input is invalid:\nthe input: unknown fields `colour`, `size` (remove them, or use the fields this tool takes: text, times)</tool_use_error>".to_string()
+        ),
+        "`times` was coerced, so only the unknown fields are named"
+    );
+}
+
+#[tokio::test]
+async fn engine_only_fields_from_the_model_are_stripped_not_refused() {
+    let p = TestProject::new();
+    let s = p.builtin_session(PermissionMode::BypassPermissions, &[]);
+    let out = s
+        .run_one(&call(
+            "Bash",
+            json!({"command": "echo hi", "_simulatedSedEdit": {"filePath": "/etc/passwd", "newContent": "x"}}),
+        ))
+        .await;
+    assert!(!out.is_error, "{}", text_of(&out.content));
+    assert_eq!(text_of(&out.content).trim(), "hi");
+}
+
+#[tokio::test]
+async fn an_mcp_schema_is_strict_only_when_it_says_so() {
+    let p = TestProject::new();
+    let lax = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    let out = external_session(&p, lax)
+        .run_one(&call("mcp__srv__lookup", json!({"q": "a", "extra": 1})))
+        .await;
+    assert_eq!(
+        (out.is_error, text_of(&out.content)),
+        (false, r#"{"q":"a","extra":1}"#.to_string()),
+        "the server's schema allows other fields"
+    );
+
+    let strict =
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": false});
+    let out = external_session(&p, strict)
+        .run_one(&call("mcp__srv__lookup", json!({"q": "a", "extra": 1})))
+        .await;
+    assert_eq!(
+        (out.is_error, out.error_class, text_of(&out.content)),
+        (
+            true,
+            Some(ErrorClass::Validation),
+            "<tool_use_error>InputValidationError: the mcp__srv__lookup tool's input is invalid:\nthe input: unknown field `extra` (remove it, or use the fields this tool takes: q)</tool_use_error>".to_string()
+        )
+    );
+}

@@ -183,3 +183,59 @@ async fn notebook_edit_needs_a_read_and_edit_permission() {
     );
     assert_eq!(out.display.unwrap()["old_source"], "# Title");
 }
+
+/// The Search progress reports a session's events carry, in order.
+fn search_progress(events: &[Event]) -> Vec<(u64, u64)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolProgress {
+                progress:
+                    nerve::tool::Progress::Search {
+                        files_searched,
+                        matches,
+                    },
+                ..
+            } => Some((*files_searched, *matches)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn grep_and_glob_over_many_files_report_paced_progress_ending_with_the_totals() {
+    let p = TestProject::new();
+    for i in 0..1_000 {
+        p.write(
+            &format!("src/m{}/f{i}.rs", i % 10),
+            "fn needle() {}\nlet x = needle;\n",
+        );
+    }
+    let s = p.builtin_session(PermissionMode::Default, &[]);
+    let pacing = nerve::tools::search_progress::SEARCH_PACING;
+    for (tool, input, totals) in [
+        (
+            "Grep",
+            json!({"pattern": "needle", "output_mode": "count"}),
+            (1_000, 2_000),
+        ),
+        ("Glob", json!({"pattern": "src/m3/*.rs"}), (1_000, 100)),
+    ] {
+        let before = p.recorder.events().len();
+        let out = s.run_one(&call(tool, input)).await;
+        assert!(!out.is_error, "{}", text_of(&out.content));
+        let reports = search_progress(&p.recorder.events()[before..]);
+        // The counts only grow, and the last report gives the totals.
+        assert!(
+            reports.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1),
+            "{tool}: {reports:?}"
+        );
+        assert_eq!(reports.last(), Some(&totals), "{tool}: {reports:?}");
+        // Paced: never more than one report per `min_files` files, plus the totals.
+        assert!(
+            reports.len() as u64 <= totals.0 / pacing.min_files + 1,
+            "{tool}: {} reports",
+            reports.len()
+        );
+    }
+}

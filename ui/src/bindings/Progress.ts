@@ -17,7 +17,15 @@ text: string, } | { "kind": "status",
 /**
  * The line.
  */
-message: string, } | { "kind": "data", 
+message: string, } | { "kind": "search", 
+/**
+ * Files searched so far.
+ */
+files_searched: number, 
+/**
+ * Matches so far: matching lines for Grep, matching files for Glob.
+ */
+matches: number, } | { "kind": "data", 
 /**
  * The data.
  */

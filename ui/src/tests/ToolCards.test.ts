@@ -3,6 +3,7 @@ import { render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { Event } from "../bindings/Event";
+import type { Progress } from "../bindings/Progress";
 import MessageList from "../lib/components/MessageList.svelte";
 import { initialState, reduce } from "../lib/conversation/reducer";
 import { completed, queued, request } from "./fixtures";
@@ -68,6 +69,28 @@ describe("tool cards and batches", () => {
     expect(within(card("s")).getByTestId("tool-status").textContent).toBe("cancelled");
     expect(card("s").textContent).toContain("Interrupted by the user");
     expect(card("s").querySelector(".problem.error")).toBeNull();
+  });
+
+  it("shows how far a running Grep or Glob has searched, and drops it once the result is in", () => {
+    const search = (files_searched: number, matches: number): Progress => ({ kind: "search", files_searched, matches });
+    const events: Event[] = [
+      queued("g", 7, true, "Grep", "Grep \"needle\""),
+      queued("f", 7, true, "Glob", "Glob **/*.rs"),
+      { type: "tool_started", tool_use_id: "g" },
+      { type: "tool_started", tool_use_id: "f" },
+      { type: "tool_progress", tool_use_id: "g", progress: search(400, 12) },
+      { type: "tool_progress", tool_use_id: "g", progress: search(1200, 35) },
+      { type: "tool_progress", tool_use_id: "f", progress: search(1, 1) },
+    ];
+    const running = stateOf(events);
+    const { unmount } = render(MessageList, { conversation: running, sessionId: "s1" });
+    expect(within(card("g")).getByTestId("tool-search-progress").textContent).toBe("1,200 files searched, 35 matches");
+    expect(within(card("f")).getByTestId("tool-search-progress").textContent).toBe("1 file searched, 1 match");
+    unmount();
+
+    render(MessageList, { conversation: reduce(running, completed("g"), Date.now()), sessionId: "s1" });
+    expect(within(card("g")).queryByTestId("tool-search-progress")).toBeNull();
+    expect(within(card("f")).getByTestId("tool-search-progress").textContent).toBe("1 file searched, 1 match");
   });
 
   it("shows the tail of live output while executing and the denial reason after", () => {

@@ -283,12 +283,16 @@ impl Agent {
 
     /// Switches the permission mode between turns (a front-end's mode switcher). Entering plan mode
     /// remembers the mode to return to, as the EnterPlanMode tool does; whether a mode is allowed
-    /// at all is the project's call ([`crate::project::Project::check_mode`]).
+    /// at all is the project's call ([`crate::project::Project::check_mode`]); a mode the settings
+    /// forbid that gets here anyway is refused with a notice.
     pub fn set_permission_mode(&mut self, mode: crate::permissions::PermissionMode) {
-        if !crate::permissions::switch_mode(&mut self.runtime.context.permissions, mode) {
-            return;
+        match crate::permissions::switch_mode(&mut self.runtime.context.permissions, mode) {
+            Ok(true) => self.emit(Event::ModeChanged { mode }),
+            Ok(false) => {}
+            Err(refused) => self.emit(Event::Notice {
+                message: refused.to_string(),
+            }),
         }
-        self.emit(Event::ModeChanged { mode });
     }
 
     /// Ends the session: runs SessionEnd hooks.

@@ -2,6 +2,14 @@
 //! the context, so the tool results that go back in one user message are capped together: over the
 //! cap, the largest new results are persisted first.
 //!
+//! Read results are never persisted (the model would read the persisted file back, which could be
+//! too large again, forever); Read bounds each result itself, at about 25,000 tokens. That bounds
+//! one Read, not several: three large Reads in one message are about 300,000 characters. So when
+//! the text of results that cannot be persisted still goes over the cap, the largest of them are
+//! withheld: replaced by a notice asking the model to read again, alone or in parts. Nothing is
+//! written for them, so there is no persisted file to read back and no loop; one Read alone always
+//! fits and is never withheld.
+//!
 //! Once a result has been sent to the model, its form (inline or persisted) is frozen for the rest of
 //! the session: changing it later would change an already-cached prompt prefix. The decisions are
 //! recorded so a resumed session rebuilds exactly the same messages.
@@ -27,6 +35,30 @@ pub enum Replacement {
         /// The wrapper text sent in place of the content.
         wrapper: String,
     },
+    /// A result that may not be persisted (Read), left out of a message it would have overfilled.
+    Withheld {
+        /// The notice sent in place of the content.
+        notice: String,
+    },
+}
+
+/// The notice sent instead of a withheld result.
+fn withheld_notice(tool_name: &str, chars: usize, limit: usize) -> String {
+    format!(
+        "<withheld-output>\nThis {tool_name} result ({chars} characters) was left out: with the other tool results of this message it went over the {limit}-character limit of one message. Its content was not kept. Call {tool_name} again on its own, or for a smaller part (offset and limit).\n</withheld-output>"
+    )
+}
+
+/// Characters of text in a result; `None` when it carries an image or a document, whose size the
+/// tool bounds by its own limits and which the model cannot ask for in smaller parts.
+fn text_only_chars(content: &[ResultBlock]) -> Option<usize> {
+    content
+        .iter()
+        .map(|b| match b {
+            ResultBlock::Text { text } => Some(text.len()),
+            ResultBlock::Image { .. } | ResultBlock::Document { .. } => None,
+        })
+        .sum()
 }
 
 /// A decision as written to the transcript.
@@ -99,6 +131,7 @@ pub fn enforce_message_budget(
     for r in results.iter_mut() {
         match state.decisions.get(&r.tool_use_id) {
             Some(Replacement::Persisted { wrapper }) => r.content = vec![ResultBlock::text(wrapper.clone())],
+            Some(Replacement::Withheld { notice }) => r.content = vec![ResultBlock::text(notice.clone())],
             Some(Replacement::Kept) => {}
             None => new_ids.push(r.tool_use_id.clone()),
         }
@@ -119,6 +152,7 @@ pub fn enforce_message_budget(
     });
 
     let mut records = Vec::new();
+    // Results given a replacement (persisted or withheld); the others are recorded as kept.
     let mut persisted_ids = Vec::new();
     for i in candidates {
         if total <= limit {
@@ -142,6 +176,42 @@ pub fn enforce_message_budget(
             }
         }
     }
+
+    // Still over in text: withhold the largest new text results that cannot be persisted, never
+    // the last one left inline (one Read alone is within its own limit). Images and documents are
+    // not counted here: their tools bound them, and they cannot be asked for in smaller parts.
+    let mut text_total: usize = results
+        .iter()
+        .flat_map(|r| &r.content)
+        .map(|b| match b {
+            ResultBlock::Text { text } => text.len(),
+            ResultBlock::Image { .. } | ResultBlock::Document { .. } => 0,
+        })
+        .sum();
+    let mut unpersistable: Vec<(usize, usize)> = results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.persistable && new_ids.contains(&r.tool_use_id))
+        .filter_map(|(i, r)| text_only_chars(&r.content).map(|chars| (i, chars)))
+        .collect();
+    unpersistable.sort_by(|&(a, ca), &(b, cb)| cb.cmp(&ca).then(a.cmp(&b)));
+    let mut inline_left = unpersistable.len();
+    for (i, chars) in unpersistable {
+        if text_total <= limit || inline_left <= 1 {
+            break;
+        }
+        let r = &mut results[i];
+        let notice = withheld_notice(&r.tool_name, chars, limit);
+        text_total = text_total - chars + notice.len();
+        r.content = vec![ResultBlock::text(notice.clone())];
+        inline_left -= 1;
+        persisted_ids.push(r.tool_use_id.clone());
+        records.push(ReplacementRecord {
+            tool_use_id: r.tool_use_id.clone(),
+            replacement: Replacement::Withheld { notice },
+        });
+    }
+
     for id in new_ids {
         if !persisted_ids.contains(&id) {
             records.push(ReplacementRecord {
@@ -220,6 +290,63 @@ mod tests {
         let mut rs = vec![r];
         enforce_message_budget(&mut rs, &mut state, &store, 10);
         assert_eq!(state.decision("read"), Some(&Replacement::Kept));
+    }
+
+    fn unpersistable(id: &str, chars: usize) -> BudgetedResult {
+        BudgetedResult {
+            persistable: false,
+            tool_name: "Read".into(),
+            ..result(id, chars)
+        }
+    }
+
+    #[test]
+    fn one_read_alone_is_never_withheld_and_media_is_not_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ResultStore::new(dir.path(), "s");
+        let mut state = ContentReplacementState::default();
+        let image = BudgetedResult {
+            content: vec![ResultBlock::Image {
+                media_type: "image/png".into(),
+                data: "A".repeat(500),
+            }],
+            ..unpersistable("image", 0)
+        };
+        let mut rs = vec![unpersistable("read", 300), image];
+        let records = enforce_message_budget(&mut rs, &mut state, &store, 100);
+        assert!(
+            records.iter().all(|r| r.replacement == Replacement::Kept),
+            "{records:?}"
+        );
+    }
+
+    #[test]
+    fn withheld_results_stay_withheld_when_the_session_resumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ResultStore::new(dir.path(), "s");
+        let mut state = ContentReplacementState::default();
+        let mut rs = vec![unpersistable("a", 80), unpersistable("b", 90)];
+        let records = enforce_message_budget(&mut rs, &mut state, &store, 100);
+        let notice = withheld_notice("Read", 90, 100);
+        assert_eq!(
+            records,
+            vec![
+                ReplacementRecord {
+                    tool_use_id: "b".into(),
+                    replacement: Replacement::Withheld {
+                        notice: notice.clone()
+                    },
+                },
+                ReplacementRecord {
+                    tool_use_id: "a".into(),
+                    replacement: Replacement::Kept
+                },
+            ]
+        );
+        let mut resumed = ContentReplacementState::from_records(records);
+        let mut again = vec![unpersistable("a", 80), unpersistable("b", 90)];
+        enforce_message_budget(&mut again, &mut resumed, &store, 1_000_000);
+        assert_eq!(again[1].content, vec![ResultBlock::text(notice)]);
     }
 
     #[test]

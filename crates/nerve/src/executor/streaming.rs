@@ -299,7 +299,11 @@ impl Scheduler {
     fn start(&mut self, idx: usize) {
         if let Some(mode) = self.options.mode_switch.take() {
             self.apply_modifier(ContextModifier::new(move |mut ctx| {
-                switch_mode(&mut ctx.permissions, mode);
+                // The front-end checked the mode against the project's settings before asking;
+                // a refusal here keeps the mode in force, which is the safe outcome.
+                if let Err(refused) = switch_mode(&mut ctx.permissions, mode) {
+                    tracing::warn!(%refused, "a requested mode switch was refused");
+                }
                 ctx
             }));
         }

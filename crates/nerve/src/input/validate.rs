@@ -5,6 +5,9 @@ use serde_json::Value;
 /// A tool's input schema, compiled once.
 pub struct CompiledSchema {
     validator: jsonschema::Validator,
+    /// The top-level fields the schema names, to tell the model what it may send instead of an
+    /// unknown field.
+    fields: Vec<String>,
 }
 
 impl std::fmt::Debug for CompiledSchema {
@@ -26,8 +29,13 @@ pub struct SchemaError {
 impl CompiledSchema {
     /// Compiles `schema` for `tool`.
     pub fn compile(tool: &str, schema: &Value) -> Result<Self, SchemaError> {
+        let fields = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|props| props.keys().cloned().collect())
+            .unwrap_or_default();
         jsonschema::validator_for(schema)
-            .map(|validator| Self { validator })
+            .map(|validator| Self { validator, fields })
             .map_err(|e| SchemaError {
                 tool: tool.to_string(),
                 message: e.to_string(),
@@ -48,7 +56,12 @@ impl CompiledSchema {
                 } else {
                     format!("`{path}`")
                 };
-                format!("{at}: {e}")
+                match &e.kind {
+                    jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                        self.unknown_fields(&at, path.is_empty(), unexpected)
+                    }
+                    _ => format!("{at}: {e}"),
+                }
             })
             .collect();
         if problems.is_empty() {
@@ -56,6 +69,24 @@ impl CompiledSchema {
         } else {
             Err(problems.join("\n"))
         }
+    }
+
+    /// Names the unknown fields and, at the top level, the fields the tool does take.
+    fn unknown_fields(&self, at: &str, top_level: bool, unexpected: &[String]) -> String {
+        let names: Vec<String> = unexpected.iter().map(|f| format!("`{f}`")).collect();
+        let (noun, pronoun) = if names.len() == 1 {
+            ("field", "it")
+        } else {
+            ("fields", "them")
+        };
+        let mut text = format!("{at}: unknown {noun} {}", names.join(", "));
+        if top_level && !self.fields.is_empty() {
+            text.push_str(&format!(
+                " (remove {pronoun}, or use the fields this tool takes: {})",
+                self.fields.join(", ")
+            ));
+        }
+        text
     }
 }
 

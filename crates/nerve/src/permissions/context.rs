@@ -50,6 +50,9 @@ impl PermissionContext {
 pub struct PermissionContext {
     /// The permission mode.
     pub mode: PermissionMode,
+    /// Settings forbid bypassPermissions mode (`disableBypassPermissionsMode`): the mode switch
+    /// refuses to enter it, whoever asks.
+    pub bypass_disabled: bool,
     /// Every rule from every source, plus the session's.
     pub rules: SharedRules,
     /// The project folder and any additional working directories.
@@ -71,6 +74,7 @@ impl Default for PermissionContext {
     fn default() -> Self {
         Self {
             mode: PermissionMode::Default,
+            bypass_disabled: false,
             rules: SharedRules::default(),
             working_dirs: Vec::new(),
             home: dirs::home_dir().unwrap_or_else(|| PathBuf::from("/")),

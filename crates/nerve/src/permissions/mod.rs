@@ -37,7 +37,7 @@ mod verdict;
 pub use context::{PermissionContext, SharedRules};
 pub use evaluate::{CallFacts, HookPermission, evaluate};
 pub use mode::PermissionMode;
-pub use mode_switch::{ModeSwitch, switch_mode};
+pub use mode_switch::{ModeRefused, ModeSwitch, switch_mode};
 pub use pending::{NotWaiting, PendingPrompts};
 pub use request::{
     AutoClassifier, ClassifierRequest, ClassifierVerdict, MatchedRule, PermissionPrompter, PermissionRequest,

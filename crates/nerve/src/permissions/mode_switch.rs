@@ -30,15 +30,34 @@ impl ModeSwitch {
     }
 }
 
-/// Puts `permissions` in `mode`. Entering plan mode remembers the mode to return to, as the
-/// EnterPlanMode tool does; any other switch forgets it. Returns whether the mode changed.
-pub fn switch_mode(permissions: &mut PermissionContext, mode: PermissionMode) -> bool {
+/// Why [`switch_mode`] left the mode as it was.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModeRefused {
+    /// Settings disable bypassPermissions mode.
+    #[error(
+        "bypassPermissions mode is disabled by settings (disableBypassPermissionsMode); the mode stays {current}"
+    )]
+    BypassDisabled {
+        /// The mode that stays in force.
+        current: PermissionMode,
+    },
+}
+
+/// Puts `permissions` in `mode`: the one place a session's mode changes, so the settings' limits
+/// hold whoever asks (a front-end, a tool, a test). Entering plan mode remembers the mode to return
+/// to, as the EnterPlanMode tool does; any other switch forgets it. Returns whether the mode changed.
+pub fn switch_mode(permissions: &mut PermissionContext, mode: PermissionMode) -> Result<bool, ModeRefused> {
     if permissions.mode == mode {
-        return false;
+        return Ok(false);
+    }
+    if mode == PermissionMode::BypassPermissions && permissions.bypass_disabled {
+        return Err(ModeRefused::BypassDisabled {
+            current: permissions.mode,
+        });
     }
     permissions.mode_before_plan = (mode == PermissionMode::Plan).then_some(permissions.mode);
     permissions.mode = mode;
-    true
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -59,12 +78,36 @@ mod tests {
     #[test]
     fn plan_mode_remembers_where_it_came_from() {
         let mut permissions = PermissionContext::default();
-        assert!(switch_mode(&mut permissions, PermissionMode::AcceptEdits));
-        assert!(switch_mode(&mut permissions, PermissionMode::Plan));
+        assert_eq!(
+            switch_mode(&mut permissions, PermissionMode::AcceptEdits),
+            Ok(true)
+        );
+        assert_eq!(switch_mode(&mut permissions, PermissionMode::Plan), Ok(true));
         assert_eq!(permissions.mode_before_plan, Some(PermissionMode::AcceptEdits));
-        assert!(!switch_mode(&mut permissions, PermissionMode::Plan), "no change");
+        assert_eq!(
+            switch_mode(&mut permissions, PermissionMode::Plan),
+            Ok(false),
+            "no change"
+        );
         assert_eq!(permissions.mode_before_plan, Some(PermissionMode::AcceptEdits));
-        assert!(switch_mode(&mut permissions, PermissionMode::Default));
+        assert_eq!(switch_mode(&mut permissions, PermissionMode::Default), Ok(true));
         assert_eq!(permissions.mode_before_plan, None);
+    }
+
+    #[test]
+    fn disabled_bypass_stays_disabled() {
+        let mut permissions = PermissionContext {
+            mode: PermissionMode::AcceptEdits,
+            bypass_disabled: true,
+            ..PermissionContext::default()
+        };
+        assert_eq!(
+            switch_mode(&mut permissions, PermissionMode::BypassPermissions),
+            Err(ModeRefused::BypassDisabled {
+                current: PermissionMode::AcceptEdits
+            })
+        );
+        assert_eq!(permissions.mode, PermissionMode::AcceptEdits);
+        assert_eq!(switch_mode(&mut permissions, PermissionMode::Default), Ok(true));
     }
 }

@@ -9,6 +9,23 @@ use crate::pipeline::hook_steps::{self, PreHookEffect};
 use crate::pipeline::{Pipeline, ToolCall};
 use crate::tool::{ToolPermission, ToolUseContext};
 
+/// What the tool's own (semantic) validation says about the input: separate from the permission
+/// decision, because an explanation of the rules must not depend on the session's state (an Edit
+/// of a file this one-shot session never read is still worth explaining).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ValidationReport {
+    /// The tool would accept the input.
+    Valid,
+    /// The tool would refuse the input before asking for permission, with this message.
+    Invalid {
+        /// What the model would be told.
+        message: String,
+    },
+    /// An unknown tool's input is not validated.
+    NotChecked,
+}
+
 /// What the pipeline would decide about a call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CheckReport {
@@ -20,6 +37,8 @@ pub struct CheckReport {
     pub read_only: bool,
     /// The input as hooks and rules see it.
     pub input: Value,
+    /// What the tool's validation says, reported beside the decision instead of replacing it.
+    pub validation: ValidationReport,
     /// The decision and its explanation.
     #[serde(flatten)]
     pub evaluation: Evaluation,
@@ -28,7 +47,11 @@ pub struct CheckReport {
 impl Pipeline {
     /// Validates the call and evaluates its permission (PreToolUse hooks included). An unknown tool
     /// is judged as a non-read-only tool with no content to match (`subject_for_unknown` may supply
-    /// one, for example a parsed shell command). Invalid input is an error.
+    /// one, for example a parsed shell command).
+    ///
+    /// Input that does not fit the tool's schema is an error: there is no typed input to judge.
+    /// A refusal by the tool's semantic validation (say, an Edit of a file not read yet) is not: the
+    /// decision is still made and the refusal is reported in [`CheckReport::validation`].
     pub async fn check(
         &self,
         call: &ToolCall,
@@ -57,11 +80,15 @@ impl Pipeline {
                 known_tool: false,
                 read_only: false,
                 input: call.input.clone(),
+                validation: ValidationReport::NotChecked,
                 evaluation,
             });
         };
         let input = self.prepare_input(tool.as_ref(), call.input.clone())?;
-        tool.validate_input(&input, ctx).await?;
+        let validation = match tool.validate_input(&input, ctx).await {
+            Ok(()) => ValidationReport::Valid,
+            Err(message) => ValidationReport::Invalid { message },
+        };
         let observable = tool.backfill_observable_input(&input, ctx);
         let pre = hook_steps::pre_tool_use(&self.hooks, tool.name(), &call.id, &observable, ctx).await;
         let hook = match pre.effect {
@@ -86,6 +113,7 @@ impl Pipeline {
             known_tool: true,
             read_only: tool.is_read_only(&observable),
             input: observable,
+            validation,
             evaluation,
         })
     }

@@ -15,7 +15,7 @@ pub(crate) mod hook_steps;
 mod outcome;
 
 pub use call::ToolCall;
-pub use check::CheckReport;
+pub use check::{CheckReport, ValidationReport};
 pub use hook_steps::permission_request_hooks;
 pub use outcome::CallOutcome;
 
@@ -310,6 +310,11 @@ impl Pipeline {
     }
 
     /// Coerces and validates input, keeping engine-only fields (input set by the permission system).
+    ///
+    /// Unknown fields are refused wherever the schema says `additionalProperties: false` (every
+    /// built-in tool; an MCP tool when its server's schema says so). Engine-only fields are not in
+    /// the schema the model sees, so the schema judges the input without them and the tool's own
+    /// type check judges them.
     fn validate_engine_input(&self, tool: &dyn DynTool, input: Value) -> Result<Value, String> {
         let name = tool.name();
         let schema_value = self.pool.schema_value(name);
@@ -318,7 +323,11 @@ impl Pipeline {
             .pool
             .schema(name)
             .ok_or_else(|| format!("tool {name} has no schema"))?;
-        if let Err(problems) = schema.validate(&input).and_then(|()| tool.check_type(&input)) {
+        let model_fields = strip_engine_only(input.clone(), tool.engine_only_fields());
+        if let Err(problems) = schema
+            .validate(&model_fields)
+            .and_then(|()| tool.check_type(&input))
+        {
             let mut message =
                 format!("InputValidationError: the {name} tool's input is invalid:\n{problems}");
             if self.pool.is_unloaded_deferred(name) {

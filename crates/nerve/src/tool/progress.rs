@@ -21,6 +21,13 @@ pub enum Progress {
         /// The line.
         message: String,
     },
+    /// How far a search (Grep, Glob) has got.
+    Search {
+        /// Files searched so far.
+        files_searched: u64,
+        /// Matches so far: matching lines for Grep, matching files for Glob.
+        matches: u64,
+    },
     /// Tool-specific structured data (a sub-agent's transcript step...).
     Data {
         /// The data.

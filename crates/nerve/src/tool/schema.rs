@@ -6,6 +6,10 @@ use serde_json::Value;
 
 /// The JSON Schema of `T` in the form the Messages API takes: inline (no `$defs`), without the
 /// `$schema` and `title` keys, which the model does not need.
+///
+/// The input object takes no fields besides its properties (`additionalProperties: false`): a
+/// field the tool does not know is a mistake (a misspelt `replace_all` silently ignored changes
+/// what the call does), so validation refuses it by name, and the model sees the rule in the schema.
 pub fn schema_of<T: JsonSchema>() -> Value {
     let generator = SchemaSettings::draft07()
         .with(|s| {
@@ -19,6 +23,9 @@ pub fn schema_of<T: JsonSchema>() -> Value {
         map.remove("title");
         map.remove("definitions");
         map.remove("$defs");
+        if map.get("type") == Some(&Value::String("object".into())) {
+            map.entry("additionalProperties").or_insert(Value::Bool(false));
+        }
     }
     value
 }
@@ -57,5 +64,13 @@ mod tests {
         let text = s.to_string();
         assert!(!text.contains("$ref"), "subschemas are inlined: {text}");
         assert!(text.contains("\"fast\""));
+    }
+
+    #[test]
+    fn the_input_object_takes_no_other_fields() {
+        assert_eq!(
+            schema_of::<Input>()["additionalProperties"],
+            serde_json::json!(false)
+        );
     }
 }

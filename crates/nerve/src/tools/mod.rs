@@ -10,6 +10,7 @@ pub mod glob;
 pub mod grep;
 pub mod notebook_edit;
 pub mod read;
+pub mod search_progress;
 pub mod task_output;
 pub mod task_stop;
 pub mod todo_write;

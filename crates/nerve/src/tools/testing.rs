@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::permissions::{Access, PermissionMode, PermissionSubject};
+use crate::permissions::{Access, PermissionMode, PermissionSubject, switch_mode};
 use crate::tool::{
     ContextModifier, ProgressSink, Tool, ToolError, ToolOutput, ToolRef, ToolUseContext, Validation,
 };
@@ -194,10 +194,16 @@ impl Tool for SetModeTool {
             .mode
             .parse()
             .map_err(|e| ToolError::InvalidInput(format!("{e}")))?;
+        // The checked switch, as any other mode change: settings that disable bypassPermissions
+        // hold for test tools too. Checked now for the model's answer, and again when applied.
+        let mut probe = ctx.permissions.clone();
+        switch_mode(&mut probe, mode).map_err(|refused| ToolError::InvalidInput(refused.to_string()))?;
         Ok(
             ToolOutput::text(format!("mode was {seen}, now {mode}")).with_context_modifier(
                 ContextModifier::new(move |mut c: ToolUseContext| {
-                    c.permissions.mode = mode;
+                    if let Err(refused) = switch_mode(&mut c.permissions, mode) {
+                        tracing::warn!(%refused, "TestSetMode's switch was refused when applied");
+                    }
                     c
                 }),
             ),

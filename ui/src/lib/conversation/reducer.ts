@@ -146,7 +146,9 @@ function applyProgress(tool: ToolCall, progress: Progress): ToolCall {
       return { ...tool, output_tail: tailLines(tool.output_tail, progress.text) };
     case "status":
       return { ...tool, status_line: progress.message };
-    default:
+    case "search":
+      return { ...tool, search: progress };
+    case "data":
       return tool;
   }
 }
@@ -161,6 +163,7 @@ export function newToolCall(fields: Partial<ToolCall> & Pick<ToolCall, "tool_use
     elapsed_ms: null,
     output_tail: [],
     status_line: null,
+    search: null,
     content: null,
     is_error: false,
     denied: false,

@@ -2,8 +2,12 @@
 // only shapes the engine does not define (how the UI groups and remembers things) live here.
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { PermissionRequest } from "../../bindings/PermissionRequest";
+import type { Progress } from "../../bindings/Progress";
 import type { ResultBlock } from "../../bindings/ResultBlock";
 import type { TodoItem } from "../../bindings/TodoItem";
+
+/** How far a search (Grep, Glob) has got: the engine's `search` progress report. */
+export type SearchProgress = Extract<Progress, { kind: "search" }>;
 
 export type ToolStatus = "queued" | "executing" | "completed" | "error" | "denied" | "cancelled";
 
@@ -22,6 +26,8 @@ export interface ToolCall {
   output_tail: string[];
   /** Latest status line from a Progress::Status report. */
   status_line: string | null;
+  /** Latest counts of a search (Grep, Glob). */
+  search: SearchProgress | null;
   content: ResultBlock[] | null;
   is_error: boolean;
   denied: boolean;

@@ -38,7 +38,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print, as one JSON object, what the permission system decides about a tool call (nothing runs).
+    /// Print, as one JSON object, what the permission system decides about a tool call (nothing runs),
+    /// and separately whether the tool would accept the input ("validation").
     CheckPermission {
         #[command(flatten)]
         common: CommonArgs,
@@ -225,6 +226,7 @@ async fn check_permission(common: CommonArgs, tool: String, input_json: String) 
         "subcommands": report.evaluation.parts,
         "suggestions": report.evaluation.suggestions,
         "input": report.input,
+        "validation": report.validation,
         "rule_warnings": nerve::permissions::lint::rule_warnings(&session.context.permissions.rules.snapshot()),
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
@@ -390,12 +392,24 @@ fn outputs(cwd: PathBuf, read: Option<PathBuf>, offset: u64, len: usize) -> Resu
     Ok(())
 }
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("NERVE_LOG"))
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    // An error is reported as its message and causes on one line: returning it from `main` would
+    // print its Debug form, which carries a stack trace whenever RUST_BACKTRACE is set.
+    match run(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         match cli.command {

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::permissions::PermissionMode;
+use crate::permissions::{PermissionMode, switch_mode};
 use crate::tool::{ContextModifier, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
 
 /// The tool's name.
@@ -73,10 +73,8 @@ impl Tool for EnterPlanModeTool {
         let modifier = ContextModifier::new(|mut c: ToolUseContext| {
             // Applied later than the call ran (after a concurrent batch): read the mode then, and
             // never remember `plan` itself as the mode to go back to.
-            if c.permissions.mode != PermissionMode::Plan {
-                c.permissions.mode_before_plan = Some(c.permissions.mode);
-                c.permissions.mode = PermissionMode::Plan;
-            }
+            // Plan mode is never refused, and an unchanged mode keeps what it remembered.
+            let _ = switch_mode(&mut c.permissions, PermissionMode::Plan);
             c
         });
         Ok(ToolOutput::text(ENTERED_TEXT).with_context_modifier(modifier))

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::permissions::PermissionMode;
+use crate::permissions::{PermissionMode, switch_mode};
 use crate::tool::{
     ContextModifier, ProgressSink, Tool, ToolError, ToolOutput, ToolPermission, ToolUseContext, Validation,
 };
@@ -80,10 +80,16 @@ impl Tool for ExitPlanModeTool {
         _progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
         let modifier = ContextModifier::new(|mut c: ToolUseContext| {
-            let previous = c.permissions.mode_before_plan.take();
-            c.permissions.mode = previous
+            let previous = c
+                .permissions
+                .mode_before_plan
                 .filter(|m| *m != PermissionMode::Plan)
                 .unwrap_or(PermissionMode::Default);
+            // A mode the settings now forbid is not restored: leaving plan mode goes to default.
+            if switch_mode(&mut c.permissions, previous).is_err() {
+                let _ = switch_mode(&mut c.permissions, PermissionMode::Default);
+            }
+            c.permissions.mode_before_plan = None;
             c
         });
         let text = format!(

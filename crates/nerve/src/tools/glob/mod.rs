@@ -12,6 +12,7 @@ use crate::permissions::paths::normalize_lexically;
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
 use crate::tools::fs::display_path;
+use crate::tools::search_progress::{SEARCH_PACING, SearchProgress};
 use crate::tools::walk::ReadDenyFilter;
 
 pub use search::{GlobError, GlobResult, MAX_GLOB_RESULTS};
@@ -122,7 +123,7 @@ impl Tool for GlobTool {
         &self,
         input: GlobInput,
         ctx: &ToolUseContext,
-        _progress: &ProgressSink,
+        progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
         let (root, pattern) = Self::root_and_pattern(&input, ctx);
         if !root.is_dir() {
@@ -133,8 +134,9 @@ impl Tool for GlobTool {
         }
         let cancel = ctx.exec.cancel.clone();
         let deny = ReadDenyFilter::from_context(ctx);
+        let progress = SearchProgress::new(progress.clone(), SEARCH_PACING);
         let result = tokio::task::spawn_blocking(move || {
-            search::find(&root, &pattern, &|p: &Path| deny.hides(p), &cancel)
+            search::find(&root, &pattern, &|p: &Path| deny.hides(p), &cancel, &progress)
         })
         .await
         .map_err(|e| ToolError::Failed(format!("the file search task failed: {e}")))?

@@ -9,6 +9,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkState;
 use tokio_util::sync::CancellationToken;
 
+use crate::tools::search_progress::SearchProgress;
 use crate::tools::walk::walker;
 
 /// How many paths a result lists.
@@ -81,12 +82,14 @@ pub fn compile(pattern: &str) -> Result<GlobMatcher, GlobError> {
 }
 
 /// Files under `root` whose path relative to `root` matches `pattern`, leaving out those `hidden`
-/// says to hide (files denied by permission rules).
+/// says to hide (files denied by permission rules). Each file looked at is counted in `progress`,
+/// with whether it matched.
 pub fn find(
     root: &Path,
     pattern: &str,
     hidden: &(dyn Fn(&Path) -> bool + Sync),
     cancel: &CancellationToken,
+    progress: &SearchProgress,
 ) -> Result<GlobResult, GlobError> {
     let matcher = compile(pattern)?;
     let found: Mutex<Vec<(Option<SystemTime>, PathBuf)>> = Mutex::new(Vec::new());
@@ -106,7 +109,9 @@ pub fn find(
             let Ok(relative) = entry.path().strip_prefix(root) else {
                 return WalkState::Continue;
             };
-            if matcher.is_match(relative) && !hidden(entry.path()) {
+            let matched = matcher.is_match(relative) && !hidden(entry.path());
+            progress.file_searched(u64::from(matched));
+            if matched {
                 let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
                 found
                     .lock()
@@ -119,6 +124,7 @@ pub fn find(
     if cancel.is_cancelled() {
         return Err(GlobError::Cancelled);
     }
+    progress.finish();
     let mut found = found
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -177,7 +183,14 @@ mod tests {
     }
 
     fn run(root: &Path, pattern: &str) -> GlobResult {
-        find(root, pattern, &|_| false, &CancellationToken::new()).unwrap()
+        find(
+            root,
+            pattern,
+            &|_| false,
+            &CancellationToken::new(),
+            &SearchProgress::silent(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -244,6 +257,7 @@ mod tests {
             "**/*.rs",
             &|p| p.starts_with(&secret),
             &CancellationToken::new(),
+            &SearchProgress::silent(),
         )
         .unwrap();
         assert_eq!(names(dir.path(), &r), vec!["b.rs"]);
@@ -253,7 +267,14 @@ mod tests {
     fn no_match_and_bad_pattern() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(render(&run(dir.path(), "*.nothing")), "No files found");
-        let err = find(dir.path(), "src/[a", &|_| false, &CancellationToken::new()).unwrap_err();
+        let err = find(
+            dir.path(),
+            "src/[a",
+            &|_| false,
+            &CancellationToken::new(),
+            &SearchProgress::silent(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("invalid glob pattern `src/[a`"), "{err}");
     }
 

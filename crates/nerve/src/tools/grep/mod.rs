@@ -16,6 +16,7 @@ use crate::permissions::paths::normalize_lexically;
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
 use crate::tools::fs::display_path;
+use crate::tools::search_progress::{SEARCH_PACING, SearchProgress};
 use crate::tools::walk::ReadDenyFilter;
 
 pub use format::{Page, Rendered, render};
@@ -129,14 +130,15 @@ impl Tool for GrepTool {
         &self,
         input: GrepInput,
         ctx: &ToolUseContext,
-        _progress: &ProgressSink,
+        progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
         let options = Self::options(&input, ctx);
         search::check_root(&options.root).map_err(ToolError::InvalidInput)?;
         let cancel = ctx.exec.cancel.clone();
         let mode = options.mode;
         let context = options.before > 0 || options.after > 0;
-        let hits = tokio::task::spawn_blocking(move || search::search(&options, &cancel))
+        let progress = SearchProgress::new(progress.clone(), SEARCH_PACING);
+        let hits = tokio::task::spawn_blocking(move || search::search(&options, &cancel, &progress))
             .await
             .map_err(|e| ToolError::Failed(format!("the search task failed: {e}")))?
             .map_err(|e| match e {

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::tools::grep::input::OutputMode;
 use crate::tools::grep::sink::FileSink;
+use crate::tools::search_progress::SearchProgress;
 use crate::tools::walk::walker;
 
 /// What to search for and where.
@@ -175,8 +176,13 @@ fn configure_walk(opts: &SearchOptions) -> Result<ignore::WalkBuilder, SearchErr
 
 /// Searches every file under the root in parallel. Files come back sorted: newest first in
 /// files-with-matches mode (ties by path), by path otherwise. Unreadable files are skipped, as
-/// `rg` skips them (with a warning the model would not act on).
-pub fn search(opts: &SearchOptions, cancel: &CancellationToken) -> Result<Vec<FileHits>, SearchError> {
+/// `rg` skips them (with a warning the model would not act on). Each file searched is counted in
+/// `progress`, with its matching lines.
+pub fn search(
+    opts: &SearchOptions,
+    cancel: &CancellationToken,
+    progress: &SearchProgress,
+) -> Result<Vec<FileHits>, SearchError> {
     let matcher = build_matcher(opts)?;
     let walk = configure_walk(opts)?;
     let mut searcher_builder = SearcherBuilder::new();
@@ -209,7 +215,9 @@ pub fn search(opts: &SearchOptions, cancel: &CancellationToken) -> Result<Vec<Fi
             let path = entry.path();
             let display = path.to_string_lossy();
             let mut sink = FileSink::new(mode, &display, line_numbers);
-            if searcher.search_path(&matcher, path, &mut sink).is_err() || sink.matched_lines == 0 {
+            let searched = searcher.search_path(&matcher, path, &mut sink);
+            progress.file_searched(if searched.is_ok() { sink.matched_lines } else { 0 });
+            if searched.is_err() || sink.matched_lines == 0 {
                 return WalkState::Continue;
             }
             let modified = match mode {
@@ -231,6 +239,7 @@ pub fn search(opts: &SearchOptions, cancel: &CancellationToken) -> Result<Vec<Fi
     if cancel.is_cancelled() {
         return Err(SearchError::Cancelled);
     }
+    progress.finish();
     let mut hits = hits
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -10,6 +10,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
+use crate::tools::search_progress::SearchProgress;
 use crate::tools::test_support::{context_in, no_progress, text};
 
 fn write(root: &Path, rel: &str, content: &[u8]) -> PathBuf {
@@ -60,7 +61,7 @@ fn opts(root: &Path, pattern: &str, mode: OutputMode) -> SearchOptions {
 }
 
 fn run(o: &SearchOptions) -> Vec<FileHits> {
-    search::search(o, &CancellationToken::new()).unwrap()
+    search::search(o, &CancellationToken::new(), &SearchProgress::silent()).unwrap()
 }
 
 fn rel_paths(root: &Path, hits: &[FileHits]) -> Vec<String> {
@@ -135,11 +136,11 @@ fn unknown_type_and_bad_glob_are_errors() {
     let dir = fixture();
     let mut o = opts(dir.path(), "needle", OutputMode::FilesWithMatches);
     o.file_type = Some("klingon".into());
-    let err = search::search(&o, &CancellationToken::new()).unwrap_err();
+    let err = search::search(&o, &CancellationToken::new(), &SearchProgress::silent()).unwrap_err();
     assert!(err.to_string().contains("unknown file type `klingon`"), "{err}");
     o.file_type = None;
     o.globs = vec!["a[".into()];
-    let err = search::search(&o, &CancellationToken::new()).unwrap_err();
+    let err = search::search(&o, &CancellationToken::new(), &SearchProgress::silent()).unwrap_err();
     assert!(err.to_string().contains("invalid glob `a[`"), "{err}");
 }
 
@@ -149,6 +150,7 @@ fn invalid_regex_names_the_problem() {
     let err = search::search(
         &opts(dir.path(), "fn (", OutputMode::Content),
         &CancellationToken::new(),
+        &SearchProgress::silent(),
     )
     .unwrap_err();
     let msg = err.to_string();
@@ -200,7 +202,7 @@ fn multiline_matches_span_lines() {
     let dir = fixture();
     let root = dir.path().join("src/main.rs");
     let mut o = opts(&root, r"fn main\(\) \{\n\s+let", OutputMode::Content);
-    let err = search::search(&o, &CancellationToken::new())
+    let err = search::search(&o, &CancellationToken::new(), &SearchProgress::silent())
         .unwrap_err()
         .to_string();
     assert!(
@@ -249,7 +251,12 @@ fn cancelled_search_stops() {
     let dir = fixture();
     let cancel = CancellationToken::new();
     cancel.cancel();
-    let err = search::search(&opts(dir.path(), "needle", OutputMode::Content), &cancel).unwrap_err();
+    let err = search::search(
+        &opts(dir.path(), "needle", OutputMode::Content),
+        &cancel,
+        &SearchProgress::silent(),
+    )
+    .unwrap_err();
     assert!(matches!(err, SearchError::Cancelled));
 }
 
@@ -379,5 +386,63 @@ fn the_summary_shows_paths_relative_to_the_working_directory() {
     assert_eq!(
         GrepTool.summary(&input, Path::new("/q")),
         "\"fn main\" in /p/src/lib.rs"
+    );
+}
+
+#[test]
+fn a_search_over_many_files_reports_growing_counts_once_per_min_files() {
+    use crate::tools::search_progress::Pacing;
+    use std::sync::{Arc, Mutex};
+
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..1_000 {
+        write(
+            dir.path(),
+            &format!("d{}/f{i}.txt", i % 7),
+            b"needle\nhay\nneedle\n",
+        );
+    }
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let inner = Arc::clone(&seen);
+    let sink = crate::tool::ProgressSink::new(
+        "toolu_1",
+        Arc::new(move |_id: &str, p: crate::tool::Progress| inner.lock().unwrap().push(p)),
+    );
+    let pacing = Pacing {
+        min_files: 100,
+        min_interval: Duration::ZERO,
+    };
+    let progress = SearchProgress::new(sink, pacing);
+    search::search(
+        &opts(dir.path(), "needle", OutputMode::Count),
+        &CancellationToken::new(),
+        &progress,
+    )
+    .unwrap();
+    let counts: Vec<(u64, u64)> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|p| match p {
+            crate::tool::Progress::Search {
+                files_searched,
+                matches,
+            } => (*files_searched, *matches),
+            other => panic!("not a search report: {other:?}"),
+        })
+        .collect();
+    let (during, last) = counts.split_at(counts.len() - 1);
+    assert_eq!(last, [(1_000, 2_000)], "the totals come last");
+    assert!(!during.is_empty() && during.len() <= 10, "{counts:?}");
+    assert!(
+        during
+            .windows(2)
+            .all(|w| w[1].0 >= w[0].0 + 100 && w[1].1 >= w[0].1),
+        "at least 100 files apart, counts growing: {counts:?}"
+    );
+    assert!(
+        during
+            .iter()
+            .all(|&(files, matches)| files >= 100 && matches <= 2 * files)
     );
 }
