@@ -12,6 +12,7 @@ const COMMANDS: &[&str] = &[
     "start_session",
     "send_prompt",
     "abort_turn",
+    "interrupt_turn",
     "answer_permission",
     "set_permission_mode",
     "end_session",

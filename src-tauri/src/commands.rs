@@ -146,6 +146,13 @@ pub fn abort_turn(shell: State<'_, Shell>, session_id: String) -> Result<(), She
     Ok(())
 }
 
+/// Interrupts the running turn for a new message (the UI's "Send now" on a queued prompt).
+#[tauri::command]
+pub fn interrupt_turn(shell: State<'_, Shell>, session_id: String) -> Result<(), ShellError> {
+    shell.sessions.get(&session_id)?.interrupt();
+    Ok(())
+}
+
 /// Answers a permission request.
 #[tauri::command]
 pub fn answer_permission(

@@ -36,6 +36,7 @@ fn main() {
             commands::start_session,
             commands::send_prompt,
             commands::abort_turn,
+            commands::interrupt_turn,
             commands::answer_permission,
             commands::set_permission_mode,
             commands::end_session,

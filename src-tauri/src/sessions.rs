@@ -29,6 +29,8 @@ pub struct LiveSession {
     prompts: PendingPrompts,
     channel: TurnChannel,
     turn_cancel: Mutex<Option<CancellationToken>>,
+    /// Fired when the user sends a new message now instead of queueing it.
+    turn_interrupt: Mutex<Option<CancellationToken>>,
     /// Mode changes asked for while a turn runs (the agent is locked then); the turn applies them
     /// before its next tool call or model request.
     mode_switch: ModeSwitch,
@@ -52,11 +54,14 @@ impl LiveSession {
             ShellError::new("a turn is already running in this session; wait for it or abort it")
         })?;
         let cancel = CancellationToken::new();
+        let interrupt = CancellationToken::new();
         *lock(&self.turn_cancel) = Some(cancel.clone());
+        *lock(&self.turn_interrupt) = Some(interrupt.clone());
         *lock(&self.channel) = Some(channel);
-        let outcome = agent.send(prompt, cancel).await;
+        let outcome = agent.send_interruptible(prompt, cancel, interrupt).await;
         *lock(&self.channel) = None;
         *lock(&self.turn_cancel) = None;
+        *lock(&self.turn_interrupt) = None;
         Ok(TurnSummary {
             end: outcome.end,
             error: outcome.error,
@@ -70,6 +75,14 @@ impl LiveSession {
             cancel.cancel();
         }
         self.prompts.deny_all();
+    }
+
+    /// The user sends a new message now: running calls that may be cancelled stop, the others
+    /// finish, and the turn ends so the message can start the next one.
+    pub fn interrupt(&self) {
+        if let Some(interrupt) = lock(&self.turn_interrupt).as_ref() {
+            interrupt.cancel();
+        }
     }
 
     /// Completes a waiting permission request.
@@ -211,6 +224,7 @@ impl Sessions {
             prompts,
             channel,
             turn_cancel: Mutex::new(None),
+            turn_interrupt: Mutex::new(None),
             mode_switch,
             mcp,
         });

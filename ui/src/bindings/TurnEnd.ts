@@ -3,4 +3,4 @@
 /**
  * Why a turn ended.
  */
-export type TurnEnd = "end_turn" | "max_tokens" | "max_turns" | "aborted" | "stopped_by_hook" | "refusal" | "error";
+export type TurnEnd = "end_turn" | "max_tokens" | "max_turns" | "aborted" | "interrupted" | "stopped_by_hook" | "refusal" | "error";

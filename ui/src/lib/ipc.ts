@@ -34,6 +34,7 @@ export function sendPrompt(sessionId: string, prompt: string, onEvent: (e: Event
 }
 
 export const abortTurn = (sessionId: string) => invoke<void>("abort_turn", { sessionId });
+export const interruptTurn = (sessionId: string) => invoke<void>("interrupt_turn", { sessionId });
 
 export const answerPermission = (sessionId: string, requestId: string, answer: UserAnswer) =>
   invoke<void>("answer_permission", { sessionId, requestId, answer });

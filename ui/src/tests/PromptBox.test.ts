@@ -40,10 +40,12 @@ describe("Conversation with a live session: queue while running", () => {
   type Pending = { prompt: string; channel: Channel<Event>; finish: () => void };
   let pending: Pending[];
   let aborted: number;
+  let interrupted: number;
 
   beforeEach(() => {
     pending = [];
     aborted = 0;
+    interrupted = 0;
     mockWindows("main");
     mockIPC((cmd, args) => {
       const a = args as Record<string, unknown>;
@@ -57,6 +59,7 @@ describe("Conversation with a live session: queue while running", () => {
         });
       }
       if (cmd === "abort_turn") aborted++;
+      if (cmd === "interrupt_turn") interrupted++;
       return null;
     });
   });
@@ -97,6 +100,31 @@ describe("Conversation with a live session: queue while running", () => {
     expect(screen.getByTestId("turn-status").textContent?.trim()).toBe("running");
     pending[1]!.finish();
     await waitFor(() => expect(screen.getByTestId("turn-status").textContent?.trim()).toBe("idle"));
+  });
+  it("sends a queued prompt now by interrupting the turn; it goes out first when the turn ends", async () => {
+    const user = userEvent.setup();
+    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], warnings: [] });
+    render(Conversation, { session, onclose: vi.fn() });
+    const box = screen.getByTestId("prompt-input");
+    await user.type(box, "one{Enter}");
+    await waitFor(() => expect(pending).toHaveLength(1));
+    await user.type(box, "two{Enter}");
+    await user.type(box, "stop that, do this{Enter}");
+
+    // "Send now" on the second queued prompt: the turn is interrupted, not aborted.
+    await user.click(screen.getAllByTestId("queued-send-now")[1]!);
+    expect(interrupted).toBe(1);
+    expect(aborted).toBe(0);
+    expect(screen.getAllByTestId("queued-prompt").map((q) => q.textContent)).toEqual([
+      expect.stringContaining("stop that, do this"),
+      expect.stringContaining("two"),
+    ]);
+
+    pending[0]!.channel.onmessage({ type: "turn_ended", reason: "interrupted" });
+    pending[0]!.finish();
+    await waitFor(() => expect(pending).toHaveLength(2));
+    expect(pending[1]!.prompt).toBe("stop that, do this");
+    expect(screen.getAllByTestId("queued-prompt").map((q) => q.textContent)).toEqual([expect.stringContaining("two")]);
   });
 });
 

@@ -90,6 +90,26 @@ export class SessionStore {
     void this.runTurn(prompt);
   }
 
+  /**
+   * Sends a queued prompt now: it moves to the front of the queue and the running turn is
+   * interrupted (the engine stops the calls that may be cancelled and lets the others finish);
+   * the turn's end then sends it.
+   */
+  async sendNow(id: number) {
+    const chosen = this.queue.find((q) => q.id === id);
+    if (!chosen) return;
+    this.queue = [chosen, ...this.queue.filter((q) => q.id !== id)];
+    if (!this.state.running) {
+      this.sendNextQueued();
+      return;
+    }
+    try {
+      await ipc.interruptTurn(this.id);
+    } catch (e) {
+      this.addError(ipc.errorText(e));
+    }
+  }
+
   removeQueued(id: number) {
     this.queue = this.queue.filter((q) => q.id !== id);
   }
