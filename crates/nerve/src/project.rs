@@ -260,6 +260,7 @@ impl Project {
             classifier: setup.classifier,
             hooks: Arc::clone(&self.hooks),
             events: Some(setup.events.clone()),
+            classify_serially: !setup.speculative_classifier,
         };
         let pipeline = Pipeline {
             pool,
@@ -311,6 +312,18 @@ pub struct SessionSetup {
     pub small_model: Option<Arc<dyn SmallModel>>,
     /// Runs sub-agents for the Agent tool.
     pub subagents: Option<Arc<dyn crate::agent::SubagentRunner>>,
+    /// Start the auto-mode classifier beside the PreToolUse hooks (see
+    /// [`crate::permissions::resolver::SpeculativeClassification`]); on by default.
+    pub speculative_classifier: bool,
+}
+
+impl SessionSetup {
+    /// Whether the classifier for auto mode is started beside the PreToolUse hooks (the default)
+    /// or only after them (for comparison).
+    pub fn with_speculative_classifier(mut self, on: bool) -> Self {
+        self.speculative_classifier = on;
+        self
+    }
 }
 
 impl Default for SessionSetup {
@@ -324,6 +337,7 @@ impl Default for SessionSetup {
             headless: false,
             small_model: None,
             subagents: None,
+            speculative_classifier: true,
         }
     }
 }

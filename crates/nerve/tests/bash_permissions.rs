@@ -306,3 +306,49 @@ fn plan_mode_asks_about_calls_that_change_nothing_and_refuses_changes_saying_why
     );
     assert_eq!(decide("rm -rf build", &ctx), D,);
 }
+
+#[test]
+fn the_classifier_may_settle_asks_about_the_projects_own_config_folders_only() {
+    let ctx = context(PermissionMode::Auto, &[]);
+    let write = |p: &str| {
+        let subject = PermissionSubject::Paths {
+            access: nerve::permissions::Access::Edit,
+            paths: vec![PathBuf::from(p)],
+        };
+        let input = json!({});
+        let facts = CallFacts {
+            tool_name: "Write",
+            input: &input,
+            subject: &subject,
+            read_only: false,
+            tool_check: &ToolPermission::Passthrough,
+        };
+        let e = evaluate(&facts, None, &ctx);
+        (e.decision, e.classifier_approvable)
+    };
+    // A default ask: the classifier decides in auto mode.
+    assert_eq!(write("/work/proj/src/main.rs"), (Q, true));
+    // The project's own commands and agents: protected, but the classifier may approve.
+    assert_eq!(write("/work/proj/.claude/commands/review.md"), (Q, true));
+    assert_eq!(write("/work/proj/.nerve/agents/explorer.md"), (Q, true));
+    // Settings (permissions, hooks), git internals, shell start-up files: only the user.
+    assert_eq!(write("/work/proj/.claude/settings.json"), (Q, false));
+    assert_eq!(write("/work/proj/.nerve/settings.local.json"), (Q, false));
+    assert_eq!(write("/work/proj/.git/hooks/pre-commit"), (Q, false));
+    assert_eq!(write("/home/me/.bashrc"), (Q, false));
+    // An explicit ask rule is the user's wish to be asked.
+    let asking = context(PermissionMode::Auto, &[(RuleBehavior::Ask, "Edit(/src/**)")]);
+    let subject = PermissionSubject::Paths {
+        access: nerve::permissions::Access::Edit,
+        paths: vec![PathBuf::from("/work/proj/src/main.rs")],
+    };
+    let input = json!({});
+    let facts = CallFacts {
+        tool_name: "Write",
+        input: &input,
+        subject: &subject,
+        read_only: false,
+        tool_check: &ToolPermission::Passthrough,
+    };
+    assert!(!evaluate(&facts, None, &asking).classifier_approvable);
+}

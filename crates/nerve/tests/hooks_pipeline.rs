@@ -226,3 +226,133 @@ fn claude_settings_are_read_at_lower_priority_and_can_be_turned_off() {
             .is_none()
     );
 }
+
+/// An auto-mode classifier that takes `delay` to allow anything, and notes when it starts and ends
+/// in `log` (shared with the hook scripts, which note their own end there).
+struct SlowClassifier {
+    delay: std::time::Duration,
+    log: std::path::PathBuf,
+}
+
+fn note(log: &std::path::Path, line: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+#[async_trait::async_trait]
+impl nerve::permissions::AutoClassifier for SlowClassifier {
+    async fn classify(
+        &self,
+        request: &nerve::permissions::ClassifierRequest<'_>,
+    ) -> nerve::permissions::ClassifierVerdict {
+        note(
+            &self.log,
+            &format!("classifier-start {}", request.classifier_input),
+        );
+        tokio::time::sleep(self.delay).await;
+        note(&self.log, "classifier-end");
+        nerve::permissions::ClassifierVerdict::Allow {
+            reason: "harmless".into(),
+        }
+    }
+}
+
+fn auto_session(
+    p: &TestProject,
+    rules: &[(RuleBehavior, &str)],
+    classifier_ms: u64,
+) -> (nerve::project::SessionRuntime, std::path::PathBuf) {
+    let log = p.dir.path().join("order.log");
+    let classifier = std::sync::Arc::new(SlowClassifier {
+        delay: std::time::Duration::from_millis(classifier_ms),
+        log: log.clone(),
+    });
+    let runtime = p.session_with_setup(
+        nerve::registry::all_builtin_tools(),
+        false,
+        PermissionMode::Auto,
+        rules,
+        nerve::project::SessionSetup {
+            classifier: Some(classifier),
+            headless: true,
+            ..nerve::project::SessionSetup::default()
+        },
+    );
+    (runtime, log)
+}
+
+fn bash(command: &str) -> ToolCall {
+    ToolCall {
+        id: "toolu_auto".into(),
+        name: "Bash".into(),
+        input: json!({ "command": command }),
+    }
+}
+
+fn log_lines(log: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_classifier_starts_beside_the_pre_tool_use_hooks() {
+    let p = TestProject::new();
+    let log = p.dir.path().join("order.log");
+    let hook = script(
+        &p,
+        "slow.sh",
+        &format!("cat > /dev/null; sleep 0.3; echo hook-end >> {}", log.display()),
+    );
+    settings_with_hooks(
+        &p,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}),
+    );
+    let (s, log) = auto_session(&p, &[], 100);
+    let out = s.run_one(&bash("touch made.txt")).await;
+    assert!(!out.is_error, "{}", text_of(&out.content));
+    assert!(p.project_dir().join("made.txt").exists());
+    // The classification started while the hook still ran, and its answer was used.
+    assert_eq!(
+        log_lines(&log),
+        ["classifier-start touch made.txt", "classifier-end", "hook-end"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_decides_first_drops_the_classification() {
+    let p = TestProject::new();
+    let hook = script(
+        &p,
+        "deny.sh",
+        "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"not today\"}}'",
+    );
+    settings_with_hooks(
+        &p,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}),
+    );
+    let (s, log) = auto_session(&p, &[], 800);
+    let out = s.run_one(&bash("touch made.txt")).await;
+    assert!(out.denied, "{}", text_of(&out.content));
+    assert!(text_of(&out.content).contains("not today"));
+    // Long enough for a classification that was not stopped to finish.
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    assert_eq!(log_lines(&log), ["classifier-start touch made.txt"]);
+    assert!(!p.project_dir().join("made.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_a_rule_decides_is_never_classified() {
+    let p = TestProject::new();
+    let (s, log) = auto_session(&p, &[(RuleBehavior::Allow, "Bash(touch *)")], 100);
+    let out = s.run_one(&bash("touch made.txt")).await;
+    assert!(!out.is_error, "{}", text_of(&out.content));
+    assert!(log_lines(&log).is_empty());
+}

@@ -172,6 +172,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
             small_model: Some(small_model),
             classifier: Some(classifier),
             subagents: Some(Arc::new(subagents)),
+            speculative_classifier: true,
         },
     );
     let (agent, warnings) = if resume {

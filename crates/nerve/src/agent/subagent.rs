@@ -158,6 +158,7 @@ impl SubagentRunner for ModelSubagentRunner {
                 classifier: self.classifier.clone(),
                 hooks: Arc::clone(&self.hooks),
                 events: Some(events.clone()),
+                classify_serially: false,
             },
             events,
             batch_ids: crate::pipeline::BatchIds::default(),

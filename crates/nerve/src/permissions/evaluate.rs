@@ -62,6 +62,9 @@ fn matched(rule: &PermissionRule) -> MatchedRule {
 struct Tally {
     deny: Option<(String, DecidedBy, Option<MatchedRule>)>,
     ask: Option<(String, DecidedBy, Option<MatchedRule>)>,
+    /// Every ask so far may be settled by the auto-mode classifier (the seeds'
+    /// `classifierApprovable`): only asks about protected paths it may judge qualify.
+    asks_classifier_approvable: bool,
 }
 
 impl Tally {
@@ -69,8 +72,47 @@ impl Tally {
         self.deny.get_or_insert((reason, by, rule));
     }
     fn ask(&mut self, reason: String, by: DecidedBy, rule: Option<MatchedRule>) {
+        self.asks_classifier_approvable = false;
         self.ask.get_or_insert((reason, by, rule));
     }
+    /// An ask about a protected path that the classifier may settle in auto mode.
+    fn ask_classifier_approvable(&mut self, reason: String) {
+        self.ask.get_or_insert((reason, DecidedBy::ProtectedPath, None));
+    }
+}
+
+/// Protected paths ask whatever the mode or rules say; `verb` says what the call does to `path`.
+/// The project's own `.claude/` and `.nerve/` folders (commands, agents, notes) may be settled by
+/// the auto-mode classifier; their settings files, `.git/`, shell start-up files and user settings
+/// may not (they change permissions or run code).
+fn ask_if_protected(path: &std::path::Path, verb: &str, ctx: &PermissionContext, tally: &mut Tally) {
+    let Some(why) = is_protected_path(path, &ctx.working_dirs, &ctx.home) else {
+        return;
+    };
+    let reason = format!("{} is protected ({why}): {verb} it always ask", path.display());
+    if classifier_may_approve(path, ctx) {
+        tally.ask_classifier_approvable(reason);
+    } else {
+        tally.ask(reason, DecidedBy::ProtectedPath, None);
+    }
+}
+
+fn classifier_may_approve(path: &std::path::Path, ctx: &PermissionContext) -> bool {
+    let path = crate::permissions::paths::normalize_lexically(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let is_settings = name.starts_with("settings") && name.ends_with(".json");
+    ctx.working_dirs.iter().any(|dir| {
+        let dir = crate::permissions::paths::normalize_lexically(dir);
+        path.strip_prefix(&dir).ok().is_some_and(|rel| {
+            let mut parts = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().to_lowercase());
+            matches!(parts.next().as_deref(), Some(".claude" | ".nerve")) && parts.next().is_some()
+        })
+    }) && !is_settings
 }
 
 /// Evaluates a call without asking anyone.
@@ -79,6 +121,7 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
     let mut tally = Tally {
         deny: None,
         ask: None,
+        asks_classifier_approvable: true,
     };
     let mut parts = Vec::new();
     let tool = facts.tool_name;
@@ -127,10 +170,13 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
     }
 
     let suggestions = suggestions_for(facts, ctx);
+    let sticky_ask_approvable = tally.ask.is_some() && tally.asks_classifier_approvable;
     let finish = |decision,
                   (reason, decided_by, rule): (String, DecidedBy, Option<MatchedRule>),
                   parts,
                   suggestions| Evaluation {
+        classifier_approvable: decision == Verdict::Ask
+            && (decided_by == DecidedBy::Default || sticky_ask_approvable),
         decision,
         decided_by,
         reason,
@@ -273,14 +319,8 @@ fn judge_paths(
         if access == Access::Edit {
             deny_own_output_write(path, ctx, tally);
         }
-        if access == Access::Edit
-            && let Some(why) = is_protected_path(path, &ctx.working_dirs, &ctx.home)
-        {
-            tally.ask(
-                format!("{} is protected ({why}): writes to it always ask", path.display()),
-                DecidedBy::ProtectedPath,
-                None,
-            );
+        if access == Access::Edit {
+            ask_if_protected(path, "writes to", ctx, tally);
         }
         match rules.decide_path(access, path, &ctx.home) {
             Some((RuleBehavior::Deny, r)) => {
@@ -469,16 +509,7 @@ fn judge_shell(
     for target in &shell.write_targets {
         deny_own_output_write(target, ctx, tally);
         let part = format!("> {}", target.display());
-        if let Some(why) = is_protected_path(target, &ctx.working_dirs, &ctx.home) {
-            tally.ask(
-                format!(
-                    "{} is protected ({why}): writes to it always ask",
-                    target.display()
-                ),
-                DecidedBy::ProtectedPath,
-                None,
-            );
-        }
+        ask_if_protected(target, "writes to", ctx, tally);
         let (decision, rule) = match rules.decide_path(Access::Edit, target, &ctx.home) {
             Some((RuleBehavior::Deny, r)) => {
                 tally.deny(
@@ -511,16 +542,7 @@ fn judge_shell(
     // apply, as for the Edit tool (an allow rule on the command still covers them).
     for target in &shell.edit_targets {
         deny_own_output_write(target, ctx, tally);
-        if let Some(why) = is_protected_path(target, &ctx.working_dirs, &ctx.home) {
-            tally.ask(
-                format!(
-                    "{} is protected ({why}): changes to it always ask",
-                    target.display()
-                ),
-                DecidedBy::ProtectedPath,
-                None,
-            );
-        }
+        ask_if_protected(target, "changes to", ctx, tally);
         match rules.decide_path(Access::Edit, target, &ctx.home) {
             Some((RuleBehavior::Deny, r)) => tally.deny(
                 format!("changing {} is denied by rule {}", target.display(), r.value),

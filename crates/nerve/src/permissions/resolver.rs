@@ -26,6 +26,9 @@ pub struct Resolver {
     pub hooks: Arc<HookConfig>,
     /// Where permission requests are announced.
     pub events: Option<EventSink>,
+    /// Classify only after the PreToolUse hooks (the speculative start is the default; this is
+    /// for measuring it).
+    pub classify_serially: bool,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -37,7 +40,54 @@ impl std::fmt::Debug for Resolver {
     }
 }
 
+/// An auto-mode classification started as soon as the call's input was valid, in parallel with
+/// the PreToolUse hooks (the seeds' speculative classifier start). Dropping it (a hook or a rule
+/// decided first, or a hook changed the input) stops the classification.
+#[derive(Debug)]
+pub struct SpeculativeClassification(tokio::task::JoinHandle<ClassifierVerdict>);
+
+impl Drop for SpeculativeClassification {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 impl Resolver {
+    /// Starts the auto-mode classifier for a call that would reach it: auto mode, a classifier,
+    /// an ask it may settle (judged without hooks, which have not run yet), and a tool that gives
+    /// it something to judge. `None` otherwise.
+    pub async fn start_classifier(
+        &self,
+        tool: &dyn DynTool,
+        input: &Value,
+        ctx: &ToolUseContext,
+    ) -> Option<SpeculativeClassification> {
+        if ctx.permissions.mode != PermissionMode::Auto || self.classify_serially {
+            return None;
+        }
+        let classifier = Arc::clone(self.classifier.as_ref()?);
+        let eval = self.evaluate(tool, input, ctx, None).await;
+        if eval.decision != Verdict::Ask || !eval.classifier_approvable {
+            return None;
+        }
+        let text = tool.classifier_input(input);
+        if text.is_empty() {
+            return None;
+        }
+        let tool_name = tool.name().to_string();
+        let cwd = ctx.exec.cwd.clone();
+        let working_dirs = ctx.permissions.working_dirs.clone();
+        Some(SpeculativeClassification(tokio::spawn(async move {
+            let request = ClassifierRequest {
+                tool_name: &tool_name,
+                classifier_input: &text,
+                cwd: &cwd,
+                working_dirs: &working_dirs,
+            };
+            classifier.classify(&request).await
+        })))
+    }
+
     /// Evaluates a call statically (no prompts).
     pub async fn evaluate(
         &self,
@@ -67,6 +117,20 @@ impl Resolver {
         ctx: &ToolUseContext,
         hook: Option<HookPermission>,
     ) -> Resolution {
+        self.resolve_with(tool, tool_use_id, input, ctx, hook, None).await
+    }
+
+    /// [`Resolver::resolve`], using a classification already started for this input when the call
+    /// reaches the classifier.
+    pub async fn resolve_with(
+        &self,
+        tool: &dyn DynTool,
+        tool_use_id: &str,
+        input: &Value,
+        ctx: &ToolUseContext,
+        hook: Option<HookPermission>,
+        speculative: Option<SpeculativeClassification>,
+    ) -> Resolution {
         let eval = self.evaluate(tool, input, ctx, hook.as_ref()).await;
         match eval.decision {
             Verdict::Allow => {
@@ -94,7 +158,7 @@ impl Resolver {
         }
 
         if ctx.permissions.mode == PermissionMode::Auto
-            && eval.decided_by == DecidedBy::Default
+            && eval.classifier_approvable
             && let Some(classifier) = &self.classifier
         {
             let text = tool.classifier_input(input);
@@ -108,9 +172,20 @@ impl Resolver {
                 };
                 // An interrupted turn drops the classification (and its request); the prompt
                 // below then sees the cancellation and denies.
-                let verdict = tokio::select! {
-                    v = classifier.classify(&request) => v,
-                    () = ctx.exec.cancel.cancelled() => ClassifierVerdict::Ask { reason: "the call was interrupted".into() },
+                let interrupted = || ClassifierVerdict::Ask {
+                    reason: "the call was interrupted".into(),
+                };
+                let verdict = match speculative {
+                    Some(mut started) => tokio::select! {
+                        v = &mut started.0 => v.unwrap_or_else(|e| ClassifierVerdict::Ask {
+                            reason: format!("the classifier stopped: {e}"),
+                        }),
+                        () = ctx.exec.cancel.cancelled() => interrupted(),
+                    },
+                    None => tokio::select! {
+                        v = classifier.classify(&request) => v,
+                        () = ctx.exec.cancel.cancelled() => interrupted(),
+                    },
                 };
                 match verdict {
                     ClassifierVerdict::Allow { .. } => {

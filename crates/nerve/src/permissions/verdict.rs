@@ -89,6 +89,11 @@ pub struct Evaluation {
     pub parts: Vec<PartVerdict>,
     /// "Always allow" suggestions (for asks).
     pub suggestions: Vec<String>,
+    /// For an ask: whether the auto-mode classifier may settle it (a default ask, or asks about
+    /// protected paths it may judge); asks from rules, hooks, the tool or an unparsed command go to
+    /// the user.
+    #[serde(default)]
+    pub classifier_approvable: bool,
 }
 
 /// The final answer for a call, after prompts and classifier.

@@ -119,6 +119,13 @@ impl Pipeline {
         let mut input = input;
         let mut new_messages = Vec::new();
 
+        // The auto-mode classifier starts now, beside the hooks; a hook or rule that decides first
+        // drops it.
+        let mut speculative = self
+            .resolver
+            .start_classifier(tool.as_ref(), &observable, ctx)
+            .await;
+
         // 7. PreToolUse hooks.
         let pre = hook_steps::pre_tool_use(&self.hooks, &tool_name, &call.id, &observable, ctx).await;
         for notice in &pre.notices {
@@ -148,6 +155,8 @@ impl Pipeline {
             text,
         }));
         if let Some(updated) = pre.updated_input {
+            // The classification judged the input before the hook changed it.
+            speculative = None;
             match self.prepare_input(tool.as_ref(), updated) {
                 Ok(updated) => {
                     observable = tool.backfill_observable_input(&updated, ctx);
@@ -164,7 +173,14 @@ impl Pipeline {
         // 8. Permission resolution.
         let resolution = self
             .resolver
-            .resolve(tool.as_ref(), &call.id, &observable, ctx, hook_decision)
+            .resolve_with(
+                tool.as_ref(),
+                &call.id,
+                &observable,
+                ctx,
+                hook_decision,
+                speculative,
+            )
             .await;
         let allowed_by = match resolution {
             Resolution::Allow {
