@@ -687,3 +687,144 @@ async fn a_new_message_interrupts_cancellable_calls_and_waits_for_blocking_ones(
     assert_eq!(next.end, TurnEnd::EndTurn);
     assert_eq!(next.final_text, "Understood, stopping.");
 }
+
+/// A parent session over the built-in tools with the Agent tool, whose sub-agents use `server`.
+fn parent_with_subagents(p: &TestProject, server: &MockServer) -> Agent {
+    use nerve::agent::ModelSubagentRunner;
+    use nerve::project::{Project, SessionSetup};
+    use nerve::registry::ToolPool;
+    use std::sync::Arc;
+
+    let child_tools: Vec<nerve::tool::ToolRef> = nerve::registry::all_builtin_tools()
+        .into_iter()
+        .filter(|t| t.name() != "Agent")
+        .collect();
+    let mut parent_tools = child_tools.clone();
+    parent_tools.push(Arc::new(nerve::tools::agent::AgentTool));
+    let mut options = p.options();
+    options.mode = Some(PermissionMode::BypassPermissions);
+    let project = Project::open(options).unwrap();
+    let runner = ModelSubagentRunner {
+        client: client(server),
+        config: AgentConfig::new("claude-test"),
+        system: vec!["You are Nerve.".into()],
+        tools: child_tools,
+        hooks: project.hooks(),
+        prompter: None,
+        classifier: None,
+        events: p.recorder.sink(),
+    };
+    let runtime = project.session(
+        ToolPool::new(parent_tools, false).unwrap(),
+        SessionSetup {
+            events: p.recorder.sink(),
+            subagents: Some(Arc::new(runner)),
+            headless: true,
+            ..SessionSetup::default()
+        },
+    );
+    Agent::new(
+        client(server),
+        runtime,
+        AgentConfig::new("claude-test"),
+        vec!["You are Nerve.".into()],
+        None,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_sub_agent_changes_flows_back_to_the_parent() {
+    let p = TestProject::new();
+    let note = p.write("note.txt", "first\n");
+    let note_path = note.display().to_string();
+    let server = mock(json!([
+        // The parent reads the note, then delegates.
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "p_read", "name": "Read", "input": {"file_path": note_path}}]}},
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "spawn", "name": "Agent",
+             "input": {"description": "rewrite the note", "prompt": "Rewrite note.txt and plan the rest."}}]}},
+        // The child reads and rewrites it, and writes a task list.
+        {"expect": {"last_user_text_contains": "Rewrite note.txt"},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "c_read", "name": "Read", "input": {"file_path": note_path}}]}},
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "c_write", "name": "Write", "input": {"file_path": note_path, "content": "second\n"}},
+            {"type": "tool_use", "id": "c_todo", "name": "TodoWrite", "input": {"todos": [
+                {"content": "Check the note", "status": "pending", "activeForm": "Checking the note"}]}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "c_write", "is_error": false}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "rewrote it"}]}},
+        {"expect": {"tool_result": {"tool_use_id": "spawn", "contains": "rewrote it"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "done"}]}}
+    ]))
+    .await;
+    let mut a = parent_with_subagents(&p, &server);
+    let out = a.send("delegate", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "done", "{:?}", out.error);
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), "second\n");
+    let exec = &a.runtime().context.exec;
+    // The parent's record of the old note is gone: an edit must read the new one first, even if
+    // the file's modification time had not moved.
+    assert_eq!(exec.read_files.get(&note), None);
+    // The child's task list is the session's now.
+    assert_eq!(exec.todos.len(), 1);
+    assert_eq!(exec.todos[0].content, "Check the note");
+    assert_valid_history(&a);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explore_agents_in_one_message_run_side_by_side_with_read_only_tools() {
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "explore_a", "name": "Agent",
+             "input": {"description": "look at a", "prompt": "Explore part a.", "subagent_type": "Explore"}},
+            {"type": "tool_use", "id": "explore_b", "name": "Agent",
+             "input": {"description": "look at b", "prompt": "Explore part b.", "subagent_type": "Explore"}}]}},
+        // The two children ask in whichever order; each answers at once.
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "found one thing"}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "found another"}]}},
+        {"expect": {"tool_result": {"tool_use_id": "explore_b", "contains": "found"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "both reported"}]}}
+    ]))
+    .await;
+    let mut a = parent_with_subagents(&p, &server);
+    let out = a.send("explore", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "both reported", "{:?}", out.error);
+    // One parallel batch: both were queued as concurrent in the same batch, and the second started
+    // before the first finished.
+    let events = p.recorder.events();
+    let queued: Vec<(u64, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolQueued {
+                batch_id, concurrent, ..
+            } => Some((*batch_id, *concurrent)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(queued.len(), 2);
+    assert!(queued.iter().all(|(b, c)| *c && *b == queued[0].0), "{queued:?}");
+    let b_started = position(
+        &events,
+        |e| matches!(e, Event::ToolStarted { tool_use_id } if tool_use_id == "explore_b"),
+    );
+    let a_done = position(
+        &events,
+        |e| matches!(e, Event::ToolCompleted { tool_use_id, .. } if tool_use_id == "explore_a"),
+    );
+    assert!(b_started < a_done);
+    // The children were offered only the tools that read.
+    let requests = server.requests();
+    for child in &requests[1..3] {
+        let mut names: Vec<&str> = child.body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        names.sort_unstable();
+        assert_eq!(names, ["Glob", "Grep", "Read", "WebFetch"]);
+    }
+    assert_valid_history(&a);
+}

@@ -16,6 +16,8 @@ pub use conversation::{answer_missing_tool_uses, outcomes_to_user_message, tool_
 pub use launch::{LaunchError, LaunchOptions, Launched, launch, today};
 pub use past_calls::PastCall;
 pub use request::build_request;
-pub use subagent::{ModelSubagentRunner, SubagentReport, SubagentRunner, finished_normally};
+pub use subagent::{
+    EXPLORE_TOOLS, ModelSubagentRunner, SubagentKind, SubagentReport, SubagentRunner, finished_normally,
+};
 pub use system_prompt::{SystemPromptInputs, build_system_prompt};
 pub use turn::{Agent, AgentConfig, Denial, TurnOutcome};

@@ -6,7 +6,10 @@
 //! - isolated: the conversation, denial tracking, the read-file state (a copy: the child may rely
 //!   on what the parent read, but its reads do not make the parent's edits look fresh), the
 //!   content-replacement state (the child's results are its own), its transcript file;
-//! - bubbled: permission prompts go to the parent's front-end, labelled with the child.
+//! - bubbled: permission prompts go to the parent's front-end, labelled with the child;
+//! - flowing back (through the Agent tool's context modifier): files the child saw differently from
+//!   the parent are forgotten by the parent (an edit must read them again), and the child's task
+//!   list updates become the parent's.
 
 use std::sync::Arc;
 
@@ -42,7 +45,24 @@ pub struct SubagentReport {
     pub transcript_path: std::path::PathBuf,
     /// How many of its calls were denied.
     pub denials: usize,
+    /// What the child saw of the files it read or wrote (for the parent's staleness check).
+    pub read_files: crate::tool::ReadFileState,
+    /// The task list, when the child changed it.
+    pub todos: Option<Arc<Vec<crate::tool::TodoItem>>>,
 }
+
+/// The kinds of sub-agent the Agent tool starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubagentKind {
+    /// The parent's tools (but Agent).
+    GeneralPurpose,
+    /// Only tools that read and search (Read, Grep, Glob, WebFetch): it changes
+    /// nothing, so several can run at once.
+    Explore,
+}
+
+/// Tools an Explore agent gets: none of them changes anything.
+pub const EXPLORE_TOOLS: &[&str] = &["Read", "Grep", "Glob", "WebFetch"];
 
 /// Runs sub-agents on behalf of the Agent tool.
 #[async_trait]
@@ -51,6 +71,7 @@ pub trait SubagentRunner: Send + Sync + std::fmt::Debug {
     async fn run(
         &self,
         parent: &ToolUseContext,
+        kind: SubagentKind,
         description: &str,
         prompt: &str,
         progress: &ProgressSink,
@@ -94,12 +115,22 @@ impl SubagentRunner for ModelSubagentRunner {
     async fn run(
         &self,
         parent: &ToolUseContext,
+        kind: SubagentKind,
         description: &str,
         prompt: &str,
         progress: &ProgressSink,
     ) -> Result<SubagentReport, String> {
         let agent_id = format!("agent-{}", uuid::Uuid::new_v4().simple());
-        let pool = ToolPool::new(self.tools.clone(), false).map_err(|e| e.to_string())?;
+        let tools: Vec<ToolRef> = match kind {
+            SubagentKind::GeneralPurpose => self.tools.clone(),
+            SubagentKind::Explore => self
+                .tools
+                .iter()
+                .filter(|t| EXPLORE_TOOLS.contains(&t.name()))
+                .cloned()
+                .collect(),
+        };
+        let pool = ToolPool::new(tools, false).map_err(|e| e.to_string())?;
         let project_data_dir = parent
             .config
             .transcript_path
@@ -143,7 +174,8 @@ impl SubagentRunner for ModelSubagentRunner {
             .push(store.results_dir().to_path_buf());
         context.exec.cancel = parent.exec.cancel.child_token();
         context.exec.read_files = parent.exec.read_files.fork();
-        context.exec.todos = Arc::default();
+        // The child starts from the parent's task list; its updates flow back with its report.
+        let todos_at_start = Arc::clone(&parent.exec.todos);
         context.agent = AgentIdentity {
             agent_id: Some(agent_id.clone()),
             label: Some(format!("Sub-agent: {description}")),
@@ -180,6 +212,11 @@ impl SubagentRunner for ModelSubagentRunner {
             Some(transcript),
         );
         let outcome = child.send(prompt, cancel).await;
+        let child_exec = &child.runtime().context.exec;
+        let read_files = child_exec.read_files.clone();
+        let todos = (!Arc::ptr_eq(&todos_at_start, &child_exec.todos)
+            && *todos_at_start != *child_exec.todos)
+            .then(|| Arc::clone(&child_exec.todos));
 
         if !self.hooks.is_empty() {
             let event = HookEventInput::SubagentStop(SubagentStopInput {
@@ -196,6 +233,8 @@ impl SubagentRunner for ModelSubagentRunner {
             transcript_path,
             denials: child.denials().len(),
             outcome,
+            read_files,
+            todos,
         })
     }
 }

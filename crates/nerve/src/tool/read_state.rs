@@ -61,6 +61,22 @@ impl ReadFileState {
         self.lock().pop(path);
     }
 
+    /// Every remembered file with what was seen of it.
+    pub fn entries(&self) -> Vec<(PathBuf, FileReadRecord)> {
+        self.lock().iter().map(|(p, r)| (p.clone(), r.clone())).collect()
+    }
+
+    /// Forgets every file `other` saw differently from this state: a sub-agent read or wrote a
+    /// newer version, so an edit here must not rely on the older one (even when the file's
+    /// modification time did not change in between).
+    pub fn forget_changed_in(&self, other: &ReadFileState) {
+        for (path, seen) in other.entries() {
+            if self.get(&path).is_some_and(|mine| mine != seen) {
+                self.forget(&path);
+            }
+        }
+    }
+
     /// An independent copy with the same entries.
     pub fn fork(&self) -> Self {
         let guard = self.lock();

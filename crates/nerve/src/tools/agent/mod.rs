@@ -6,8 +6,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::agent::finished_normally;
-use crate::tool::{NewMessage, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use std::sync::Arc;
+
+use crate::agent::{SubagentKind, finished_normally};
+use crate::tool::{
+    ContextModifier, NewMessage, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation,
+};
 
 /// Input of the Agent tool.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -17,13 +21,27 @@ pub struct AgentInput {
     /// The task for the sub-agent: everything it needs to know, since it cannot see this
     /// conversation, and what it should report back.
     pub prompt: String,
-    /// The kind of agent (only "general-purpose" exists).
+    /// The kind of agent: "general-purpose" (the default: the same tools as you, but Agent) or
+    /// "Explore" (only Read, Grep, Glob and WebFetch: it changes nothing, so several
+    /// Explore agents in one response run at the same time).
     #[serde(default)]
     pub subagent_type: Option<String>,
 }
 
-/// Starts sub-agents. Not concurrency-safe (the default): several Agent calls in one response run
-/// one after another, each seeing the context the previous one left.
+impl AgentInput {
+    /// The kind asked for, or `None` for an unknown name.
+    fn kind(&self) -> Option<SubagentKind> {
+        match self.subagent_type.as_deref() {
+            None | Some("general-purpose") => Some(SubagentKind::GeneralPurpose),
+            Some("Explore") => Some(SubagentKind::Explore),
+            Some(_) => None,
+        }
+    }
+}
+
+/// Starts sub-agents. A general-purpose agent is not concurrency-safe (the default): several in
+/// one response run one after another, each seeing the context the previous one left. Explore
+/// agents only read, so they run side by side.
 #[derive(Debug, Default)]
 pub struct AgentTool;
 
@@ -49,6 +67,10 @@ impl Tool for AgentTool {
             .into()
     }
 
+    fn is_concurrency_safe(&self, input: &AgentInput) -> bool {
+        input.kind() == Some(SubagentKind::Explore)
+    }
+
     fn is_read_only(&self, _input: &AgentInput) -> bool {
         // The child's own calls go through the permission system one by one; starting it changes
         // nothing by itself.
@@ -71,9 +93,10 @@ impl Tool for AgentTool {
         if input.prompt.trim().is_empty() {
             return Err("`prompt` is empty: give the sub-agent a complete description of its task.".into());
         }
-        if let Some(kind) = input.subagent_type.as_deref().filter(|k| *k != "general-purpose") {
+        if input.kind().is_none() {
             return Err(format!(
-                "Unknown subagent_type `{kind}`; the only type is \"general-purpose\"."
+                "Unknown subagent_type `{}`; the types are \"general-purpose\" and \"Explore\".",
+                input.subagent_type.as_deref().unwrap_or_default()
             ));
         }
         if ctx.config.subagents.is_none() {
@@ -95,8 +118,9 @@ impl Tool for AgentTool {
             .subagents
             .clone()
             .ok_or_else(|| ToolError::Failed("Sub-agents are not available in this session.".into()))?;
+        let kind = input.kind().unwrap_or(SubagentKind::GeneralPurpose);
         let report = runner
-            .run(ctx, &input.description, &input.prompt, progress)
+            .run(ctx, kind, &input.description, &input.prompt, progress)
             .await
             .map_err(ToolError::Failed)?;
         let mut text = if report.final_text.trim().is_empty() {
@@ -130,6 +154,16 @@ impl Tool for AgentTool {
         });
         let failed = !finished_normally(&report) && report.outcome.error.is_some();
         let mut out = ToolOutput::text(text).with_display(display);
+        // What the child changed that the parent must know, applied when the executor says (after
+        // the batch, for Explore agents running side by side).
+        let (child_files, child_todos) = (report.read_files.clone(), report.todos.clone());
+        out.context_modifier = Some(ContextModifier::new(move |mut parent| {
+            parent.exec.read_files.forget_changed_in(&child_files);
+            if let Some(todos) = &child_todos {
+                parent.exec.todos = Arc::clone(todos);
+            }
+            parent
+        }));
         out.new_messages.push(NewMessage::SubagentTranscript {
             agent_id: report.agent_id,
             messages: report.messages,
