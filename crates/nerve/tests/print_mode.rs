@@ -382,3 +382,39 @@ async fn the_model_reads_back_its_own_saved_outputs_without_asking() {
     assert_eq!(v["permission_denials"].as_array().unwrap().len(), 1, "{v}");
     assert_eq!(v["permission_denials"][0]["tool_name"], "Read");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deny_rule_whose_options_are_easy_to_dodge_is_reported_at_start() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}}
+    ]))
+    .await;
+    let out = nerve(
+        d.path(),
+        &server,
+        &[
+            "-p",
+            "hi",
+            "--disallowedTools",
+            "Bash(curl -X POST *)",
+            "--disallowedTools",
+            "Bash(rm -rf *)",
+        ],
+    )
+    .output()
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: Bash(curl -X POST *) (cliArg): `curl -X POST *` matches the options of `curl` only as written \
+             (`curl`'s options are not known, so a reordered, combined or long spelling of them would not match); \
+             consider Bash(curl *)"
+        ],
+        "rm's options are matched in any spelling, so that rule gets no warning"
+    );
+}

@@ -175,13 +175,25 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
             speculative_classifier: true,
         },
     );
-    let (agent, warnings) = if resume {
+    let (agent, mut warnings) = if resume {
         Agent::resume(client, runtime, config, system, &transcript_path)?
     } else {
         let transcript = Transcript::open(&transcript_path)?;
         let agent = Agent::new(client, runtime, config, system, Some(transcript));
         (agent, Vec::new())
     };
+    // Deny and ask rules that are easy to dodge are reported where the rules are loaded.
+    let rules = agent.runtime().context.permissions.rules.snapshot();
+    warnings.extend(
+        crate::permissions::lint::rule_warnings(&rules)
+            .into_iter()
+            .map(|w| {
+                format!(
+                    "{} ({}): {}; consider {}",
+                    w.rule, w.source, w.warning, w.suggestion
+                )
+            }),
+    );
     Ok(Launched {
         agent: agent.with_intent(intent),
         tool_names,
