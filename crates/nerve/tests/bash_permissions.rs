@@ -39,17 +39,32 @@ fn context(mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionCo
     }
 }
 
-fn decide(command: &str, ctx: &PermissionContext) -> Verdict {
+/// The static evaluation of a Bash call, as the Bash tool describes it.
+fn evaluation(command: &str, ctx: &PermissionContext) -> nerve::permissions::Evaluation {
     let subject = PermissionSubject::Shell(Box::new(shell_subject(command, Path::new(PROJECT))));
-    let input = json!({ "command": command });
+    evaluate_subject("Bash", &subject, analyze(command).is_read_only(), ctx)
+}
+
+/// The static evaluation of a call of `tool` with this subject and no tool opinion of its own.
+fn evaluate_subject(
+    tool: &str,
+    subject: &PermissionSubject,
+    read_only: bool,
+    ctx: &PermissionContext,
+) -> nerve::permissions::Evaluation {
+    let input = json!({});
     let facts = CallFacts {
-        tool_name: "Bash",
+        tool_name: tool,
         input: &input,
-        subject: &subject,
-        read_only: analyze(command).is_read_only(),
+        subject,
+        read_only,
         tool_check: &ToolPermission::Passthrough,
     };
-    evaluate(&facts, None, ctx).decision
+    evaluate(&facts, None, ctx)
+}
+
+fn decide(command: &str, ctx: &PermissionContext) -> Verdict {
+    evaluation(command, ctx).decision
 }
 
 use Verdict::{Allow as A, Ask as Q, Deny as D};
@@ -235,15 +250,7 @@ fn the_sessions_own_saved_outputs_are_readable_in_every_mode_and_never_written()
 fn plan_mode_asks_about_calls_that_change_nothing_and_refuses_changes_saying_why() {
     let ctx = context(PermissionMode::Plan, &[]);
     let judge = |tool: &str, subject: PermissionSubject, read_only: bool| {
-        let input = json!({});
-        let facts = CallFacts {
-            tool_name: tool,
-            input: &input,
-            subject: &subject,
-            read_only,
-            tool_check: &ToolPermission::Passthrough,
-        };
-        let e = evaluate(&facts, None, &ctx);
+        let e = evaluate_subject(tool, &subject, read_only, &ctx);
         (e.decision, e.reason)
     };
     let read = |p: &str| PermissionSubject::Paths {
@@ -310,20 +317,12 @@ fn plan_mode_asks_about_calls_that_change_nothing_and_refuses_changes_saying_why
 #[test]
 fn the_classifier_may_settle_asks_about_the_projects_own_config_folders_only() {
     let ctx = context(PermissionMode::Auto, &[]);
+    let edit = |p: &str| PermissionSubject::Paths {
+        access: nerve::permissions::Access::Edit,
+        paths: vec![PathBuf::from(p)],
+    };
     let write = |p: &str| {
-        let subject = PermissionSubject::Paths {
-            access: nerve::permissions::Access::Edit,
-            paths: vec![PathBuf::from(p)],
-        };
-        let input = json!({});
-        let facts = CallFacts {
-            tool_name: "Write",
-            input: &input,
-            subject: &subject,
-            read_only: false,
-            tool_check: &ToolPermission::Passthrough,
-        };
-        let e = evaluate(&facts, None, &ctx);
+        let e = evaluate_subject("Write", &edit(p), false, &ctx);
         (e.decision, e.classifier_approvable)
     };
     // A default ask: the classifier decides in auto mode.
@@ -338,17 +337,7 @@ fn the_classifier_may_settle_asks_about_the_projects_own_config_folders_only() {
     assert_eq!(write("/home/me/.bashrc"), (Q, false));
     // An explicit ask rule is the user's wish to be asked.
     let asking = context(PermissionMode::Auto, &[(RuleBehavior::Ask, "Edit(/src/**)")]);
-    let subject = PermissionSubject::Paths {
-        access: nerve::permissions::Access::Edit,
-        paths: vec![PathBuf::from("/work/proj/src/main.rs")],
-    };
-    let input = json!({});
-    let facts = CallFacts {
-        tool_name: "Write",
-        input: &input,
-        subject: &subject,
-        read_only: false,
-        tool_check: &ToolPermission::Passthrough,
-    };
-    assert!(!evaluate(&facts, None, &asking).classifier_approvable);
+    assert!(
+        !evaluate_subject("Write", &edit("/work/proj/src/main.rs"), false, &asking).classifier_approvable
+    );
 }

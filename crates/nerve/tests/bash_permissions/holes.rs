@@ -1,17 +1,10 @@
 //! Generated tests, one per class of permission hole: every class is checked over many spellings, so
 //! the next variant is caught too. Each test prints how many cases it checked.
 
-use std::path::Path;
+use nerve::permissions::{PermissionMode, RuleBehavior, Verdict};
+use nerve::tools::bash::analyze;
 
-use nerve::permissions::{
-    CallFacts, Evaluation, PermissionContext, PermissionMode, PermissionSubject, RuleBehavior, Verdict,
-    evaluate,
-};
-use nerve::tool::ToolPermission;
-use nerve::tools::bash::{analyze, shell_subject};
-use serde_json::json;
-
-use super::{PROJECT, context};
+use super::{context, evaluation};
 
 /// What a case expects.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,19 +20,6 @@ struct Case {
     mode: PermissionMode,
     rules: Vec<(RuleBehavior, String)>,
     want: Want,
-}
-
-fn evaluation(command: &str, ctx: &PermissionContext) -> Evaluation {
-    let subject = PermissionSubject::Shell(Box::new(shell_subject(command, Path::new(PROJECT))));
-    let input = json!({ "command": command });
-    let facts = CallFacts {
-        tool_name: "Bash",
-        input: &input,
-        subject: &subject,
-        read_only: analyze(command).is_read_only(),
-        tool_check: &ToolPermission::Passthrough,
-    };
-    evaluate(&facts, None, ctx)
 }
 
 /// Runs every case and fails with the list of mismatches; returns how many cases ran.
