@@ -26,6 +26,8 @@ pub enum Event {
         batch_id: u64,
         /// Whether the batch runs its calls in parallel.
         concurrent: bool,
+        /// Whether the call may destroy data (`rm -rf`, a hard reset, a forced push).
+        destructive: bool,
     },
     /// A tool call started running (its permission check included).
     ToolStarted {

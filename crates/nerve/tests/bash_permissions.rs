@@ -42,7 +42,16 @@ fn context(mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionCo
 /// The static evaluation of a Bash call, as the Bash tool describes it.
 fn evaluation(command: &str, ctx: &PermissionContext) -> nerve::permissions::Evaluation {
     let subject = PermissionSubject::Shell(Box::new(shell_subject(command, Path::new(PROJECT))));
-    evaluate_subject("Bash", &subject, analyze(command).is_read_only(), ctx)
+    let input = json!({ "command": command });
+    let facts = CallFacts {
+        tool_name: "Bash",
+        input: &input,
+        subject: &subject,
+        read_only: analyze(command).is_read_only(),
+        destructive: nerve::tools::bash::is_destructive(command),
+        tool_check: &ToolPermission::Passthrough,
+    };
+    evaluate(&facts, None, ctx)
 }
 
 /// The static evaluation of a call of `tool` with this subject and no tool opinion of its own.
@@ -58,6 +67,7 @@ fn evaluate_subject(
         input: &input,
         subject,
         read_only,
+        destructive: false,
         tool_check: &ToolPermission::Passthrough,
     };
     evaluate(&facts, None, ctx)
@@ -339,5 +349,32 @@ fn the_classifier_may_settle_asks_about_the_projects_own_config_folders_only() {
     let asking = context(PermissionMode::Auto, &[(RuleBehavior::Ask, "Edit(/src/**)")]);
     assert!(
         !evaluate_subject("Write", &edit("/work/proj/src/main.rs"), false, &asking).classifier_approvable
+    );
+}
+
+#[test]
+fn always_allow_offers_nothing_broader_than_a_destructive_command() {
+    let ctx = context(PermissionMode::Default, &[]);
+    let suggested = |cmd: &str| {
+        let e = evaluation(cmd, &ctx);
+        (e.suggestions, e.suggestion_note)
+    };
+    let exact = Some("this command may destroy data, so only the exact command is offered".to_string());
+    assert_eq!(
+        suggested("rm -rf build"),
+        (vec!["Bash(rm -rf build)".to_string()], exact.clone())
+    );
+    assert_eq!(
+        suggested("git reset --hard HEAD~1"),
+        (vec!["Bash(git reset --hard HEAD~1)".to_string()], exact)
+    );
+    // Text that cannot be a rule as it is: nothing, and the reason.
+    let (rules, note) = suggested("rm -rf \"$DIR\"/*");
+    assert!(rules.is_empty());
+    assert!(note.unwrap().contains("no rule is offered"));
+    // Ordinary commands keep their prefix suggestions.
+    assert_eq!(
+        suggested("cargo build --release"),
+        (vec!["Bash(cargo build *)".to_string()], None)
     );
 }

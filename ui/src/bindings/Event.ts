@@ -30,7 +30,11 @@ batch_id: number,
 /**
  * Whether the batch runs its calls in parallel.
  */
-concurrent: boolean, } | { "type": "tool_started", 
+concurrent: boolean, 
+/**
+ * Whether the call may destroy data (`rm -rf`, a hard reset, a forced push).
+ */
+destructive: boolean, } | { "type": "tool_started", 
 /**
  * The call.
  */

@@ -29,6 +29,10 @@ concurrent: boolean,
  */
 denied: boolean, 
 /**
+ * Whether the call may destroy data.
+ */
+destructive: boolean, 
+/**
  * Where its whole output was saved, if it was.
  */
 persisted_path: string | null, 

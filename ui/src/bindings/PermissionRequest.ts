@@ -35,9 +35,18 @@ reason: string,
  */
 parts: Array<PartVerdict>, 
 /**
- * Suggested "always allow" rules (at most five; never a literal whole command).
+ * Suggested "always allow" rules (at most five; a literal whole command only for a call that
+ * may destroy data, which never gets a broader one).
  */
 suggestions: Array<string>, 
+/**
+ * Why the suggestions are narrower than usual, or absent.
+ */
+suggestion_note: string | null, 
+/**
+ * Whether the call may destroy data (`rm -rf`, a hard reset, a forced push): the dialog says so.
+ */
+destructive: boolean, 
 /**
  * Tool-specific preview (a diff, a sed simulation) for the dialog.
  */

@@ -74,6 +74,35 @@ describe("PermissionDialog: Bash", () => {
   });
 });
 
+describe("PermissionDialog: destructive commands", () => {
+  it("says so in words and colour, and offers only the exact command with the engine's reason", () => {
+    setup([
+      request({
+        id: "r-rm",
+        tool_name: "Bash",
+        input: { command: "rm -rf build" },
+        summary: "Bash rm -rf build",
+        destructive: true,
+        suggestions: ["Bash(rm -rf build)"],
+        suggestion_note: "this command may destroy data, so only the exact command is offered",
+      }),
+    ]);
+    const warning = screen.getByTestId("destructive-warning");
+    expect(warning.textContent).toContain("destructive");
+    expect(warning.textContent).toContain("cannot be recovered");
+    expect(screen.getByTestId("suggestion-note").textContent).toBe(
+      "this command may destroy data, so only the exact command is offered",
+    );
+    expect((screen.getAllByRole("textbox").map((t) => (t as HTMLInputElement).value))).toContain("Bash(rm -rf build)");
+  });
+
+  it("shows no warning for an ordinary command", () => {
+    setup([bashRequest()]);
+    expect(screen.queryByTestId("destructive-warning")).toBeNull();
+    expect(screen.queryByTestId("suggestion-note")).toBeNull();
+  });
+});
+
 describe("PermissionDialog: Edit and Write", () => {
   it("shows the Edit diff, toggles to side by side, and allows once without changes", async () => {
     const user = userEvent.setup();

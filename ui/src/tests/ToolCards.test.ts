@@ -37,6 +37,13 @@ describe("tool cards and batches", () => {
     expect(within(card("a")).getByTestId("tool-elapsed").textContent).toBe("12ms");
   });
 
+  it("marks a call that may destroy data", () => {
+    const conversation = stateOf([queued("rm", 1, false, "Bash", "Bash rm -rf build", true), queued("ls", 2, true, "Bash", "Bash ls")]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    expect(within(card("rm")).getByTestId("tool-destructive").textContent).toBe("destructive");
+    expect(within(card("ls")).queryByTestId("tool-destructive")).toBeNull();
+  });
+
   it("marks a call whose permission request waits for the user, until it is answered", () => {
     const asking = stateOf([
       queued("x", 1, false, "Bash"),

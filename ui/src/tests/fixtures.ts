@@ -4,8 +4,15 @@ import type { PermissionRequest } from "../bindings/PermissionRequest";
 
 type ToolCompleted = Extract<Event, { type: "tool_completed" }>;
 
-export function queued(id: string, batch: number, concurrent: boolean, name = "Read", summary = `${name} ${id}`): Event {
-  return { type: "tool_queued", tool_use_id: id, tool_name: name, summary, batch_id: batch, concurrent };
+export function queued(
+  id: string,
+  batch: number,
+  concurrent: boolean,
+  name = "Read",
+  summary = `${name} ${id}`,
+  destructive = false,
+): Event {
+  return { type: "tool_queued", tool_use_id: id, tool_name: name, summary, batch_id: batch, concurrent, destructive };
 }
 
 export function completed(id: string, extra: Partial<Omit<ToolCompleted, "type" | "tool_use_id">> = {}): Event {
@@ -32,6 +39,8 @@ export function request(fields: Partial<PermissionRequest> & Pick<PermissionRequ
     reason: "Nothing pre-approves it",
     parts: [],
     suggestions: [],
+    suggestion_note: null,
+    destructive: false,
     preview: null,
     agent_label: null,
     ...fields,

@@ -199,6 +199,7 @@ describe("reducer: session-level events", () => {
       batch_index,
       concurrent,
       denied: false,
+      destructive: false,
       persisted_path: null,
       persisted_bytes: null,
       ...extra,

@@ -30,6 +30,8 @@ pub struct PastCall {
     pub concurrent: bool,
     /// Whether a person or a rule refused it.
     pub denied: bool,
+    /// Whether the call may destroy data.
+    pub destructive: bool,
     /// Where its whole output was saved, if it was.
     pub persisted_path: Option<PathBuf>,
     /// The saved output's size in bytes.
@@ -76,6 +78,7 @@ impl Agent {
                         batch_index,
                         concurrent: batch.concurrent,
                         denied: denied.contains(&call.id),
+                        destructive: tool.is_some_and(|t| t.is_destructive(&call.input)),
                         persisted_path: saved.map(|(p, _)| p.clone()),
                         persisted_bytes: saved.map(|(_, n)| *n),
                     });

@@ -233,6 +233,7 @@ impl Scheduler {
         let tool_name = tool.map_or_else(|| call.name.clone(), |t| t.name().to_string());
         // An unknown tool blocks: its call is answered at once anyway.
         let behavior = tool.map_or(InterruptBehavior::Block, |t| t.interrupt_behavior());
+        let destructive = tool.is_some_and(|t| t.is_destructive(&call.input));
         let summary = tool
             .map(|t| t.summary(&call.input, &self.ctx.exec.cwd))
             .unwrap_or_default();
@@ -247,6 +248,7 @@ impl Scheduler {
             summary: summary.clone(),
             batch_id,
             concurrent: safe,
+            destructive,
         });
         let idx = self.entries.len();
         self.entries.push(Entry {

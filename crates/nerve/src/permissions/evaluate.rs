@@ -46,6 +46,9 @@ pub struct CallFacts<'a> {
     pub subject: &'a PermissionSubject,
     /// Whether the tool says this input only reads.
     pub read_only: bool,
+    /// Whether the tool says this input may destroy data (`rm -rf`, a hard reset): "always allow"
+    /// then offers no rule broader than the command itself.
+    pub destructive: bool,
     /// The tool's own opinion.
     pub tool_check: &'a ToolPermission,
 }
@@ -169,7 +172,11 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
         ToolPermission::Allow { .. } | ToolPermission::Passthrough => {}
     }
 
-    let suggestions = suggestions_for(facts, ctx);
+    let (suggestions, suggestion_note) = if facts.destructive {
+        destructive_suggestions(facts)
+    } else {
+        (suggestions_for(facts, ctx), None)
+    };
     let sticky_ask_approvable = tally.ask.is_some() && tally.asks_classifier_approvable;
     let finish = |decision,
                   (reason, decided_by, rule): (String, DecidedBy, Option<MatchedRule>),
@@ -177,6 +184,9 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
                   suggestions| Evaluation {
         classifier_approvable: decision == Verdict::Ask
             && (decided_by == DecidedBy::Default || sticky_ask_approvable),
+        suggestion_note: (decision == Verdict::Ask)
+            .then(|| suggestion_note.clone())
+            .flatten(),
         decision,
         decided_by,
         reason,
@@ -704,6 +714,45 @@ fn edits_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContex
     }
 }
 
+/// "Always allow" for a call that may destroy data: only the exact command, never a prefix that would
+/// allow every variant one key press away (`rm -rf build` must not offer `Bash(rm *)`). Commands
+/// whose exact text cannot be a rule (quotes, expansions, several parts) get none, with the reason.
+fn destructive_suggestions(facts: &CallFacts<'_>) -> (Vec<String>, Option<String>) {
+    let PermissionSubject::Shell(shell) = facts.subject else {
+        return (
+            Vec::new(),
+            Some("no rule is offered for a call that may destroy data; allow it once if you mean it".into()),
+        );
+    };
+    let plain = |text: &str| {
+        !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || " _-./=:@+,~^".contains(c))
+    };
+    let parts: Vec<&str> = shell
+        .parts
+        .iter()
+        .filter(|p| !p.read_only && !p.neutral)
+        .map(|p| p.as_written.as_str())
+        .collect();
+    if shell.understood && !parts.is_empty() && parts.iter().all(|p| plain(p)) {
+        let rules = parts.iter().map(|p| format!("Bash({p})")).collect();
+        return (
+            rules,
+            Some("this command may destroy data, so only the exact command is offered".into()),
+        );
+    }
+    (
+        Vec::new(),
+        Some(
+            "this command may destroy data and its exact text cannot be a rule, so no rule is offered; allow it \
+             once if you mean it"
+                .into(),
+        ),
+    )
+}
+
 fn suggestions_for(facts: &CallFacts<'_>, ctx: &PermissionContext) -> Vec<String> {
     let project = ctx.working_dirs.first().cloned().unwrap_or_default();
     let values = match facts.subject {
@@ -760,6 +809,7 @@ mod tests {
             input: &input,
             subject: &PermissionSubject::Opaque,
             read_only,
+            destructive: false,
             tool_check: &ToolPermission::Passthrough,
         };
         evaluate(&facts, None, &PermissionContext::default()).decision

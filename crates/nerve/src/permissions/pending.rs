@@ -99,6 +99,8 @@ mod tests {
             reason: "asked".into(),
             parts: Vec::new(),
             suggestions: Vec::new(),
+            suggestion_note: None,
+            destructive: false,
             preview: None,
             agent_label: None,
         }

@@ -27,8 +27,13 @@ pub struct PermissionRequest {
     pub reason: String,
     /// For shell commands: each part with its verdict and the deciding rule.
     pub parts: Vec<PartVerdict>,
-    /// Suggested "always allow" rules (at most five; never a literal whole command).
+    /// Suggested "always allow" rules (at most five; a literal whole command only for a call that
+    /// may destroy data, which never gets a broader one).
     pub suggestions: Vec<String>,
+    /// Why the suggestions are narrower than usual, or absent.
+    pub suggestion_note: Option<String>,
+    /// Whether the call may destroy data (`rm -rf`, a hard reset, a forced push): the dialog says so.
+    pub destructive: bool,
     /// Tool-specific preview (a diff, a sed simulation) for the dialog.
     pub preview: Option<Value>,
     /// Which sub-agent asks, if not the main agent.

@@ -103,6 +103,7 @@ impl Resolver {
             input,
             subject: &subject,
             read_only: tool.is_read_only(input),
+            destructive: tool.is_destructive(input),
             tool_check: &tool_check,
         };
         evaluate(&facts, hook, &ctx.permissions)
@@ -225,6 +226,8 @@ impl Resolver {
             reason: eval.reason.clone(),
             parts: eval.parts.clone(),
             suggestions: eval.suggestions.clone(),
+            suggestion_note: eval.suggestion_note.clone(),
+            destructive: tool.is_destructive(input),
             preview: preview.as_ref().map(|p| p.display.clone()),
             agent_label: ctx.agent.label.clone(),
         };

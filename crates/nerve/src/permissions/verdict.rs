@@ -89,6 +89,9 @@ pub struct Evaluation {
     pub parts: Vec<PartVerdict>,
     /// "Always allow" suggestions (for asks).
     pub suggestions: Vec<String>,
+    /// Why the suggestions are narrower than usual, or absent (a call that may destroy data).
+    #[serde(default)]
+    pub suggestion_note: Option<String>,
     /// For an ask: whether the auto-mode classifier may settle it (a default ask, or asks about
     /// protected paths it may judge); asks from rules, hooks, the tool or an unparsed command go to
     /// the user.

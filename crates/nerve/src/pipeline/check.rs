@@ -65,6 +65,7 @@ impl Pipeline {
                 input: &call.input,
                 subject: &subject,
                 read_only: false,
+                destructive: false,
                 tool_check: &ToolPermission::Passthrough,
             };
             let pre = hook_steps::pre_tool_use(&self.hooks, &call.name, &call.id, &call.input, ctx).await;

@@ -158,6 +158,7 @@ export function newToolCall(fields: Partial<ToolCall> & Pick<ToolCall, "tool_use
     summary: "",
     batch_id: 0,
     concurrent: false,
+    destructive: false,
     status: "queued",
     started_at: null,
     elapsed_ms: null,
@@ -183,6 +184,7 @@ function queueTool(state: ConversationState, e: Extract<Event, { type: "tool_que
     summary: e.summary,
     batch_id: batchId,
     concurrent: e.concurrent,
+    destructive: e.destructive,
   });
   const tools = { ...state.tools, [e.tool_use_id]: tool };
   // Consecutive calls with the same batch_id form one group; the engine decides, we never guess.
@@ -333,6 +335,7 @@ export function fromHistory(messages: unknown[], mode: PermissionMode, pastCalls
           batch_id: batchId,
           concurrent: past?.concurrent ?? false,
           denied: past?.denied ?? false,
+          destructive: past?.destructive ?? false,
           persisted_path: past?.persisted_path ?? null,
           persisted_bytes: past?.persisted_bytes ?? null,
         });

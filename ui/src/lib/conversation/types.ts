@@ -17,6 +17,8 @@ export interface ToolCall {
   summary: string;
   batch_id: number;
   concurrent: boolean;
+  /** The engine says the call may destroy data. */
+  destructive: boolean;
   status: ToolStatus;
   /** Wall-clock ms when tool_started arrived (drives the live timer). */
   started_at: number | null;

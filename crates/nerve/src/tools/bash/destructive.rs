@@ -24,7 +24,9 @@ fn destructive_analysis(analysis: &CommandAnalysis) -> bool {
         };
         let name = program.rsplit('/').next().unwrap_or(program);
         let name = name.split('.').next().unwrap_or(name);
-        DESTRUCTIVE_PROGRAMS.contains(&name) || (name == "git" && destructive_git(args))
+        DESTRUCTIVE_PROGRAMS.contains(&name)
+            || (name == "git" && destructive_git(args))
+            || (name == "find" && args.iter().any(|a| a == "-delete"))
     })
 }
 
@@ -57,6 +59,9 @@ mod tests {
             "git push -f origin main",
             "git clean -fdx",
             "dd if=/dev/zero of=x",
+            "find . -name '*.tmp' -delete",
+            "sudo rm -rf /var/tmp/x",
+            "find . -exec rm {} +",
             "echo \"unterminated",
         ] {
             assert!(is_destructive(cmd), "{cmd}");

@@ -49,6 +49,7 @@ mod tool_tests;
 pub use analysis::{CommandAnalysis, CommandClass, SimpleCommand};
 pub use analyze::analyze;
 pub use background::{BackgroundTasks, TaskInfo, TaskStatus};
+pub use destructive::is_destructive;
 pub use fallback::{fallback_segments, fallback_words};
 pub use limits::MAX_RESULT_CHARS;
 pub use sed_edit::{SimulatedFile, SimulatedSedEdit};
