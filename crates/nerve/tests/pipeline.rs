@@ -293,6 +293,41 @@ async fn always_allow_for_the_project_is_saved_to_local_settings() {
 }
 
 #[tokio::test]
+async fn an_always_allow_rule_that_cannot_be_saved_is_reported_and_holds_for_the_session() {
+    let p = TestProject::new();
+    let prompter = ScriptedPrompter::new(vec![UserAnswer::AlwaysAllow {
+        rules: vec!["Edit(/docs/**)".into()],
+        scope: RuleScope::ProjectLocal,
+        updated_input: None,
+    }]);
+    std::fs::create_dir_all(p.project_dir().join("docs")).unwrap();
+    let s = p.session_with(PermissionMode::Default, &[], Some(prompter.clone()), false);
+    // Then `.nerve` becomes a file, so the settings folder cannot be made (root ignores read-only
+    // bits, so a read-only folder would not do).
+    p.write(".nerve", "not a folder");
+    for file in ["docs/a.md", "docs/b.md"] {
+        let out = s.run_one(&call("TestTouch", json!({ "file_path": file }))).await;
+        assert!(!out.is_error, "{}", text_of(&out.content));
+    }
+    assert_eq!(prompter.asked().len(), 1, "the rule holds for the session");
+    let notices: Vec<String> = p
+        .recorder
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            nerve::events::Event::Notice { message } => Some(message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].starts_with("Could not save the rule to .nerve/settings.local.json: ")
+            && notices[0].ends_with("It applies to this session only."),
+        "{notices:?}"
+    );
+}
+
+#[tokio::test]
 async fn protected_paths_ask_even_with_an_allow_rule_or_accept_edits() {
     let p = TestProject::new();
     std::fs::create_dir_all(p.project_dir().join(".git")).unwrap();

@@ -290,11 +290,20 @@ impl Resolver {
                         RuleBehavior::Allow,
                         &parsed,
                     )
-                    && let Some(notify) = &ctx.ui.notify
                 {
-                    notify(format!(
+                    // The user asked for a lasting rule: say that it did not last (a read-only
+                    // settings file, a full disk), on every front-end.
+                    let message = format!(
                         "Could not save the rule to .nerve/settings.local.json: {e}. It applies to this session only."
-                    ));
+                    );
+                    if let Some(events) = &self.events {
+                        events.emit(Event::Notice {
+                            message: message.clone(),
+                        });
+                    }
+                    if let Some(notify) = &ctx.ui.notify {
+                        notify(message);
+                    }
                 }
                 allow_with(updated_input, input)
             }
