@@ -22,9 +22,12 @@ fn main() {
     };
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         .manage(shell)
         .setup(|app| {
             quit_on_signals(app.handle().clone());
+            main_window(app)?;
+            alert_on_requests(app.handle().clone());
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -57,6 +60,55 @@ fn main() {
             tauri::async_runtime::block_on(shell.sessions.close_all());
         }
     });
+}
+
+/// The main window, built from its configuration so that its title follows the page's: the UI
+/// counts the approvals that wait there ("(2) Nerve — project").
+fn main_window(app: &tauri::App) -> Result<(), Box<dyn std::error::Error>> {
+    let config = app
+        .config()
+        .app
+        .windows
+        .iter()
+        .find(|w| w.label == "main")
+        .cloned()
+        .ok_or("tauri.conf.json has no window labelled main")?;
+    tauri::WebviewWindowBuilder::from_config(app.handle(), &config)?
+        .on_document_title_changed(|window, title| {
+            let _ = window.set_title(&title);
+        })
+        .build()?;
+    Ok(())
+}
+
+/// A permission request gets attention when the user is elsewhere: the window is marked urgent and
+/// a system notification names the call. A focused window needs neither (the dialog takes focus).
+fn alert_on_requests(handle: tauri::AppHandle) {
+    use tauri_plugin_notification::NotificationExt;
+    let shell = handle.state::<Shell>();
+    let app = handle.clone();
+    shell
+        .sessions
+        .alert_on_requests(std::sync::Arc::new(move |summary: &str| {
+            // Off the engine's thread: a slow notification service must not hold up the call.
+            let (app, summary) = (app.clone(), summary.to_string());
+            tauri::async_runtime::spawn_blocking(move || {
+                let Some(window) = app.get_webview_window("main") else {
+                    return;
+                };
+                if window.is_focused().unwrap_or(false) {
+                    return;
+                }
+                let _ = window.request_user_attention(Some(tauri::UserAttentionType::Critical));
+                // Without a notification service (a bare X session) the window's urgency still shows.
+                let _ = app
+                    .notification()
+                    .builder()
+                    .title("Nerve needs your approval")
+                    .body(summary)
+                    .show();
+            });
+        }));
 }
 
 /// SIGTERM (a logout, `kill`) and SIGINT (Ctrl-C in the terminal that started the app) quit the app

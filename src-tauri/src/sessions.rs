@@ -130,9 +130,19 @@ pub struct StartRequest {
 #[derive(Default)]
 pub struct Sessions {
     live: Mutex<HashMap<String, Arc<LiveSession>>>,
+    /// Called for every permission request as it arrives (the window asks for attention).
+    on_request: Mutex<Option<RequestAlert>>,
 }
 
+/// What the shell does when a permission request arrives, given its one-line summary.
+pub type RequestAlert = Arc<dyn Fn(&str) + Send + Sync>;
+
 impl Sessions {
+    /// Sets what happens when any session's permission request arrives.
+    pub fn alert_on_requests(&self, alert: RequestAlert) {
+        *lock(&self.on_request) = Some(alert);
+    }
+
     /// The session `id`.
     pub fn get(&self, id: &str) -> Result<Arc<LiveSession>, ShellError> {
         lock(&self.live)
@@ -153,9 +163,13 @@ impl Sessions {
             warnings.push(format!("{problem}; using the key from the environment"));
         }
         let channel: TurnChannel = Arc::default();
+        let alert = lock(&self.on_request).clone();
         let events = {
             let channel = Arc::clone(&channel);
             EventSink::new(move |event| {
+                if let (Event::PermissionRequested { request }, Some(alert)) = (&event, &alert) {
+                    alert(&request.summary);
+                }
                 if let Some(c) = lock(&channel).as_ref() {
                     // A closed window drops its events; the engine goes on and the transcript
                     // keeps everything.
