@@ -41,6 +41,14 @@ pub fn check(expect: &Expect, body: &Value) -> Result<(), String> {
     if let Some(tool_result) = &expect.tool_result {
         check_tool_result(tool_result, body)?;
     }
+    if let Some(needle) = &expect.no_message_contains {
+        let found = messages(body)
+            .iter()
+            .position(|m| m.to_string().contains(needle.as_str()));
+        if let Some(index) = found {
+            return Err(format!("message {index} contains {needle:?}"));
+        }
+    }
     Ok(())
 }
 
@@ -146,6 +154,7 @@ mod tests {
                 contains: Some("file".into()),
                 is_error: Some(false),
             }),
+            no_message_contains: Some("rewound".into()),
         };
         assert_eq!(check(&expect, &request()), Ok(()));
     }
@@ -159,6 +168,13 @@ mod tests {
                     ..Expect::default()
                 },
                 "expected 2 tools, the request has 1",
+            ),
+            (
+                Expect {
+                    no_message_contains: Some("then".into()),
+                    ..Expect::default()
+                },
+                "message 2 contains \"then\"",
             ),
             (
                 Expect {

@@ -50,7 +50,7 @@
 //!
 //! Step fields:
 //! - `expect` (optional): `system_contains`, `tool_count`, `message_count`, `model`,
-//!   `last_user_text_contains`, `tool_result {tool_use_id, contains?, is_error?}`. A failed
+//!   `last_user_text_contains`, `tool_result {tool_use_id, contains?, is_error?}`, `no_message_contains`. A failed
 //!   assertion consumes the step and is answered with a 400 whose message starts with
 //!   "mock expectation failed at step N:".
 //! - `response.type = "stream"`: `blocks` are `text` (`text` is a string sent as one delta or a

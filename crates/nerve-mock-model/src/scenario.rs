@@ -331,6 +331,10 @@ pub struct Expect {
     /// The last message is a user message with this tool_result.
     #[serde(default)]
     pub tool_result: Option<ToolResultExpect>,
+    /// No message of the request holds this text anywhere (its text, tool inputs or results), for
+    /// checking that rewound turns are gone.
+    #[serde(default)]
+    pub no_message_contains: Option<String>,
 }
 
 /// Expected tool_result in the last user message.

@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod budget;
+pub mod checkpoint;
 pub mod credentials;
 pub mod errors;
 pub mod events;

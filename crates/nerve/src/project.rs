@@ -254,6 +254,9 @@ impl Project {
             tool_pool: Some(Arc::clone(&pool)),
             small_model: setup.small_model,
             subagents: setup.subagents,
+            checkpoints: Some(crate::checkpoint::Checkpoints::open(
+                &crate::checkpoint::Checkpoints::session_dir(&data, &session_id),
+            )),
         };
         let resolver = Resolver {
             prompter: setup.prompter,

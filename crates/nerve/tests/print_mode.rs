@@ -418,3 +418,70 @@ async fn a_deny_rule_whose_options_are_easy_to_dodge_is_reported_at_start() {
         "rm's options are matched in any spelling, so that rule gets no warning"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_lists_a_sessions_diff_and_rewind_takes_code_and_conversation_back() {
+    let d = setup();
+    let project = std::fs::canonicalize(d.path().join("project")).unwrap();
+    let note = project.join("note.txt");
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [{"type": "tool_use", "id": "w1", "name": "Write",
+            "input": {"file_path": note, "content": "hello\n"}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "written"}]}},
+        {"expect": {"message_count": 1, "no_message_contains": "make a note"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "fresh start"}]}}
+    ]))
+    .await;
+    let out = nerve(
+        d.path(),
+        &server,
+        &[
+            "-p",
+            "make a note",
+            "--permission-mode",
+            "acceptEdits",
+            "--output-format",
+            "json",
+        ],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let session = v["session_id"].as_str().unwrap().to_string();
+
+    let out = nerve(d.path(), &server, &["changes", "--session", &session])
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "prompts:\n    1  make a note\n1 files changed, +1 −0\n\n{} (created, +1 −0)\n@@ -0,0 +1,1 @@\n+hello\n",
+            note.display()
+        )
+    );
+
+    let out = nerve(
+        d.path(),
+        &server,
+        &["rewind", "--session", &session, "--to-prompt", "1"],
+    )
+    .output()
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!note.exists(), "the agent created it after that prompt");
+
+    let out = nerve(
+        d.path(),
+        &server,
+        &["-p", "again", "--resume", &session, "--output-format", "json"],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "fresh start", "{v}");
+}

@@ -7,6 +7,7 @@ mod launch;
 pub mod models;
 mod past_calls;
 mod request;
+mod rewind;
 pub mod session_hooks;
 mod subagent;
 mod system_prompt;
@@ -16,6 +17,7 @@ pub use conversation::{answer_missing_tool_uses, outcomes_to_user_message, tool_
 pub use launch::{LaunchError, LaunchOptions, Launched, launch, today};
 pub use past_calls::PastCall;
 pub use request::build_request;
+pub use rewind::{ConversationRewind, RewindError, RewindReport, RewindRequest, SessionFiles};
 pub use subagent::{
     EXPLORE_TOOLS, ModelSubagentRunner, SubagentKind, SubagentReport, SubagentRunner, finished_normally,
 };

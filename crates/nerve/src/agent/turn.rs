@@ -105,6 +105,8 @@ pub struct Agent {
     pending_context: Vec<String>,
     /// Where the user's prompts are shared with the auto-mode classifier.
     intent: Option<RecentIntent>,
+    /// The number the next prompt gets (see [`TranscriptEntry::TurnStart`]).
+    pub(crate) next_turn: u32,
 }
 
 impl std::fmt::Debug for Agent {
@@ -139,6 +141,7 @@ impl Agent {
             resumed: false,
             pending_context: Vec::new(),
             intent: None,
+            next_turn: 1,
         };
         let entry = TranscriptEntry::SessionStart {
             session_id: agent.runtime.context.config.session_id.clone(),
@@ -162,46 +165,10 @@ impl Agent {
         transcript_path: &std::path::Path,
     ) -> Result<(Self, Vec<String>), crate::session::TranscriptError> {
         let (entries, warnings) = read_transcript(transcript_path)?;
-        let mut messages = Vec::new();
-        let mut records = Vec::new();
-        // Blocks of an assistant message that never completed (the process died mid-stream).
-        let mut partial: Vec<ContentBlock> = Vec::new();
-        for e in entries {
-            match e {
-                TranscriptEntry::AssistantBlock { block } => partial.push(block),
-                TranscriptEntry::Message { message } => {
-                    if message.role == Role::Assistant {
-                        partial.clear();
-                    } else if !partial.is_empty() {
-                        let content = std::mem::take(&mut partial);
-                        push_merged(
-                            &mut messages,
-                            Message {
-                                role: Role::Assistant,
-                                content,
-                            },
-                        );
-                    }
-                    push_merged(&mut messages, message);
-                }
-                TranscriptEntry::Replacement { record } => records.push(record),
-                TranscriptEntry::CompactBoundary { .. } => {
-                    messages.clear();
-                    partial.clear();
-                }
-                TranscriptEntry::SessionStart { .. } | TranscriptEntry::Permission { .. } => {}
-            }
-        }
-        if !partial.is_empty() {
-            push_merged(
-                &mut messages,
-                Message {
-                    role: Role::Assistant,
-                    content: partial,
-                },
-            );
-        }
+        let next_turn = crate::session::next_turn(&entries);
+        let (messages, records) = history_of(crate::session::live_entries(entries));
         let before = messages.len();
+        let mut messages = messages;
         answer_missing_tool_uses(&mut messages);
         let transcript = Transcript::open(transcript_path)?;
         let mut agent = Self {
@@ -219,6 +186,7 @@ impl Agent {
             resumed: true,
             pending_context: Vec::new(),
             intent: None,
+            next_turn,
         };
         if agent.messages.len() != before || !warnings.is_empty() {
             // Record the repaired tail so the transcript itself becomes valid again.
@@ -356,7 +324,13 @@ impl Agent {
         interrupt: CancellationToken,
     ) -> TurnOutcome {
         self.config.executor.interrupt = interrupt;
+        // Held while the turn runs, so a rewind from elsewhere is refused meanwhile.
+        let lock = self.lock_turn();
         let outcome = self.run_turn(prompt, cancel).await;
+        if let Some(checkpoints) = self.own_checkpoints() {
+            checkpoints.end_turn();
+        }
+        drop(lock);
         self.config.executor.interrupt = CancellationToken::new();
         // A switch asked for after the last safe point still counts, for the next turn.
         self.apply_mode_switch();
@@ -401,6 +375,7 @@ impl Agent {
                 "<system-reminder>\n{context}\n</system-reminder>"
             )));
         }
+        self.start_turn();
         self.push_message(user);
         let mut stop_hook_active = false;
         let mut turn_usage = Usage::default();
@@ -786,6 +761,56 @@ impl Agent {
             tracing::error!("the conversation had an unanswered tool call; it was answered as interrupted");
         }
     }
+}
+
+/// The conversation a transcript's live entries hold (the messages, with assistant blocks left by a
+/// crash mid-stream as a message) and the frozen forms of its tool results.
+pub(crate) fn history_of(
+    entries: Vec<TranscriptEntry>,
+) -> (Vec<Message>, Vec<crate::budget::ReplacementRecord>) {
+    let mut messages = Vec::new();
+    let mut records = Vec::new();
+    // Blocks of an assistant message that never completed (the process died mid-stream).
+    let mut partial: Vec<ContentBlock> = Vec::new();
+    for e in entries {
+        match e {
+            TranscriptEntry::AssistantBlock { block } => partial.push(block),
+            TranscriptEntry::Message { message } => {
+                if message.role == Role::Assistant {
+                    partial.clear();
+                } else if !partial.is_empty() {
+                    let content = std::mem::take(&mut partial);
+                    push_merged(
+                        &mut messages,
+                        Message {
+                            role: Role::Assistant,
+                            content,
+                        },
+                    );
+                }
+                push_merged(&mut messages, message);
+            }
+            TranscriptEntry::Replacement { record } => records.push(record),
+            TranscriptEntry::CompactBoundary { .. } => {
+                messages.clear();
+                partial.clear();
+            }
+            TranscriptEntry::SessionStart { .. }
+            | TranscriptEntry::Permission { .. }
+            | TranscriptEntry::TurnStart { .. }
+            | TranscriptEntry::Rewind { .. } => {}
+        }
+    }
+    if !partial.is_empty() {
+        push_merged(
+            &mut messages,
+            Message {
+                role: Role::Assistant,
+                content: partial,
+            },
+        );
+    }
+    (messages, records)
 }
 
 struct Step {

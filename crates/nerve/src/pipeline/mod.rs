@@ -3,7 +3,8 @@
 //! lookup → abort check → strip engine-only fields → coercion → schema validation → semantic
 //! validation → observable-input backfill → PreToolUse hooks → permission resolution (an approval of
 //! the unchanged input may add the resolver's own engine-only fields, such as a previewed sed edit)
-//! → (denial: PermissionDenied hooks, error result) → call → result budgeting → PostToolUse hooks → new
+//! → (denial: PermissionDenied hooks, error result) → checkpoint (files the call may change are saved
+//! first) → call → result budgeting → PostToolUse hooks → new
 //! messages → error classification.
 //!
 //! Whatever happens, a call produces exactly one [`CallOutcome`]: the loop turns it into the one
@@ -224,12 +225,44 @@ impl Pipeline {
             }
         };
 
-        // 10. The call itself, raced against cancellation.
+        // 10. The call, after its checkpoint: what the call may change is saved first, so a rewind can put it
+        // back. A file that cannot be saved is not changed (fail closed).
+        let watch = match &ctx.config.checkpoints {
+            Some(checkpoints) => {
+                let effect = tool.file_effect(&input, ctx);
+                let call_ref = crate::checkpoint::CallRef {
+                    tool_use_id: call.id.clone(),
+                    tool_name: tool_name.clone(),
+                };
+                match crate::checkpoint::before_call(checkpoints, effect, &ctx.config.project_dir, call_ref)
+                    .await
+                {
+                    Ok(watch) => watch,
+                    Err(e) => {
+                        let message = format!(
+                            "The {tool_name} call did not run: {e}. A file is only changed once its earlier content is saved, so the change can be undone."
+                        );
+                        return CallOutcome::error_for(
+                            call,
+                            &tool_name,
+                            sanitize_for_model(&message),
+                            ErrorClass::Tool,
+                        );
+                    }
+                }
+            }
+            None => None,
+        };
+
+        // The call itself, raced against cancellation.
         let result = tokio::select! {
             biased;
             () = ctx.exec.cancel.cancelled() => Err(ToolError::Cancelled("the call was interrupted".into())),
             r = tool.call(input, ctx, progress) => r,
         };
+        if let Some(watch) = watch {
+            watch.after_call().await;
+        }
 
         let (mut outcome, hook_input_response) = match result {
             Ok(output) => self.budget_output(call, tool.as_ref(), output),

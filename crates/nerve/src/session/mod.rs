@@ -1,7 +1,9 @@
 //! Sessions on disk: an append-only JSONL transcript per session, listed, resumed and forked.
 
+mod rewind;
 mod transcript;
 
+pub use rewind::{PromptInfo, live_entries, next_turn, prompts};
 pub use transcript::{
     SessionInfo, Transcript, TranscriptEntry, TranscriptError, fork_session, list_sessions, read_transcript,
 };

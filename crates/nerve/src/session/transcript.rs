@@ -57,6 +57,23 @@ pub enum TranscriptEntry {
         /// Tokens of context before compaction.
         tokens_before: u64,
     },
+    /// A user prompt starts turn `turn` (prompts are numbered from 1 and never renumbered, also
+    /// across rewinds); the prompt's message follows. Rewinds name prompts by this number.
+    TurnStart {
+        /// The prompt's number.
+        turn: u32,
+        /// Milliseconds since the Unix epoch.
+        time_ms: u64,
+    },
+    /// The conversation was rewound to just before prompt `to_turn`: from here on, the history is
+    /// what it was right before that prompt's `turn_start`. The entries in between stay, for the
+    /// record.
+    Rewind {
+        /// The prompt rewound to.
+        to_turn: u32,
+        /// Milliseconds since the Unix epoch.
+        time_ms: u64,
+    },
     /// A permission decision about a call.
     Permission {
         /// The call.

@@ -34,6 +34,9 @@ pub struct SessionConfig {
     pub small_model: Option<Arc<dyn SmallModel>>,
     /// Runs sub-agents for the Agent tool (`None` where no model is configured).
     pub subagents: Option<Arc<dyn crate::agent::SubagentRunner>>,
+    /// Where files are saved before a turn changes them (`None`: no checkpoints, as for a lone
+    /// tool run). Sub-agents share their parent's, so their changes belong to the parent's turn.
+    pub checkpoints: Option<crate::checkpoint::Checkpoints>,
 }
 
 /// State that changes while a turn runs.
@@ -143,6 +146,7 @@ impl ToolUseContext {
                 tool_pool: None,
                 small_model: None,
                 subagents: None,
+                checkpoints: None,
             }),
             permissions: PermissionContext {
                 working_dirs: vec![cwd.clone()],

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::permissions::PermissionSubject;
 use crate::tool::{
-    InterruptBehavior, PermissionPreview, ProgressSink, Tool, ToolError, ToolOrigin, ToolOutput,
+    FileEffect, InterruptBehavior, PermissionPreview, ProgressSink, Tool, ToolError, ToolOrigin, ToolOutput,
     ToolPermission, ToolUseContext, Validation,
 };
 
@@ -55,6 +55,8 @@ pub trait DynTool: Send + Sync {
     fn backfill_observable_input(&self, input: &Value, ctx: &ToolUseContext) -> Value;
     /// See [`Tool::permission_subject`].
     fn permission_subject(&self, input: &Value, ctx: &ToolUseContext) -> PermissionSubject;
+    /// See [`Tool::file_effect`]; an input that does not parse may change anything.
+    fn file_effect(&self, input: &Value, ctx: &ToolUseContext) -> FileEffect;
     /// See [`Tool::check_permissions`]; ask when the input does not parse.
     async fn check_permissions(&self, input: &Value, ctx: &ToolUseContext) -> ToolPermission;
     /// See [`Tool::permission_preview`]; none when the input does not parse.
@@ -148,6 +150,12 @@ impl<T: Tool> DynTool for T {
         match parse::<T>(input) {
             Ok(typed) => Tool::permission_subject(self, &typed, ctx),
             Err(_) => PermissionSubject::Opaque,
+        }
+    }
+    fn file_effect(&self, input: &Value, ctx: &ToolUseContext) -> FileEffect {
+        match parse::<T>(input) {
+            Ok(typed) => Tool::file_effect(self, &typed, ctx),
+            Err(_) => FileEffect::Opaque { outlives_call: false },
         }
     }
     async fn check_permissions(&self, input: &Value, ctx: &ToolUseContext) -> ToolPermission {

@@ -6,6 +6,7 @@
 
 mod context;
 mod dyn_tool;
+mod effect;
 mod progress;
 mod read_state;
 mod result;
@@ -14,6 +15,7 @@ mod todo;
 
 pub use context::{AgentIdentity, ExecutionState, SessionConfig, ToolUseContext, UiCallbacks};
 pub use dyn_tool::{DynTool, ToolRef};
+pub use effect::FileEffect;
 pub use progress::{OutputStream, Progress, ProgressSink};
 pub use read_state::{FileReadRecord, ReadFileState};
 pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput, text_of};
@@ -211,6 +213,16 @@ pub trait Tool: Send + Sync + 'static {
     /// general permission system handles it.
     fn classifier_input(&self, _input: &Self::Input) -> String {
         String::new()
+    }
+
+    /// The files this input may change, for checkpoints. Default: none for a read-only input, any
+    /// file otherwise (fail closed: an unknown writer is watched as a shell command is).
+    fn file_effect(&self, input: &Self::Input, _ctx: &ToolUseContext) -> FileEffect {
+        if self.is_read_only(input) {
+            FileEffect::None
+        } else {
+            FileEffect::Opaque { outlives_call: false }
+        }
     }
 
     /// Input fields only the engine may set (for example a precomputed sed edit). They are stripped from

@@ -2,6 +2,7 @@
 
 mod auth;
 mod print;
+mod rewind;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -76,6 +77,49 @@ enum Command {
         /// Fork this session: print the new session's id (continue it with `-p ... --resume ID`).
         #[arg(long)]
         fork: Option<String>,
+    },
+    /// Print what a session changed: every file's net diff with +/− counts, or one prompt's.
+    Changes {
+        /// The project folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// The session.
+        #[arg(long)]
+        session: String,
+        /// Only what this prompt's turn changed (prompts are listed without it).
+        #[arg(long)]
+        turn: Option<u32>,
+        /// Print the structured change set as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Go back to just before a prompt: put files back (--code), cut the conversation back
+    /// (--conversation), or both (neither flag). Exits with 2 when some files were left as they are.
+    Rewind {
+        /// The project folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// The session.
+        #[arg(long)]
+        session: String,
+        /// The prompt's number (`nerve changes --session ID` lists them).
+        #[arg(long)]
+        to_prompt: u32,
+        /// Put files back.
+        #[arg(long)]
+        code: bool,
+        /// Cut the conversation back.
+        #[arg(long)]
+        conversation: bool,
+        /// Overwrite this file although it changed on disk since the agent's change (repeatable).
+        #[arg(long)]
+        confirm: Vec<PathBuf>,
+        /// Overwrite every file that changed on disk since the agent's change.
+        #[arg(long)]
+        confirm_all: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Manage the API key in the OS keyring.
     Auth {
@@ -427,6 +471,34 @@ fn run(cli: Cli) -> Result<()> {
             }) => run_tool(common, yes, verbose, tool, input_json).await,
             Some(Command::Tools { common }) => tools(common).await,
             Some(Command::Sessions { cwd, fork }) => sessions(cwd, fork),
+            Some(Command::Changes {
+                cwd,
+                session,
+                turn,
+                json,
+            }) => rewind::changes(&cwd, &session, turn, json),
+            Some(Command::Rewind {
+                cwd,
+                session,
+                to_prompt,
+                code,
+                conversation,
+                confirm,
+                confirm_all,
+                json,
+            }) => {
+                let code = rewind::rewind(rewind::RewindArgs {
+                    cwd,
+                    session,
+                    to_prompt,
+                    code,
+                    conversation,
+                    confirm,
+                    confirm_all,
+                    json,
+                })?;
+                std::process::exit(code);
+            }
             Some(Command::Auth { action }) => {
                 let code = auth::run(action)?;
                 std::process::exit(code);

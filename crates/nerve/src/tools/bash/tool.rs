@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::permissions::PermissionSubject;
 use crate::tool::{
-    InterruptBehavior, PermissionPreview, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext,
-    Validation,
+    FileEffect, InterruptBehavior, PermissionPreview, ProgressSink, Tool, ToolError, ToolOutput,
+    ToolUseContext, Validation,
 };
 use crate::tools::bash::limits::{DEFAULT_TIMEOUT_MS, MAX_RESULT_CHARS, MAX_TIMEOUT_MS};
 use crate::tools::bash::run::{output_dir, run_foreground, start_dir};
@@ -76,6 +76,29 @@ impl Tool for BashTool {
 
     fn is_read_only(&self, input: &BashInput) -> bool {
         input.simulated_sed_edit.is_none() && analyze(&input.command).is_read_only()
+    }
+
+    fn file_effect(&self, input: &BashInput, _ctx: &ToolUseContext) -> FileEffect {
+        if let Some(edit) = &input.simulated_sed_edit {
+            // An approved `sed -i` writes exactly the previewed files (and their backups), nothing
+            // else: the shell does not run.
+            let mut files = Vec::new();
+            for file in &edit.files {
+                files.push(file.path.clone());
+                if let Some(suffix) = &edit.backup_suffix {
+                    let mut backup = file.path.clone().into_os_string();
+                    backup.push(suffix);
+                    files.push(backup.into());
+                }
+            }
+            return FileEffect::Files(files);
+        }
+        if self.is_read_only(input) {
+            return FileEffect::None;
+        }
+        FileEffect::Opaque {
+            outlives_call: input.run_in_background == Some(true),
+        }
     }
 
     async fn validate_input(&self, input: &BashInput, _ctx: &ToolUseContext) -> Validation {

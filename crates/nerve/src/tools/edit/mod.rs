@@ -77,6 +77,10 @@ Usage:
         input.file_path = absolute_path(ctx, &input.file_path).display().to_string();
     }
 
+    fn file_effect(&self, input: &EditInput, ctx: &ToolUseContext) -> crate::tool::FileEffect {
+        crate::tool::FileEffect::Files(vec![absolute_path(ctx, &input.file_path)])
+    }
+
     fn permission_subject(&self, input: &EditInput, ctx: &ToolUseContext) -> PermissionSubject {
         PermissionSubject::Paths {
             access: Access::Edit,

@@ -36,6 +36,10 @@ pub struct ExitPlanModeTool;
 impl Tool for ExitPlanModeTool {
     type Input = ExitPlanModeInput;
 
+    fn file_effect(&self, _input: &ExitPlanModeInput, _ctx: &ToolUseContext) -> crate::tool::FileEffect {
+        crate::tool::FileEffect::None
+    }
+
     fn name(&self) -> &str {
         NAME
     }

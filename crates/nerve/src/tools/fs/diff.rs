@@ -20,6 +20,7 @@ pub enum ChangeKind {
 
 /// What a line of a hunk is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DiffTag {
     /// Unchanged, shown for orientation.
@@ -32,6 +33,7 @@ pub enum DiffTag {
 
 /// One line of a hunk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DiffLine {
     /// What the line is.
     pub tag: DiffTag,
@@ -41,6 +43,7 @@ pub struct DiffLine {
 
 /// A run of changes with context, as in a unified diff (`@@ -old_start,old_lines +new_start,new_lines @@`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DiffHunk {
     /// First old line (1-based; 0 when the hunk has no old lines).
     pub old_start: usize,

@@ -112,6 +112,10 @@ impl Tool for NotebookEditTool {
         input.notebook_path = Self::path(input, ctx).display().to_string();
     }
 
+    fn file_effect(&self, input: &NotebookEditInput, ctx: &ToolUseContext) -> crate::tool::FileEffect {
+        crate::tool::FileEffect::Files(vec![Self::path(input, ctx)])
+    }
+
     fn permission_subject(&self, input: &NotebookEditInput, ctx: &ToolUseContext) -> PermissionSubject {
         PermissionSubject::Paths {
             access: Access::Edit,

@@ -22,6 +22,10 @@ pub struct TaskStopTool;
 impl Tool for TaskStopTool {
     type Input = TaskStopInput;
 
+    fn file_effect(&self, _input: &TaskStopInput, _ctx: &ToolUseContext) -> crate::tool::FileEffect {
+        crate::tool::FileEffect::None
+    }
+
     fn name(&self) -> &str {
         "TaskStop"
     }

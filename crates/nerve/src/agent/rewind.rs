@@ -1,0 +1,239 @@
+//! Rewinding a session to just before one of its prompts: the code (files put back from the
+//! checkpoints), the conversation (a `rewind` boundary in the transcript, so the next request and
+//! a resume no longer hold the later turns), or both. The same functions serve a live agent and a
+//! session on disk (the `nerve rewind` CLI); a turn running anywhere holds the session's turn lock
+//! and makes a rewind fail with [`RewindError::TurnRunning`].
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::Agent;
+use crate::checkpoint::changes::change_set;
+use crate::checkpoint::{
+    ChangeScope, ChangeSet, CheckpointError, Checkpoints, CodeRewindPlan, CodeRewindReport, TurnLock,
+    TurnRunning, restore,
+};
+use crate::session::{
+    PromptInfo, Transcript, TranscriptEntry, TranscriptError, live_entries, prompts, read_transcript,
+};
+
+/// What to rewind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RewindRequest {
+    /// The prompt to go back to: afterwards things are as they were just before it was sent.
+    pub to_turn: u32,
+    /// Put files back.
+    pub code: bool,
+    /// Cut the conversation back.
+    pub conversation: bool,
+    /// Files the user agreed to overwrite although they changed on disk since the agent's change.
+    #[serde(default)]
+    pub confirmed: Vec<PathBuf>,
+}
+
+/// What a conversation rewind did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ConversationRewind {
+    /// The prompt that was rewound (a front-end can offer its text for editing).
+    pub prompt: PromptInfo,
+    /// How many prompts left the conversation (that one and those after it).
+    pub prompts_removed: usize,
+}
+
+/// What a rewind did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RewindReport {
+    /// The prompt rewound to.
+    pub to_turn: u32,
+    /// The code part, when asked for.
+    pub code: Option<CodeRewindReport>,
+    /// The conversation part, when asked for.
+    pub conversation: Option<ConversationRewind>,
+}
+
+/// Why a rewind did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum RewindError {
+    /// A turn of the session is running.
+    #[error(transparent)]
+    TurnRunning(#[from] TurnRunning),
+    /// The prompt is not in the conversation.
+    #[error(
+        "there is no prompt {to_turn} in this conversation (its prompts are: {known:?}); `nerve changes` lists them"
+    )]
+    NoSuchPrompt {
+        /// The prompt asked for.
+        to_turn: u32,
+        /// The prompts there are.
+        known: Vec<u32>,
+    },
+    /// Neither code nor conversation was asked for.
+    #[error("nothing to rewind: ask for the code, the conversation, or both")]
+    NothingChosen,
+    /// The session keeps no transcript or checkpoints (a headless agent without a session folder).
+    #[error("this session keeps no transcript and checkpoints, so it cannot be rewound")]
+    NotRecorded,
+    /// The checkpoints could not be read or a file could not be restored.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// The transcript could not be read or written.
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+}
+
+/// The files of one session: its transcript and its checkpoints.
+#[derive(Debug, Clone)]
+pub struct SessionFiles {
+    /// The transcript.
+    pub transcript: PathBuf,
+    /// The checkpoints.
+    pub checkpoints: Checkpoints,
+}
+
+impl SessionFiles {
+    /// The files of `session_id` in a project's data folder.
+    pub fn of(project_data_dir: &Path, session_id: &str) -> Self {
+        Self {
+            transcript: Transcript::path_for(project_data_dir, session_id),
+            checkpoints: Checkpoints::open(&Checkpoints::session_dir(project_data_dir, session_id)),
+        }
+    }
+
+    /// The prompts of the conversation as it stands.
+    pub fn prompts(&self) -> Result<Vec<PromptInfo>, RewindError> {
+        let (entries, _warnings) = read_transcript(&self.transcript)?;
+        Ok(prompts(&live_entries(entries)))
+    }
+
+    /// The change set of a turn or of the whole session.
+    pub fn changes(&self, scope: ChangeScope) -> Result<ChangeSet, RewindError> {
+        Ok(change_set(&self.checkpoints, scope)?)
+    }
+
+    /// What a code rewind to just before prompt `to_turn` would do (for the confirmation step).
+    pub fn plan_code_rewind(&self, to_turn: u32) -> Result<CodeRewindPlan, RewindError> {
+        self.prompt(to_turn)?;
+        Ok(restore::plan(&self.checkpoints, to_turn)?)
+    }
+
+    /// Rewinds. Refused while a turn of the session runs.
+    pub fn rewind(&self, request: &RewindRequest) -> Result<RewindReport, RewindError> {
+        if !request.code && !request.conversation {
+            return Err(RewindError::NothingChosen);
+        }
+        let _lock = TurnLock::try_acquire(self.checkpoints.session_folder())?;
+        let prompt = self.prompt(request.to_turn)?;
+        let code = if request.code {
+            let plan = restore::plan(&self.checkpoints, request.to_turn)?;
+            Some(restore::apply(&self.checkpoints, plan, &request.confirmed)?)
+        } else {
+            None
+        };
+        let conversation = if request.conversation {
+            let all = self.prompts()?;
+            let prompts_removed = all.iter().filter(|p| p.turn >= request.to_turn).count();
+            Transcript::open(&self.transcript)?.append(&TranscriptEntry::Rewind {
+                to_turn: request.to_turn,
+                time_ms: crate::session::transcript_now_ms(),
+            })?;
+            Some(ConversationRewind {
+                prompt,
+                prompts_removed,
+            })
+        } else {
+            None
+        };
+        Ok(RewindReport {
+            to_turn: request.to_turn,
+            code,
+            conversation,
+        })
+    }
+
+    fn prompt(&self, to_turn: u32) -> Result<PromptInfo, RewindError> {
+        let all = self.prompts()?;
+        let known = all.iter().map(|p| p.turn).collect();
+        all.into_iter()
+            .find(|p| p.turn == to_turn)
+            .ok_or(RewindError::NoSuchPrompt { to_turn, known })
+    }
+}
+
+impl Agent {
+    /// This session's files, when it keeps a transcript and checkpoints.
+    pub fn session_files(&self) -> Option<SessionFiles> {
+        Some(SessionFiles {
+            transcript: self.transcript_path()?.to_path_buf(),
+            checkpoints: self.own_checkpoints()?.clone(),
+        })
+    }
+
+    /// The prompts of the conversation as it stands (what a rewind can go back to).
+    pub fn prompts(&self) -> Result<Vec<PromptInfo>, RewindError> {
+        self.session_files().ok_or(RewindError::NotRecorded)?.prompts()
+    }
+
+    /// The change set of a turn (a tool card's or a turn's diff) or of the whole session.
+    pub fn changes(&self, scope: ChangeScope) -> Result<ChangeSet, RewindError> {
+        self.session_files()
+            .ok_or(RewindError::NotRecorded)?
+            .changes(scope)
+    }
+
+    /// Rewinds to just before prompt `request.to_turn`; with `conversation`, the next request
+    /// starts from the history as it was then.
+    pub fn rewind(&mut self, request: &RewindRequest) -> Result<RewindReport, RewindError> {
+        let files = self.session_files().ok_or(RewindError::NotRecorded)?;
+        let report = files.rewind(request)?;
+        if report.conversation.is_some() {
+            let (entries, _warnings) = read_transcript(&files.transcript)?;
+            let (mut messages, records) = crate::agent::turn::history_of(live_entries(entries));
+            crate::agent::answer_missing_tool_uses(&mut messages);
+            self.messages = messages;
+            self.replacements = crate::budget::ContentReplacementState::from_records(records);
+            self.context_tokens = 0;
+        }
+        Ok(report)
+    }
+
+    /// The main agent's checkpoints (a sub-agent records into its parent's turn and starts none).
+    pub(crate) fn own_checkpoints(&self) -> Option<&Checkpoints> {
+        if self.runtime.context.agent.agent_id.is_some() {
+            return None;
+        }
+        self.runtime.context.config.checkpoints.as_ref()
+    }
+
+    /// Takes the session's turn lock for a turn. A lock that cannot be taken (another process runs
+    /// a turn of the same session) does not stop this turn: it only means rewinds are refused.
+    pub(crate) fn lock_turn(&self) -> Option<TurnLock> {
+        let checkpoints = self.own_checkpoints()?;
+        match TurnLock::try_acquire(checkpoints.session_folder()) {
+            Ok(lock) => Some(lock),
+            Err(e) => {
+                tracing::warn!("{e}");
+                None
+            }
+        }
+    }
+
+    /// Numbers the prompt about to be sent and starts its checkpoints.
+    pub(crate) fn start_turn(&mut self) {
+        if self.runtime.context.agent.agent_id.is_some() {
+            return;
+        }
+        let turn = self.next_turn;
+        self.next_turn += 1;
+        self.record(&TranscriptEntry::TurnStart {
+            turn,
+            time_ms: crate::session::transcript_now_ms(),
+        });
+        if let Some(checkpoints) = self.own_checkpoints() {
+            checkpoints.begin_turn(turn);
+        }
+    }
+}

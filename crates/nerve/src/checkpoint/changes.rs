@@ -1,0 +1,217 @@
+//! Change sets: per file, the net change of a turn or of the whole session, as the structured diff
+//! Edit and Write previews use, with +/− counts, and the calls whose changes could not be seen.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoint::blobs::read_file;
+use crate::checkpoint::{CallRef, CheckpointError, Checkpoints, Content, LogEntry, Seen, UnseenReason};
+use crate::tools::fs::{ChangeKind, DiffHunk, DiffTag, FileDiff};
+
+/// Which changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChangeScope {
+    /// Everything the session changed: each file's first saved content against what it holds now.
+    Session,
+    /// What one turn did: each file's content before the turn against what the turn left (not
+    /// what later turns made of it, so a turn's card keeps showing its own change).
+    Turn {
+        /// The turn (its prompt's number).
+        turn: u32,
+    },
+}
+
+/// What happened to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// It did not exist.
+    Created,
+    /// It existed and holds something else.
+    Modified,
+    /// It existed and is gone.
+    Deleted,
+}
+
+/// The net change of one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FileChange {
+    /// The file.
+    pub path: PathBuf,
+    /// Created, modified or deleted.
+    pub status: FileStatus,
+    /// Lines added.
+    pub added: usize,
+    /// Lines removed.
+    pub removed: usize,
+    /// Either side is not UTF-8 text: no hunks, no line counts.
+    pub binary: bool,
+    /// The diff (empty for binary files).
+    pub hunks: Vec<DiffHunk>,
+    /// How the engine saw the change (a tool naming the file, or a work-tree comparison).
+    pub seen: Seen,
+    /// The calls that changed it, in order.
+    pub calls: Vec<CallRef>,
+}
+
+/// A call whose changes (some or all) the engine cannot restore.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct UnseenCall {
+    /// The turn.
+    pub turn: u32,
+    /// The call.
+    pub call: CallRef,
+    /// Why.
+    pub reason: UnseenReason,
+    /// The reason in words, for the user.
+    pub message: String,
+}
+
+/// The changes of a turn or a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ChangeSet {
+    /// Which changes.
+    pub scope: ChangeScope,
+    /// Files whose content differs, by path.
+    pub files: Vec<FileChange>,
+    /// Calls whose changes cannot all be restored.
+    pub unseen: Vec<UnseenCall>,
+}
+
+impl ChangeSet {
+    /// Lines added and removed over every file.
+    pub fn totals(&self) -> (usize, usize) {
+        self.files
+            .iter()
+            .fold((0, 0), |(a, r), f| (a + f.added, r + f.removed))
+    }
+}
+
+#[derive(Default)]
+struct Track {
+    before: Option<Content>,
+    after: Option<Content>,
+    seen: Option<Seen>,
+    calls: Vec<CallRef>,
+}
+
+/// The change set of `scope`.
+pub fn change_set(checkpoints: &Checkpoints, scope: ChangeScope) -> Result<ChangeSet, CheckpointError> {
+    let in_scope = |t: u32| match scope {
+        ChangeScope::Session => true,
+        ChangeScope::Turn { turn } => t == turn,
+    };
+    let mut files: BTreeMap<PathBuf, Track> = BTreeMap::new();
+    let mut unseen = Vec::new();
+    for entry in checkpoints.log()? {
+        match entry {
+            LogEntry::Saved { turn, path, before } if in_scope(turn) => {
+                files.entry(path).or_default().before.get_or_insert(before);
+            }
+            LogEntry::Changed {
+                turn,
+                path,
+                after,
+                call,
+                seen,
+            } if in_scope(turn) => {
+                let track = files.entry(path).or_default();
+                track.after = Some(after);
+                track.seen.get_or_insert(seen);
+                if !track.calls.contains(&call) {
+                    track.calls.push(call);
+                }
+            }
+            LogEntry::Unseen { turn, call, reason } if in_scope(turn) => unseen.push(UnseenCall {
+                turn,
+                message: reason.to_string(),
+                call,
+                reason,
+            }),
+            LogEntry::Saved { .. }
+            | LogEntry::Changed { .. }
+            | LogEntry::Unseen { .. }
+            | LogEntry::Restored { .. } => {}
+        }
+    }
+    let mut changes = Vec::new();
+    for (path, track) in files {
+        let (Some(before), Some(seen)) = (track.before, track.seen) else {
+            continue;
+        };
+        let old = checkpoints.blobs().get(&before)?;
+        let new = match scope {
+            ChangeScope::Session => read_file(&path)?,
+            ChangeScope::Turn { .. } => match &track.after {
+                Some(after) => checkpoints.blobs().get(after)?,
+                None => continue,
+            },
+        };
+        if old == new {
+            continue;
+        }
+        changes.push(file_change(path, old, new, seen, track.calls));
+    }
+    Ok(ChangeSet {
+        scope,
+        files: changes,
+        unseen,
+    })
+}
+
+fn file_change(
+    path: PathBuf,
+    old: Option<Vec<u8>>,
+    new: Option<Vec<u8>>,
+    seen: Seen,
+    calls: Vec<CallRef>,
+) -> FileChange {
+    let status = match (&old, &new) {
+        (None, _) => FileStatus::Created,
+        (Some(_), None) => FileStatus::Deleted,
+        (Some(_), Some(_)) => FileStatus::Modified,
+    };
+    let text = |b: &Option<Vec<u8>>| match b {
+        None => Some(String::new()),
+        Some(bytes) => String::from_utf8(bytes.clone())
+            .ok()
+            .filter(|s| !s.contains('\0')),
+    };
+    let (hunks, binary) = match (text(&old), text(&new)) {
+        (Some(old_text), Some(new_text)) => {
+            let kind = if old.is_none() {
+                ChangeKind::Create
+            } else {
+                ChangeKind::Update
+            };
+            let diff = FileDiff::between(&path.to_string_lossy(), kind, &old_text, &new_text);
+            (diff.hunks, false)
+        }
+        _ => (Vec::new(), true),
+    };
+    let count = |tag| {
+        hunks
+            .iter()
+            .flat_map(|h| &h.lines)
+            .filter(|l| l.tag == tag)
+            .count()
+    };
+    FileChange {
+        added: count(DiffTag::Insert),
+        removed: count(DiffTag::Delete),
+        path,
+        status,
+        binary,
+        hunks,
+        seen,
+        calls,
+    }
+}

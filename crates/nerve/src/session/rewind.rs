@@ -1,0 +1,136 @@
+//! Conversation rewinds in the transcript: `turn_start` entries mark where each prompt began, and a
+//! `rewind` entry cuts the history back to one of those marks. Reading applies the cuts, so a
+//! resumed session continues the rewound conversation while the file keeps every line.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::types::{ContentBlock, Role};
+use crate::session::TranscriptEntry;
+
+/// A prompt of the conversation as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PromptInfo {
+    /// Its number (what a rewind names).
+    pub turn: u32,
+    /// The text the user sent.
+    pub text: String,
+    /// When it was sent (milliseconds since the Unix epoch).
+    pub time_ms: u64,
+}
+
+/// The entries that make up the conversation now: every `rewind` removes what came after its
+/// prompt's `turn_start` (that entry included). A rewind naming an unknown prompt changes nothing.
+pub fn live_entries(entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
+    let mut live = Vec::with_capacity(entries.len());
+    let mut starts: Vec<(u32, usize)> = Vec::new();
+    for entry in entries {
+        match entry {
+            TranscriptEntry::TurnStart { turn, .. } => {
+                starts.push((turn, live.len()));
+                live.push(entry);
+            }
+            TranscriptEntry::Rewind { to_turn, .. } => match starts.iter().find(|(t, _)| *t == to_turn) {
+                Some(&(_, at)) => {
+                    live.truncate(at);
+                    starts.retain(|(_, p)| *p < at);
+                }
+                None => tracing::warn!("a rewind names prompt {to_turn}, which is not in the conversation"),
+            },
+            TranscriptEntry::SessionStart { .. }
+            | TranscriptEntry::Message { .. }
+            | TranscriptEntry::AssistantBlock { .. }
+            | TranscriptEntry::Replacement { .. }
+            | TranscriptEntry::CompactBoundary { .. }
+            | TranscriptEntry::Permission { .. } => live.push(entry),
+        }
+    }
+    live
+}
+
+/// The prompts of `live` entries, in order.
+pub fn prompts(live: &[TranscriptEntry]) -> Vec<PromptInfo> {
+    let mut out = Vec::new();
+    for (i, entry) in live.iter().enumerate() {
+        let TranscriptEntry::TurnStart { turn, time_ms } = entry else {
+            continue;
+        };
+        let text = live[i + 1..]
+            .iter()
+            .find_map(|e| match e {
+                TranscriptEntry::Message { message } if message.role == Role::User => {
+                    Some(message.content.iter().find_map(|b| match b {
+                        ContentBlock::Text(t) => Some(t.text.clone()),
+                        _ => None,
+                    }))
+                }
+                _ => None,
+            })
+            .flatten()
+            .unwrap_or_default();
+        out.push(PromptInfo {
+            turn: *turn,
+            text,
+            time_ms: *time_ms,
+        });
+    }
+    out
+}
+
+/// The number the next prompt gets: one more than any prompt ever recorded, rewound or not, so a
+/// number always names one prompt.
+pub fn next_turn(entries: &[TranscriptEntry]) -> u32 {
+    entries
+        .iter()
+        .filter_map(|e| match e {
+            TranscriptEntry::TurnStart { turn, .. } => Some(*turn),
+            _ => None,
+        })
+        .max()
+        .map_or(1, |t| t + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::types::Message;
+    use pretty_assertions::assert_eq;
+
+    fn start(turn: u32) -> TranscriptEntry {
+        TranscriptEntry::TurnStart { turn, time_ms: 0 }
+    }
+    fn says(text: &str) -> TranscriptEntry {
+        TranscriptEntry::Message {
+            message: Message::user_text(text),
+        }
+    }
+    fn rewind(to_turn: u32) -> TranscriptEntry {
+        TranscriptEntry::Rewind { to_turn, time_ms: 0 }
+    }
+
+    #[test]
+    fn a_rewind_cuts_back_to_its_prompt_and_numbers_are_never_reused() {
+        let entries = vec![
+            start(1),
+            says("one"),
+            start(2),
+            says("two"),
+            start(3),
+            says("three"),
+            rewind(2),
+            start(4),
+            says("four"),
+        ];
+        assert_eq!(next_turn(&entries), 5);
+        let live = live_entries(entries);
+        assert_eq!(live, vec![start(1), says("one"), start(4), says("four")]);
+        let numbers: Vec<(u32, String)> = prompts(&live).into_iter().map(|p| (p.turn, p.text)).collect();
+        assert_eq!(numbers, vec![(1, "one".into()), (4, "four".into())]);
+    }
+
+    #[test]
+    fn a_rewind_to_a_prompt_already_rewound_away_changes_nothing() {
+        let entries = vec![start(1), says("one"), start(2), says("two"), rewind(2), rewind(2)];
+        assert_eq!(live_entries(entries), vec![start(1), says("one")]);
+    }
+}

@@ -1,0 +1,641 @@
+//! Checkpoints and rewinds, end to end: the agent loop against the scripted Messages API mock,
+//! real Edit, Write and Bash tools on a project folder that is a git work tree.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+mod support;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nerve::agent::{Agent, AgentConfig, RewindError, RewindRequest, SessionFiles};
+use nerve::checkpoint::{
+    CallRef, ChangeScope, ChangeSet, FileChange, FileStatus, RefusalReason, RefusedRestore, Seen, TurnRunning,
+};
+use nerve::events::{Event, TurnEnd};
+use nerve::model::api_key::ApiKey;
+use nerve::model::client::{ModelClient, ModelConfig};
+use nerve::model::types::{ContentBlock, Role};
+use nerve::permissions::{PermissionMode, PermissionPrompter, UserAnswer};
+use nerve::session::Transcript;
+use nerve::tools::fs::{DiffHunk, DiffLine, DiffTag};
+use nerve_mock_model::{MockServer, Scenario};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use support::{ScriptedPrompter, TestProject};
+use tokio_util::sync::CancellationToken;
+
+async fn mock(steps: Value) -> MockServer {
+    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
+        .await
+        .unwrap()
+}
+
+fn client(server: &MockServer) -> ModelClient {
+    let mut config = ModelConfig::with_base_url_override(ApiKey::new("test-key"), Some(server.url()));
+    config.retry.base_delay = Duration::from_millis(10);
+    config.retry.max_delay = Duration::from_millis(50);
+    ModelClient::new(config).unwrap()
+}
+
+/// A project that is a git work tree (the engine only needs the `.git` folder to find it).
+fn git_project() -> TestProject {
+    let p = TestProject::new();
+    std::fs::create_dir_all(p.project_dir().join(".git")).unwrap();
+    std::fs::write(p.project_dir().join(".gitignore"), "ignored/\n").unwrap();
+    p
+}
+
+/// The project's folder in the data dir, as a front-end finds it.
+fn project_data_dir(p: &TestProject) -> PathBuf {
+    nerve::project::Project::open(p.options()).unwrap().data_dir()
+}
+
+fn runtime(
+    p: &TestProject,
+    mode: PermissionMode,
+    prompter: Option<Arc<dyn PermissionPrompter>>,
+) -> nerve::project::SessionRuntime {
+    let mut tools = nerve::registry::all_builtin_tools();
+    tools.extend(nerve::tools::testing::all_test_tools());
+    let headless = prompter.is_none();
+    p.session_over(tools, mode, &[], prompter, headless)
+}
+
+fn agent(p: &TestProject, server: &MockServer) -> Agent {
+    agent_with(p, server, PermissionMode::BypassPermissions, None)
+}
+
+fn agent_with(
+    p: &TestProject,
+    server: &MockServer,
+    mode: PermissionMode,
+    prompter: Option<Arc<dyn PermissionPrompter>>,
+) -> Agent {
+    let runtime = runtime(p, mode, prompter);
+    let path = runtime.context.config.transcript_path.clone();
+    Agent::new(
+        client(server),
+        runtime,
+        AgentConfig::new("claude-test"),
+        vec!["You are Nerve.".into()],
+        Some(Transcript::open(&path).unwrap()),
+    )
+}
+
+/// A new agent resuming `a`'s session from its transcript, with the same checkpoints.
+fn resume(p: &TestProject, server: &MockServer, a: &Agent) -> Agent {
+    let mut runtime = runtime(p, PermissionMode::BypassPermissions, None);
+    let files = a.session_files().unwrap();
+    let mut config = (*runtime.context.config).clone();
+    config.session_id = session_id(a);
+    config.checkpoints = Some(files.checkpoints);
+    runtime.context.config = Arc::new(config);
+    Agent::resume(
+        client(server),
+        runtime,
+        AgentConfig::new("claude-test"),
+        vec!["You are Nerve.".into()],
+        &files.transcript,
+    )
+    .unwrap()
+    .0
+}
+
+fn session_id(a: &Agent) -> String {
+    a.runtime().context.config.session_id.clone()
+}
+
+fn read(p: &TestProject, rel: &str) -> Option<String> {
+    std::fs::read_to_string(p.project_dir().join(rel)).ok()
+}
+
+fn path(p: &TestProject, rel: &str) -> String {
+    p.project_dir().join(rel).to_string_lossy().into_owned()
+}
+
+fn tool_use(id: &str, name: &str, input: Value) -> Value {
+    json!({"type": "tool_use", "id": id, "name": name, "input": input})
+}
+
+fn calls(blocks: Vec<Value>) -> Value {
+    json!({"response": {"type": "stream", "blocks": blocks}})
+}
+
+fn says(text: &str) -> Value {
+    json!({"response": {"type": "stream", "blocks": [{"type": "text", "text": text}]}})
+}
+
+async fn send(a: &mut Agent, prompt: &str) {
+    let out = a.send(prompt, CancellationToken::new()).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{:?}", out.error);
+}
+
+/// Every tool_use is answered by exactly one tool_result in the next message.
+fn assert_valid_history(a: &Agent) {
+    let msgs = a.messages();
+    for (i, m) in msgs.iter().enumerate() {
+        let uses: Vec<&str> = m
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse(t) => Some(t.id.as_str()),
+                _ => None,
+            })
+            .collect();
+        if m.role != Role::Assistant || uses.is_empty() {
+            continue;
+        }
+        let results: Vec<&str> = msgs[i + 1]
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolResult(r) => Some(r.tool_use_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results, uses, "message {i}");
+    }
+}
+
+fn both(to_turn: u32) -> RewindRequest {
+    RewindRequest {
+        to_turn,
+        code: true,
+        conversation: true,
+        confirmed: Vec::new(),
+    }
+}
+
+fn code_only(to_turn: u32) -> RewindRequest {
+    RewindRequest {
+        conversation: false,
+        ..both(to_turn)
+    }
+}
+
+#[tokio::test]
+async fn rewinding_code_and_conversation_restores_files_and_the_next_request_no_longer_holds_the_later_turns()
+{
+    let p = git_project();
+    let a_txt = path(&p, "a.txt");
+    let server = mock(json!([
+        calls(vec![tool_use("w1", "Write", json!({"file_path": a_txt, "content": "one\n"}))]),
+        says("wrote it"),
+        calls(vec![
+            tool_use("r1", "Read", json!({"file_path": a_txt})),
+            tool_use("e1", "Edit", json!({"file_path": a_txt, "old_string": "one", "new_string": "two"})),
+        ]),
+        calls(vec![tool_use("b1", "Bash", json!({"command": "echo made > b.txt"}))]),
+        says("SECOND-ANSWER"),
+        {"expect": {"message_count": 5, "last_user_text_contains": "third",
+                    "no_message_contains": "SECOND"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server);
+    send(&mut a, "first").await;
+    send(&mut a, "SECOND prompt").await;
+    assert_eq!(read(&p, "a.txt").as_deref(), Some("two\n"));
+    assert_eq!(read(&p, "b.txt").as_deref(), Some("made\n"));
+
+    let report = a.rewind(&both(2)).unwrap();
+    let code = report.code.unwrap();
+    assert_eq!(code.refused, Vec::<RefusedRestore>::new());
+    assert_eq!(code.restored.len(), 2);
+    assert_eq!(report.conversation.unwrap().prompt.text, "SECOND prompt");
+    assert_eq!(read(&p, "a.txt").as_deref(), Some("one\n"));
+    assert_eq!(
+        read(&p, "b.txt"),
+        None,
+        "the command created it after that prompt"
+    );
+    assert_valid_history(&a);
+
+    send(&mut a, "third").await;
+    let prompts: Vec<(u32, String)> = a
+        .prompts()
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.turn, p.text))
+        .collect();
+    assert_eq!(prompts, vec![(1, "first".into()), (3, "third".into())]);
+
+    // The transcript keeps the rewound turn for the record; a resume continues the rewound one.
+    let transcript = std::fs::read_to_string(a.transcript_path().unwrap()).unwrap();
+    assert!(transcript.contains("SECOND-ANSWER"));
+    let resumed = resume(&p, &server, &a);
+    assert_eq!(resumed.messages(), a.messages());
+}
+
+#[tokio::test]
+async fn a_turns_change_set_is_the_net_diff_of_each_file_with_how_it_was_seen() {
+    let p = git_project();
+    p.write("a.txt", "keep\nold\n");
+    let a_txt = path(&p, "a.txt");
+    let c_txt = path(&p, "c.txt");
+    let server = mock(json!([
+        calls(vec![
+            tool_use("r1", "Read", json!({"file_path": a_txt})),
+            tool_use(
+                "e1",
+                "Edit",
+                json!({"file_path": a_txt, "old_string": "old", "new_string": "new"})
+            ),
+        ]),
+        calls(vec![tool_use(
+            "w1",
+            "Write",
+            json!({"file_path": c_txt, "content": "temp\n"})
+        )]),
+        calls(vec![tool_use(
+            "b1",
+            "Bash",
+            json!({"command": "rm c.txt && printf 'x\\n' > ignored/out.txt; true"})
+        )]),
+        says("done"),
+    ]))
+    .await;
+    std::fs::create_dir_all(p.project_dir().join("ignored")).unwrap();
+    let mut a = agent(&p, &server);
+    send(&mut a, "go").await;
+
+    let changes = a.changes(ChangeScope::Turn { turn: 1 }).unwrap();
+    let expected = ChangeSet {
+        scope: ChangeScope::Turn { turn: 1 },
+        files: vec![FileChange {
+            path: PathBuf::from(&a_txt),
+            status: FileStatus::Modified,
+            added: 1,
+            removed: 1,
+            binary: false,
+            hunks: vec![DiffHunk {
+                old_start: 1,
+                old_lines: 2,
+                new_start: 1,
+                new_lines: 2,
+                lines: vec![
+                    DiffLine {
+                        tag: DiffTag::Context,
+                        text: "keep".into(),
+                    },
+                    DiffLine {
+                        tag: DiffTag::Delete,
+                        text: "old".into(),
+                    },
+                    DiffLine {
+                        tag: DiffTag::Insert,
+                        text: "new".into(),
+                    },
+                ],
+            }],
+            seen: Seen::Tool,
+            calls: vec![CallRef {
+                tool_use_id: "e1".into(),
+                tool_name: "Edit".into(),
+            }],
+        }],
+        unseen: vec![nerve::checkpoint::UnseenCall {
+            turn: 1,
+            call: CallRef {
+                tool_use_id: "b1".into(),
+                tool_name: "Bash".into(),
+            },
+            reason: nerve::checkpoint::UnseenReason::OutsideWorkTree {
+                root: p.project_dir(),
+            },
+            message: format!(
+                "changes inside {} (tracked and untracked, not ignored) are restorable; ignored files and files elsewhere are not",
+                p.project_dir().display()
+            ),
+        }],
+    };
+    // c.txt was created and deleted within the turn: no net change. The ignored file is not seen.
+    assert_eq!(changes, expected);
+    assert_eq!(a.changes(ChangeScope::Session).unwrap().files, expected.files);
+}
+
+#[tokio::test]
+async fn a_file_someone_else_changed_after_the_agent_is_refused_unless_confirmed() {
+    let p = git_project();
+    let a_txt = path(&p, "a.txt");
+    let server = mock(json!([
+        calls(vec![tool_use(
+            "w1",
+            "Write",
+            json!({"file_path": a_txt, "content": "agent\n"})
+        )]),
+        says("done"),
+    ]))
+    .await;
+    let mut a = agent(&p, &server);
+    send(&mut a, "write it").await;
+    std::fs::write(&a_txt, "human\n").unwrap();
+
+    let plan = a.session_files().unwrap().plan_code_rewind(1).unwrap();
+    assert!(plan.files[0].changed_on_disk);
+    let report = a.rewind(&code_only(1)).unwrap().code.unwrap();
+    assert_eq!(
+        report.refused,
+        vec![RefusedRestore {
+            path: PathBuf::from(&a_txt),
+            reason: RefusalReason::ChangedOnDisk,
+        }]
+    );
+    assert_eq!(read(&p, "a.txt").as_deref(), Some("human\n"));
+
+    let confirmed = RewindRequest {
+        confirmed: vec![PathBuf::from(&a_txt)],
+        ..code_only(1)
+    };
+    let report = a.rewind(&confirmed).unwrap().code.unwrap();
+    assert_eq!(report.refused, Vec::<RefusedRestore>::new());
+    assert_eq!(
+        read(&p, "a.txt"),
+        None,
+        "the agent created it, so going back removes it"
+    );
+}
+
+#[tokio::test]
+async fn a_binary_file_a_command_changed_is_restored_byte_for_byte() {
+    let p = git_project();
+    let bin = p.project_dir().join("blob.bin");
+    std::fs::write(&bin, [0u8, 159, 146, 150, 0]).unwrap();
+    let server = mock(json!([
+        calls(vec![tool_use(
+            "b1",
+            "Bash",
+            json!({"command": "printf '\\001\\000\\377' > blob.bin"})
+        )]),
+        says("done"),
+    ]))
+    .await;
+    let mut a = agent(&p, &server);
+    send(&mut a, "change it").await;
+    let changes = a.changes(ChangeScope::Turn { turn: 1 }).unwrap();
+    assert_eq!(
+        changes
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.status, f.binary, f.seen))
+            .collect::<Vec<_>>(),
+        vec![(bin.clone(), FileStatus::Modified, true, Seen::WorkTree)]
+    );
+    a.rewind(&code_only(1)).unwrap();
+    assert_eq!(std::fs::read(&bin).unwrap(), vec![0u8, 159, 146, 150, 0]);
+}
+
+#[tokio::test]
+async fn an_approved_sed_edit_is_checkpointed_by_the_files_it_names() {
+    let p = TestProject::new(); // not a git repository: only what tools name can be restored
+    p.write("conf.txt", "port=1\n");
+    let server = mock(json!([
+        calls(vec![tool_use(
+            "s1",
+            "Bash",
+            json!({"command": "sed -i 's/1/2/' conf.txt"})
+        )]),
+        calls(vec![tool_use(
+            "b1",
+            "Bash",
+            json!({"command": "echo x > other.txt"})
+        )]),
+        says("done"),
+    ]))
+    .await;
+    let allow = || UserAnswer::AllowOnce { updated_input: None };
+    let prompter: Arc<dyn PermissionPrompter> = ScriptedPrompter::new(vec![allow(), allow()]);
+    let mut a = agent_with(&p, &server, PermissionMode::Default, Some(prompter));
+    send(&mut a, "bump the port").await;
+    assert_eq!(read(&p, "conf.txt").as_deref(), Some("port=2\n"));
+    let changes = a.changes(ChangeScope::Turn { turn: 1 }).unwrap();
+    assert_eq!(changes.files.len(), 1);
+    assert_eq!(changes.files[0].seen, Seen::Tool);
+    assert_eq!(
+        changes
+            .unseen
+            .iter()
+            .map(|u| u.reason.clone())
+            .collect::<Vec<_>>(),
+        vec![nerve::checkpoint::UnseenReason::NotGitRepository]
+    );
+    let report = a.rewind(&code_only(1)).unwrap().code.unwrap();
+    assert_eq!(
+        report.unseen.len(),
+        1,
+        "the rewind says what it could not restore"
+    );
+    assert_eq!(read(&p, "conf.txt").as_deref(), Some("port=1\n"));
+    assert_eq!(
+        read(&p, "other.txt").as_deref(),
+        Some("x\n"),
+        "never seen, never deleted"
+    );
+}
+
+#[tokio::test]
+async fn a_rewind_while_a_turn_runs_is_refused_with_a_clear_message() {
+    let p = git_project();
+    let server = mock(json!([
+        calls(vec![tool_use(
+            "s1",
+            "TestSleep",
+            json!({"ms": 60_000, "safe": false})
+        )]),
+        says("done"),
+    ]))
+    .await;
+    let mut a = agent(&p, &server);
+    // As `nerve rewind` finds the session: by the project and the session id.
+    let files = SessionFiles::of(&project_data_dir(&p), &session_id(&a));
+    let cancel = CancellationToken::new();
+    let turn_cancel = cancel.clone();
+    let running = tokio::spawn(async move {
+        a.send("sleep", turn_cancel).await;
+        a
+    });
+    while !p
+        .recorder
+        .events()
+        .iter()
+        .any(|e| matches!(e, Event::ToolStarted { .. }))
+    {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let err = files.rewind(&both(1)).unwrap_err();
+    assert!(
+        matches!(err, RewindError::TurnRunning(TurnRunning::Busy { .. })),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("a turn of this session is running; wait for it to end or abort it")
+    );
+    cancel.cancel();
+    let mut a = running.await.unwrap();
+    a.rewind(&both(1)).unwrap();
+    assert_eq!(a.messages(), &[]);
+}
+
+#[tokio::test]
+async fn rewinding_to_a_prompt_that_is_not_in_the_conversation_names_the_ones_that_are() {
+    let p = git_project();
+    let server = mock(json!([says("one")])).await;
+    let mut a = agent(&p, &server);
+    send(&mut a, "hello").await;
+    let err = a.rewind(&both(7)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "there is no prompt 7 in this conversation (its prompts are: [1]); `nerve changes` lists them"
+    );
+}
+
+mod property {
+    //! Random sequences of Edit, Write, sed and Bash changes over a few files, prompt after prompt;
+    //! then a rewind to a random prompt puts every file back as it was just before that prompt,
+    //! and the conversation (live and resumed) is a valid history.
+
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use proptest::prelude::*;
+
+    const FILES: [&str; 3] = ["f0.txt", "f1.txt", "f2.txt"];
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Write(usize, String),
+        Edit(usize),
+        Sed(usize),
+        BashAppend(usize, String),
+        BashRemove(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let word = "[a-z]{1,6}";
+        prop_oneof![
+            (0..3usize, word).prop_map(|(f, w)| Op::Write(f, w)),
+            (0..3usize).prop_map(Op::Edit),
+            (0..3usize).prop_map(Op::Sed),
+            (0..3usize, word).prop_map(|(f, w)| Op::BashAppend(f, w)),
+            (0..3usize).prop_map(Op::BashRemove),
+        ]
+    }
+
+    /// The model's answer for one op, written against `files` (what the test expects the files to
+    /// hold), which it then updates. Writes and edits read the file first, as a model does.
+    fn step(p: &TestProject, id: &str, op: &Op, files: &mut [Option<String>; 3]) -> Value {
+        let at = |f: usize| path(p, FILES[f]);
+        let read_first = |f: usize| tool_use(&format!("{id}r"), "Read", json!({"file_path": at(f)}));
+        let blocks = match op {
+            Op::Write(f, w) => {
+                files[*f] = Some(format!("{w}\n"));
+                vec![
+                    read_first(*f),
+                    tool_use(
+                        id,
+                        "Write",
+                        json!({"file_path": at(*f), "content": format!("{w}\n")}),
+                    ),
+                ]
+            }
+            Op::Edit(f) => match files[*f].clone() {
+                Some(text) => {
+                    files[*f] = Some(format!("{text}edited\n"));
+                    let input = json!({"file_path": at(*f), "old_string": text, "new_string": format!("{text}edited\n")});
+                    vec![read_first(*f), tool_use(id, "Edit", input)]
+                }
+                None => {
+                    files[*f] = Some("fresh\n".into());
+                    vec![
+                        read_first(*f),
+                        tool_use(id, "Write", json!({"file_path": at(*f), "content": "fresh\n"})),
+                    ]
+                }
+            },
+            Op::Sed(f) => {
+                if let Some(text) = &files[*f] {
+                    files[*f] = Some(text.lines().map(|l| format!("s{l}\n")).collect());
+                }
+                let command = format!("test -e {0} && sed -i 's/^/s/' {0}; true", FILES[*f]);
+                vec![tool_use(id, "Bash", json!({"command": command}))]
+            }
+            Op::BashAppend(f, w) => {
+                files[*f] = Some(format!("{}{w}\n", files[*f].clone().unwrap_or_default()));
+                vec![tool_use(
+                    id,
+                    "Bash",
+                    json!({"command": format!("echo {w} >> {}", FILES[*f])}),
+                )]
+            }
+            Op::BashRemove(f) => {
+                files[*f] = None;
+                vec![tool_use(
+                    id,
+                    "Bash",
+                    json!({"command": format!("rm -f {}", FILES[*f])}),
+                )]
+            }
+        };
+        calls(blocks)
+    }
+
+    fn on_disk(p: &TestProject) -> [Option<String>; 3] {
+        FILES.map(|f| read(p, f))
+    }
+
+    async fn scenario(prompts: Vec<Vec<Op>>, to: usize) {
+        let p = git_project();
+        let mut files: [Option<String>; 3] = [None, None, None];
+        let mut before_each = Vec::new();
+        let mut steps = Vec::new();
+        for (n, ops) in prompts.iter().enumerate() {
+            before_each.push(files.clone());
+            for (k, op) in ops.iter().enumerate() {
+                steps.push(step(&p, &format!("t{n}_{k}"), op, &mut files));
+            }
+            steps.push(says("done"));
+        }
+        // The request after the rewind holds none of the rewound prompts.
+        steps.push(
+            json!({"expect": {"no_message_contains": format!("prompt number {}", to + 1)},
+                          "response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}}),
+        );
+        let server = mock(Value::Array(steps)).await;
+        let mut a = agent(&p, &server);
+        for n in 0..prompts.len() {
+            send(&mut a, &format!("prompt number {}", n + 1)).await;
+        }
+        assert_eq!(
+            on_disk(&p),
+            files,
+            "the test's model of the files matches the tools"
+        );
+
+        let turn = (to + 1) as u32;
+        let report = a.rewind(&both(turn)).unwrap();
+        assert_eq!(report.code.unwrap().refused, Vec::<RefusedRestore>::new());
+        assert_eq!(
+            on_disk(&p),
+            before_each[to],
+            "rewound to just before prompt {turn}"
+        );
+        assert_valid_history(&a);
+        let resumed = resume(&p, &server, &a);
+        assert_eq!(resumed.messages(), a.messages());
+        send(&mut a, "after the rewind").await;
+        assert_valid_history(&a);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
+        #[test]
+        fn a_rewind_restores_every_file_as_it_was_before_the_prompt(
+            prompts in proptest::collection::vec(proptest::collection::vec(op(), 1..4), 1..4),
+            to in 0..4usize,
+        ) {
+            let to = to % prompts.len();
+            tokio::runtime::Runtime::new().unwrap().block_on(scenario(prompts, to));
+        }
+    }
+}
