@@ -8,28 +8,13 @@ use std::time::Duration;
 
 use nerve::agent::{Agent, AgentConfig};
 use nerve::events::{Event, TurnEnd};
-use nerve::model::api_key::ApiKey;
-use nerve::model::client::{ModelClient, ModelConfig};
 use nerve::model::types::{ContentBlock, Role};
 use nerve::permissions::PermissionMode;
 use nerve::session::Transcript;
-use nerve_mock_model::{MockServer, Scenario};
-use serde_json::{Value, json};
-use support::TestProject;
+use nerve_mock_model::MockServer;
+use serde_json::json;
+use support::{TestProject, client, mock};
 use tokio_util::sync::CancellationToken;
-
-async fn mock(steps: Value) -> MockServer {
-    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
-        .await
-        .unwrap()
-}
-
-fn client(server: &MockServer) -> ModelClient {
-    let mut config = ModelConfig::with_base_url_override(ApiKey::new("test-key"), Some(server.url()));
-    config.retry.base_delay = Duration::from_millis(10);
-    config.retry.max_delay = Duration::from_millis(50);
-    ModelClient::new(config).unwrap()
-}
 
 fn agent(p: &TestProject, server: &MockServer, mode: PermissionMode) -> Agent {
     let runtime = p.session_with(mode, &[], None, true);

@@ -13,30 +13,15 @@ use nerve::checkpoint::{
     CallRef, ChangeScope, ChangeSet, FileChange, FileStatus, RefusalReason, RefusedRestore, Seen, TurnRunning,
 };
 use nerve::events::{Event, TurnEnd};
-use nerve::model::api_key::ApiKey;
-use nerve::model::client::{ModelClient, ModelConfig};
 use nerve::model::types::{ContentBlock, Role};
 use nerve::permissions::{PermissionMode, PermissionPrompter, UserAnswer};
 use nerve::session::Transcript;
 use nerve::tools::fs::{DiffHunk, DiffLine, DiffTag};
-use nerve_mock_model::{MockServer, Scenario};
+use nerve_mock_model::MockServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::{ScriptedPrompter, TestProject};
+use support::{ScriptedPrompter, TestProject, client, mock};
 use tokio_util::sync::CancellationToken;
-
-async fn mock(steps: Value) -> MockServer {
-    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
-        .await
-        .unwrap()
-}
-
-fn client(server: &MockServer) -> ModelClient {
-    let mut config = ModelConfig::with_base_url_override(ApiKey::new("test-key"), Some(server.url()));
-    config.retry.base_delay = Duration::from_millis(10);
-    config.retry.max_delay = Duration::from_millis(50);
-    ModelClient::new(config).unwrap()
-}
 
 /// A project that is a git work tree (the engine only needs the `.git` folder to find it).
 fn git_project() -> TestProject {

@@ -13,6 +13,25 @@ use nerve::project::{Project, ProjectOptions, SessionRuntime, SessionSetup};
 use nerve::registry::ToolPool;
 use nerve::tools::testing::all_test_tools;
 
+/// The scripted mock of the Messages API serving `steps` (a real HTTP server speaking SSE).
+pub async fn mock(steps: serde_json::Value) -> nerve_mock_model::MockServer {
+    let scenario = serde_json::json!({ "steps": steps }).to_string();
+    nerve_mock_model::MockServer::start(nerve_mock_model::Scenario::from_json(&scenario).unwrap())
+        .await
+        .unwrap()
+}
+
+/// A model client for `server`, retrying quickly.
+pub fn client(server: &nerve_mock_model::MockServer) -> nerve::model::client::ModelClient {
+    let mut config = nerve::model::client::ModelConfig::with_base_url_override(
+        nerve::model::api_key::ApiKey::new("test-key"),
+        Some(server.url()),
+    );
+    config.retry.base_delay = std::time::Duration::from_millis(10);
+    config.retry.max_delay = std::time::Duration::from_millis(50);
+    nerve::model::client::ModelClient::new(config).unwrap()
+}
+
 /// Records every event in order.
 #[derive(Clone, Default)]
 pub struct Recorder(pub Arc<Mutex<Vec<Event>>>);
