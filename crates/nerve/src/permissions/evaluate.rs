@@ -436,6 +436,13 @@ fn judge_shell(
             (PartDecision::ReadOnly, None)
         } else {
             let why = match &part.why_not_read_only {
+                // A file edit that got here changes something outside the working directories (or
+                // the mode is not acceptEdits): say that, not that it is "not read-only".
+                Some(_) if part.file_edit => format!(
+                    "no rule allows `{}` (it changes files; acceptEdits mode allows that only inside the working \
+                     directories)",
+                    part.as_written
+                ),
                 Some(why) => format!("no rule allows `{}` ({why})", part.as_written),
                 None => format!("no rule allows `{}`", part.as_written),
             };

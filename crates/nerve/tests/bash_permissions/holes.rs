@@ -712,6 +712,12 @@ fn accept_edits_allows_file_edits_inside_the_working_folders() {
     for cmd in outside {
         cases.push(case(cmd, AcceptEdits, &[], Want::Is(Q)));
     }
+    let ctx = context(AcceptEdits, &[]);
+    assert_eq!(
+        evaluation("touch /tmp/outside.txt", &ctx).reason,
+        "Bash needs approval: no rule allows `touch /tmp/outside.txt` (it changes files; acceptEdits mode allows \
+         that only inside the working directories)"
+    );
     for cmd in protected {
         cases.push(case(cmd, AcceptEdits, &[], Want::Is(Q)));
         cases.push(case(cmd, BypassPermissions, &[], Want::Is(Q)));
