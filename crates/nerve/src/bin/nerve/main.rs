@@ -95,32 +95,7 @@ enum Command {
     },
     /// Go back to just before a prompt: put files back (--code), cut the conversation back
     /// (--conversation), or both (neither flag). Exits with 2 when some files were left as they are.
-    Rewind {
-        /// The project folder.
-        #[arg(long, default_value = ".")]
-        cwd: PathBuf,
-        /// The session.
-        #[arg(long)]
-        session: String,
-        /// The prompt's number (`nerve changes --session ID` lists them).
-        #[arg(long)]
-        to_prompt: u32,
-        /// Put files back.
-        #[arg(long)]
-        code: bool,
-        /// Cut the conversation back.
-        #[arg(long)]
-        conversation: bool,
-        /// Overwrite this file although it changed on disk since the agent's change (repeatable).
-        #[arg(long)]
-        confirm: Vec<PathBuf>,
-        /// Overwrite every file that changed on disk since the agent's change.
-        #[arg(long)]
-        confirm_all: bool,
-        /// Print the report as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Rewind(rewind::RewindArgs),
     /// Manage the API key in the OS keyring.
     Auth {
         #[command(subcommand)]
@@ -477,26 +452,8 @@ fn run(cli: Cli) -> Result<()> {
                 turn,
                 json,
             }) => rewind::changes(&cwd, &session, turn, json),
-            Some(Command::Rewind {
-                cwd,
-                session,
-                to_prompt,
-                code,
-                conversation,
-                confirm,
-                confirm_all,
-                json,
-            }) => {
-                let code = rewind::rewind(rewind::RewindArgs {
-                    cwd,
-                    session,
-                    to_prompt,
-                    code,
-                    conversation,
-                    confirm,
-                    confirm_all,
-                    json,
-                })?;
+            Some(Command::Rewind(args)) => {
+                let code = rewind::rewind(args)?;
                 std::process::exit(code);
             }
             Some(Command::Auth { action }) => {

@@ -89,15 +89,33 @@ fn render(set: &ChangeSet) -> String {
     out
 }
 
-/// What `nerve rewind` was asked.
+/// Go back to just before a prompt: put files back (--code), cut the conversation back
+/// (--conversation), or both (neither flag). Exits with 2 when some files were left as they are.
+#[derive(Debug, clap::Args)]
 pub struct RewindArgs {
+    /// The project folder.
+    #[arg(long, default_value = ".")]
     pub cwd: PathBuf,
+    /// The session.
+    #[arg(long)]
     pub session: String,
+    /// The prompt's number (`nerve changes --session ID` lists them).
+    #[arg(long)]
     pub to_prompt: u32,
+    /// Put files back.
+    #[arg(long)]
     pub code: bool,
+    /// Cut the conversation back.
+    #[arg(long)]
     pub conversation: bool,
+    /// Overwrite this file although it changed on disk since the agent's change (repeatable).
+    #[arg(long)]
     pub confirm: Vec<PathBuf>,
+    /// Overwrite every file that changed on disk since the agent's change.
+    #[arg(long)]
     pub confirm_all: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
     pub json: bool,
 }
 
