@@ -32,7 +32,7 @@ cargo fmt --all -- --check
 echo "== cargo clippy (engine, mock model server, desktop shell; all targets)"
 cargo clippy -p nerve -p nerve-mock-model -p nerve-desktop --all-targets --locked -- -D warnings
 echo "== cargo test (engine, mock model server, desktop shell)"
-cargo test -p nerve -p nerve-mock-model -p nerve-desktop --locked
+cargo test -p nerve -p nerve-mock-model -p nerve-desktop --locked --no-fail-fast
 echo "== the nerve binary as shipped holds no test tools, even with NERVE_TEST_TOOLS=1"
 cargo build -p nerve --bin nerve --locked
 tools_dir="$(mktemp -d)"

@@ -165,8 +165,38 @@ async fn an_abort_kills_the_process_group() {
     assert!(process_gone(pid).await, "sleep {pid} outlived the abort");
 }
 
+/// Set in the process [`a_gigabyte_of_output_keeps_memory_bounded`] measures in.
+const MEMORY_PROBE: &str = "NERVE_TEST_MEMORY_PROBE";
+
 #[tokio::test]
 async fn a_gigabyte_of_output_keeps_memory_bounded() {
+    if std::env::var_os(MEMORY_PROBE).is_none() {
+        // Peak RSS belongs to the whole process: measured here, it would count whatever the tests
+        // running beside this one allocate. The test binary runs just this test in a process of
+        // its own.
+        let probe = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "a_gigabyte_of_output_keeps_memory_bounded",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(MEMORY_PROBE, "1")
+            .output()
+            .unwrap();
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&probe.stdout),
+            String::from_utf8_lossy(&probe.stderr)
+        );
+        println!("{printed}");
+        assert!(probe.status.success(), "the measuring process failed:\n{printed}");
+        assert!(
+            printed.contains("1 GB of output:"),
+            "the test did not run: {printed}"
+        );
+        return;
+    }
     let p = TestProject::new();
     let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
     let before = vm_hwm_kb();
@@ -247,20 +277,37 @@ async fn a_failing_command_with_long_output_lists_its_saved_output() {
 #[tokio::test]
 async fn png_on_stdout_becomes_an_image_block() {
     let p = TestProject::new();
+    let mut png = Vec::new();
+    image::RgbImage::new(3, 2)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    std::fs::write(p.dir.path().join("project/plot.png"), &png).unwrap();
     let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
-    let out = s
-        .run_one(&bash(
-            "img",
-            json!({"command": r"printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR'"}),
-        ))
-        .await;
+    let out = s.run_one(&bash("img", json!({"command": "cat plot.png"}))).await;
     assert!(!out.is_error);
     match &out.content[..] {
         [ResultBlock::Image { media_type, data }] => {
             assert_eq!(media_type, "image/png");
-            assert_eq!(data, "iVBORw0KGgoAAAANSUhEUg==");
+            assert_eq!(
+                data,
+                &base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &png)
+            );
         }
         other => panic!("not an image: {other:?}"),
+    }
+
+    // A warning on stderr shares the output: the bytes are no longer one image, and the API would
+    // refuse them as one.
+    for command in [
+        "cat plot.png; echo warning >&2",
+        "printf '\\x89PNG\\r\\n\\x1a\\n\\0\\0\\0\\rIHDR'",
+    ] {
+        let out = s.run_one(&bash("img2", json!({"command": command}))).await;
+        assert!(
+            matches!(&out.content[..], [ResultBlock::Text { .. }]),
+            "{command}: {:?}",
+            out.content
+        );
     }
 }
 

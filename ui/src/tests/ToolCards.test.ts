@@ -105,7 +105,7 @@ describe("tool cards and batches", () => {
     const running = stateOf([
       queued("x", 5, false, "Bash"),
       { type: "tool_started", tool_use_id: "x" },
-      { type: "tool_progress", tool_use_id: "x", progress: { kind: "output", stream: "stdout", text: lines } } as Event,
+      { type: "tool_progress", tool_use_id: "x", progress: { kind: "output", text: lines } } as Event,
     ]);
     const { unmount } = render(MessageList, { conversation: running, sessionId: "s1" });
     const progress = screen.getByTestId("tool-progress").textContent!;

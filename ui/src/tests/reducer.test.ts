@@ -45,7 +45,7 @@ describe("reducer: tool batches and statuses", () => {
 
   it("keeps only the last 20 lines of streamed output, joining partial lines", () => {
     let s = run([queued("a", 1, false, "Bash"), { type: "tool_started", tool_use_id: "a" }]);
-    const out = (text: string): Event => ({ type: "tool_progress", tool_use_id: "a", progress: { kind: "output", stream: "stdout", text } }) as Event;
+    const out = (text: string): Event => ({ type: "tool_progress", tool_use_id: "a", progress: { kind: "output", text } }) as Event;
     s = reduce(s, out("hel"), 0);
     s = reduce(s, out("lo\nworld\n"), 0);
     expect(s.tools.a!.output_tail).toEqual(["hello", "world", ""]);

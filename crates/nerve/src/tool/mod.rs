@@ -16,7 +16,7 @@ mod todo;
 pub use context::{AgentIdentity, ExecutionState, SessionConfig, ToolUseContext, UiCallbacks};
 pub use dyn_tool::{DynTool, ToolRef};
 pub use effect::FileEffect;
-pub use progress::{OutputStream, Progress, ProgressSink};
+pub use progress::{Progress, ProgressSink};
 pub use read_state::{FileReadRecord, ReadFileState};
 pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput, text_of};
 pub use schema::schema_of;

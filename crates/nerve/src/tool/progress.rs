@@ -9,10 +9,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Progress {
-    /// A chunk of a process's output (Bash).
+    /// A chunk of a process's output (Bash: stdout and stderr as written).
     Output {
-        /// Which stream the chunk came from.
-        stream: OutputStream,
         /// The text (lossily decoded).
         text: String,
     },
@@ -33,17 +31,6 @@ pub enum Progress {
         /// The data.
         value: serde_json::Value,
     },
-}
-
-/// Which output stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum OutputStream {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
 }
 
 type Callback = Arc<dyn Fn(&str, Progress) + Send + Sync>;

@@ -151,7 +151,7 @@ impl BackgroundTasks {
         // context still drops the registry (and kills the groups).
         tokio::spawn(async move {
             let reader_stop = CancellationToken::new();
-            let reader = tokio::spawn(pump(shell.stdout, shell.stderr, spool, None, reader_stop.clone()));
+            let reader = tokio::spawn(pump(shell.output, spool, None, reader_stop.clone()));
             let status = tokio::select! {
                 s = shell.child.wait() => {
                     shell.guard.disarm();

@@ -24,6 +24,38 @@ pub(crate) fn image_media_type(prefix: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// Whether `bytes` (all of a command's output) are exactly one image of `media_type`, nothing
+/// before or after it: a stderr line written into or after the image (stdout and stderr share the
+/// pipe) must not reach the model as a broken image, which the API would refuse.
+pub(crate) fn is_whole_image(media_type: &str, bytes: &[u8]) -> bool {
+    let format = match media_type {
+        "image/png" => image::ImageFormat::Png,
+        "image/jpeg" => image::ImageFormat::Jpeg,
+        "image/gif" => image::ImageFormat::Gif,
+        "image/webp" => image::ImageFormat::WebP,
+        _ => return false,
+    };
+    ends_like(media_type, bytes, bytes, bytes.len() as u64)
+        && image::load_from_memory_with_format(bytes, format).is_ok()
+}
+
+/// Whether output of `total` bytes, of which `head` is the start and `tail` the end, ends where an
+/// image of `media_type` ends (all that is checked of an image too large to return).
+pub(crate) fn ends_like(media_type: &str, head: &[u8], tail: &[u8], total: u64) -> bool {
+    const PNG_END: [u8; 12] = [0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82];
+    match media_type {
+        "image/png" => tail.ends_with(&PNG_END),
+        "image/jpeg" => tail.ends_with(&[0xFF, 0xD9]),
+        "image/gif" => tail.ends_with(&[0x3B]),
+        // RIFF's size field counts everything after its first 8 bytes.
+        "image/webp" => head
+            .get(4..8)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .is_some_and(|size| u64::from(u32::from_le_bytes(size)) + 8 == total),
+        _ => false,
+    }
+}
+
 /// An image block of `bytes`.
 pub(crate) fn image_block(media_type: &str, bytes: &[u8]) -> ResultBlock {
     ResultBlock::Image {
@@ -50,6 +82,46 @@ mod tests {
         assert_eq!(image_media_type(b"\x89PNG"), None);
         assert_eq!(image_media_type(b"RIFF\0\0\0\0WAVE"), None);
         assert_eq!(image_media_type(b""), None);
+    }
+
+    fn png(width: u32, height: u32) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        image::RgbImage::new(width, height)
+            .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+            .unwrap();
+        bytes
+    }
+
+    #[test]
+    fn a_whole_image_is_recognised_and_one_with_anything_else_is_not() {
+        let image = png(4, 3);
+        assert!(is_whole_image("image/png", &image));
+        let mut trailing = image.clone();
+        trailing.extend_from_slice(b"warning: something\n");
+        assert!(
+            !is_whole_image("image/png", &trailing),
+            "a stderr line after the image"
+        );
+        let mut inside = image.clone();
+        inside.splice(40..40, b"warning\n".iter().copied());
+        assert!(
+            !is_whole_image("image/png", &inside),
+            "a stderr line inside the image"
+        );
+        assert!(
+            !is_whole_image("image/png", &image[..image.len() - 1]),
+            "a cut image"
+        );
+    }
+
+    #[test]
+    fn image_ends_are_checked_per_format() {
+        assert!(ends_like("image/jpeg", b"", &[0x00, 0xFF, 0xD9], 3));
+        assert!(!ends_like("image/jpeg", b"", &[0xFF, 0xD9, b'\n'], 3));
+        assert!(ends_like("image/gif", b"", b"GIF89a;", 7));
+        let webp = b"RIFF\x04\0\0\0WEBP";
+        assert!(ends_like("image/webp", webp, webp, 12));
+        assert!(!ends_like("image/webp", webp, webp, 13));
     }
 
     #[test]

@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+use tokio::net::unix::pipe;
+use tokio::process::{Child, Command};
 
 use crate::hooks::process_group::{GroupSignal, signal_group};
 
@@ -18,22 +19,25 @@ pub(crate) const TERMINATE_GRACE: Duration = Duration::from_secs(2);
 /// Variables that would make a non-interactive bash read startup files.
 const STARTUP_FILE_VARIABLES: [&str; 2] = ["BASH_ENV", "ENV"];
 
-/// A started shell: the child, its output pipes and its process group.
+/// A started shell: the child, its output pipe and its process group.
 #[derive(Debug)]
 pub(crate) struct Shell {
     /// The `bash` process (the group leader).
     pub child: Child,
-    /// Its standard output.
-    pub stdout: ChildStdout,
-    /// Its standard error.
-    pub stderr: ChildStderr,
+    /// Its standard output and standard error: one pipe, so bytes arrive in the order they were
+    /// written (with two pipes, a failing test's last stderr line could be read before the stdout
+    /// still buffered ahead of it, and fall out of the tail the model sees).
+    pub output: pipe::Receiver,
     /// Kills the group if dropped while armed.
     pub guard: GroupKillGuard,
 }
 
 /// Starts `bash --noprofile --norc -c SCRIPT nerve-bash ARGS...` in `cwd`: non-login, no rc files,
-/// stdin from /dev/null, in a new process group.
+/// stdin from /dev/null, stdout and stderr into one pipe, in a new process group.
 pub(crate) fn spawn_bash(script: &str, args: &[&str], cwd: &Path) -> std::io::Result<Shell> {
+    let (reader, writer) = std::io::pipe()?;
+    let error_writer = writer.try_clone()?;
+    let output = pipe::Receiver::from_owned_fd(reader.into())?;
     let mut command = Command::new("bash");
     command
         .arg("--noprofile")
@@ -44,8 +48,8 @@ pub(crate) fn spawn_bash(script: &str, args: &[&str], cwd: &Path) -> std::io::Re
         .args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::from(error_writer))
         .process_group(0)
         .kill_on_drop(true)
         // Nobody can type into an editor or pager: make git and friends fall through.
@@ -55,17 +59,15 @@ pub(crate) fn spawn_bash(script: &str, args: &[&str], cwd: &Path) -> std::io::Re
     for name in STARTUP_FILE_VARIABLES {
         command.env_remove(name);
     }
-    let mut child = command.spawn()?;
-    let (Some(stdout), Some(stderr), Some(pgid)) = (child.stdout.take(), child.stderr.take(), child.id())
-    else {
-        return Err(std::io::Error::other(
-            "the shell started without its pipes or process id",
-        ));
+    let child = command.spawn()?;
+    // Our copies of the pipe's write end must close, or the reader never sees the end of output.
+    drop(command);
+    let Some(pgid) = child.id() else {
+        return Err(std::io::Error::other("the shell started without a process id"));
     };
     Ok(Shell {
         child,
-        stdout,
-        stderr,
+        output,
         guard: GroupKillGuard { pgid: Some(pgid) },
     })
 }
@@ -164,7 +166,7 @@ mod tests {
         )
         .unwrap();
         let mut out = String::new();
-        shell.stdout.read_to_string(&mut out).await.unwrap();
+        shell.output.read_to_string(&mut out).await.unwrap();
         let status = shell.child.wait().await.unwrap();
         shell.guard.disarm();
         assert!(status.success());

@@ -8,11 +8,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::tool::{ContextModifier, ProgressSink, ResultBlock, ToolError, ToolOutput, ToolUseContext};
 use crate::tools::bash::cwd::{CwdChange, judge_cwd, refused_note, tracking_script};
-use crate::tools::bash::image::{IMAGE_MAX_BYTES, image_block, image_media_type};
+use crate::tools::bash::image::{IMAGE_MAX_BYTES, ends_like, image_block, image_media_type, is_whole_image};
 use crate::tools::bash::process::{kill_group_in_background, spawn_bash, terminate_group};
 use crate::tools::bash::render::{Ending, render_output, render_result};
 use crate::tools::bash::spool::Spool;
-use crate::tools::bash::stream::{Pumped, pump};
+use crate::tools::bash::stream::pump;
 
 /// How long output may keep coming after the shell exited (a background `&` child holding the
 /// pipes); after that the group is stopped and the result returned.
@@ -70,13 +70,7 @@ pub(crate) async fn run_foreground(
     let stop = CancellationToken::new();
     // If this future is dropped (the pipeline raced it against an abort), the reader stops too.
     let _stop_on_drop = stop.clone().drop_guard();
-    let reader = tokio::spawn(pump(
-        shell.stdout,
-        shell.stderr,
-        spool,
-        Some(progress.clone()),
-        stop.clone(),
-    ));
+    let reader = tokio::spawn(pump(shell.output, spool, Some(progress.clone()), stop.clone()));
 
     let waited = tokio::select! {
         status = shell.child.wait() => Some(status),
@@ -104,7 +98,7 @@ pub(crate) async fn run_foreground(
     };
 
     let mut reader = reader;
-    let pumped = match tokio::time::timeout(DRAIN_GRACE, &mut reader).await {
+    let spool = match tokio::time::timeout(DRAIN_GRACE, &mut reader).await {
         Ok(joined) => joined,
         Err(_) => {
             // Background children holding our pipes would otherwise outlive the call writing into
@@ -129,38 +123,38 @@ pub(crate) async fn run_foreground(
         Ending::TimedOut(_) | Ending::Interrupted => CwdChange::Unchanged,
     };
     let moved_from_deleted_cwd = cwd != ctx.exec.cwd;
-    finish(pumped, ending, cwd_change, &cwd, moved_from_deleted_cwd, notes)
+    finish(spool, ending, cwd_change, &cwd, moved_from_deleted_cwd, notes)
 }
 
 fn finish(
-    mut pumped: Pumped,
+    mut spool: Spool,
     ending: Ending,
     cwd_change: CwdChange,
     started_in: &Path,
     moved_from_deleted_cwd: bool,
     mut notes: Vec<String>,
 ) -> Result<ToolOutput, ToolError> {
-    let excerpt = pumped.spool.excerpt();
+    let excerpt = spool.excerpt();
     let mut content = Vec::new();
     let mut saved_output = None;
-    let output = match image_output(&mut pumped, &ending) {
+    let output = match image_output(&mut spool, &ending) {
         Some(ImageOutput::Inline(block)) => {
             content.push(block);
             None
         }
         Some(ImageOutput::TooLarge { media_type }) => {
-            pumped.spool.keep();
+            spool.keep();
             notes.push(format!(
                 "The command printed an image ({media_type}, {} bytes), too large to return inline (at most {IMAGE_MAX_BYTES} bytes). It was saved to: {}",
                 excerpt.total,
-                pumped.spool.path().display()
+                spool.path().display()
             ));
             Some(String::new())
         }
         None => {
-            let full_output = (excerpt.omitted() > 0 && pumped.spool.complete()).then(|| {
-                pumped.spool.keep();
-                pumped.spool.path().to_path_buf()
+            let full_output = (excerpt.omitted() > 0 && spool.complete()).then(|| {
+                spool.keep();
+                spool.path().to_path_buf()
             });
             let text = render_output(&excerpt, full_output.as_deref());
             saved_output = full_output;
@@ -213,15 +207,27 @@ enum ImageOutput {
     TooLarge { media_type: &'static str },
 }
 
-/// The output as an image, when stdout is exactly one image and nothing else was printed.
-fn image_output(pumped: &mut Pumped, ending: &Ending) -> Option<ImageOutput> {
-    if ending.is_error() || pumped.stderr_bytes > 0 {
+/// The output as an image, when the command succeeded and printed exactly one image and nothing
+/// else (stdout and stderr share the output).
+fn image_output(spool: &mut Spool, ending: &Ending) -> Option<ImageOutput> {
+    if ending.is_error() {
         return None;
     }
-    let media_type = image_media_type(&pumped.stdout_prefix)?;
-    match pumped.spool.read_all(IMAGE_MAX_BYTES) {
-        Some(bytes) => Some(ImageOutput::Inline(image_block(media_type, &bytes))),
-        None if pumped.spool.complete() => Some(ImageOutput::TooLarge { media_type }),
+    let excerpt = spool.excerpt();
+    let media_type = image_media_type(&excerpt.head)?;
+    match spool.read_all(IMAGE_MAX_BYTES) {
+        Some(bytes) => {
+            is_whole_image(media_type, &bytes).then(|| ImageOutput::Inline(image_block(media_type, &bytes)))
+        }
+        None if spool.complete() => {
+            let end = if excerpt.tail.is_empty() {
+                &excerpt.head
+            } else {
+                &excerpt.tail
+            };
+            ends_like(media_type, &excerpt.head, end, excerpt.total)
+                .then_some(ImageOutput::TooLarge { media_type })
+        }
         None => None,
     }
 }

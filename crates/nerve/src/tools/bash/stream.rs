@@ -1,111 +1,66 @@
-//! Reading a command's stdout and stderr until both close: every byte goes to the spool in arrival
-//! order, and a throttled live view goes to the UI as progress.
+//! Reading a command's output (stdout and stderr share one pipe) until it closes: every byte goes to
+//! the spool in the order it was written, and a throttled live view goes to the UI as progress.
 
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::sync::CancellationToken;
 
-use crate::tool::{OutputStream, Progress, ProgressSink};
+use crate::tool::{Progress, ProgressSink};
 use crate::tools::bash::spool::Spool;
 
 /// How often the live view is sent.
 pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
-/// Most bytes of one stream sent per progress event: a command printing gigabytes must not flood
-/// the UI (the full output is in the spool file).
+/// Most bytes sent per progress event: a command printing gigabytes must not flood the UI (the full
+/// output is in the spool file).
 pub(crate) const PROGRESS_MAX_BYTES: usize = 4 * 1024;
 
 const READ_CHUNK: usize = 64 * 1024;
 
-/// Enough of stdout's start to recognise an image.
-const PREFIX_BYTES: usize = 16;
-
-/// What was read, besides the spooled bytes.
-#[derive(Debug)]
-pub(crate) struct Pumped {
-    /// The spool holding everything.
-    pub spool: Spool,
-    /// The first bytes of stdout.
-    pub stdout_prefix: Vec<u8>,
-    /// Bytes read from stderr.
-    pub stderr_bytes: u64,
-}
-
-/// Reads both pipes until they close or `stop` is cancelled.
+/// Reads the output until it closes or `stop` is cancelled, and returns the spool holding it.
 pub(crate) async fn pump(
-    mut stdout: impl AsyncRead + Unpin,
-    mut stderr: impl AsyncRead + Unpin,
+    mut output: impl AsyncRead + Unpin,
     mut spool: Spool,
     progress: Option<ProgressSink>,
     stop: CancellationToken,
-) -> Pumped {
-    let mut out_buf = vec![0u8; READ_CHUNK];
-    let mut err_buf = vec![0u8; READ_CHUNK];
-    let (mut out_open, mut err_open) = (true, true);
-    let mut live = [
-        LiveView::new(OutputStream::Stdout),
-        LiveView::new(OutputStream::Stderr),
-    ];
-    let mut stdout_prefix = Vec::new();
-    let mut stderr_bytes = 0u64;
+) -> Spool {
+    let mut buf = vec![0u8; READ_CHUNK];
+    let mut live = LiveView::default();
     let mut tick = tokio::time::interval(PROGRESS_INTERVAL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
-    while out_open || err_open {
+    loop {
         tokio::select! {
-            r = stdout.read(&mut out_buf), if out_open => match r {
-                Ok(0) | Err(_) => out_open = false,
+            r = output.read(&mut buf) => match r {
+                Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    let chunk = &out_buf[..n];
-                    let want = PREFIX_BYTES.saturating_sub(stdout_prefix.len()).min(n);
-                    stdout_prefix.extend_from_slice(&chunk[..want]);
-                    spool.push(chunk);
-                    live[0].push(chunk);
-                }
-            },
-            r = stderr.read(&mut err_buf), if err_open => match r {
-                Ok(0) | Err(_) => err_open = false,
-                Ok(n) => {
-                    stderr_bytes += n as u64;
-                    spool.push(&err_buf[..n]);
-                    live[1].push(&err_buf[..n]);
+                    spool.push(&buf[..n]);
+                    live.push(&buf[..n]);
                 }
             },
             _ = tick.tick() => {
                 if let Some(sink) = &progress {
-                    live.iter_mut().for_each(|v| v.flush(sink));
+                    live.flush(sink);
                 }
             }
             () = stop.cancelled() => break,
         }
     }
     if let Some(sink) = &progress {
-        live.iter_mut().for_each(|v| v.flush(sink));
+        live.flush(sink);
     }
-    Pumped {
-        spool,
-        stdout_prefix,
-        stderr_bytes,
-    }
+    spool
 }
 
-/// The not-yet-sent bytes of one stream: at most [`PROGRESS_MAX_BYTES`] (the latest), plus how many
-/// were skipped.
+/// The not-yet-sent output: at most [`PROGRESS_MAX_BYTES`] (the latest), plus how many bytes were
+/// skipped.
+#[derive(Default)]
 struct LiveView {
-    stream: OutputStream,
     pending: Vec<u8>,
     skipped: u64,
 }
 
 impl LiveView {
-    fn new(stream: OutputStream) -> Self {
-        Self {
-            stream,
-            pending: Vec::new(),
-            skipped: 0,
-        }
-    }
-
     fn push(&mut self, bytes: &[u8]) {
         self.pending.extend_from_slice(bytes);
         if self.pending.len() > PROGRESS_MAX_BYTES {
@@ -129,10 +84,7 @@ impl LiveView {
         }
         text.push_str(&String::from_utf8_lossy(&self.pending[..ready]));
         self.pending.drain(..ready);
-        sink.emit(Progress::Output {
-            stream: self.stream,
-            text,
-        });
+        sink.emit(Progress::Output { text });
     }
 }
 
@@ -170,27 +122,25 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn both_streams_reach_spool_and_progress() {
+    async fn the_output_reaches_spool_and_progress() {
         let dir = tempfile::tempdir().unwrap();
         let spool = Spool::create(dir.path().join("o.log")).unwrap();
         let (sink, seen) = recording_sink();
-        let out: &[u8] = b"\x89PNG\r\n\x1a\n rest";
-        let err: &[u8] = b"oops";
-        let p = pump(out, err, spool, Some(sink), CancellationToken::new()).await;
-        assert_eq!(p.stdout_prefix, out[..PREFIX_BYTES.min(out.len())].to_vec());
-        assert_eq!(p.stderr_bytes, 4);
-        assert_eq!(p.spool.excerpt().total, (out.len() + err.len()) as u64);
-        let seen = seen.lock().unwrap();
-        assert!(seen.contains(&Progress::Output {
-            stream: OutputStream::Stderr,
-            text: "oops".into()
-        }));
+        let out: &[u8] = b"one\ntwo\n";
+        let spool = pump(out, spool, Some(sink), CancellationToken::new()).await;
+        assert_eq!(spool.excerpt().total, out.len() as u64);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            vec![Progress::Output {
+                text: "one\ntwo\n".into()
+            }]
+        );
     }
 
     #[test]
     fn live_view_is_bounded_and_says_what_it_skipped() {
         let (sink, seen) = recording_sink();
-        let mut v = LiveView::new(OutputStream::Stdout);
+        let mut v = LiveView::default();
         v.push(&vec![b'a'; PROGRESS_MAX_BYTES + 10]);
         v.flush(&sink);
         let seen = seen.lock().unwrap();
@@ -204,7 +154,7 @@ mod tests {
     #[test]
     fn a_split_character_waits_for_its_end() {
         let (sink, seen) = recording_sink();
-        let mut v = LiveView::new(OutputStream::Stdout);
+        let mut v = LiveView::default();
         let snow = "é".as_bytes();
         v.push(&[b'x', snow[0]]);
         v.flush(&sink);

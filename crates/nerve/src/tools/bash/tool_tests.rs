@@ -204,11 +204,26 @@ async fn a_deleted_cwd_falls_back_to_the_project() {
     assert_eq!(next.exec.cwd, f.ctx.exec.cwd);
 }
 
+/// A PNG of noise (it does not compress, so its size follows its pixel count).
+fn noise_png(width: u32, height: u32) -> Vec<u8> {
+    let mut state = 0x2545_f491_u32;
+    let image = image::RgbImage::from_fn(width, height, |_, _| {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let [r, g, b, _] = state.to_le_bytes();
+        image::Rgb([r, g, b])
+    });
+    let mut bytes = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+        .unwrap();
+    bytes
+}
+
 #[tokio::test]
 async fn png_output_becomes_an_image() {
     let f = fixture();
-    let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
-    std::fs::write(f.ctx.exec.cwd.join("dot.png"), png).unwrap();
+    let png = noise_png(4, 4);
+    std::fs::write(f.ctx.exec.cwd.join("dot.png"), &png).unwrap();
     let out = run(&f.ctx, input("cat dot.png")).await.unwrap();
     match &out.content[..] {
         [ResultBlock::Image { media_type, data }] => {
@@ -216,7 +231,7 @@ async fn png_output_becomes_an_image() {
             use base64::Engine;
             assert_eq!(
                 base64::engine::general_purpose::STANDARD.decode(data).unwrap(),
-                png.to_vec()
+                png
             );
         }
         other => panic!("not an image: {other:?}"),
@@ -226,15 +241,12 @@ async fn png_output_becomes_an_image() {
 #[tokio::test]
 async fn an_image_too_large_to_inline_is_saved_and_named() {
     let f = fixture();
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    png.resize(100_000, 0);
+    let png = noise_png(200, 200);
     std::fs::write(f.ctx.exec.cwd.join("big.png"), &png).unwrap();
     let out = run(&f.ctx, input("cat big.png")).await.unwrap();
     let t = text(&out.content);
-    assert!(
-        t.starts_with("The command printed an image (image/png, 100000 bytes)"),
-        "{t}"
-    );
+    let said = format!("The command printed an image (image/png, {} bytes)", png.len());
+    assert!(t.starts_with(&said), "{t}");
     let path = t.split("saved to: ").nth(1).unwrap();
     assert_eq!(std::fs::read(path).unwrap(), png);
 }
@@ -271,8 +283,8 @@ async fn short_output_leaves_no_file_behind() {
 }
 
 #[tokio::test]
-async fn progress_streams_both_streams() {
-    use crate::tool::{OutputStream, Progress};
+async fn progress_streams_the_output_as_written() {
+    use crate::tool::Progress;
     use std::sync::{Arc, Mutex};
     let f = fixture();
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -282,15 +294,33 @@ async fn progress_streams_both_streams() {
         .call(input("echo one; sleep 0.3; echo two >&2"), &f.ctx, &sink)
         .await
         .unwrap();
-    let seen = seen.lock().unwrap();
-    assert!(seen.contains(&Progress::Output {
-        stream: OutputStream::Stdout,
-        text: "one\n".into()
-    }));
-    assert!(seen.contains(&Progress::Output {
-        stream: OutputStream::Stderr,
-        text: "two\n".into()
-    }));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![
+            Progress::Output { text: "one\n".into() },
+            Progress::Output { text: "two\n".into() }
+        ]
+    );
+}
+
+#[tokio::test]
+async fn stdout_and_stderr_keep_the_order_they_were_written_in() {
+    let f = fixture();
+    // Far more stdout than a pipe holds, then the line that matters on stderr, many times over:
+    // with one pipe per stream the reader could take the stderr line first.
+    let script = "for i in $(seq 1 20); do seq 1 20000; echo \"failure $i\" >&2; done";
+    let out = run(&f.ctx, input(script)).await.unwrap();
+    let saved = out.saved_output.as_deref().expect("the long output is saved");
+    let whole = std::fs::read_to_string(saved).unwrap();
+    let lines: Vec<&str> = whole.lines().collect();
+    for i in 1..=20 {
+        let at = lines.iter().position(|l| *l == format!("failure {i}")).unwrap();
+        assert_eq!(lines[at - 1], "20000", "failure {i} follows its stdout");
+    }
+    assert!(
+        text(&out.content).contains("20000\nfailure 20\n"),
+        "the tail the model sees"
+    );
 }
 
 #[tokio::test]
