@@ -17,6 +17,11 @@ const COMMANDS: &[&str] = &[
     "set_permission_mode",
     "end_session",
     "read_persisted_output",
+    "get_changes",
+    "plan_rewind",
+    "rewind_session",
+    "plan_file_revert",
+    "revert_file",
 ];
 
 fn main() {

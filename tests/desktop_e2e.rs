@@ -6,7 +6,8 @@
 //! The session: the key is typed into the first-run screen (stored in the real keyring), a project
 //! is opened, three files are read in one parallel batch, an Edit is allowed from its diff, a
 //! `sed -i` is allowed from its preview, an `rm -rf` is denied, and a large output comes back
-//! persisted. Each step saves a screenshot.
+//! persisted. Each step saves a screenshot. A second test reviews and rewinds changes. The tests run
+//! one at a time (`--test-threads=1`): the first one quits its app with `pkill`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::TcpListener;
@@ -224,7 +225,8 @@ fn scenario(dir: &Path) -> Scenario {
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
 }
 
-fn start_driver(port: u16, data_dir: &Path) -> Driver {
+/// Starts tauri-driver; `keyring` names this test's keyring entry, so each test meets a first run.
+fn start_driver(port: u16, data_dir: &Path, keyring: &str) -> Driver {
     let native_port = free_port();
     let child = Command::new("tauri-driver")
         .args([
@@ -240,7 +242,7 @@ fn start_driver(port: u16, data_dir: &Path) -> Driver {
         .env_remove("ANTHROPIC_API_KEY")
         .env(
             "NERVE_KEYRING_SERVICE",
-            format!("nerve-e2e-{}", std::process::id()),
+            format!("nerve-e2e-{keyring}-{}", std::process::id()),
         )
         .env("NERVE_FAST_MODEL", "claude-e2e-fast")
         .stdout(Stdio::null())
@@ -292,7 +294,7 @@ async fn a_session_in_the_desktop_app() {
     let data = tempfile::tempdir().unwrap();
     let server = MockServer::start(scenario(&root)).await.unwrap();
     let port = free_port();
-    let _driver = start_driver(port, data.path());
+    let _driver = start_driver(port, data.path(), "session");
     let client = connect(port).await;
 
     // First run: no key anywhere, so the app asks for one and keeps it in the OS keyring.
@@ -638,6 +640,248 @@ async fn a_session_in_the_desktop_app() {
         "the interrupted call is answered in the transcript"
     );
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+}
+
+/// A git work tree in acceptEdits mode, for the review-and-rewind test.
+fn review_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("a.txt"), "alpha\nshared line\n").unwrap();
+    std::fs::write(p.join("b.txt"), "beta\n").unwrap();
+    std::fs::write(p.join("c.txt"), "gamma\n").unwrap();
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(p)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    std::fs::create_dir_all(p.join(".nerve")).unwrap();
+    let settings = json!({"permissions": {"defaultMode": "acceptEdits"}});
+    std::fs::write(p.join(".nerve/settings.json"), settings.to_string()).unwrap();
+    dir
+}
+
+fn review_scenario(dir: &Path) -> Scenario {
+    let file = |name: &str| dir.join(name).display().to_string();
+    let steps = json!([
+        {
+            "expect": {"last_user_text_contains": "Rename the words"},
+            "response": stream(vec![
+                tool_use("toolu_read_a", "Read", json!({"file_path": file("a.txt")})),
+                tool_use("toolu_read_b", "Read", json!({"file_path": file("b.txt")})),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_read_b", "contains": "beta"}},
+            "response": stream(vec![
+                tool_use("toolu_edit_a", "Edit", json!({
+                    "file_path": file("a.txt"), "old_string": "alpha", "new_string": "ALPHA"
+                })),
+                tool_use("toolu_edit_b", "Edit", json!({
+                    "file_path": file("b.txt"), "old_string": "beta", "new_string": "BETA"
+                })),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_edit_b", "is_error": false}},
+            "response": stream(vec![
+                tool_use("toolu_sed", "Bash", json!({
+                    "command": "sed -i 's/gamma/GAMMA/' c.txt", "description": "Rename gamma"
+                })),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_sed", "is_error": false}},
+            "response": stream(vec![
+                tool_use("toolu_new", "Bash", json!({"command": "echo x > new.txt", "description": "Add a file"})),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_new", "is_error": false}},
+            "response": stream(vec![json!({"type": "text", "text": "Renamed the words and added new.txt."})], "end_turn"),
+        },
+        {
+            "expect": {"last_user_text_contains": "Shout"},
+            "response": stream(vec![
+                tool_use("toolu_edit_a2", "Edit", json!({
+                    "file_path": file("a.txt"), "old_string": "ALPHA", "new_string": "ALPHA!"
+                })),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_edit_a2", "is_error": false}},
+            "response": stream(vec![json!({"type": "text", "text": "Shouted."})], "end_turn"),
+        },
+    ]);
+    Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
+}
+
+/// First run: the key, the mock as the endpoint, then the project (a new session starts).
+async fn set_up(client: &Client, server: &MockServer, root: &Path) {
+    type_into(client, "[data-testid='api-key-input']", API_KEY).await;
+    click(client, "[data-testid='api-key-save']").await;
+    click(client, "[data-testid='open-settings']").await;
+    type_into(client, "[data-testid='settings-base-url']", &server.url()).await;
+    type_into(client, "[data-testid='settings-model']", "claude-e2e").await;
+    click(client, "[data-testid='settings-save']").await;
+    wait_for_text(client, "[data-testid='settings-panel']", "Settings saved.").await;
+    click(client, "[data-testid='settings-close']").await;
+    type_into(
+        client,
+        "[data-testid='project-path-input']",
+        &root.display().to_string(),
+    )
+    .await;
+    click(client, "[data-testid='project-path-open']").await;
+    element(client, "[data-testid='prompt-input']").await;
+}
+
+async fn send(client: &Client, prompt: &str) {
+    type_into(client, "[data-testid='prompt-input']", prompt).await;
+    click(client, "[data-testid='send-button']").await;
+}
+
+/// The `data-path`s of the elements matching `css`, sorted.
+async fn paths_of(client: &Client, css: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    for e in client.find_all(Locator::Css(css)).await.unwrap() {
+        paths.push(e.attr("data-path").await.unwrap().unwrap_or_default());
+    }
+    paths.sort();
+    paths
+}
+
+/// Review and rewind in the real app: in acceptEdits mode the agent edits two files, runs a
+/// `sed -i` (allowed from its preview) and a Bash command that creates a file; the cards show their
+/// diffs, the Changes panel lists the four files, and rewinding the code to the first prompt
+/// restores all four (the created file is removed because the engine saw it created).
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn review_and_rewind_in_the_desktop_app() {
+    let dir = review_project();
+    let root = dir.path().canonicalize().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = MockServer::start(review_scenario(&root)).await.unwrap();
+    let port = free_port();
+    let _driver = start_driver(port, data.path(), "review");
+    let client = connect(port).await;
+    set_up(&client, &server, &root).await;
+
+    send(&client, "Rename the words, please.").await;
+    dialog_for(&client, "Bash").await;
+    element(&client, "[data-testid='sed-preview']").await;
+    click(&client, "[data-testid='allow-once']").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "added new.txt").await;
+    send(&client, "Shout the first word.").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Shouted.").await;
+    let read = |name: &str| std::fs::read_to_string(root.join(name)).ok();
+    assert_eq!(read("a.txt").as_deref(), Some("ALPHA!\nshared line\n"));
+    assert_eq!(read("new.txt").as_deref(), Some("x\n"));
+
+    // Each changing card shows its own diff: the second edit of a.txt starts from the first.
+    let card = |id: &str| format!("[data-testid='tool-card'][data-tool-use-id='{id}']");
+    click(
+        &client,
+        &format!("{} [data-testid='card-changes'] summary", card("toolu_edit_a2")),
+    )
+    .await;
+    wait_for_text(
+        &client,
+        &format!("{} [data-testid='diff-view']", card("toolu_edit_a2")),
+        "ALPHA!",
+    )
+    .await;
+    click(
+        &client,
+        &format!("{} [data-testid='card-changes'] summary", card("toolu_new")),
+    )
+    .await;
+    wait_for_text(
+        &client,
+        &format!("{} [data-testid='card-changes']", card("toolu_new")),
+        "new.txt",
+    )
+    .await;
+    assert!(
+        client
+            .find(Locator::Css(&format!(
+                "{} [data-testid='card-changes']",
+                card("toolu_read_a")
+            )))
+            .await
+            .is_err(),
+        "a read changes nothing and offers no diff"
+    );
+
+    // The Changes panel: the whole session's four files with their counts.
+    click(&client, "[data-testid='open-changes']").await;
+    element(&client, "[data-testid='changes-panel']").await;
+    click(&client, "[data-testid='changes-scope-session']").await;
+    let expected: Vec<String> = ["a.txt", "b.txt", "c.txt", "new.txt"]
+        .iter()
+        .map(|n| root.join(n).display().to_string())
+        .collect();
+    let shown = wait_for(Some(&client), "the session's four changed files", || {
+        let c = client.clone();
+        let expected = expected.clone();
+        async move {
+            let shown = paths_of(&c, "[data-testid='changed-file']").await;
+            (shown == expected).then_some(shown)
+        }
+    })
+    .await;
+    assert_eq!(shown, expected);
+    let new_row = element(
+        &client,
+        &format!(
+            "[data-testid='changed-file'][data-path='{}']",
+            root.join("new.txt").display()
+        ),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    assert!(new_row.contains("+1"), "{new_row}");
+    let a_row = element(
+        &client,
+        &format!(
+            "[data-testid='changed-file'][data-path='{}']",
+            root.join("a.txt").display()
+        ),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    assert!(a_row.contains("+1") && a_row.contains("1"), "{a_row}");
+    screenshot(&client, "08-changes-panel").await;
+    click(&client, "[data-testid='open-changes']").await;
+
+    // Rewind the code to just before the first prompt: the preview lists the four files.
+    click(&client, "[data-testid='rewind-prompt']").await;
+    element(&client, "[data-testid='rewind-dialog']").await;
+    click(&client, "[data-testid='rewind-choice-code']").await;
+    let planned = wait_for(Some(&client), "the rewind preview's four files", || {
+        let c = client.clone();
+        let expected = expected.clone();
+        async move {
+            let planned = paths_of(&c, "[data-testid='rewind-file']").await;
+            (planned == expected).then_some(planned)
+        }
+    })
+    .await;
+    assert_eq!(planned, expected);
+    screenshot(&client, "09-rewind-preview").await;
+    click(&client, "[data-testid='rewind-confirm']").await;
+    wait_file("new.txt to be removed", &root.join("new.txt"), |t| t.is_none()).await;
+    assert_eq!(read("a.txt").as_deref(), Some("alpha\nshared line\n"));
+    assert_eq!(read("b.txt").as_deref(), Some("beta\n"));
+    assert_eq!(read("c.txt").as_deref(), Some("gamma\n"));
+    // Only the code went back: the conversation is still all there.
+    wait_for_text(&client, "[data-testid='assistant-text']", "Shouted.").await;
+    assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+    client.close().await.unwrap();
 }
 
 fn sleep_running() -> bool {

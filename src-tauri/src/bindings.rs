@@ -13,7 +13,12 @@ mod tests {
     use nerve::permissions::{PermissionMode, UserAnswer};
     use ts_rs::{Config, TS};
 
-    use crate::dto::{AppSettings, AppState, PersistedChunk, ProjectInfo, SessionInfo, TurnSummary};
+    use nerve::agent::RewindRequest;
+    use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
+
+    use crate::dto::{
+        AppSettings, AppState, PersistedChunk, ProjectInfo, RewindOutcome, SessionInfo, TurnSummary,
+    };
 
     fn export_all(dir: &Path) {
         // serde_json writes every integer as a JSON number, so TypeScript sees `number`.
@@ -27,6 +32,12 @@ mod tests {
         SessionInfo::export_all(&cfg).unwrap();
         TurnSummary::export_all(&cfg).unwrap();
         PersistedChunk::export_all(&cfg).unwrap();
+        ChangeScope::export_all(&cfg).unwrap();
+        ChangeSet::export_all(&cfg).unwrap();
+        CodeRewindPlan::export_all(&cfg).unwrap();
+        CodeRewindReport::export_all(&cfg).unwrap();
+        RewindRequest::export_all(&cfg).unwrap();
+        RewindOutcome::export_all(&cfg).unwrap();
     }
 
     fn files(dir: &Path) -> BTreeMap<PathBuf, String> {

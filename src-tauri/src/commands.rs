@@ -1,10 +1,11 @@
 //! The commands the UI may call (each one allowed by name in `capabilities/default.json`). They
 //! translate between IPC and the engine and hold no logic of their own.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use nerve::agent::models;
+use nerve::agent::{RewindRequest, models};
 use nerve::budget::ResultStore;
+use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
 use nerve::credentials::{self, KeySource as EngineKeySource, load_api_key};
 use nerve::events::Event;
 use nerve::model::api_key::ApiKey;
@@ -15,7 +16,8 @@ use tauri::State;
 use tauri::ipc::Channel;
 
 use crate::dto::{
-    AppSettings, AppState, KeySource, PersistedChunk, ProjectInfo, SessionInfo, SessionSummary, TurnSummary,
+    AppSettings, AppState, KeySource, PersistedChunk, ProjectInfo, RewindOutcome, SessionInfo,
+    SessionSummary, TurnSummary,
 };
 use crate::error::{ShellError, to_shell};
 use crate::sessions::{Sessions, StartRequest};
@@ -35,7 +37,8 @@ pub struct Shell {
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ShellError> + Send + 'static,
 ) -> Result<T, ShellError> {
-    // The keyring talks D-Bus synchronously; keep it off the async workers.
+    // The keyring talks D-Bus synchronously and checkpoints read files: keep both off the async
+    // workers (and the main thread).
     tokio::task::spawn_blocking(f).await.map_err(to_shell)?
 }
 
@@ -178,6 +181,64 @@ pub fn set_permission_mode(
 #[tauri::command]
 pub async fn end_session(shell: State<'_, Shell>, session_id: String) -> Result<(), ShellError> {
     shell.sessions.end(&session_id).await
+}
+
+/// The changes of a call (a tool card's diff), a turn or the whole session.
+#[tauri::command]
+pub async fn get_changes(
+    shell: State<'_, Shell>,
+    session_id: String,
+    scope: ChangeScope,
+) -> Result<ChangeSet, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || session.changes(scope)).await
+}
+
+/// What rewinding the code to just before prompt `to_turn` would restore, and what it cannot.
+#[tauri::command]
+pub async fn plan_rewind(
+    shell: State<'_, Shell>,
+    session_id: String,
+    to_turn: u32,
+) -> Result<CodeRewindPlan, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || session.plan_rewind(to_turn)).await
+}
+
+/// Rewinds the code, the conversation or both to just before a prompt.
+#[tauri::command]
+pub async fn rewind_session(
+    shell: State<'_, Shell>,
+    session_id: String,
+    request: RewindRequest,
+) -> Result<RewindOutcome, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || session.rewind(&request)).await
+}
+
+/// What reverting one changed file would do (before the session, or before turn `from_turn`).
+#[tauri::command]
+pub async fn plan_file_revert(
+    shell: State<'_, Shell>,
+    session_id: String,
+    path: String,
+    from_turn: Option<u32>,
+) -> Result<CodeRewindPlan, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || session.plan_file_revert(Path::new(&path), from_turn)).await
+}
+
+/// Reverts one changed file; one changed on disk since the agent's change needs `confirmed`.
+#[tauri::command]
+pub async fn revert_file(
+    shell: State<'_, Shell>,
+    session_id: String,
+    path: String,
+    from_turn: Option<u32>,
+    confirmed: bool,
+) -> Result<CodeRewindReport, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || session.revert_file(Path::new(&path), from_turn, confirmed)).await
 }
 
 /// Reads part of a persisted tool output of the session's project.

@@ -2,9 +2,10 @@
 //! requests and answers, modes) cross the IPC boundary unchanged; these are the shell's additions.
 //! All of them are exported to TypeScript (`ui/src/bindings/`), so the UI never declares them twice.
 
-use nerve::agent::PastCall;
+use nerve::agent::{PastCall, RewindReport};
 use nerve::events::TurnEnd;
 use nerve::permissions::PermissionMode;
+use nerve::session::PromptInfo;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -90,6 +91,8 @@ pub struct SessionInfo {
     pub history: Vec<serde_json::Value>,
     /// Its tool calls as the live events described them (summary, batch, denial, saved output).
     pub past_calls: Vec<PastCall>,
+    /// The conversation's prompts, in order (what a rewind can go back to).
+    pub prompts: Vec<PromptInfo>,
     /// Problems met while starting (damaged transcript lines, MCP servers that failed).
     pub warnings: Vec<String>,
 }
@@ -120,4 +123,18 @@ pub struct PersistedChunk {
     /// The whole file's size.
     #[ts(type = "number")]
     pub total_bytes: u64,
+}
+
+/// What a rewind did, and the conversation as it now stands (unchanged unless the conversation
+/// was rewound).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RewindOutcome {
+    /// What was restored, refused and cut.
+    pub report: RewindReport,
+    /// The conversation (API messages).
+    pub history: Vec<serde_json::Value>,
+    /// Its tool calls.
+    pub past_calls: Vec<PastCall>,
+    /// Its prompts.
+    pub prompts: Vec<PromptInfo>,
 }

@@ -44,6 +44,11 @@ fn main() {
             commands::set_permission_mode,
             commands::end_session,
             commands::read_persisted_output,
+            commands::get_changes,
+            commands::plan_rewind,
+            commands::rewind_session,
+            commands::plan_file_revert,
+            commands::revert_file,
         ])
         .build(tauri::generate_context!());
     let app = match app {

@@ -3,10 +3,11 @@
 //! permissions; it only routes commands to the engine and the engine's events to the window.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use nerve::agent::{Agent, LaunchOptions, launch, models, today};
+use nerve::agent::{Agent, LaunchOptions, RewindRequest, SessionFiles, launch, models, today};
+use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
 use nerve::credentials::load_api_key;
 use nerve::events::{Event, EventSink};
 use nerve::mcp::{McpManager, McpOptions, collect_servers};
@@ -16,7 +17,7 @@ use nerve::project::{Project, ProjectOptions};
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
-use crate::dto::{AppSettings, SessionInfo, TurnSummary};
+use crate::dto::{AppSettings, RewindOutcome, SessionInfo, TurnSummary};
 use crate::error::{ShellError, to_shell};
 
 /// Where the events of the turn in progress go (nowhere between turns).
@@ -35,6 +36,8 @@ pub struct LiveSession {
     /// before its next tool call or model request.
     mode_switch: ModeSwitch,
     mcp: McpManager,
+    /// The transcript and checkpoints, readable while a turn runs (the agent is locked then).
+    files: Option<SessionFiles>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -106,6 +109,63 @@ impl LiveSession {
         }
     }
 
+    fn files(&self) -> Result<&SessionFiles, ShellError> {
+        self.files
+            .as_ref()
+            .ok_or_else(|| ShellError::new("this session keeps no checkpoints"))
+    }
+
+    /// The changes of a call, a turn or the whole session.
+    pub fn changes(&self, scope: ChangeScope) -> Result<ChangeSet, ShellError> {
+        self.files()?.changes(scope).map_err(to_shell)
+    }
+
+    /// What rewinding the code to just before prompt `to_turn` would do.
+    pub fn plan_rewind(&self, to_turn: u32) -> Result<CodeRewindPlan, ShellError> {
+        self.files()?.plan_code_rewind(to_turn).map_err(to_shell)
+    }
+
+    /// What reverting one file (to before the session, or before turn `from_turn`) would do.
+    pub fn plan_file_revert(
+        &self,
+        path: &Path,
+        from_turn: Option<u32>,
+    ) -> Result<CodeRewindPlan, ShellError> {
+        self.files()?.plan_file_revert(path, from_turn).map_err(to_shell)
+    }
+
+    /// Reverts one file; refused while a turn runs.
+    pub fn revert_file(
+        &self,
+        path: &Path,
+        from_turn: Option<u32>,
+        confirmed: bool,
+    ) -> Result<CodeRewindReport, ShellError> {
+        let _idle = self.idle_agent()?;
+        self.files()?
+            .revert_file(path, from_turn, confirmed)
+            .map_err(to_shell)
+    }
+
+    /// Rewinds the code, the conversation or both to just before a prompt; refused while a turn
+    /// runs. Returns the conversation as it then stands.
+    pub fn rewind(&self, request: &RewindRequest) -> Result<RewindOutcome, ShellError> {
+        let mut agent = self.idle_agent()?;
+        let report = agent.rewind(request).map_err(to_shell)?;
+        Ok(RewindOutcome {
+            report,
+            history: history_of(&agent),
+            past_calls: agent.past_calls(),
+            prompts: agent.prompts().map_err(to_shell)?,
+        })
+    }
+
+    fn idle_agent(&self) -> Result<tokio::sync::MutexGuard<'_, Agent>, ShellError> {
+        self.agent.try_lock().map_err(|_| {
+            ShellError::new("a turn is running in this session; wait for it to end or stop it, then rewind")
+        })
+    }
+
     /// Ends the session cleanly: the turn is cancelled, waiting requests denied, SessionEnd hooks
     /// run, MCP servers shut down. The transcript is written as it goes, so nothing is lost.
     pub async fn close(&self) {
@@ -114,6 +174,15 @@ impl LiveSession {
         agent.end_session().await;
         self.mcp.shutdown().await;
     }
+}
+
+/// The conversation as API messages, for the UI to rebuild its view from.
+fn history_of(agent: &Agent) -> Vec<serde_json::Value> {
+    agent
+        .messages()
+        .iter()
+        .filter_map(|m| serde_json::to_value(m).ok())
+        .collect()
 }
 
 /// Everything a new session needs from the app.
@@ -223,14 +292,12 @@ impl Sessions {
             mode: agent.permission_mode(),
             model,
             tools: launched.tool_names,
-            history: agent
-                .messages()
-                .iter()
-                .filter_map(|m| serde_json::to_value(m).ok())
-                .collect(),
+            history: history_of(&agent),
             past_calls: agent.past_calls(),
+            prompts: agent.prompts().unwrap_or_default(),
             warnings,
         };
+        let files = agent.session_files();
         let mode_switch = agent.mode_switch();
         let live = Arc::new(LiveSession {
             project,
@@ -241,6 +308,7 @@ impl Sessions {
             turn_interrupt: Mutex::new(None),
             mode_switch,
             mcp,
+            files,
         });
         let previous = lock(&self.live).insert(session_id, live);
         if let Some(previous) = previous {

@@ -66,6 +66,9 @@ pub enum Event {
         persisted_bytes: Option<u64>,
         /// Milliseconds from start to finish.
         elapsed_ms: u64,
+        /// Files the call changed, as the checkpoints recorded them (its diff comes from the
+        /// session's change set for the call).
+        changed_files: Vec<std::path::PathBuf>,
     },
     /// A notice for the user (a hook's message, a non-blocking hook error).
     Notice {
@@ -113,6 +116,11 @@ pub enum Event {
         cache_creation_input_tokens: u64,
         /// The session's cost so far in USD, when the model's price is known.
         session_cost_usd: Option<f64>,
+    },
+    /// A prompt started a turn (its number is what a rewind names).
+    TurnStarted {
+        /// The prompt's number.
+        turn: u32,
     },
     /// The turn ended.
     TurnEnded {

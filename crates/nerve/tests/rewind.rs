@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -623,4 +623,163 @@ mod property {
             tokio::runtime::Runtime::new().unwrap().block_on(scenario(prompts, to));
         }
     }
+}
+
+#[tokio::test]
+async fn each_call_shows_its_own_diff_live_and_after_resume_and_one_file_can_be_reverted() {
+    let p = git_project();
+    p.write("a.txt", "one\ntwo\nthree\n");
+    let a_txt = path(&p, "a.txt");
+    let b_txt = path(&p, "b.txt");
+    let new_txt = path(&p, "new.txt");
+    let server = mock(json!([
+        calls(vec![
+            tool_use("r1", "Read", json!({"file_path": a_txt})),
+            tool_use(
+                "e1",
+                "Edit",
+                json!({"file_path": a_txt, "old_string": "one", "new_string": "ONE"})
+            ),
+        ]),
+        calls(vec![tool_use(
+            "e2",
+            "Edit",
+            json!({"file_path": a_txt, "old_string": "three", "new_string": "THREE"})
+        )]),
+        calls(vec![tool_use(
+            "b1",
+            "Bash",
+            json!({"command": "echo x > new.txt"})
+        )]),
+        says("first done"),
+        calls(vec![tool_use(
+            "w1",
+            "Write",
+            json!({"file_path": b_txt, "content": "bee\n"})
+        )]),
+        says("second done"),
+    ]))
+    .await;
+    let mut a = agent(&p, &server);
+    send(&mut a, "first").await;
+    send(&mut a, "second").await;
+
+    // Live: each completed call names the files it changed, and turns announce their numbers.
+    let events = p.recorder.events();
+    let changed: Vec<(String, Vec<PathBuf>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCompleted {
+                tool_use_id,
+                changed_files,
+                ..
+            } => Some((tool_use_id.clone(), changed_files.clone())),
+            _ => None,
+        })
+        .collect();
+    let expected_changed = vec![
+        ("r1".to_string(), vec![]),
+        ("e1".to_string(), vec![PathBuf::from(&a_txt)]),
+        ("e2".to_string(), vec![PathBuf::from(&a_txt)]),
+        ("b1".to_string(), vec![PathBuf::from(&new_txt)]),
+        ("w1".to_string(), vec![PathBuf::from(&b_txt)]),
+    ];
+    assert_eq!(changed, expected_changed);
+    let turns: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TurnStarted { turn } => Some(*turn),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(turns, vec![1, 2]);
+
+    // A call's diff is its own change: e2 starts from what e1 left.
+    let e2 = a
+        .changes(ChangeScope::Call {
+            tool_use_id: "e2".into(),
+        })
+        .unwrap();
+    assert_eq!(
+        e2.files
+            .iter()
+            .map(|f| (f.path.clone(), f.status, f.added, f.removed, f.calls.len()))
+            .collect::<Vec<_>>(),
+        vec![(PathBuf::from(&a_txt), FileStatus::Modified, 1, 1, 1)]
+    );
+    let lines: Vec<(DiffTag, String)> = e2.files[0]
+        .hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .filter(|l| l.tag != DiffTag::Context)
+        .map(|l| (l.tag, l.text.clone()))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            (DiffTag::Delete, "three".to_string()),
+            (DiffTag::Insert, "THREE".to_string())
+        ]
+    );
+    let b1 = a
+        .changes(ChangeScope::Call {
+            tool_use_id: "b1".into(),
+        })
+        .unwrap();
+    assert_eq!(
+        (b1.files.len(), b1.files[0].status, b1.files[0].seen),
+        (1, FileStatus::Created, Seen::WorkTree)
+    );
+    assert!(
+        a.changes(ChangeScope::Call {
+            tool_use_id: "r1".into()
+        })
+        .unwrap()
+        .files
+        .is_empty()
+    );
+
+    // After a resume, the cards get the same files.
+    let resumed = resume(&p, &server, &a);
+    let past: Vec<(String, Vec<PathBuf>)> = resumed
+        .past_calls()
+        .into_iter()
+        .map(|c| (c.tool_use_id, c.changed_files))
+        .collect();
+    assert_eq!(past, expected_changed);
+
+    // Reverting one file: back to before the session, the others untouched.
+    let files = a.session_files().unwrap();
+    let report = files.revert_file(Path::new(&a_txt), None, false).unwrap();
+    assert_eq!(report.restored.len(), 1);
+    assert_eq!(read(&p, "a.txt").as_deref(), Some("one\ntwo\nthree\n"));
+    assert_eq!(read(&p, "b.txt").as_deref(), Some("bee\n"));
+    assert_eq!(read(&p, "new.txt").as_deref(), Some("x\n"));
+
+    // A file someone edited after the agent is only overwritten once confirmed; one the agent
+    // created is removed.
+    std::fs::write(&b_txt, "human\n").unwrap();
+    let plan = files.plan_file_revert(Path::new(&b_txt), Some(2)).unwrap();
+    assert!(plan.files[0].changed_on_disk);
+    let refused = files.revert_file(Path::new(&b_txt), Some(2), false).unwrap();
+    assert_eq!(
+        refused.refused,
+        vec![RefusedRestore {
+            path: PathBuf::from(&b_txt),
+            reason: RefusalReason::ChangedOnDisk,
+        }]
+    );
+    assert_eq!(read(&p, "b.txt").as_deref(), Some("human\n"));
+    files.revert_file(Path::new(&b_txt), Some(2), true).unwrap();
+    assert_eq!(read(&p, "b.txt"), None);
+    files.revert_file(Path::new(&new_txt), None, false).unwrap();
+    assert_eq!(read(&p, "new.txt"), None);
+    assert!(
+        files
+            .plan_file_revert(Path::new(&path(&p, "unknown.txt")), None)
+            .unwrap()
+            .files
+            .is_empty(),
+        "a file the session never changed has nothing to revert"
+    );
 }

@@ -86,7 +86,12 @@ persisted_bytes: number | null,
 /**
  * Milliseconds from start to finish.
  */
-elapsed_ms: number, } | { "type": "notice", 
+elapsed_ms: number, 
+/**
+ * Files the call changed, as the checkpoints recorded them (its diff comes from the
+ * session's change set for the call).
+ */
+changed_files: Array<string>, } | { "type": "notice", 
 /**
  * The text.
  */
@@ -138,7 +143,11 @@ cache_creation_input_tokens: number,
 /**
  * The session's cost so far in USD, when the model's price is known.
  */
-session_cost_usd: number | null, } | { "type": "turn_ended", 
+session_cost_usd: number | null, } | { "type": "turn_started", 
+/**
+ * The prompt's number.
+ */
+turn: number, } | { "type": "turn_ended", 
 /**
  * Why.
  */

@@ -39,4 +39,8 @@ persisted_path: string | null,
 /**
  * The saved output's size in bytes.
  */
-persisted_bytes: number | null, };
+persisted_bytes: number | null, 
+/**
+ * Files the call changed, as the checkpoints recorded them.
+ */
+changed_files: Array<string>, };

@@ -36,6 +36,8 @@ pub struct PastCall {
     pub persisted_path: Option<PathBuf>,
     /// The saved output's size in bytes.
     pub persisted_bytes: Option<u64>,
+    /// Files the call changed, as the checkpoints recorded them.
+    pub changed_files: Vec<PathBuf>,
 }
 
 impl Agent {
@@ -53,6 +55,11 @@ impl Agent {
             .into_iter()
             .map(|e| (e.tool_use_id, (e.path, e.size_bytes)))
             .collect();
+        // Unreadable checkpoints only cost the cards their diffs.
+        let mut changed = self
+            .own_checkpoints()
+            .and_then(|c| crate::checkpoint::changes::changed_files_by_call(c).ok())
+            .unwrap_or_default();
         let mut calls = Vec::new();
         let mut batch_index = 0u32;
         for message in self.messages().iter().filter(|m| m.role == Role::Assistant) {
@@ -81,6 +88,7 @@ impl Agent {
                         destructive: tool.is_some_and(|t| t.is_destructive(&call.input)),
                         persisted_path: saved.map(|(p, _)| p.clone()),
                         persisted_bytes: saved.map(|(_, n)| *n),
+                        changed_files: changed.remove(&call.id).unwrap_or_default(),
                     });
                 }
             }

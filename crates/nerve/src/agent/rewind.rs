@@ -154,6 +154,38 @@ impl SessionFiles {
         })
     }
 
+    /// What putting one file back would do: back to what it held before the session first changed
+    /// it, or with `from_turn`, before that turn did.
+    pub fn plan_file_revert(
+        &self,
+        path: &Path,
+        from_turn: Option<u32>,
+    ) -> Result<CodeRewindPlan, RewindError> {
+        let mut plan = restore::plan(&self.checkpoints, from_turn.unwrap_or(0))?;
+        plan.files.retain(|f| f.path == path);
+        // Calls that could not be seen concern the whole tree, not this file.
+        plan.unseen.clear();
+        Ok(plan)
+    }
+
+    /// Puts one file back (see [`Self::plan_file_revert`]). A file someone else changed since the
+    /// agent's change is only overwritten when `confirmed`. Refused while a turn runs.
+    pub fn revert_file(
+        &self,
+        path: &Path,
+        from_turn: Option<u32>,
+        confirmed: bool,
+    ) -> Result<CodeRewindReport, RewindError> {
+        let _lock = TurnLock::try_acquire(self.checkpoints.session_folder())?;
+        let plan = self.plan_file_revert(path, from_turn)?;
+        let confirmed = if confirmed {
+            vec![path.to_path_buf()]
+        } else {
+            Vec::new()
+        };
+        Ok(restore::apply(&self.checkpoints, plan, &confirmed)?)
+    }
+
     fn prompt(&self, to_turn: u32) -> Result<PromptInfo, RewindError> {
         let all = self.prompts()?;
         let known = all.iter().map(|p| p.turn).collect();
@@ -235,5 +267,6 @@ impl Agent {
         if let Some(checkpoints) = self.own_checkpoints() {
             checkpoints.begin_turn(turn);
         }
+        self.emit(crate::events::Event::TurnStarted { turn });
     }
 }

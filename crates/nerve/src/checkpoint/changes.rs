@@ -11,7 +11,7 @@ use crate::checkpoint::{CallRef, CheckpointError, Checkpoints, Content, LogEntry
 use crate::tools::fs::{ChangeKind, DiffHunk, DiffTag, FileDiff};
 
 /// Which changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ChangeScope {
@@ -22,6 +22,12 @@ pub enum ChangeScope {
     Turn {
         /// The turn (its prompt's number).
         turn: u32,
+    },
+    /// What one call did: each file it changed, just before the call against right after it (a
+    /// tool card's diff).
+    Call {
+        /// The call's `tool_use` id.
+        tool_use_id: String,
     },
 }
 
@@ -105,10 +111,14 @@ struct Track {
 
 /// The change set of `scope`.
 pub fn change_set(checkpoints: &Checkpoints, scope: ChangeScope) -> Result<ChangeSet, CheckpointError> {
-    let in_scope = |t: u32| match scope {
+    let in_scope = |t: u32| match &scope {
         ChangeScope::Session => true,
-        ChangeScope::Turn { turn } => t == turn,
+        ChangeScope::Turn { turn } => t == *turn,
+        ChangeScope::Call { .. } => false,
     };
+    if let ChangeScope::Call { tool_use_id } = &scope {
+        return call_change_set(checkpoints, tool_use_id);
+    }
     let mut files: BTreeMap<PathBuf, Track> = BTreeMap::new();
     let mut unseen = Vec::new();
     for entry in checkpoints.log()? {
@@ -150,7 +160,7 @@ pub fn change_set(checkpoints: &Checkpoints, scope: ChangeScope) -> Result<Chang
         let old = checkpoints.blobs().get(&before)?;
         let new = match scope {
             ChangeScope::Session => read_file(&path)?,
-            ChangeScope::Turn { .. } => match &track.after {
+            ChangeScope::Turn { .. } | ChangeScope::Call { .. } => match &track.after {
                 Some(after) => checkpoints.blobs().get(after)?,
                 None => continue,
             },
@@ -165,6 +175,87 @@ pub fn change_set(checkpoints: &Checkpoints, scope: ChangeScope) -> Result<Chang
         files: changes,
         unseen,
     })
+}
+
+/// What the call `tool_use_id` changed: per file, its content just before the call (what the turn
+/// saved, or what an earlier call or a rewind left) against what the call left.
+fn call_change_set(checkpoints: &Checkpoints, tool_use_id: &str) -> Result<ChangeSet, CheckpointError> {
+    let mut last_known: BTreeMap<PathBuf, Content> = BTreeMap::new();
+    let mut files: BTreeMap<PathBuf, Track> = BTreeMap::new();
+    let mut unseen = Vec::new();
+    for entry in checkpoints.log()? {
+        match entry {
+            LogEntry::Saved { path, before, .. } => {
+                last_known.insert(path, before);
+            }
+            LogEntry::Changed {
+                path,
+                after,
+                call,
+                seen,
+                ..
+            } => {
+                if call.tool_use_id == tool_use_id {
+                    let track = files.entry(path.clone()).or_default();
+                    if track.before.is_none() {
+                        track.before = last_known.get(&path).cloned();
+                    }
+                    track.after = Some(after.clone());
+                    track.seen.get_or_insert(seen);
+                    if !track.calls.contains(&call) {
+                        track.calls.push(call);
+                    }
+                }
+                last_known.insert(path, after);
+            }
+            LogEntry::Restored { path, content, .. } => {
+                last_known.insert(path, content);
+            }
+            LogEntry::Unseen { turn, call, reason } if call.tool_use_id == tool_use_id => {
+                unseen.push(UnseenCall {
+                    turn,
+                    message: reason.to_string(),
+                    call,
+                    reason,
+                });
+            }
+            LogEntry::Unseen { .. } => {}
+        }
+    }
+    let mut changes = Vec::new();
+    for (path, track) in files {
+        let (Some(before), Some(after), Some(seen)) = (track.before, track.after, track.seen) else {
+            continue;
+        };
+        let old = checkpoints.blobs().get(&before)?;
+        let new = checkpoints.blobs().get(&after)?;
+        if old != new {
+            changes.push(file_change(path, old, new, seen, track.calls));
+        }
+    }
+    Ok(ChangeSet {
+        scope: ChangeScope::Call {
+            tool_use_id: tool_use_id.to_string(),
+        },
+        files: changes,
+        unseen,
+    })
+}
+
+/// The files each call changed, by `tool_use` id (what a resumed session's cards offer to show).
+pub fn changed_files_by_call(
+    checkpoints: &Checkpoints,
+) -> Result<std::collections::HashMap<String, Vec<PathBuf>>, CheckpointError> {
+    let mut by_call: std::collections::HashMap<String, Vec<PathBuf>> = std::collections::HashMap::new();
+    for entry in checkpoints.log()? {
+        if let LogEntry::Changed { path, call, .. } = entry {
+            let paths = by_call.entry(call.tool_use_id).or_default();
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    Ok(by_call)
 }
 
 fn file_change(

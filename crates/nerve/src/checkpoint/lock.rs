@@ -5,6 +5,9 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
+/// How long a busy lock is tried again before it counts as held by a turn.
+const RELEASE_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Held while a turn runs; released when dropped (or when the process ends).
 #[derive(Debug)]
 pub struct TurnLock {
@@ -41,7 +44,23 @@ impl TurnLock {
     }
 
     /// Takes the lock, or says that a turn holds it.
+    ///
+    /// A lock just let go may still be held for a moment: a process forked by another thread (a
+    /// tool starting a command) shares the lock file's open description until it execs, which
+    /// closes it. So a busy lock is tried again for [`RELEASE_GRACE`] before it counts as a turn.
     pub fn try_acquire(session_dir: &Path) -> Result<Self, TurnRunning> {
+        let deadline = std::time::Instant::now() + RELEASE_GRACE;
+        loop {
+            match Self::try_once(session_dir) {
+                Err(TurnRunning::Busy { .. }) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn try_once(session_dir: &Path) -> Result<Self, TurnRunning> {
         let path = Self::path(session_dir);
         let io = |source| TurnRunning::Io {
             path: path.clone(),

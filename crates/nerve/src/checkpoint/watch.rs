@@ -75,8 +75,9 @@ pub(crate) async fn before_call(
 }
 
 impl Watch {
-    /// Records what the call changed. Failures are logged and noted: the change already happened.
-    pub(crate) async fn after_call(self) {
+    /// Records what the call changed and returns the files. Failures are logged and noted: the
+    /// change already happened.
+    pub(crate) async fn after_call(self) -> Vec<PathBuf> {
         let Self {
             checkpoints,
             turn,
@@ -86,17 +87,19 @@ impl Watch {
         let cp = checkpoints.clone();
         let noted_call = call.clone();
         let result = blocking(move || {
+            let mut changed = Vec::new();
             match kind {
                 WatchKind::Files(paths) => {
                     for path in paths {
                         let after = cp.blobs().capture(&path)?;
                         cp.append(&LogEntry::Changed {
                             turn,
-                            path,
+                            path: path.clone(),
                             after,
                             call: call.clone(),
                             seen: Seen::Tool,
                         })?;
+                        changed.push(path);
                     }
                 }
                 WatchKind::Tree { root, before } => {
@@ -105,7 +108,7 @@ impl Watch {
                         Ok(after) => after,
                         Err(reason) => {
                             note(&cp, turn, call, reason);
-                            return Ok(());
+                            return Ok(changed);
                         }
                     };
                     for (path, was) in before.changed_in(&after) {
@@ -113,19 +116,20 @@ impl Watch {
                         let after = cp.blobs().capture(&path)?;
                         cp.append(&LogEntry::Changed {
                             turn,
-                            path,
+                            path: path.clone(),
                             after,
                             call: call.clone(),
                             seen: Seen::WorkTree,
                         })?;
+                        changed.push(path);
                     }
                     note(&cp, turn, call, UnseenReason::OutsideWorkTree { root });
                 }
             }
-            Ok(())
+            Ok(changed)
         })
         .await;
-        if let Err(e) = result {
+        result.unwrap_or_else(|e| {
             tracing::warn!("could not record what a call changed: {e}");
             note(
                 &checkpoints,
@@ -135,7 +139,8 @@ impl Watch {
                     detail: e.to_string(),
                 },
             );
-        }
+            Vec::new()
+        })
     }
 }
 

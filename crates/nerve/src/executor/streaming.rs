@@ -492,6 +492,7 @@ impl Scheduler {
                 .and_then(|p| std::fs::metadata(p).ok())
                 .map(|m| m.len()),
             elapsed_ms,
+            changed_files: outcome.changed_files.clone(),
         });
         let entry = &mut self.entries[idx];
         entry.status = Status::Completed;

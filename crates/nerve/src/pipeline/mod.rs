@@ -260,9 +260,10 @@ impl Pipeline {
             () = ctx.exec.cancel.cancelled() => Err(ToolError::Cancelled("the call was interrupted".into())),
             r = tool.call(input, ctx, progress) => r,
         };
-        if let Some(watch) = watch {
-            watch.after_call().await;
-        }
+        let changed_files = match watch {
+            Some(watch) => watch.after_call().await,
+            None => Vec::new(),
+        };
 
         let (mut outcome, hook_input_response) = match result {
             Ok(output) => self.budget_output(call, tool.as_ref(), output),
@@ -289,6 +290,7 @@ impl Pipeline {
         };
         outcome.new_messages.splice(0..0, new_messages);
         outcome.allowed_by = Some(allowed_by);
+        outcome.changed_files = changed_files;
 
         // 12. PostToolUse (or PostToolUseFailure) hooks.
         let post = hook_steps::post_tool_use(

@@ -37,6 +37,8 @@ pub struct CallOutcome {
     pub stop_reason: Option<String>,
     /// What allowed the call, when it got past the permission step (recorded in the transcript).
     pub allowed_by: Option<crate::permissions::DecidedBy>,
+    /// Files the call changed, as the checkpoints recorded them (empty without checkpoints).
+    pub changed_files: Vec<PathBuf>,
 }
 
 impl CallOutcome {
@@ -56,6 +58,7 @@ impl CallOutcome {
             persistable: true,
             stop_reason: None,
             allowed_by: None,
+            changed_files: Vec::new(),
         }
     }
 
