@@ -12,6 +12,7 @@ use serde_json::json;
 use crate::permissions::protected::is_inside_working_dirs;
 use crate::tool::{PermissionPreview, ToolError, ToolOutput, ToolUseContext};
 use crate::tools::bash::sed::parse_sed_in_place;
+use crate::tools::fs::{ChangeKind, FileDiff};
 
 /// The engine-only input field carrying an approved edit.
 pub(crate) const SIMULATED_SED_EDIT_FIELD: &str = "_simulatedSedEdit";
@@ -66,17 +67,16 @@ pub(crate) async fn sed_preview(command: &str, ctx: &ToolUseContext) -> Option<P
             return None;
         }
         let (old_text, new_text) = (String::from_utf8(old).ok()?, String::from_utf8(new).ok()?);
-        let diff = similar::TextDiff::from_lines(&old_text, &new_text)
-            .unified_diff()
-            .context_radius(3)
-            .header(&path.to_string_lossy(), &path.to_string_lossy())
-            .to_string();
+        // The same structured diff as Edit's and Write's previews and the change sets: the
+        // front-end shows hunks and never parses diff text.
+        let diff = FileDiff::between(&path.to_string_lossy(), ChangeKind::Update, &old_text, &new_text);
         let old_sha256 = sha256_hex(old_text.as_bytes());
         shown.push(json!({
             "path": path,
             "old_sha256": old_sha256,
             "new_sha256": sha256_hex(new_text.as_bytes()),
-            "diff": diff,
+            "hunks": diff.hunks,
+            "diff": diff.unified,
         }));
         files.push(SimulatedFile {
             path,

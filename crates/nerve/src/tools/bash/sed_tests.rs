@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use pretty_assertions::assert_eq;
+use serde_json::json;
 
 use crate::tool::{ToolError, ToolUseContext};
 use crate::tools::bash::sed_edit::{
@@ -32,6 +33,16 @@ async fn preview_shows_a_diff_and_carries_the_new_content() {
     assert_eq!(shown["old_sha256"], sha256_hex(b"one\ntwo\nthree\n"));
     let diff = shown["diff"].as_str().unwrap();
     assert!(diff.contains("-two\n+2\n"), "{diff}");
+    // The front-end gets the hunks, the same type Edit's preview and the change sets use.
+    assert_eq!(
+        shown["hunks"],
+        json!([{"old_start": 1, "old_lines": 3, "new_start": 1, "new_lines": 3, "lines": [
+            {"tag": "context", "text": "one"},
+            {"tag": "delete", "text": "two"},
+            {"tag": "insert", "text": "2"},
+            {"tag": "context", "text": "three"},
+        ]}])
+    );
     let edit = edit_of(&p);
     assert_eq!(edit.files[0].new_content, "one\n2\nthree\n");
     assert_eq!(
