@@ -271,6 +271,54 @@ async fn sessions_are_listed_and_a_fork_continues_the_conversation() {
     assert_eq!(v["result"], "forked", "{v}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_persisted_output_index_is_no_session() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "toolu_seq", "name": "Bash", "input": {"command": "seq 1 100000"}}
+        ]}},
+        {"expect": {"tool_result": {"tool_use_id": "toolu_seq", "contains": "persisted-output"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "counted"}]}}
+    ]))
+    .await;
+    let out = nerve(d.path(), &server, &["-p", "count", "--output-format", "json"])
+        .output()
+        .await
+        .unwrap();
+    let first: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let index = files_below(&d.path().join("data"))
+        .into_iter()
+        .find(|p| p.ends_with("tool-results-index.jsonl"))
+        .expect("the output was indexed");
+    let index_before = std::fs::read(&index).unwrap();
+
+    let list = nerve(d.path(), &server, &["sessions"]).output().await.unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec![first["session_id"].as_str().unwrap()]);
+
+    for args in [
+        &["-p", "hi", "--resume", "tool-results-index"][..],
+        &["sessions", "--fork", "tool-results-index"][..],
+    ] {
+        let out = nerve(d.path(), &server, args).output().await.unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is not a session transcript"), "{args:?}: {err}");
+    }
+    assert_eq!(
+        std::fs::read(&index).unwrap(),
+        index_before,
+        "the index is untouched"
+    );
+}
+
 /// Every file below `dir` (recursively).
 fn files_below(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

@@ -61,7 +61,7 @@ pub enum LaunchError {
     #[error(transparent)]
     Transcript(#[from] TranscriptError),
     /// The session to resume does not exist.
-    #[error("no session {session_id} in this project ({} does not exist)", path.display())]
+    #[error("no session {session_id} in this project ({} is not a session transcript)", path.display())]
     NoSuchSession {
         /// The id asked for.
         session_id: String,
@@ -104,7 +104,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         date,
     } = options;
     let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
-    if resume && !transcript_path.exists() {
+    if resume && !(transcript_path.exists() && crate::session::is_transcript(&transcript_path)) {
         return Err(LaunchError::NoSuchSession {
             session_id,
             path: transcript_path,

@@ -64,9 +64,12 @@ impl ResultStore {
         }
     }
 
+    /// The name of a project's index file (in its data folder, beside the transcripts).
+    pub const INDEX_FILE_NAME: &'static str = "tool-results-index.jsonl";
+
     /// The index file of a project.
     pub fn index_path(project_data_dir: &Path) -> PathBuf {
-        project_data_dir.join("tool-results-index.jsonl")
+        project_data_dir.join(Self::INDEX_FILE_NAME)
     }
 
     /// The folder results are written to.

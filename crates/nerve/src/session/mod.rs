@@ -5,7 +5,8 @@ mod transcript;
 
 pub use rewind::{PromptInfo, live_entries, next_turn, prompts};
 pub use transcript::{
-    SessionInfo, Transcript, TranscriptEntry, TranscriptError, fork_session, list_sessions, read_transcript,
+    SessionInfo, Transcript, TranscriptEntry, TranscriptError, fork_session, is_transcript, list_sessions,
+    read_transcript,
 };
 
 pub use transcript::now_ms as transcript_now_ms;

@@ -108,6 +108,12 @@ pub enum TranscriptError {
         #[source]
         source: io::Error,
     },
+    /// The file is not a session's transcript (the persisted-output index, say).
+    #[error("{} is not a session transcript", path.display())]
+    NotATranscript {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 /// An open transcript file, appended to.
@@ -206,6 +212,34 @@ pub struct SessionInfo {
     pub title: String,
 }
 
+/// Whether the `.jsonl` file at `path` is a session's transcript: the project's data folder also
+/// holds the engine's other logs (the persisted-output index), which are not sessions and must
+/// never be resumed (a conversation would be appended to them). A transcript's first line is a
+/// transcript entry; a file with no line yet is a session just started.
+pub fn is_transcript(path: &Path) -> bool {
+    if path
+        .file_name()
+        .is_some_and(|n| n == crate::budget::ResultStore::INDEX_FILE_NAME)
+    {
+        return false;
+    }
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut first = String::new();
+    for line in BufReader::new(file).lines() {
+        match line {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => {
+                first = line;
+                break;
+            }
+            Err(_) => return false,
+        }
+    }
+    first.is_empty() || serde_json::from_str::<TranscriptEntry>(&first).is_ok()
+}
+
 /// Lists a project's sessions, newest first.
 pub fn list_sessions(project_data_dir: &Path) -> Result<Vec<SessionInfo>, TranscriptError> {
     let rd = match fs::read_dir(project_data_dir) {
@@ -221,7 +255,7 @@ pub fn list_sessions(project_data_dir: &Path) -> Result<Vec<SessionInfo>, Transc
     let mut out = Vec::new();
     for entry in rd.flatten() {
         let path = entry.path();
-        if path.extension().is_none_or(|e| e != "jsonl") {
+        if path.extension().is_none_or(|e| e != "jsonl") || !is_transcript(&path) {
             continue;
         }
         let Some(id) = path.file_stem().map(|s| s.to_string_lossy().to_string()) else {
@@ -299,12 +333,45 @@ mod tests {
         assert_eq!(sessions[0].session_id, "s1");
         assert_eq!(sessions[0].title, "hello");
     }
+
+    #[test]
+    fn only_transcripts_are_sessions() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = Transcript::open(&Transcript::path_for(dir.path(), "s1")).unwrap();
+        t.append(&TranscriptEntry::Message {
+            message: Message::user_text("hello"),
+        })
+        .unwrap();
+        // The persisted-output index lives beside the transcripts, also as JSON lines.
+        let store = crate::budget::ResultStore::new(dir.path(), "s1");
+        let saved = store.results_dir().join("out.txt");
+        fs::create_dir_all(store.results_dir()).unwrap();
+        fs::write(&saved, "big output").unwrap();
+        store.index_saved("Bash", "toolu_1", &saved).unwrap();
+        // And some other JSON-lines file that is no transcript.
+        fs::write(dir.path().join("notes.jsonl"), "{\"kind\": \"note\"}\n").unwrap();
+
+        let ids: Vec<String> = list_sessions(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|s| s.session_id)
+            .collect();
+        assert_eq!(ids, vec!["s1".to_string()]);
+        assert!(!is_transcript(&crate::budget::ResultStore::index_path(
+            dir.path()
+        )));
+        let fork = fork_session(dir.path(), "tool-results-index").unwrap_err();
+        assert!(matches!(fork, TranscriptError::NotATranscript { .. }), "{fork}");
+    }
 }
 
 /// Forks a session: a new session whose transcript starts as a copy of `from`'s, with a
 /// `session_start` entry naming where it came from. Returns the new id.
 pub fn fork_session(project_data_dir: &Path, from: &str) -> Result<String, TranscriptError> {
     let source = Transcript::path_for(project_data_dir, from);
+    if source.exists() && !is_transcript(&source) {
+        return Err(TranscriptError::NotATranscript { path: source });
+    }
     let (entries, _warnings) = read_transcript(&source)?;
     let id = uuid::Uuid::new_v4().to_string();
     let mut fork = Transcript::open(&Transcript::path_for(project_data_dir, &id))?;
