@@ -796,11 +796,17 @@ async fn review_and_rewind_in_the_desktop_app() {
         &format!("{} [data-testid='card-changes'] summary", card("toolu_new")),
     )
     .await;
-    wait_for_text(
-        &client,
-        &format!("{} [data-testid='card-changes']", card("toolu_new")),
-        "new.txt",
-    )
+    let created = vec![root.join("new.txt").display().to_string()];
+    let new_card_files = format!(
+        "{} [data-testid='card-file'][data-status='created']",
+        card("toolu_new")
+    );
+    wait_for(Some(&client), "the Bash card to list the file it created", || {
+        let c = client.clone();
+        let css = new_card_files.clone();
+        let created = created.clone();
+        async move { (paths_of(&c, &css).await == created).then_some(()) }
+    })
     .await;
     assert!(
         client

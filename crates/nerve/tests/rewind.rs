@@ -747,6 +747,26 @@ async fn each_call_shows_its_own_diff_live_and_after_resume_and_one_file_can_be_
         .map(|c| (c.tool_use_id, c.changed_files))
         .collect();
     assert_eq!(past, expected_changed);
+    // Each prompt names the message that holds it, so a front-end can put the rewind on it.
+    let held: Vec<(u32, String)> = resumed
+        .prompts()
+        .unwrap()
+        .into_iter()
+        .map(|p| {
+            let message = &resumed.messages()[p.message_index.unwrap() as usize];
+            assert_eq!(message.role, Role::User);
+            let text = message
+                .content
+                .iter()
+                .find_map(|b| match b {
+                    ContentBlock::Text(t) => Some(t.text.clone()),
+                    _ => None,
+                })
+                .unwrap();
+            (p.turn, text)
+        })
+        .collect();
+    assert_eq!(held, vec![(1, "first".to_string()), (2, "second".to_string())]);
 
     // Reverting one file: back to before the session, the others untouched.
     let files = a.session_files().unwrap();

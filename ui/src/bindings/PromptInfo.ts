@@ -15,4 +15,9 @@ text: string,
 /**
  * When it was sent (milliseconds since the Unix epoch).
  */
-time_ms: number, };
+time_ms: number, 
+/**
+ * The index of the message holding it in the conversation's messages (as a resumed session
+ * lists them); absent when it was compacted away.
+ */
+message_index: number | null, };

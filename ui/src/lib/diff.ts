@@ -56,34 +56,6 @@ function tagOf(c: string | undefined): LineTag {
   return "context";
 }
 
-/** Parses one file's unified diff text (the sed preview) into hunks; the ---/+++ header lines come
- * before the first @@ and are skipped. */
-export function parseUnified(text: string): DiffHunk[] {
-  const hunks: DiffHunk[] = [];
-  let cur: DiffHunk | null = null;
-  for (const line of text.split("\n")) {
-    const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-    if (m) {
-      cur = {
-        old_start: Number(m[1]),
-        old_lines: m[2] === undefined ? 1 : Number(m[2]),
-        new_start: Number(m[3]),
-        new_lines: m[4] === undefined ? 1 : Number(m[4]),
-        lines: [],
-      };
-      hunks.push(cur);
-      continue;
-    }
-    if (!cur || line.startsWith("\\")) continue;
-    if (line === "") {
-      // A trailing empty line of the text, not a context line with nothing in it.
-      continue;
-    }
-    cur.lines.push({ tag: tagOf(line[0]), text: line.slice(1) });
-  }
-  return hunks;
-}
-
 export function unifiedRows(hunks: DiffHunk[]): UnifiedRow[] {
   const rows: UnifiedRow[] = [];
   for (const h of hunks) {

@@ -10,6 +10,12 @@ import type { Event } from "../bindings/Event";
 import type { UserAnswer } from "../bindings/UserAnswer";
 import type { PermissionMode } from "../bindings/PermissionMode";
 import type { PersistedChunk } from "../bindings/PersistedChunk";
+import type { ChangeScope } from "../bindings/ChangeScope";
+import type { ChangeSet } from "../bindings/ChangeSet";
+import type { CodeRewindPlan } from "../bindings/CodeRewindPlan";
+import type { CodeRewindReport } from "../bindings/CodeRewindReport";
+import type { RewindRequest } from "../bindings/RewindRequest";
+import type { RewindOutcome } from "../bindings/RewindOutcome";
 
 export const getAppState = () => invoke<AppState>("get_app_state");
 
@@ -46,6 +52,26 @@ export const endSession = (sessionId: string) => invoke<void>("end_session", { s
 
 export const readPersistedOutput = (sessionId: string, path: string, offset: number, len: number) =>
   invoke<PersistedChunk>("read_persisted_output", { sessionId, path, offset, len });
+
+/** The files a call, a turn or the whole session changed, with their diffs. */
+export const getChanges = (sessionId: string, scope: ChangeScope) =>
+  invoke<ChangeSet>("get_changes", { sessionId, scope });
+
+/** What a code rewind to just before prompt `toTurn` would restore, and what it cannot. */
+export const planRewind = (sessionId: string, toTurn: number) =>
+  invoke<CodeRewindPlan>("plan_rewind", { sessionId, toTurn });
+
+/** Rewinds code, conversation or both; refused while a turn runs. */
+export const rewindSession = (sessionId: string, request: RewindRequest) =>
+  invoke<RewindOutcome>("rewind_session", { sessionId, request });
+
+/** What putting one file back would do: to before the session (`fromTurn` null) or that turn. */
+export const planFileRevert = (sessionId: string, path: string, fromTurn: number | null) =>
+  invoke<CodeRewindPlan>("plan_file_revert", { sessionId, path, fromTurn });
+
+/** Puts one file back; one changed on disk since the agent's change needs `confirmed`. */
+export const revertFile = (sessionId: string, path: string, fromTurn: number | null, confirmed: boolean) =>
+  invoke<CodeRewindReport>("revert_file", { sessionId, path, fromTurn, confirmed });
 
 /** Turns any rejection (a string from Rust, or an Error) into a message for the user. */
 export function errorText(e: unknown): string {

@@ -16,7 +16,7 @@ export interface FileEditPreview {
 /** Preview of a `sed -i` Bash command: one simulated diff per file. */
 export interface SedEditPreview {
   kind: "sed_edit";
-  files: { path: string; old_sha256?: string; new_sha256?: string; diff: string }[];
+  files: { path: string; old_sha256?: string; new_sha256?: string; hunks: DiffHunk[]; diff: string }[];
 }
 
 export type Preview = FileEditPreview | SedEditPreview;

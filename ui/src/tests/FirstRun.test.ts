@@ -72,7 +72,7 @@ describe("App flow", () => {
         case "open_project":
           return { path: (args as { path: string }).path, mode: "default", sessions: [], unapproved_mcp_servers: [] };
         case "start_session":
-          return { session_id: "s1", project_path: "/proj", mode: "default", model: "claude-x", tools: [], history: [], past_calls: [], warnings: [] };
+          return { session_id: "s1", project_path: "/proj", mode: "default", model: "claude-x", tools: [], history: [], past_calls: [], prompts: [], warnings: [] };
         default:
           return null;
       }
@@ -88,6 +88,8 @@ describe("App flow", () => {
     await user.click(screen.getByTestId("project-path-open"));
     await screen.findByTestId("prompt-input");
     expect(screen.getByTestId("turn-status").textContent?.trim()).toBe("idle");
-    expect(calls).toEqual(["get_app_state", "set_api_key", "get_app_state", "open_project", "start_session"]);
+    // The header asks for the session's changes (its +/− totals) once the session shows.
+    await waitFor(() => expect(calls).toContain("get_changes"));
+    expect(calls).toEqual(["get_app_state", "set_api_key", "get_app_state", "open_project", "start_session", "get_changes"]);
   });
 });

@@ -7,7 +7,7 @@ import { SessionStore } from "../lib/conversation/session.svelte";
 
 function newSession() {
   return new SessionStore(
-    { session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], warnings: ["transcript line 3 damaged"] },
+    { session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], prompts: [], warnings: ["transcript line 3 damaged"] },
     ["github"],
   );
 }

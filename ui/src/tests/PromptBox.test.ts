@@ -66,7 +66,7 @@ describe("Conversation with a live session: queue while running", () => {
 
   it("queues prompts typed during a turn, lets one be removed, and sends the rest when the turn ends", async () => {
     const user = userEvent.setup();
-    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], warnings: [] });
+    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], prompts: [], warnings: [] });
     render(Conversation, { session, onclose: vi.fn() });
     const box = screen.getByTestId("prompt-input");
 
@@ -103,7 +103,7 @@ describe("Conversation with a live session: queue while running", () => {
   });
   it("sends a queued prompt now by interrupting the turn; it goes out first when the turn ends", async () => {
     const user = userEvent.setup();
-    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], warnings: [] });
+    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], prompts: [], warnings: [] });
     render(Conversation, { session, onclose: vi.fn() });
     const box = screen.getByTestId("prompt-input");
     await user.type(box, "one{Enter}");
@@ -144,7 +144,7 @@ describe("SessionStore turn outcome", () => {
       }
       throw "no such session";
     });
-    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], warnings: [] });
+    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], prompts: [], warnings: [] });
     session.submit("one");
     await waitFor(() => expect(session.running).toBe(false));
     await waitFor(() => expect(session.state.last_end).toBe("error"));
@@ -209,6 +209,7 @@ describe("SessionStore history", () => {
       tools: [],
       history: [{ role: "user", content: "fix the parser" }],
       past_calls: [],
+      prompts: [],
       warnings: [],
     });
     expect(session.history).toEqual(["fix the parser"]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { computeHunks, parseUnified, splitRows, unifiedRows } from "../lib/diff";
+import { computeHunks, splitRows, unifiedRows } from "../lib/diff";
 import { editedNewText, updatedInput } from "../lib/permission";
 import { editRequest } from "./fixtures";
 
@@ -24,11 +24,6 @@ describe("diff helpers", () => {
     const pairs = rows.filter((r) => r.kind === "pair");
     expect(pairs[1]).toMatchObject({ left: { text: "1", tag: "delete" }, right: { text: "A", tag: "insert" } });
     expect(pairs[2]).toMatchObject({ left: { text: "2" }, right: null });
-  });
-
-  it("parses unified text, skipping file headers", () => {
-    const h = parseUnified("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-old\n+new\n same\n");
-    expect(h).toEqual([{ old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: [{ tag: "delete", text: "old" }, { tag: "insert", text: "new" }, { tag: "context", text: "same" }] }]);
   });
 
   it("rebuilds Edit text from the user's edited new_string", () => {

@@ -1,6 +1,12 @@
 // Event and request builders shaped like the engine's serde JSON, for tests.
+import type { ChangeScope } from "../bindings/ChangeScope";
+import type { ChangeSet } from "../bindings/ChangeSet";
+import type { CodeRewindPlan } from "../bindings/CodeRewindPlan";
 import type { Event } from "../bindings/Event";
+import type { FileChange } from "../bindings/FileChange";
 import type { PermissionRequest } from "../bindings/PermissionRequest";
+import type { PlannedRestore } from "../bindings/PlannedRestore";
+import type { UnseenCall } from "../bindings/UnseenCall";
 
 type ToolCompleted = Extract<Event, { type: "tool_completed" }>;
 
@@ -27,6 +33,7 @@ export function completed(id: string, extra: Partial<Omit<ToolCompleted, "type" 
     persisted_path: null,
     persisted_bytes: null,
     elapsed_ms: 12,
+    changed_files: [],
     ...extra,
   };
 }
@@ -82,6 +89,20 @@ export const sedRequest = () =>
           path: "src/a.rs",
           old_sha256: "0",
           new_sha256: "1",
+          hunks: [
+            {
+              old_start: 1,
+              old_lines: 3,
+              new_start: 1,
+              new_lines: 3,
+              lines: [
+                { tag: "context", text: "fn main() {" },
+                { tag: "delete", text: "    foo();" },
+                { tag: "insert", text: "    bar();" },
+                { tag: "context", text: "}" },
+              ],
+            },
+          ],
           diff: "--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,3 +1,3 @@\n fn main() {\n-    foo();\n+    bar();\n }\n",
         },
       ],
@@ -148,3 +169,57 @@ export const planRequest = () =>
     // The engine suggests a bare tool rule for tools it cannot look into; it makes no sense here.
     suggestions: ["ExitPlanMode"],
   });
+
+/** A modified text file whose first line changed from `before` to `after`. */
+export function fileChange(path: string, fields: Partial<FileChange> = {}): FileChange {
+  return {
+    path,
+    status: "modified",
+    added: 1,
+    removed: 1,
+    binary: false,
+    hunks: [
+      {
+        old_start: 1,
+        old_lines: 2,
+        new_start: 1,
+        new_lines: 2,
+        lines: [
+          { tag: "delete", text: "before" },
+          { tag: "insert", text: "after" },
+          { tag: "context", text: "same" },
+        ],
+      },
+    ],
+    seen: "tool",
+    calls: [{ tool_use_id: "tu-1", tool_name: "Edit" }],
+    ...fields,
+  };
+}
+
+export const changeSet = (scope: ChangeScope, files: FileChange[], unseen: UnseenCall[] = []): ChangeSet => ({ scope, files, unseen });
+
+export const unseenCall = (tool_use_id: string, message: string, turn = 1): UnseenCall => ({
+  turn,
+  call: { tool_use_id, tool_name: "Bash" },
+  reason: { kind: "not_git_repository" },
+  message,
+});
+
+const present = (sha: string) => ({ state: "present", sha256: sha, size: 10 }) as const;
+
+/** A file a rewind would put back; `delete` means it did not exist then. */
+export function planned(path: string, fields: Partial<PlannedRestore> = {}): PlannedRestore {
+  const deleting = fields.action === "delete";
+  return {
+    path,
+    action: "write",
+    target: deleting ? { state: "absent" } : present("old"),
+    current: present("new"),
+    expected: present("new"),
+    changed_on_disk: false,
+    ...fields,
+  };
+}
+
+export const rewindPlan = (to_turn: number, files: PlannedRestore[], unseen: UnseenCall[] = []): CodeRewindPlan => ({ to_turn, files, unseen });

@@ -33,6 +33,7 @@ export function sessionInfo(fields: Partial<SessionInfo> = {}): SessionInfo {
     tools: [],
     history: [],
     past_calls: [],
+    prompts: [],
     warnings: [],
     ...fields,
   };
@@ -50,8 +51,12 @@ export const appState = (): AppState => ({
 
 export const projectInfo = (path: string): ProjectInfo => ({ path, mode: "default", sessions: [], unapproved_mcp_servers: [] });
 
-/** Also answers the app-level commands, so the whole App can be rendered and a session started. */
-export function liveSession(info: SessionInfo = sessionInfo()): Live {
+/** Answers one command from its arguments (a thrown error or a rejected promise is its failure). */
+export type Handler = (args: Record<string, unknown>) => unknown;
+
+/** Also answers the app-level commands, so the whole App can be rendered and a session started.
+ *  `handlers` answer other commands (get_changes, rewind_session…); the rest return null. */
+export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<string, Handler> = {}): Live {
   const turns: Turn[] = [];
   const calls: Live["calls"] = [];
   mockWindows("main");
@@ -71,6 +76,8 @@ export function liveSession(info: SessionInfo = sessionInfo()): Live {
     if (cmd === "get_app_state") return appState();
     if (cmd === "open_project") return projectInfo(String(args.path));
     if (cmd === "start_session") return info;
+    const handler = handlers[cmd];
+    if (handler) return handler(args);
     return null;
   });
   return {

@@ -140,7 +140,7 @@ describe("reducer: assistant text", () => {
       { type: "user_message", message: { role: "user", content: "fix the bug" } } as Event,
       { type: "user_message", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "..." }] } } as Event,
     ]);
-    expect(s.items).toEqual([{ kind: "user", key: "i1", text: "fix the bug" }]);
+    expect(s.items).toEqual([{ kind: "user", key: "i1", text: "fix the bug", turn: null }]);
   });
 });
 
@@ -202,6 +202,7 @@ describe("reducer: session-level events", () => {
       destructive: false,
       persisted_path: null,
       persisted_bytes: null,
+      changed_files: [],
       ...extra,
     });
     const use = (id: string) => ({ type: "tool_use", id, name: "Read", input: { file_path: `/p/${id}.md` } });
@@ -243,5 +244,56 @@ describe("reducer: session-level events", () => {
     expect(s.tools.c).toMatchObject({ tool_name: "Bash", summary: "rm -rf build", status: "denied" });
     expect(s.tools.d).toMatchObject({ persisted_path: "/data/d.txt", persisted_bytes: 5000 });
     expect(s.items.filter((i) => i.kind === "user").map((i) => i.kind === "user" && i.text)).toEqual(["go"]);
+  });
+});
+
+describe("reducer: prompt numbers and changed files", () => {
+  const prompt = (turn: number, text: string, message_index: number | null) => ({ turn, text, time_ms: 0, message_index });
+  const users = (s: ConversationState) => s.items.flatMap((i) => (i.kind === "user" ? [[i.text, i.turn]] : []));
+
+  it("gives a live prompt the number of the turn_started before it, and nothing else that number", () => {
+    const s = run([
+      { type: "turn_started", turn: 4 },
+      { type: "user_message", message: { role: "user", content: "fix it" } },
+      { type: "assistant_message", message: { role: "assistant", content: "done" } },
+      { type: "user_message", message: { role: "user", content: "Stop hook feedback:\nlint" } },
+    ]);
+    expect(users(s)).toEqual([
+      ["fix it", 4],
+      ["Stop hook feedback:\nlint", null],
+    ]);
+    expect([s.turn, s.unstamped_turn]).toEqual([4, null]);
+  });
+
+  it("numbers a resumed history's prompts by the message the engine says holds each one", () => {
+    const s = fromHistory(
+      [
+        { role: "user", content: "This session continues from an earlier conversation that was compacted…" },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "again" },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "" }, { type: "text", text: "again" }] },
+      ],
+      "default",
+      [],
+      // Prompt 1 was compacted away; a compaction summary is no prompt.
+      [prompt(1, "start", null), prompt(2, "again", 2), prompt(5, "again", 4)],
+    );
+    expect(users(s)).toEqual([
+      ["This session continues from an earlier conversation that was compacted…", null],
+      ["again", 2],
+      ["again", 5],
+    ]);
+    expect(s.turn).toBe(5);
+  });
+
+  it("records the files a call changed and counts every change to the files", () => {
+    let s = run([queued("a", 1, false, "Edit"), queued("b", 1, false, "Read")]);
+    s = reduce(s, completed("a", { changed_files: ["/p/a.rs"] }), 0);
+    expect([s.tools.a!.changed_files, s.changes_seq]).toEqual([["/p/a.rs"], 1]);
+    s = reduce(s, completed("b"), 0);
+    expect([s.tools.b!.changed_files, s.changes_seq]).toEqual([[], 1]);
+    s = reduce(s, { type: "turn_ended", reason: "end_turn" }, 0);
+    expect(s.changes_seq).toBe(2);
   });
 });

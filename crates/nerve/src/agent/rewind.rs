@@ -103,10 +103,19 @@ impl SessionFiles {
         }
     }
 
-    /// The prompts of the conversation as it stands.
+    /// The prompts of the conversation as it stands, each with the index of its message.
     pub fn prompts(&self) -> Result<Vec<PromptInfo>, RewindError> {
         let (entries, _warnings) = read_transcript(&self.transcript)?;
-        Ok(prompts(&live_entries(entries)))
+        let live = live_entries(entries);
+        let mut found = prompts(&live);
+        let at = crate::agent::turn::replay(live).prompt_messages;
+        for prompt in &mut found {
+            prompt.message_index = at
+                .iter()
+                .find(|(turn, _)| *turn == prompt.turn)
+                .and_then(|(_, index)| u32::try_from(*index).ok());
+        }
+        Ok(found)
     }
 
     /// The change set of a turn or of the whole session.

@@ -768,8 +768,27 @@ impl Agent {
 pub(crate) fn history_of(
     entries: Vec<TranscriptEntry>,
 ) -> (Vec<Message>, Vec<crate::budget::ReplacementRecord>) {
+    let replayed = replay(entries);
+    (replayed.messages, replayed.records)
+}
+
+/// The conversation a transcript holds, and where in it each prompt is.
+pub(crate) struct Replayed {
+    /// The messages.
+    pub messages: Vec<Message>,
+    /// The tool-result replacements.
+    pub records: Vec<crate::budget::ReplacementRecord>,
+    /// Each prompt still in the messages: its number and the index of the message holding it.
+    pub prompt_messages: Vec<(u32, usize)>,
+}
+
+/// Replays a transcript's entries into the conversation (see [`history_of`]).
+pub(crate) fn replay(entries: Vec<TranscriptEntry>) -> Replayed {
     let mut messages = Vec::new();
     let mut records = Vec::new();
+    let mut prompt_messages = Vec::new();
+    // The prompt whose message is the next user message.
+    let mut starting: Option<u32> = None;
     // Blocks of an assistant message that never completed (the process died mid-stream).
     let mut partial: Vec<ContentBlock> = Vec::new();
     for e in entries {
@@ -788,16 +807,21 @@ pub(crate) fn history_of(
                         },
                     );
                 }
+                let is_user = message.role == Role::User;
                 push_merged(&mut messages, message);
+                if is_user && let Some(turn) = starting.take() {
+                    prompt_messages.push((turn, messages.len() - 1));
+                }
             }
             TranscriptEntry::Replacement { record } => records.push(record),
             TranscriptEntry::CompactBoundary { .. } => {
                 messages.clear();
                 partial.clear();
+                prompt_messages.clear();
             }
+            TranscriptEntry::TurnStart { turn, .. } => starting = Some(turn),
             TranscriptEntry::SessionStart { .. }
             | TranscriptEntry::Permission { .. }
-            | TranscriptEntry::TurnStart { .. }
             | TranscriptEntry::Rewind { .. } => {}
         }
     }
@@ -810,7 +834,11 @@ pub(crate) fn history_of(
             },
         );
     }
-    (messages, records)
+    Replayed {
+        messages,
+        records,
+        prompt_messages,
+    }
 }
 
 struct Step {

@@ -17,6 +17,10 @@ pub struct PromptInfo {
     pub text: String,
     /// When it was sent (milliseconds since the Unix epoch).
     pub time_ms: u64,
+    /// The index of the message holding it in the conversation's messages (as a resumed session
+    /// lists them); absent when it was compacted away.
+    #[serde(default)]
+    pub message_index: Option<u32>,
 }
 
 /// The entries that make up the conversation now: every `rewind` removes what came after its
@@ -72,6 +76,7 @@ pub fn prompts(live: &[TranscriptEntry]) -> Vec<PromptInfo> {
             turn: *turn,
             text,
             time_ms: *time_ms,
+            message_index: None,
         });
     }
     out

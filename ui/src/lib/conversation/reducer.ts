@@ -3,6 +3,7 @@
 import type { Event } from "../../bindings/Event";
 import type { PastCall } from "../../bindings/PastCall";
 import type { PermissionMode } from "../../bindings/PermissionMode";
+import type { PromptInfo } from "../../bindings/PromptInfo";
 import type { Progress } from "../../bindings/Progress";
 import type { ResultBlock } from "../../bindings/ResultBlock";
 import {
@@ -23,6 +24,9 @@ export function initialState(mode: PermissionMode = "default"): ConversationStat
     usage: null,
     running: false,
     last_end: null,
+    turn: null,
+    unstamped_turn: null,
+    changes_seq: 0,
     seq: 0,
   };
 }
@@ -117,10 +121,14 @@ function isEngineContext(block: Block): boolean {
   return block.type === "text" && typeof block.text === "string" && block.text.trimStart().startsWith("<system-reminder>");
 }
 
+/** Adds a user message's text. Live, the message right after `turn_started` is that turn's
+ *  prompt (the engine numbers the prompt, then sends it): it takes the number. */
 function addUser(state: ConversationState, message: unknown): ConversationState {
+  const turn = state.unstamped_turn;
+  const next = turn === null ? state : { ...state, unstamped_turn: null };
   const text = joinText(blocksOf(message).filter((b) => !isEngineContext(b)), "text");
-  if (!text) return state;
-  return withItem(state, (key) => ({ kind: "user", key, text }));
+  if (!text) return next;
+  return withItem(next, (key) => ({ kind: "user", key, text, turn }));
 }
 
 function updateTool(
@@ -172,6 +180,7 @@ export function newToolCall(fields: Partial<ToolCall> & Pick<ToolCall, "tool_use
     persisted_path: null,
     persisted_bytes: null,
     from_history: false,
+    changed_files: [],
     ...fields,
   };
 }
@@ -240,11 +249,13 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
         persisted_path: event.persisted_path ?? null,
         persisted_bytes: event.persisted_bytes == null ? null : Number(event.persisted_bytes),
         elapsed_ms: Number(event.elapsed_ms),
+        changed_files: event.changed_files ?? [],
       }));
       // A request for a finished call can no longer be answered: drop it from the queue.
       return {
         ...next,
         permissions: next.permissions.filter((p) => p.tool_use_id !== event.tool_use_id),
+        changes_seq: (event.changed_files ?? []).length > 0 ? next.changes_seq + 1 : next.changes_seq,
       };
     }
     case "permission_requested":
@@ -279,7 +290,15 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
       const items = state.items.map((it) =>
         it.kind === "assistant" && it.streaming ? { ...it, streaming: false } : it,
       );
-      let next: ConversationState = { ...state, items, running: false, last_end: event.reason, permissions: [] };
+      let next: ConversationState = {
+        ...state,
+        items,
+        running: false,
+        last_end: event.reason,
+        permissions: [],
+        unstamped_turn: null,
+        changes_seq: state.changes_seq + 1,
+      };
       if (event.reason !== "end_turn") {
         next = withItem(next, (key) => ({
           kind: "notice",
@@ -290,6 +309,8 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
       }
       return next;
     }
+    case "turn_started":
+      return { ...state, turn: event.turn, unstamped_turn: event.turn };
     case "mode_changed":
       return { ...state, mode: event.mode };
     case "todos_changed":
@@ -307,12 +328,20 @@ export function dropPermission(state: ConversationState, requestId: string): Con
 /**
  * Rebuilds view state from a resumed session's API messages. No live events exist for them; the
  * engine describes each call as the live events did (`pastCalls`: summary, batch, denial, saved
- * output). A call it does not describe gets a card of its own with its raw input.
+ * output, changed files) and lists the prompts with their numbers (`prompts`). A call it does not
+ * describe gets a card of its own with its raw input.
  */
-export function fromHistory(messages: unknown[], mode: PermissionMode, pastCalls: PastCall[] = []): ConversationState {
+export function fromHistory(
+  messages: unknown[],
+  mode: PermissionMode,
+  pastCalls: PastCall[] = [],
+  prompts: PromptInfo[] = [],
+): ConversationState {
   let state = initialState(mode);
   const described = new Map(pastCalls.map((c) => [c.tool_use_id, c]));
-  for (const message of messages) {
+  // The user item each message became, by the message's index, for numbering prompts.
+  const userItems = new Map<number, string>();
+  for (const [index, message] of messages.entries()) {
     const role = (message as { role?: string } | null)?.role;
     const blocks = blocksOf(message);
     if (role === "assistant") {
@@ -338,6 +367,7 @@ export function fromHistory(messages: unknown[], mode: PermissionMode, pastCalls
           destructive: past?.destructive ?? false,
           persisted_path: past?.persisted_path ?? null,
           persisted_bytes: past?.persisted_bytes ?? null,
+          changed_files: past?.changed_files ?? [],
         });
         state = { ...state, tools: { ...state.tools, [id]: tool } };
         if (joins) {
@@ -357,7 +387,10 @@ export function fromHistory(messages: unknown[], mode: PermissionMode, pastCalls
         }
       }
     } else {
+      const before = state.items.length;
       state = addUser(state, message);
+      const added = state.items[before];
+      if (added?.kind === "user") userItems.set(index, added.key);
       for (const b of blocks) {
         if (b.type !== "tool_result" || typeof b.tool_use_id !== "string") continue;
         const isError = b.is_error === true;
@@ -370,7 +403,23 @@ export function fromHistory(messages: unknown[], mode: PermissionMode, pastCalls
       }
     }
   }
-  return state;
+  return { ...numberPrompts(state, userItems, prompts), turn: prompts.at(-1)?.turn ?? null };
+}
+
+/**
+ * Puts the engine's prompt numbers on the user items of a rebuilt history: each prompt names the
+ * index of the message that holds it. Prompts compacted out of the history have none and cannot be
+ * pointed at from here.
+ */
+function numberPrompts(state: ConversationState, userItems: Map<number, string>, prompts: PromptInfo[]): ConversationState {
+  const turns = new Map<string, number>();
+  for (const prompt of prompts) {
+    const key = prompt.message_index === null ? undefined : userItems.get(prompt.message_index);
+    if (key !== undefined) turns.set(key, prompt.turn);
+  }
+  if (turns.size === 0) return state;
+  const items = state.items.map((it) => (it.kind === "user" && turns.has(it.key) ? { ...it, turn: turns.get(it.key)! } : it));
+  return { ...state, items };
 }
 
 function lastBatchId(state: ConversationState): number {

@@ -2,7 +2,10 @@
 // (sending prompts, the queue of prompts typed during a turn, aborting, answering permissions).
 import type { Event } from "../../bindings/Event";
 import type { PermissionMode } from "../../bindings/PermissionMode";
+import type { RewindOutcome } from "../../bindings/RewindOutcome";
+import type { RewindRequest } from "../../bindings/RewindRequest";
 import type { SessionInfo } from "../../bindings/SessionInfo";
+import { rewindSummary } from "../changes";
 import * as ipc from "../ipc";
 import { dropPermission, fromHistory, reduce } from "./reducer";
 import type { ConversationState } from "./types";
@@ -27,7 +30,7 @@ export class SessionStore {
     this.id = info.session_id;
     this.projectPath = info.project_path;
     this.model = info.model;
-    let state = fromHistory(info.history, info.mode, info.past_calls);
+    let state = fromHistory(info.history, info.mode, info.past_calls, info.prompts);
     // Problems met while starting are shown, not swallowed: the user should know what is missing.
     const notices = [...info.warnings];
     if (unapprovedMcpServers.length) {
@@ -132,7 +135,8 @@ export class SessionStore {
       this.addError(ipc.errorText(e));
     } finally {
       // The command resolving is the authoritative end, even if turn_ended was lost.
-      this.state = { ...this.state, running: false };
+      const lost = this.state.running && this.state.last_end === null;
+      this.state = { ...this.state, running: false, changes_seq: this.state.changes_seq + (lost ? 1 : 0) };
       this.sendNextQueued();
     }
   }
@@ -159,6 +163,38 @@ export class SessionStore {
   /** Called by the permission dialog once its answer was delivered. */
   permissionAnswered = (requestId: string) => {
     this.state = dropPermission(this.state, requestId);
+  };
+
+  /**
+   * Rewinds code, conversation or both (the engine refuses while a turn runs; the rejection is
+   * for the caller to show). Returns the rewound prompt's text when the conversation went back,
+   * for the prompt box.
+   */
+  async rewind(request: RewindRequest): Promise<string | null> {
+    const outcome = await ipc.rewindSession(this.id, request);
+    this.applyRewind(outcome);
+    return outcome.report.conversation?.prompt.text ?? null;
+  }
+
+  /**
+   * After a conversation rewind the conversation is rebuilt from what the engine now holds, the
+   * same way a resumed session is; what is not part of the conversation (usage, mode, the task
+   * list) stays. Either way the files may differ now, and a notice says what was done.
+   */
+  applyRewind(outcome: RewindOutcome) {
+    const before = this.state;
+    let state = before;
+    if (outcome.report.conversation) {
+      const rebuilt = fromHistory(outcome.history, before.mode, outcome.past_calls, outcome.prompts);
+      state = { ...rebuilt, usage: before.usage, todos: before.todos, last_end: before.last_end };
+    }
+    state = { ...state, changes_seq: before.changes_seq + 1 };
+    this.state = reduce(state, { type: "notice", message: rewindSummary(outcome.report, this.projectPath) }, Date.now());
+  }
+
+  /** Files changed outside a turn (a file was reverted): views of the changes ask again. */
+  filesChanged = () => {
+    this.state = { ...this.state, changes_seq: this.state.changes_seq + 1 };
   };
 
   async setMode(mode: PermissionMode) {

@@ -39,10 +39,14 @@ export interface ToolCall {
   persisted_bytes: number | null;
   /** Rebuilt from a resumed session's history (no live events were seen). */
   from_history: boolean;
+  /** Files the call changed, as the engine's checkpoints recorded them (absolute paths). */
+  changed_files: string[];
 }
 
 export type Item =
-  | { kind: "user"; key: string; text: string }
+  /** `turn` is the engine's number of the prompt (what a rewind names); null for user text that
+   *  is no prompt (a compaction summary, Stop hook feedback) or a prompt the engine did not number. */
+  | { kind: "user"; key: string; text: string; turn: number | null }
   | { kind: "assistant"; key: string; text: string; thinking: string; streaming: boolean }
   | { kind: "batch"; key: string; batch_id: number; concurrent: boolean; tool_ids: string[] }
   | { kind: "notice"; key: string; level: "info" | "retry" | "error"; text: string };
@@ -65,6 +69,13 @@ export interface ConversationState {
   usage: UsageTotals | null;
   running: boolean;
   last_end: string | null;
+  /** The latest prompt's number (from `turn_started`, or the last of a session's prompts). */
+  turn: number | null;
+  /** A `turn_started` whose prompt message has not arrived yet: the next prompt gets this number. */
+  unstamped_turn: number | null;
+  /** Counts up whenever the files may have changed (a call changed some, a turn ended), so views of
+   *  the session's changes know to ask the engine again. */
+  changes_seq: number;
   /** Monotonic counter for item keys, so keys never depend on timing. */
   seq: number;
 }

@@ -1,0 +1,225 @@
+// Reviewing what the agent changed: a tool card's diff (the call's change set, fetched once) and the
+// Changes panel (this turn or the session, per-file revert that asks only when the file changed on
+// disk since the agent's change).
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { render, screen, waitFor, within } from "@testing-library/svelte";
+import userEvent from "@testing-library/user-event";
+import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
+import type { ChangeScope } from "../bindings/ChangeScope";
+import type { CodeRewindReport } from "../bindings/CodeRewindReport";
+import type { Event } from "../bindings/Event";
+import Conversation from "../lib/components/Conversation.svelte";
+import MessageList from "../lib/components/MessageList.svelte";
+import { fromHistory, initialState, reduce } from "../lib/conversation/reducer";
+import { changeSet, completed, fileChange, planned, queued, rewindPlan, unseenCall } from "./fixtures";
+import { liveSession, sessionInfo } from "./live";
+
+const stateOf = (events: Event[]) => events.reduce((s, e) => reduce(s, e, Date.now()), initialState());
+const card = (id: string) => document.querySelector(`[data-tool-use-id="${id}"]`) as HTMLElement;
+
+describe("a tool card's changes", () => {
+  let asked: unknown[];
+  beforeEach(() => {
+    asked = [];
+    mockWindows("main");
+    mockIPC((cmd, args) => {
+      if (cmd !== "get_changes") return null;
+      asked.push(args);
+      return changeSet((args as { scope: ChangeScope }).scope, [
+        fileChange("/home/me/proj/src/main.rs"),
+        fileChange("/home/me/proj/logo.png", { status: "created", binary: true, added: 0, removed: 0, hunks: [] }),
+      ]);
+    });
+  });
+
+  it("stays collapsed with the file count, fetches the call's change set once and shows each diff", async () => {
+    const user = userEvent.setup();
+    const conversation = stateOf([
+      queued("e", 1, false, "Edit"),
+      queued("r", 2, false, "Read"),
+      completed("e", { changed_files: ["/home/me/proj/src/main.rs", "/home/me/proj/logo.png"] }),
+      completed("r"),
+    ]);
+    render(MessageList, { conversation, sessionId: "s1", projectPath: "/home/me/proj" });
+    expect(within(card("r")).queryByTestId("card-changes")).toBeNull();
+    const changes = within(card("e")).getByTestId("card-changes");
+    expect(changes.textContent).toContain("Changes · 2 files");
+    expect(within(changes).queryByTestId("card-file")).toBeNull();
+    expect(asked).toEqual([]);
+
+    await user.click(within(changes).getByTestId("card-changes-toggle"));
+    const files = await within(changes).findAllByTestId("card-file");
+    expect(asked).toEqual([{ sessionId: "s1", scope: { kind: "call", tool_use_id: "e" } }]);
+    expect(files.map((f) => [f.dataset.path, within(f).getByTestId("file-path").textContent, within(f).getByTestId("file-counts").textContent])).toEqual([
+      ["/home/me/proj/src/main.rs", "src/main.rs", "+1 −1"],
+      ["/home/me/proj/logo.png", "logo.png", "binary"],
+    ]);
+    const diff = within(files[0]!).getByTestId("diff-view");
+    expect([...diff.querySelectorAll("[data-tag]")].map((l) => [l.getAttribute("data-tag"), l.textContent])).toEqual([
+      ["delete", "1-before"],
+      ["insert", "1+after"],
+      ["context", "22 same"],
+    ]);
+    expect(within(files[1]!).getByTestId("file-binary").textContent).toContain("Binary file");
+
+    // Collapsing and expanding again shows what was fetched; nothing is asked twice.
+    await user.click(within(changes).getByTestId("card-changes-toggle"));
+    expect(within(changes).queryByTestId("card-file")).toBeNull();
+    await user.click(within(changes).getByTestId("card-changes-toggle"));
+    expect(within(changes).getAllByTestId("card-file")).toHaveLength(2);
+    expect(asked).toHaveLength(1);
+  });
+
+  it("is offered on a resumed session's cards from the engine's past calls, and not while a call runs", () => {
+    const resumed = fromHistory(
+      [
+        { role: "user", content: "go" },
+        { role: "assistant", content: [{ type: "tool_use", id: "w", name: "Write", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "w", content: "ok" }] },
+      ],
+      "default",
+      [
+        {
+          tool_use_id: "w",
+          tool_name: "Write",
+          summary: "Write a.txt",
+          batch_index: 1,
+          concurrent: false,
+          denied: false,
+          destructive: false,
+          persisted_path: null,
+          persisted_bytes: null,
+          changed_files: ["/home/me/proj/a.txt"],
+        },
+      ],
+    );
+    const running = reduce(resumed, queued("x", 9, false, "Bash"), 0);
+    render(MessageList, { conversation: running, sessionId: "s1", projectPath: "/home/me/proj" });
+    expect(within(card("w")).getByTestId("card-changes").textContent).toContain("Changes · 1 file");
+    expect(within(card("x")).queryByTestId("card-changes")).toBeNull();
+  });
+});
+
+describe("the Changes panel", () => {
+  const A = "/home/me/projects/nerve-demo/src/a.rs";
+  const B = "/home/me/projects/nerve-demo/b.txt";
+  const turnFiles = [fileChange(A, { added: 3, removed: 1 })];
+  const sessionFiles = [fileChange(A, { added: 5, removed: 2 }), fileChange(B, { status: "created", added: 4, removed: 0 })];
+
+  function setup(onDisk: string[] = []) {
+    const reverted: CodeRewindReport = { to_turn: 0, restored: [], refused: [], unseen: [] };
+    const live = liveSession(
+      sessionInfo({
+        history: [{ role: "user", content: "one" }, { role: "assistant", content: "done" }, { role: "user", content: "two" }],
+        prompts: [
+          { turn: 1, text: "one", time_ms: 0, message_index: 0 },
+          { turn: 2, text: "two", time_ms: 0, message_index: 2 },
+        ],
+      }),
+      {
+        get_changes: (args) => {
+          const scope = args.scope as ChangeScope;
+          if (scope.kind === "session") return changeSet(scope, sessionFiles, [unseenCall("tu-9", "the project is not a git repository")]);
+          return changeSet(scope, turnFiles);
+        },
+        plan_file_revert: (args) => rewindPlan(0, [planned(String(args.path), { changed_on_disk: onDisk.includes(String(args.path)) })]),
+        revert_file: (args) => ({ ...reverted, restored: [planned(String(args.path))] }),
+      },
+    );
+    const user = userEvent.setup();
+    render(Conversation, { session: live.session, onclose: vi.fn() });
+    return { live, user };
+  }
+
+  const rows = () =>
+    screen.getAllByTestId("changed-file").map((f) => [
+      f.dataset.path,
+      within(f).getByTestId("file-status").textContent,
+      within(f).getByTestId("file-counts").textContent,
+    ]);
+
+  it("shows the session's totals in the header and lists this turn's or the session's files", async () => {
+    const { live, user } = setup();
+    const open = screen.getByTestId("open-changes");
+    await waitFor(() => expect(open.textContent?.trim()).toBe("Changes +9 −2"));
+    expect(screen.queryByTestId("changes-panel")).toBeNull();
+
+    await user.click(open);
+    const panel = screen.getByTestId("changes-panel");
+    await waitFor(() => expect(rows()).toEqual([[A, "modified", "+3 −1"]]));
+    expect(within(panel).getByTestId("changes-scope-turn").getAttribute("aria-pressed")).toBe("true");
+    expect(live.called("get_changes").at(-1)).toEqual({ sessionId: "s1", scope: { kind: "turn", turn: 2 } });
+
+    await user.click(within(panel).getByTestId("changes-scope-session"));
+    await waitFor(() => expect(rows()).toEqual([[A, "modified", "+5 −2"], [B, "created", "+4 −0"]]));
+    expect(within(panel).getAllByTestId("unseen-note").map((n) => n.textContent)).toEqual(["cannot restore: the project is not a git repository"]);
+
+    // Expanding a file shows its net diff; the conversation stays where it was.
+    const first = screen.getAllByTestId("changed-file")[0]!;
+    await user.click(within(first).getByTestId("file-toggle"));
+    expect(within(first).getByTestId("diff-view")).toBeTruthy();
+    expect(screen.getByTestId("message-list")).toBeTruthy();
+    expect(screen.getAllByTestId("user-text").map((u) => u.textContent)).toEqual(["one", "two"]);
+  });
+
+  it("reverts a file at once when nobody else changed it, and asks first when it changed on disk", async () => {
+    const { live, user } = setup([B]);
+    await user.click(screen.getByTestId("open-changes"));
+    await user.click(await screen.findByTestId("changes-scope-session"));
+    await waitFor(() => expect(screen.getAllByTestId("changed-file")).toHaveLength(2));
+    const row = (path: string) => screen.getAllByTestId("changed-file").find((f) => f.dataset.path === path)!;
+
+    const before = live.called("get_changes").length;
+    await user.click(within(row(A)).getByTestId("revert-file"));
+    await waitFor(() => expect(live.called("revert_file")).toHaveLength(1));
+    expect(live.called("plan_file_revert")).toEqual([{ sessionId: "s1", path: A, fromTurn: null }]);
+    expect(live.called("revert_file")).toEqual([{ sessionId: "s1", path: A, fromTurn: null, confirmed: false }]);
+    expect(screen.queryByTestId("revert-ask")).toBeNull();
+    await waitFor(() => expect(screen.getByTestId("changes-note").textContent).toBe("Reverted src/a.rs."));
+    // The panel and the header's totals ask again.
+    await waitFor(() => expect(live.called("get_changes").length).toBeGreaterThanOrEqual(before + 2));
+
+    await user.click(within(row(B)).getByTestId("revert-file"));
+    const ask = await within(row(B)).findByTestId("revert-ask");
+    expect(ask.textContent).toContain("changed on disk since the agent's change — overwrite?");
+    expect(live.called("revert_file")).toHaveLength(1); // nothing overwritten without a yes
+    await user.click(within(ask).getByTestId("revert-confirm"));
+    await waitFor(() => expect(live.called("revert_file")).toHaveLength(2));
+    expect(live.called("revert_file")[1]).toEqual({ sessionId: "s1", path: B, fromTurn: null, confirmed: true });
+  });
+
+  it("reverts to before the turn in the turn scope, and a declined overwrite changes nothing", async () => {
+    const { live, user } = setup([A]);
+    await user.click(screen.getByTestId("open-changes"));
+    await waitFor(() => expect(screen.getAllByTestId("changed-file")).toHaveLength(1));
+    await user.click(screen.getByTestId("revert-file"));
+    await user.click(await screen.findByTestId("revert-cancel"));
+    expect(live.called("plan_file_revert")).toEqual([{ sessionId: "s1", path: A, fromTurn: 2 }]);
+    expect(live.called("revert_file")).toEqual([]);
+    expect(screen.getByTestId("revert-file")).toBeTruthy();
+  });
+
+  it("asks again when a call changes files while it is open, following the new turn", async () => {
+    const { live, user } = setup();
+    await user.click(screen.getByTestId("open-changes"));
+    await waitFor(() => expect(screen.getAllByTestId("changed-file")).toHaveLength(1));
+    await user.type(screen.getByTestId("prompt-input"), "three{Enter}");
+    await waitFor(() => expect(live.turns).toHaveLength(1));
+    const turn = live.turns[0]!;
+    turn.send({ type: "turn_started", turn: 3 });
+    turn.send({ type: "user_message", message: { role: "user", content: "three" } });
+    turn.send(queued("w", 1, false, "Write"));
+    const count = live.called("get_changes").length;
+    turn.send(completed("w", { changed_files: [B] }));
+    await waitFor(() =>
+      expect(live.called("get_changes").slice(count)).toContainEqual({ sessionId: "s1", scope: { kind: "turn", turn: 3 } }),
+    );
+    // Reverting waits for the turn to end.
+    expect((screen.getByTestId("revert-file") as HTMLButtonElement).disabled).toBe(true);
+    const atEnd = live.called("get_changes").length;
+    turn.send({ type: "turn_ended", reason: "end_turn" });
+    turn.finish();
+    await waitFor(() => expect(live.called("get_changes").length).toBeGreaterThan(atEnd));
+    await waitFor(() => expect((screen.getByTestId("revert-file") as HTMLButtonElement).disabled).toBe(false));
+  });
+});
