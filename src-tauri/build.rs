@@ -22,6 +22,10 @@ const COMMANDS: &[&str] = &[
     "rewind_session",
     "plan_file_revert",
     "revert_file",
+    "list_commands",
+    "find_files",
+    "compact_session",
+    "set_model",
 ];
 
 fn main() {

@@ -11,7 +11,9 @@ use nerve::events::Event;
 use nerve::model::api_key::ApiKey;
 use nerve::permissions::{PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
+use nerve::project_files::FileMatch;
 use nerve::session::list_sessions;
+use nerve::slash_commands::SlashCommand;
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -22,6 +24,9 @@ use crate::dto::{
 use crate::error::{ShellError, to_shell};
 use crate::sessions::{Sessions, StartRequest};
 use crate::settings::SettingsStore;
+
+/// Most matches one `find_files` call returns.
+const MAX_FILE_MATCHES: usize = 200;
 
 /// Most bytes one `read_persisted_output` call returns.
 const MAX_CHUNK_BYTES: usize = 1024 * 1024;
@@ -239,6 +244,44 @@ pub async fn revert_file(
 ) -> Result<CodeRewindReport, ShellError> {
     let session = shell.sessions.get(&session_id)?;
     blocking(move || session.revert_file(Path::new(&path), from_turn, confirmed)).await
+}
+
+/// The slash commands the composer offers: built-ins, then the user's and the project's own.
+#[tauri::command]
+pub async fn list_commands(
+    shell: State<'_, Shell>,
+    session_id: String,
+) -> Result<Vec<SlashCommand>, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || Ok(session.commands())).await
+}
+
+/// The project's files best matching `query`, for the composer's `@` picker.
+#[tauri::command]
+pub async fn find_files(
+    shell: State<'_, Shell>,
+    session_id: String,
+    query: String,
+    limit: usize,
+) -> Result<Vec<FileMatch>, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || Ok(session.find_files(&query, limit.min(MAX_FILE_MATCHES)))).await
+}
+
+/// Compacts the conversation now (`/compact`).
+#[tauri::command]
+pub async fn compact_session(
+    shell: State<'_, Shell>,
+    session_id: String,
+    instructions: Option<String>,
+) -> Result<(), ShellError> {
+    shell.sessions.get(&session_id)?.compact(instructions).await
+}
+
+/// Uses another main model for the session (`/model`).
+#[tauri::command]
+pub fn set_model(shell: State<'_, Shell>, session_id: String, model: String) -> Result<String, ShellError> {
+    shell.sessions.get(&session_id)?.set_model(&model)
 }
 
 /// Reads part of a persisted tool output of the session's project.

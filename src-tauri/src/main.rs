@@ -49,6 +49,10 @@ fn main() {
             commands::rewind_session,
             commands::plan_file_revert,
             commands::revert_file,
+            commands::list_commands,
+            commands::find_files,
+            commands::compact_session,
+            commands::set_model,
         ])
         .build(tauri::generate_context!());
     let app = match app {

@@ -5,15 +5,19 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use nerve::agent::{Agent, LaunchOptions, RewindRequest, SessionFiles, launch, models, today};
 use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
 use nerve::credentials::load_api_key;
 use nerve::events::{Event, EventSink};
+use nerve::hooks::input::CompactTrigger;
 use nerve::mcp::{McpManager, McpOptions, collect_servers};
 use nerve::model::client::BASE_URL_ENV;
 use nerve::permissions::{ModeSwitch, PendingPrompts, PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
+use nerve::project_files::{FileMatch, ProjectFiles};
+use nerve::slash_commands::{CustomCommands, SlashCommand};
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
@@ -38,7 +42,12 @@ pub struct LiveSession {
     mcp: McpManager,
     /// The transcript and checkpoints, readable while a turn runs (the agent is locked then).
     files: Option<SessionFiles>,
+    /// The project's file list for the `@` picker, with when it was made.
+    project_files: Mutex<Option<(Instant, Arc<ProjectFiles>)>>,
 }
+
+/// How long the `@` picker's file list is reused before the project is walked again.
+const FILE_LIST_FRESH: Duration = Duration::from_secs(10);
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // These slots hold plain values; a panic elsewhere cannot leave them half-written.
@@ -51,11 +60,14 @@ impl LiveSession {
         &self.project
     }
 
-    /// Runs one turn, sending its events on `channel`. One turn at a time per session.
+    /// Runs one turn, sending its events on `channel`. One turn at a time per session. A prompt
+    /// naming a custom slash command (`/review src/`) sends the command's text instead.
     pub async fn send(&self, prompt: &str, channel: Channel<Event>) -> Result<TurnSummary, ShellError> {
         let mut agent = self.agent.try_lock().map_err(|_| {
             ShellError::new("a turn is already running in this session; wait for it or abort it")
         })?;
+        let expanded = CustomCommands::for_project(self.project.dir()).expand(prompt);
+        let prompt = expanded.as_deref().unwrap_or(prompt);
         let cancel = CancellationToken::new();
         let interrupt = CancellationToken::new();
         *lock(&self.turn_cancel) = Some(cancel.clone());
@@ -107,6 +119,50 @@ impl LiveSession {
                 Ok(mode)
             }
         }
+    }
+
+    /// The slash commands: built-ins, then the user's and the project's custom commands.
+    pub fn commands(&self) -> Vec<SlashCommand> {
+        CustomCommands::for_project(self.project.dir()).listing()
+    }
+
+    /// The project's files best matching `query` (the `@` picker).
+    pub fn find_files(&self, query: &str, limit: usize) -> Vec<FileMatch> {
+        let files = {
+            let mut slot = lock(&self.project_files);
+            match slot.as_ref() {
+                Some((made, files)) if made.elapsed() < FILE_LIST_FRESH => Arc::clone(files),
+                _ => {
+                    let files = Arc::new(ProjectFiles::scan(self.project.dir()));
+                    *slot = Some((Instant::now(), Arc::clone(&files)));
+                    files
+                }
+            }
+        };
+        files.find(query, limit)
+    }
+
+    /// Compacts the conversation now; refused while a turn runs.
+    pub async fn compact(&self, instructions: Option<String>) -> Result<(), ShellError> {
+        let mut agent = self.idle_agent()?;
+        agent
+            .compact(
+                CompactTrigger::Manual,
+                instructions.as_deref(),
+                &CancellationToken::new(),
+            )
+            .await
+            .map_err(ShellError::new)
+    }
+
+    /// Uses `model` for this session's next requests.
+    pub fn set_model(&self, model: &str) -> Result<String, ShellError> {
+        if model.trim().is_empty() {
+            return Err(ShellError::new("name a model, e.g. /model claude-sonnet-4-5"));
+        }
+        let mut agent = self.idle_agent()?;
+        agent.set_model(model);
+        Ok(agent.model().to_string())
     }
 
     fn files(&self) -> Result<&SessionFiles, ShellError> {
@@ -309,6 +365,7 @@ impl Sessions {
             mode_switch,
             mcp,
             files,
+            project_files: Mutex::new(None),
         });
         let previous = lock(&self.live).insert(session_id, live);
         if let Some(previous) = previous {

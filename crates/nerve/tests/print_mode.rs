@@ -319,6 +319,33 @@ async fn the_persisted_output_index_is_no_session() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_slash_command_expands_with_its_arguments() {
+    let d = setup();
+    let commands = d.path().join("project/.nerve/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("review.md"),
+        "---\ndescription: Review files\n---\nReview $ARGUMENTS and list the risks.",
+    )
+    .unwrap();
+    let server = mock(json!([
+        {"expect": {"last_user_text_contains": "Review src/a.rs src/b.rs and list the risks."},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "reviewed"}]}}
+    ]))
+    .await;
+    let out = nerve(
+        d.path(),
+        &server,
+        &["-p", "/review src/a.rs src/b.rs", "--output-format", "json"],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "reviewed", "{v}");
+}
+
 /// Every file below `dir` (recursively).
 fn files_below(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

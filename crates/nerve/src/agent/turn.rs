@@ -232,6 +232,17 @@ impl Agent {
         self.transcript.as_ref().map(Transcript::path)
     }
 
+    /// The main model.
+    pub fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    /// Uses `model` for the session's next requests (a front-end's `/model`). The model's price,
+    /// if known, applies to the cost from then on.
+    pub fn set_model(&mut self, model: &str) {
+        self.config.model = model.trim().to_string();
+    }
+
     /// The permission mode the next call starts in.
     pub fn permission_mode(&self) -> crate::permissions::PermissionMode {
         self.runtime.context.permissions.mode

@@ -312,6 +312,12 @@ async fn run_turn(
             on_signal.cancel();
         }
     });
+    // `/name args` runs the user's or the project's custom command, as in Claude Code's -p.
+    let commands = nerve::slash_commands::CustomCommands::for_project(project.dir());
+    for w in &commands.warnings {
+        eprintln!("warning: {w}");
+    }
+    let prompt = commands.expand(&prompt).unwrap_or(prompt);
     let outcome = agent.send(&prompt, cancel).await;
     let is_error = !matches!(outcome.end, TurnEnd::EndTurn);
     let subtype = match outcome.end {
