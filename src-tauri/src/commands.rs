@@ -76,8 +76,9 @@ pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellErr
 
 /// Saves the settings (blank fields mean the defaults).
 #[tauri::command]
-pub fn save_settings(shell: State<'_, Shell>, settings: AppSettings) -> Result<AppSettings, ShellError> {
-    shell.settings.save_settings(settings)
+pub async fn save_settings(shell: State<'_, Shell>, settings: AppSettings) -> Result<AppSettings, ShellError> {
+    let store = shell.settings.clone();
+    blocking(move || store.save_settings(settings)).await
 }
 
 /// Stores the API key in the OS keyring. It is never sent back to the UI.
@@ -92,9 +93,15 @@ pub async fn delete_api_key() -> Result<(), ShellError> {
     blocking(|| credentials::delete_api_key().map(|_| ()).map_err(to_shell)).await
 }
 
-/// Opens a project folder: validates its settings and lists its sessions.
+/// Opens a project folder: validates its settings and lists its sessions (off the main thread:
+/// listing reads every transcript's title).
 #[tauri::command]
-pub fn open_project(shell: State<'_, Shell>, path: String) -> Result<ProjectInfo, ShellError> {
+pub async fn open_project(shell: State<'_, Shell>, path: String) -> Result<ProjectInfo, ShellError> {
+    let settings = shell.settings.clone();
+    blocking(move || open_project_now(&settings, &path)).await
+}
+
+fn open_project_now(settings: &SettingsStore, path: &str) -> Result<ProjectInfo, ShellError> {
     let project = Project::open(ProjectOptions::new(PathBuf::from(path.trim()))).map_err(to_shell)?;
     let sessions = list_sessions(&project.data_dir())
         .map_err(to_shell)?
@@ -108,7 +115,7 @@ pub fn open_project(shell: State<'_, Shell>, path: String) -> Result<ProjectInfo
     let (_, unapproved) =
         nerve::mcp::collect_servers(project.dir(), project.mcp_approval(), &[]).map_err(to_shell)?;
     let path = project.dir().display().to_string();
-    shell.settings.remember_project(&path)?;
+    settings.remember_project(&path)?;
     Ok(ProjectInfo {
         path,
         mode: project.mode(),
@@ -284,20 +291,23 @@ pub fn set_model(shell: State<'_, Shell>, session_id: String, model: String) -> 
     shell.sessions.get(&session_id)?.set_model(&model)
 }
 
-/// Reads part of a persisted tool output of the session's project.
+/// Reads part of a persisted tool output of the session's project (off the main thread).
 #[tauri::command]
-pub fn read_persisted_output(
+pub async fn read_persisted_output(
     shell: State<'_, Shell>,
     session_id: String,
     path: String,
     offset: u64,
     len: usize,
 ) -> Result<PersistedChunk, ShellError> {
-    let session = shell.sessions.get(&session_id)?;
-    let data_dir = session.project().data_dir();
+    let data_dir = shell.sessions.get(&session_id)?.project().data_dir();
+    blocking(move || read_chunk(&data_dir, path, offset, len)).await
+}
+
+fn read_chunk(data_dir: &Path, path: String, offset: u64, len: usize) -> Result<PersistedChunk, ShellError> {
     let path = PathBuf::from(path);
     let mut bytes =
-        ResultStore::read_range(&data_dir, &path, offset, len.min(MAX_CHUNK_BYTES)).map_err(to_shell)?;
+        ResultStore::read_range(data_dir, &path, offset, len.min(MAX_CHUNK_BYTES)).map_err(to_shell)?;
     let total_bytes = std::fs::metadata(&path).map_err(to_shell)?.len();
     let at_end = offset.saturating_add(bytes.len() as u64) >= total_bytes;
     if !at_end {
