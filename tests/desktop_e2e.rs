@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use nerve_mock_model::{MockServer, Scenario};
@@ -649,6 +650,14 @@ fn review_project() -> tempfile::TempDir {
     std::fs::write(p.join("a.txt"), "alpha\nshared line\n").unwrap();
     std::fs::write(p.join("b.txt"), "beta\n").unwrap();
     std::fs::write(p.join("c.txt"), "gamma\n").unwrap();
+    std::fs::write(p.join("greeting.txt"), "hello\n").unwrap();
+    // A project command, in Claude Code's format.
+    std::fs::create_dir_all(p.join(".nerve/commands")).unwrap();
+    std::fs::write(
+        p.join(".nerve/commands/explain.md"),
+        "---\ndescription: Explain a file\nargument-hint: <file>\n---\nExplain $ARGUMENTS in one sentence.",
+    )
+    .unwrap();
     let git = Command::new("git")
         .args(["init", "-q"])
         .current_dir(p)
@@ -711,6 +720,11 @@ fn review_scenario(dir: &Path) -> Scenario {
         {
             "expect": {"tool_result": {"tool_use_id": "toolu_edit_a2", "is_error": false}},
             "response": stream(vec![json!({"type": "text", "text": "Shouted."})], "end_turn"),
+        },
+        {
+            // The custom command, expanded by the engine, with the file picked after `@`.
+            "expect": {"last_user_text_contains": "Explain @greeting.txt in one sentence."},
+            "response": stream(vec![json!({"type": "text", "text": "It says hello."})], "end_turn"),
         },
     ]);
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
@@ -886,6 +900,28 @@ async fn review_and_rewind_in_the_desktop_app() {
     assert_eq!(read("c.txt").as_deref(), Some("gamma\n"));
     // Only the code went back: the conversation is still all there.
     wait_for_text(&client, "[data-testid='assistant-text']", "Shouted.").await;
+
+    // The composer: `/` lists the project's command, `@gre` + Enter picks greeting.txt, and the
+    // engine expands the command with its argument.
+    type_into(&client, "[data-testid='prompt-input']", "/expl").await;
+    element(&client, "[data-testid='command-item'][data-name='explain']").await;
+    type_into(&client, "[data-testid='prompt-input']", &Key::Tab.to_string()).await;
+    type_into(&client, "[data-testid='prompt-input']", "@gre").await;
+    element(&client, "[data-testid='file-item'][data-path='greeting.txt']").await;
+    screenshot(&client, "10-file-mention").await;
+    type_into(&client, "[data-testid='prompt-input']", &Key::Enter.to_string()).await;
+    let typed = element(&client, "[data-testid='prompt-input']")
+        .await
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(
+        typed.as_deref(),
+        Some("/explain @greeting.txt "),
+        "Enter picked the file, nothing was sent"
+    );
+    type_into(&client, "[data-testid='prompt-input']", &Key::Enter.to_string()).await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "It says hello.").await;
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();
 }

@@ -16,6 +16,8 @@ import type { CodeRewindPlan } from "../bindings/CodeRewindPlan";
 import type { CodeRewindReport } from "../bindings/CodeRewindReport";
 import type { RewindRequest } from "../bindings/RewindRequest";
 import type { RewindOutcome } from "../bindings/RewindOutcome";
+import type { FileMatch } from "../bindings/FileMatch";
+import type { SlashCommand } from "../bindings/SlashCommand";
 
 export const getAppState = () => invoke<AppState>("get_app_state");
 
@@ -72,6 +74,21 @@ export const planFileRevert = (sessionId: string, path: string, fromTurn: number
 /** Puts one file back; one changed on disk since the agent's change needs `confirmed`. */
 export const revertFile = (sessionId: string, path: string, fromTurn: number | null, confirmed: boolean) =>
   invoke<CodeRewindReport>("revert_file", { sessionId, path, fromTurn, confirmed });
+
+/** The session's slash commands: built-ins first, then the user's and the project's own. */
+export const listCommands = (sessionId: string) => invoke<SlashCommand[]>("list_commands", { sessionId });
+
+/** The project's files (ignore files honoured) fuzzily matching `query`, best first. */
+export const findFiles = (sessionId: string, query: string, limit: number) =>
+  invoke<FileMatch[]>("find_files", { sessionId, query, limit });
+
+/** Compacts the conversation now (`instructions` say what the summary should keep); refused while
+ *  a turn runs. */
+export const compactSession = (sessionId: string, instructions: string | null) =>
+  invoke<void>("compact_session", { sessionId, instructions });
+
+/** The session's main model from now on; returns it. */
+export const setModel = (sessionId: string, model: string) => invoke<string>("set_model", { sessionId, model });
 
 /** Turns any rejection (a string from Rust, or an Error) into a message for the user. */
 export function errorText(e: unknown): string {

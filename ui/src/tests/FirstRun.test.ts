@@ -88,8 +88,10 @@ describe("App flow", () => {
     await user.click(screen.getByTestId("project-path-open"));
     await screen.findByTestId("prompt-input");
     expect(screen.getByTestId("turn-status").textContent?.trim()).toBe("idle");
-    // The header asks for the session's changes (its +/− totals) once the session shows.
+    // The header asks for the session's changes (its +/− totals) and the prompt box for the slash
+    // commands once the session shows.
     await waitFor(() => expect(calls).toContain("get_changes"));
-    expect(calls).toEqual(["get_app_state", "set_api_key", "get_app_state", "open_project", "start_session", "get_changes"]);
+    await waitFor(() => expect(calls).toContain("list_commands"));
+    expect(calls).toEqual(["get_app_state", "set_api_key", "get_app_state", "open_project", "start_session", "get_changes", "list_commands"]);
   });
 });

@@ -55,7 +55,8 @@ export const projectInfo = (path: string): ProjectInfo => ({ path, mode: "defaul
 export type Handler = (args: Record<string, unknown>) => unknown;
 
 /** Also answers the app-level commands, so the whole App can be rendered and a session started.
- *  `handlers` answer other commands (get_changes, rewind_session…); the rest return null. */
+ *  `handlers` answer other commands (get_changes, rewind_session…) or replace those answers; the
+ *  rest return null. */
 export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<string, Handler> = {}): Live {
   const turns: Turn[] = [];
   const calls: Live["calls"] = [];
@@ -73,11 +74,11 @@ export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<
         });
       });
     }
+    const handler = handlers[cmd];
+    if (handler) return handler(args);
     if (cmd === "get_app_state") return appState();
     if (cmd === "open_project") return projectInfo(String(args.path));
     if (cmd === "start_session") return info;
-    const handler = handlers[cmd];
-    if (handler) return handler(args);
     return null;
   });
   return {

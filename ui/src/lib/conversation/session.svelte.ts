@@ -7,6 +7,8 @@ import type { RewindRequest } from "../../bindings/RewindRequest";
 import type { SessionInfo } from "../../bindings/SessionInfo";
 import { rewindSummary } from "../changes";
 import * as ipc from "../ipc";
+import type { SlashCommand } from "../../bindings/SlashCommand";
+import { MODES, modeNamed } from "../slashCommands";
 import { dropPermission, fromHistory, reduce } from "./reducer";
 import type { ConversationState } from "./types";
 
@@ -18,13 +20,18 @@ export interface QueuedPrompt {
 export class SessionStore {
   readonly id: string;
   readonly projectPath: string;
-  readonly model: string;
+  /** The main model (`/model` changes it for this session). */
+  model: string = $state("");
   state: ConversationState = $state() as ConversationState;
   /** Prompts typed while a turn runs; sent one by one when it ends. */
   queue: QueuedPrompt[] = $state([]);
   private nextQueueId = 1;
   /** Prompts of this session, oldest first, for recalling with Up/Down in the prompt box. */
   history: string[] = $state([]);
+  /** The slash commands the prompt box offers (built-ins first); asked for by `loadCommands`. */
+  commands: SlashCommand[] = $state([]);
+  /** A `/compact` is under way. */
+  compacting = $state(false);
 
   constructor(info: SessionInfo, unapprovedMcpServers: string[] = []) {
     this.id = info.session_id;
@@ -85,12 +92,17 @@ export class SessionStore {
   submit(text: string) {
     const prompt = text.trim();
     if (!prompt) return;
-    if (this.history.at(-1) !== prompt) this.history = [...this.history, prompt];
+    this.remember(prompt);
     if (this.state.running) {
       this.queue = [...this.queue, { id: this.nextQueueId++, text: prompt }];
       return;
     }
     void this.runTurn(prompt);
+  }
+
+  /** Keeps a prompt (or a built-in command the UI ran) for recalling with Up. */
+  remember(prompt: string) {
+    if (this.history.at(-1) !== prompt) this.history = [...this.history, prompt];
   }
 
   /**
@@ -137,6 +149,8 @@ export class SessionStore {
       // The command resolving is the authoritative end, even if turn_ended was lost.
       const lost = this.state.running && this.state.last_end === null;
       this.state = { ...this.state, running: false, changes_seq: this.state.changes_seq + (lost ? 1 : 0) };
+      // A turn may have written custom commands (.claude/commands/): ask again, it is cheap.
+      if (this.queue.length === 0) void this.loadCommands();
       this.sendNextQueued();
     }
   }
@@ -148,8 +162,66 @@ export class SessionStore {
     void this.runTurn(next.text);
   }
 
-  private addError(message: string) {
+  /** Shows an error in the conversation. */
+  addError = (message: string) => {
     this.state = reduce(this.state, { type: "error", message }, Date.now());
+  };
+
+  /** Shows a notice in the conversation. */
+  addNotice = (message: string) => {
+    this.state = reduce(this.state, { type: "notice", message }, Date.now());
+  };
+
+  /** Asks the engine for the session's slash commands; on failure the menu offers none. */
+  async loadCommands() {
+    try {
+      this.commands = (await ipc.listCommands(this.id)) ?? [];
+    } catch {
+      // Typing a command still works without the menu: the engine expands it when it is sent.
+      this.commands = [];
+    }
+  }
+
+  /** `/compact [instructions]`: summarises the conversation now (the engine refuses during a turn). */
+  async compact(instructions: string | null) {
+    this.compacting = true;
+    try {
+      await ipc.compactSession(this.id, instructions);
+      this.addNotice("Conversation compacted: the model now sees a summary of it.");
+    } catch (e) {
+      this.addError(`Could not compact the conversation: ${ipc.errorText(e)}`);
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  /** `/model [NAME]`: the main model for the rest of this session; without a name, says which. */
+  async switchModel(name: string | null) {
+    if (!name) {
+      this.addNotice(`Model: ${this.model}. Change it for this session with /model NAME.`);
+      return;
+    }
+    try {
+      this.model = await ipc.setModel(this.id, name);
+      this.addNotice(`Model: ${this.model} for this session`);
+    } catch (e) {
+      this.addError(`Could not switch the model to ${name}: ${ipc.errorText(e)}`);
+    }
+  }
+
+  /** `/mode [MODE]`: the permission mode by its engine name; without one, says which it is. */
+  async switchMode(name: string | null) {
+    const list = MODES.join(", ");
+    if (!name) {
+      this.addNotice(`Mode: ${this.state.mode}. Change it with /mode MODE (one of ${list}).`);
+      return;
+    }
+    const mode = modeNamed(name);
+    if (!mode) {
+      this.addError(`Unknown mode "${name}". The modes are: ${list}.`);
+      return;
+    }
+    if (await this.setMode(mode)) this.addNotice(`Mode: ${this.state.mode}`);
   }
 
   async abort() {
@@ -197,12 +269,15 @@ export class SessionStore {
     this.state = { ...this.state, changes_seq: this.state.changes_seq + 1 };
   };
 
-  async setMode(mode: PermissionMode) {
+  /** Returns whether the engine took the change (its refusal is shown). */
+  async setMode(mode: PermissionMode): Promise<boolean> {
     try {
       const actual = await ipc.setPermissionMode(this.id, mode);
       this.state = { ...this.state, mode: actual };
+      return true;
     } catch (e) {
       this.addError(ipc.errorText(e));
+      return false;
     }
   }
 }
