@@ -76,7 +76,10 @@ pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellErr
 
 /// Saves the settings (blank fields mean the defaults).
 #[tauri::command]
-pub async fn save_settings(shell: State<'_, Shell>, settings: AppSettings) -> Result<AppSettings, ShellError> {
+pub async fn save_settings(
+    shell: State<'_, Shell>,
+    settings: AppSettings,
+) -> Result<AppSettings, ShellError> {
     let store = shell.settings.clone();
     blocking(move || store.save_settings(settings)).await
 }
