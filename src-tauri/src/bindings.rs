@@ -38,6 +38,7 @@ mod tests {
         CodeRewindReport::export_all(&cfg).unwrap();
         RewindRequest::export_all(&cfg).unwrap();
         RewindOutcome::export_all(&cfg).unwrap();
+        crate::dto::CompactOutcome::export_all(&cfg).unwrap();
         nerve::slash_commands::SlashCommand::export_all(&cfg).unwrap();
         nerve::project_files::FileMatch::export_all(&cfg).unwrap();
     }

@@ -18,8 +18,8 @@ use tauri::State;
 use tauri::ipc::Channel;
 
 use crate::dto::{
-    AppSettings, AppState, KeySource, PersistedChunk, ProjectInfo, RewindOutcome, SessionInfo,
-    SessionSummary, TurnSummary,
+    AppSettings, AppState, CompactOutcome, KeySource, PersistedChunk, ProjectInfo, RewindOutcome,
+    SessionInfo, SessionSummary, TurnSummary,
 };
 use crate::error::{ShellError, to_shell};
 use crate::sessions::{Sessions, StartRequest};
@@ -284,7 +284,7 @@ pub async fn compact_session(
     shell: State<'_, Shell>,
     session_id: String,
     instructions: Option<String>,
-) -> Result<(), ShellError> {
+) -> Result<CompactOutcome, ShellError> {
     shell.sessions.get(&session_id)?.compact(instructions).await
 }
 

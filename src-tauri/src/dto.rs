@@ -93,6 +93,14 @@ pub struct SessionInfo {
     pub past_calls: Vec<PastCall>,
     /// The conversation's prompts, in order (what a rewind can go back to).
     pub prompts: Vec<PromptInfo>,
+    /// How much of the context window the latest response used (0 before any).
+    #[ts(type = "number")]
+    pub context_tokens: u64,
+    /// The model's context window.
+    #[ts(type = "number")]
+    pub context_window: u64,
+    /// The session's cost so far in USD (kept across resumes), when the model's price is known.
+    pub session_cost_usd: Option<f64>,
     /// Problems met while starting (damaged transcript lines, MCP servers that failed).
     pub warnings: Vec<String>,
 }
@@ -131,6 +139,17 @@ pub struct PersistedChunk {
 pub struct RewindOutcome {
     /// What was restored, refused and cut.
     pub report: RewindReport,
+    /// The conversation (API messages).
+    pub history: Vec<serde_json::Value>,
+    /// Its tool calls.
+    pub past_calls: Vec<PastCall>,
+    /// Its prompts.
+    pub prompts: Vec<PromptInfo>,
+}
+
+/// The conversation after a compaction: the summary and what follows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct CompactOutcome {
     /// The conversation (API messages).
     pub history: Vec<serde_json::Value>,
     /// Its tool calls.

@@ -21,7 +21,7 @@ use nerve::slash_commands::{CustomCommands, SlashCommand};
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
-use crate::dto::{AppSettings, RewindOutcome, SessionInfo, TurnSummary};
+use crate::dto::{AppSettings, CompactOutcome, RewindOutcome, SessionInfo, TurnSummary};
 use crate::error::{ShellError, to_shell};
 
 /// Where the events of the turn in progress go (nowhere between turns).
@@ -142,8 +142,9 @@ impl LiveSession {
         files.find(query, limit)
     }
 
-    /// Compacts the conversation now; refused while a turn runs.
-    pub async fn compact(&self, instructions: Option<String>) -> Result<(), ShellError> {
+    /// Compacts the conversation now; refused while a turn runs. Returns the conversation as it
+    /// then stands (the summary and what follows it).
+    pub async fn compact(&self, instructions: Option<String>) -> Result<CompactOutcome, ShellError> {
         let mut agent = self.idle_agent()?;
         agent
             .compact(
@@ -152,7 +153,12 @@ impl LiveSession {
                 &CancellationToken::new(),
             )
             .await
-            .map_err(ShellError::new)
+            .map_err(ShellError::new)?;
+        Ok(CompactOutcome {
+            history: history_of(&agent),
+            past_calls: agent.past_calls(),
+            prompts: agent.prompts().unwrap_or_default(),
+        })
     }
 
     /// Uses `model` for this session's next requests.
@@ -351,6 +357,9 @@ impl Sessions {
             history: history_of(&agent),
             past_calls: agent.past_calls(),
             prompts: agent.prompts().unwrap_or_default(),
+            context_tokens: agent.context_tokens(),
+            context_window: agent.context_window(),
+            session_cost_usd: agent.totals().cost_usd,
             warnings,
         };
         let files = agent.session_files();

@@ -116,6 +116,10 @@ pub enum Event {
         cache_creation_input_tokens: u64,
         /// The session's cost so far in USD, when the model's price is known.
         session_cost_usd: Option<f64>,
+        /// How much of the context window this response used (its whole input and output).
+        context_tokens: u64,
+        /// The model's context window.
+        context_window: u64,
     },
     /// A prompt started a turn (its number is what a rewind names).
     TurnStarted {

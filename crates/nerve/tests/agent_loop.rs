@@ -406,6 +406,58 @@ async fn resume_rebuilds_the_history_and_answers_unfinished_calls() {
     assert_eq!(out.final_text, "resumed", "{:?}", out.error);
 }
 
+#[tokio::test]
+async fn usage_and_cost_go_on_across_a_resume_and_a_model_switch() {
+    let p = TestProject::new();
+    let usage = json!({"input_tokens": 1000, "output_tokens": 100, "cache_read_input_tokens": 4000});
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "one"}], "usage": usage}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "two"}], "usage": usage}},
+        {"expect": {"model": "claude-haiku-4-5"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "three"}], "usage": usage}}
+    ]))
+    .await;
+    let runtime = p.session_with(PermissionMode::Default, &[], None, true);
+    let path = Transcript::path_for(&p.dir.path().join("data"), &runtime.context.config.session_id);
+    let mut a = Agent::new(
+        client(&server),
+        runtime,
+        AgentConfig::new("claude-sonnet-4-5"),
+        vec!["You are Nerve.".into()],
+        Some(Transcript::open(&path).unwrap()),
+    );
+    a.send("first", CancellationToken::new()).await;
+    let after_one = *a.totals();
+    drop(a);
+
+    let runtime = p.session_with(PermissionMode::Default, &[], None, true);
+    let (mut b, _) = Agent::resume(
+        client(&server),
+        runtime,
+        AgentConfig::new("claude-sonnet-4-5"),
+        vec!["You are Nerve.".into()],
+        &path,
+    )
+    .unwrap();
+    assert_eq!(
+        *b.totals(),
+        after_one,
+        "the resumed session starts from the earlier totals"
+    );
+    assert_eq!(b.context_tokens(), 5100, "and knows how full the context was");
+    b.send("second", CancellationToken::new()).await;
+    b.set_model("claude-haiku-4-5");
+    b.send("third", CancellationToken::new()).await;
+
+    // 1,000 input, 4,000 cache reads and 100 output tokens, twice at Sonnet's price, then at Haiku's.
+    let sonnet = 1000.0 * 3e-6 + 4000.0 * 3e-7 + 100.0 * 15e-6;
+    let haiku = 1000.0 * 1e-6 + 4000.0 * 1e-7 + 100.0 * 5e-6;
+    let cost = b.totals().cost_usd.unwrap();
+    assert!((cost - (2.0 * sonnet + haiku)).abs() < 1e-12, "{cost}");
+    assert_eq!(b.totals().responses, 3);
+    assert_eq!(b.model(), "claude-haiku-4-5");
+}
+
 fn hook_script(p: &TestProject, name: &str, body: &str) -> String {
     let path = p.write(&format!("hooks/{name}"), &format!("#!/bin/sh\n{body}\n"));
     std::process::Command::new("chmod")

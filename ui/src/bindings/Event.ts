@@ -143,7 +143,15 @@ cache_creation_input_tokens: number,
 /**
  * The session's cost so far in USD, when the model's price is known.
  */
-session_cost_usd: number | null, } | { "type": "turn_started", 
+session_cost_usd: number | null, 
+/**
+ * How much of the context window this response used (its whole input and output).
+ */
+context_tokens: number, 
+/**
+ * The model's context window.
+ */
+context_window: number, } | { "type": "turn_started", 
 /**
  * The prompt's number.
  */

@@ -41,6 +41,18 @@ past_calls: Array<PastCall>,
  */
 prompts: Array<PromptInfo>, 
 /**
+ * How much of the context window the latest response used (0 before any).
+ */
+context_tokens: number, 
+/**
+ * The model's context window.
+ */
+context_window: number, 
+/**
+ * The session's cost so far in USD (kept across resumes), when the model's price is known.
+ */
+session_cost_usd: number | null, 
+/**
  * Problems met while starting (damaged transcript lines, MCP servers that failed).
  */
 warnings: Array<string>, };

@@ -166,6 +166,7 @@ impl Agent {
     ) -> Result<(Self, Vec<String>), crate::session::TranscriptError> {
         let (entries, warnings) = read_transcript(transcript_path)?;
         let next_turn = crate::session::next_turn(&entries);
+        let (totals, context_tokens) = usage_of(&entries);
         let (messages, records) = history_of(crate::session::live_entries(entries));
         let before = messages.len();
         let mut messages = messages;
@@ -178,11 +179,11 @@ impl Agent {
             system,
             messages,
             replacements: ContentReplacementState::from_records(records),
-            totals: UsageTotals::default(),
+            totals,
             transcript: Some(transcript),
             denials: Vec::new(),
             started: false,
-            context_tokens: 0,
+            context_tokens,
             resumed: true,
             pending_context: Vec::new(),
             intent: None,
@@ -230,6 +231,16 @@ impl Agent {
     /// The transcript file, when the session keeps one.
     pub fn transcript_path(&self) -> Option<&std::path::Path> {
         self.transcript.as_ref().map(Transcript::path)
+    }
+
+    /// How much of the context window the latest response used (its whole input and output).
+    pub fn context_tokens(&self) -> u64 {
+        self.context_tokens
+    }
+
+    /// The model's context window in tokens.
+    pub fn context_window(&self) -> u64 {
+        self.config.context_window
     }
 
     /// The main model.
@@ -716,16 +727,19 @@ impl Agent {
 
     fn record_usage(&mut self, usage: &Usage) {
         self.totals.add(&self.config.model, usage);
-        self.context_tokens = usage.input_tokens
-            + usage.cache_read_input_tokens
-            + usage.cache_creation_input_tokens
-            + usage.output_tokens;
+        self.record(&TranscriptEntry::Usage {
+            model: self.config.model.clone(),
+            usage: *usage,
+        });
+        self.context_tokens = context_of(usage);
         self.emit(Event::Usage {
             input_tokens: usage.input_tokens,
             output_tokens: usage.output_tokens,
             cache_read_input_tokens: usage.cache_read_input_tokens,
             cache_creation_input_tokens: usage.cache_creation_input_tokens,
             session_cost_usd: self.totals.cost_usd,
+            context_tokens: self.context_tokens,
+            context_window: self.config.context_window,
         });
     }
 
@@ -772,6 +786,27 @@ impl Agent {
             tracing::error!("the conversation had an unanswered tool call; it was answered as interrupted");
         }
     }
+}
+
+/// The usage totals of every response a transcript records, and the context the last one used.
+fn usage_of(entries: &[TranscriptEntry]) -> (UsageTotals, u64) {
+    let mut totals = UsageTotals::default();
+    let mut context_tokens = 0;
+    for entry in entries {
+        if let TranscriptEntry::Usage { model, usage } = entry {
+            totals.add(model, usage);
+            context_tokens = context_of(usage);
+        }
+    }
+    (totals, context_tokens)
+}
+
+/// The context window a response used: its whole input (cached or not) and its output.
+fn context_of(usage: &Usage) -> u64 {
+    usage.input_tokens
+        + usage.cache_read_input_tokens
+        + usage.cache_creation_input_tokens
+        + usage.output_tokens
 }
 
 /// The conversation a transcript's live entries hold (the messages, with assistant blocks left by a
@@ -833,7 +868,8 @@ pub(crate) fn replay(entries: Vec<TranscriptEntry>) -> Replayed {
             TranscriptEntry::TurnStart { turn, .. } => starting = Some(turn),
             TranscriptEntry::SessionStart { .. }
             | TranscriptEntry::Permission { .. }
-            | TranscriptEntry::Rewind { .. } => {}
+            | TranscriptEntry::Rewind { .. }
+            | TranscriptEntry::Usage { .. } => {}
         }
     }
     if !partial.is_empty() {

@@ -46,6 +46,7 @@ pub fn live_entries(entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
             | TranscriptEntry::AssistantBlock { .. }
             | TranscriptEntry::Replacement { .. }
             | TranscriptEntry::CompactBoundary { .. }
+            | TranscriptEntry::Usage { .. }
             | TranscriptEntry::Permission { .. } => live.push(entry),
         }
     }

@@ -74,6 +74,14 @@ pub enum TranscriptEntry {
         /// Milliseconds since the Unix epoch.
         time_ms: u64,
     },
+    /// What one model response used, so a resumed session's totals and cost go on from where they
+    /// were (responses of rewound turns were paid for too, so they count).
+    Usage {
+        /// The model that answered.
+        model: String,
+        /// Its usage.
+        usage: crate::model::types::Usage,
+    },
     /// A permission decision about a call.
     Permission {
         /// The call.
