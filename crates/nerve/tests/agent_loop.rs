@@ -632,6 +632,11 @@ async fn near_the_context_limit_the_conversation_is_compacted_and_resumes_from_t
     let out = a.send("go", CancellationToken::new()).await;
     assert_eq!(out.final_text, "continuing", "{:?}", out.error);
     assert_eq!(a.messages().len(), 2);
+    assert_eq!(
+        a.totals().responses,
+        3,
+        "the summary request counts in the totals too"
+    );
     drop(a);
     let runtime = p.session_with(PermissionMode::Default, &[], None, true);
     let (mut b, _) = Agent::resume(
@@ -643,6 +648,16 @@ async fn near_the_context_limit_the_conversation_is_compacted_and_resumes_from_t
     )
     .unwrap();
     assert_eq!(b.messages().len(), 2, "history restarts at the compact boundary");
+    assert_eq!(
+        b.totals().responses,
+        3,
+        "the totals are back, the summary's included"
+    );
+    assert_eq!(
+        b.context_tokens(),
+        20,
+        "the context is the reply after the compaction, not the conversation before it"
+    );
     let out = b.send("more", CancellationToken::new()).await;
     assert_eq!(out.final_text, "after resume", "{:?}", out.error);
 }

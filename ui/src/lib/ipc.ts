@@ -16,6 +16,7 @@ import type { CodeRewindPlan } from "../bindings/CodeRewindPlan";
 import type { CodeRewindReport } from "../bindings/CodeRewindReport";
 import type { RewindRequest } from "../bindings/RewindRequest";
 import type { RewindOutcome } from "../bindings/RewindOutcome";
+import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { FileMatch } from "../bindings/FileMatch";
 import type { SlashCommand } from "../bindings/SlashCommand";
 
@@ -83,9 +84,9 @@ export const findFiles = (sessionId: string, query: string, limit: number) =>
   invoke<FileMatch[]>("find_files", { sessionId, query, limit });
 
 /** Compacts the conversation now (`instructions` say what the summary should keep); refused while
- *  a turn runs. */
+ *  a turn runs. Returns the conversation as it then stands. */
 export const compactSession = (sessionId: string, instructions: string | null) =>
-  invoke<void>("compact_session", { sessionId, instructions });
+  invoke<CompactOutcome>("compact_session", { sessionId, instructions });
 
 /** The session's main model from now on; returns it. */
 export const setModel = (sessionId: string, model: string) => invoke<string>("set_model", { sessionId, model });

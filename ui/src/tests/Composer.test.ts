@@ -108,7 +108,7 @@ describe("slash commands", () => {
     const { live, user, box } = setup({
       set_permission_mode: (args) => args.mode,
       set_model: (args) => args.model,
-      compact_session: () => null,
+      compact_session: () => ({ history: [{ role: "user", content: "Summary of the conversation" }], past_calls: [], prompts: [] }),
     });
     await user.type(box, "/mode plan{Enter}");
     await waitFor(() => expect(live.called("set_permission_mode")).toEqual([{ sessionId: "s1", mode: "plan" }]));

@@ -4,6 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import FirstRun from "../lib/components/FirstRun.svelte";
 import App from "../App.svelte";
+import { sessionInfo } from "./live";
 
 const KEY = "sk-ant-api03-SECRET-VALUE-123";
 
@@ -72,7 +73,7 @@ describe("App flow", () => {
         case "open_project":
           return { path: (args as { path: string }).path, mode: "default", sessions: [], unapproved_mcp_servers: [] };
         case "start_session":
-          return { session_id: "s1", project_path: "/proj", mode: "default", model: "claude-x", tools: [], history: [], past_calls: [], prompts: [], warnings: [] };
+          return sessionInfo({ project_path: "/proj", model: "claude-x" });
         default:
           return null;
       }

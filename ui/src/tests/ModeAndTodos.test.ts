@@ -4,10 +4,11 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import Conversation from "../lib/components/Conversation.svelte";
 import { SessionStore } from "../lib/conversation/session.svelte";
+import { sessionInfo } from "./live";
 
 function newSession() {
   return new SessionStore(
-    { session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], prompts: [], warnings: ["transcript line 3 damaged"] },
+    sessionInfo({ project_path: "/p", warnings: ["transcript line 3 damaged"] }),
     ["github"],
   );
 }

@@ -3,8 +3,9 @@ import { render, screen, waitFor } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import ProjectPicker from "../lib/components/ProjectPicker.svelte";
+import { sessionInfo } from "./live";
 
-const SESSION = { session_id: "s9", project_path: "/work/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], warnings: [] };
+const SESSION = sessionInfo({ session_id: "s9", project_path: "/work/p" });
 
 describe("ProjectPicker", () => {
   let calls: { cmd: string; args: unknown }[];

@@ -7,6 +7,7 @@ import type { Event } from "../bindings/Event";
 import PromptBox from "../lib/components/PromptBox.svelte";
 import Conversation from "../lib/components/Conversation.svelte";
 import { SessionStore } from "../lib/conversation/session.svelte";
+import { sessionInfo } from "./live";
 
 describe("PromptBox", () => {
   it("sends on Enter, inserts a newline on Shift+Enter, and clears after sending", async () => {
@@ -66,7 +67,7 @@ describe("Conversation with a live session: queue while running", () => {
 
   it("queues prompts typed during a turn, lets one be removed, and sends the rest when the turn ends", async () => {
     const user = userEvent.setup();
-    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], prompts: [], warnings: [] });
+    const session = new SessionStore(sessionInfo({ project_path: "/p" }));
     render(Conversation, { session, onclose: vi.fn() });
     const box = screen.getByTestId("prompt-input");
 
@@ -103,7 +104,7 @@ describe("Conversation with a live session: queue while running", () => {
   });
   it("sends a queued prompt now by interrupting the turn; it goes out first when the turn ends", async () => {
     const user = userEvent.setup();
-    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], prompts: [], warnings: [] });
+    const session = new SessionStore(sessionInfo({ project_path: "/p" }));
     render(Conversation, { session, onclose: vi.fn() });
     const box = screen.getByTestId("prompt-input");
     await user.type(box, "one{Enter}");
@@ -144,7 +145,7 @@ describe("SessionStore turn outcome", () => {
       }
       throw "no such session";
     });
-    const session = new SessionStore({ session_id: "s1", project_path: "/p", mode: "default", model: "m", tools: [], history: [], past_calls: [], prompts: [], warnings: [] });
+    const session = new SessionStore(sessionInfo({ project_path: "/p" }));
     session.submit("one");
     await waitFor(() => expect(session.running).toBe(false));
     await waitFor(() => expect(session.state.last_end).toBe("error"));
@@ -201,17 +202,7 @@ describe("SessionStore history", () => {
   });
 
   it("keeps the session's prompts, including those of a resumed session, without repeating one", () => {
-    const session = new SessionStore({
-      session_id: "s1",
-      project_path: "/p",
-      mode: "default",
-      model: "m",
-      tools: [],
-      history: [{ role: "user", content: "fix the parser" }],
-      past_calls: [],
-      prompts: [],
-      warnings: [],
-    });
+    const session = new SessionStore(sessionInfo({ project_path: "/p", history: [{ role: "user", content: "fix the parser" }] }));
     expect(session.history).toEqual(["fix the parser"]);
     session.submit("run the tests");
     session.submit("then commit"); // queued while the first runs: still recalled

@@ -9,6 +9,22 @@ import type { PlannedRestore } from "../bindings/PlannedRestore";
 import type { UnseenCall } from "../bindings/UnseenCall";
 
 type ToolCompleted = Extract<Event, { type: "tool_completed" }>;
+type Usage = Extract<Event, { type: "usage" }>;
+
+/** One response's usage: its tokens, the session's cost so far and how full the window is. */
+export function usage(fields: Partial<Omit<Usage, "type">> = {}): Event {
+  return {
+    type: "usage",
+    input_tokens: 100,
+    output_tokens: 10,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    session_cost_usd: null,
+    context_tokens: 110,
+    context_window: 200_000,
+    ...fields,
+  };
+}
 
 export function queued(
   id: string,

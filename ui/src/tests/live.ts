@@ -34,6 +34,9 @@ export function sessionInfo(fields: Partial<SessionInfo> = {}): SessionInfo {
     history: [],
     past_calls: [],
     prompts: [],
+    context_tokens: 0,
+    context_window: 200_000,
+    session_cost_usd: null,
     warnings: [],
     ...fields,
   };

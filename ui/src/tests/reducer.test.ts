@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../bindings/Event";
 import type { PastCall } from "../bindings/PastCall";
-import { dropPermission, fromHistory, initialState, reduce } from "../lib/conversation/reducer";
+import { dropPermission, fromHistory, initialState, rebuild, reduce, turnCost } from "../lib/conversation/reducer";
 import type { ConversationState, Item } from "../lib/conversation/types";
-import { bashRequest, completed, editRequest, queued } from "./fixtures";
+import { bashRequest, completed, editRequest, queued, usage } from "./fixtures";
 
 function run(events: Event[], start: ConversationState = initialState()): ConversationState {
   return events.reduce((s, e, i) => reduce(s, e, 1000 + i), start);
@@ -158,15 +158,17 @@ describe("reducer: session-level events", () => {
     let s = run([
       { type: "mode_changed", mode: "plan" },
       { type: "todos_changed", todos: [{ content: "Run tests", status: "in_progress", activeForm: "Running tests" }] } as Event,
-      { type: "usage", input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 1, session_cost_usd: 0.01 } as Event,
-      { type: "usage", input_tokens: 50, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, session_cost_usd: 0.02 } as Event,
+      usage({ input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 1, session_cost_usd: 0.01, context_tokens: 116 }),
+      usage({ input_tokens: 50, output_tokens: 5, session_cost_usd: 0.02, context_tokens: 171 }),
       { type: "retrying", attempt: 2, delay_ms: 1500, reason: "overloaded" } as Event,
       { type: "error", message: "boom" },
       { type: "text_delta", text: "partial" },
     ], { ...initialState(), running: true });
     expect(s.mode).toBe("plan");
     expect(s.todos).toHaveLength(1);
-    expect(s.usage).toEqual({ input_tokens: 150, output_tokens: 15, cache_read_input_tokens: 5, cache_creation_input_tokens: 1, session_cost_usd: 0.02 });
+    expect(s.usage).toEqual({ input_tokens: 150, output_tokens: 15, cache_read_input_tokens: 5, cache_creation_input_tokens: 1 });
+    expect(s.context).toEqual({ tokens: 171, window: 200_000, compacted: false });
+    expect(s.cost).toEqual({ session_usd: 0.02, answered: true, turn_start_usd: null });
     const notices = s.items.filter((i) => i.kind === "notice");
     expect(notices.map((n) => (n as { level: string }).level)).toEqual(["retry", "error"]);
     expect((notices[0] as { text: string }).text).toContain("attempt 2");
@@ -295,5 +297,41 @@ describe("reducer: prompt numbers and changed files", () => {
     expect([s.tools.b!.changed_files, s.changes_seq]).toEqual([[], 1]);
     s = reduce(s, { type: "turn_ended", reason: "end_turn" }, 0);
     expect(s.changes_seq).toBe(2);
+  });
+});
+
+describe("reducer: context meter and cost", () => {
+  it("takes the window's use from the latest response and the turn's cost from the session's totals", () => {
+    // A fresh session: the engine has no total before the first response, so the first turn starts at 0.
+    let s = run([{ type: "turn_started", turn: 1 }, usage({ session_cost_usd: 0.01, context_tokens: 5000 }), usage({ session_cost_usd: 0.015, context_tokens: 9000 })]);
+    expect(s.context).toEqual({ tokens: 9000, window: 200_000, compacted: false });
+    expect(s.cost).toEqual({ session_usd: 0.015, answered: true, turn_start_usd: 0 });
+    expect(turnCost(s.cost)).toBeCloseTo(0.015);
+
+    s = run([{ type: "turn_ended", reason: "end_turn" }, { type: "turn_started", turn: 2 }], s);
+    expect(s.cost).toEqual({ session_usd: 0.015, answered: true, turn_start_usd: 0.015 });
+    expect(turnCost(s.cost)).toBe(0);
+    s = reduce(s, usage({ session_cost_usd: 0.0425, context_tokens: 12_000 }), 0);
+    expect(turnCost(s.cost)).toBeCloseTo(0.0275);
+  });
+
+  it("has no cost once a response came from a model without a known price", () => {
+    let s = run([{ type: "turn_started", turn: 1 }, usage({ session_cost_usd: 0.01 })]);
+    s = reduce(s, usage({ session_cost_usd: null }), 0);
+    expect(s.cost).toEqual({ session_usd: null, answered: true, turn_start_usd: 0 });
+    expect(turnCost(s.cost)).toBeNull();
+    s = run([{ type: "turn_started", turn: 2 }, usage({ session_cost_usd: null })], s);
+    expect(s.cost.turn_start_usd).toBeNull();
+    expect(turnCost(s.cost)).toBeNull();
+  });
+
+  it("rebuilds the conversation but keeps what is no part of it", () => {
+    const before = run(
+      [{ type: "user_message", message: { role: "user", content: "old" } }, usage({ session_cost_usd: 0.2, context_tokens: 150_000 }), { type: "todos_changed", todos: [{ content: "x", status: "pending", activeForm: "x" }] }],
+      { ...initialState("plan"), changes_seq: 4 },
+    );
+    const after = rebuild(before, [{ role: "user", content: "summary" }, { role: "assistant", content: "ok" }], [], []);
+    expect(after.items.map((i) => i.kind)).toEqual(["user", "assistant"]);
+    expect(after).toMatchObject({ mode: "plan", usage: before.usage, context: before.context, cost: before.cost, todos: before.todos, changes_seq: 4 });
   });
 });

@@ -80,6 +80,7 @@ impl Agent {
         while let Some(item) = stream.next().await {
             match item {
                 Ok(ModelEvent::MessageComplete(m)) => {
+                    self.count_usage(&m.usage);
                     summary = crate::agent::turn::last_text(&m.to_message())
                 }
                 Ok(_) => {}

@@ -725,12 +725,18 @@ impl Agent {
         Step { kind, usage, text }
     }
 
-    fn record_usage(&mut self, usage: &Usage) {
+    /// Adds a response's usage to the session's totals and the transcript (also for requests that
+    /// are not part of the conversation, such as a compaction's summary: they are paid for too).
+    pub(crate) fn count_usage(&mut self, usage: &Usage) {
         self.totals.add(&self.config.model, usage);
         self.record(&TranscriptEntry::Usage {
             model: self.config.model.clone(),
             usage: *usage,
         });
+    }
+
+    fn record_usage(&mut self, usage: &Usage) {
+        self.count_usage(usage);
         self.context_tokens = context_of(usage);
         self.emit(Event::Usage {
             input_tokens: usage.input_tokens,
@@ -793,9 +799,14 @@ fn usage_of(entries: &[TranscriptEntry]) -> (UsageTotals, u64) {
     let mut totals = UsageTotals::default();
     let mut context_tokens = 0;
     for entry in entries {
-        if let TranscriptEntry::Usage { model, usage } = entry {
-            totals.add(model, usage);
-            context_tokens = context_of(usage);
+        match entry {
+            TranscriptEntry::Usage { model, usage } => {
+                totals.add(model, usage);
+                context_tokens = context_of(usage);
+            }
+            // What the conversation held before a compaction no longer fills the window.
+            TranscriptEntry::CompactBoundary { .. } => context_tokens = 0,
+            _ => {}
         }
     }
     (totals, context_tokens)

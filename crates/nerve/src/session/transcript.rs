@@ -248,6 +248,32 @@ pub fn is_transcript(path: &Path) -> bool {
     first.is_empty() || serde_json::from_str::<TranscriptEntry>(&first).is_ok()
 }
 
+/// A session's title: the start of its first prompt. Only the lines up to that prompt are read,
+/// so listing hundreds of long sessions stays quick (a transcript can hold many megabytes of tool
+/// results after it).
+fn title_of(path: &Path) -> String {
+    let Ok(file) = File::open(path) else {
+        return String::new();
+    };
+    for line in BufReader::new(file).lines() {
+        let Ok(line) = line else { break };
+        // Only message lines can hold it; skip the others without parsing them.
+        if !line.contains("\"message\"") {
+            continue;
+        }
+        if let Ok(TranscriptEntry::Message { message }) = serde_json::from_str(&line)
+            && message.role == crate::model::types::Role::User
+            && let Some(title) = message.content.iter().find_map(|b| match b {
+                crate::model::types::ContentBlock::Text(t) => Some(t.text.chars().take(80).collect()),
+                _ => None,
+            })
+        {
+            return title;
+        }
+    }
+    String::new()
+}
+
 /// Lists a project's sessions, newest first.
 pub fn list_sessions(project_data_dir: &Path) -> Result<Vec<SessionInfo>, TranscriptError> {
     let rd = match fs::read_dir(project_data_dir) {
@@ -275,24 +301,7 @@ pub fn list_sessions(project_data_dir: &Path) -> Result<Vec<SessionInfo>, Transc
             .ok()
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_millis() as u64);
-        let title = read_transcript(&path)
-            .ok()
-            .and_then(|(entries, _)| {
-                entries.into_iter().find_map(|e| match e {
-                    TranscriptEntry::Message { message }
-                        if message.role == crate::model::types::Role::User =>
-                    {
-                        message.content.iter().find_map(|b| match b {
-                            crate::model::types::ContentBlock::Text(t) => {
-                                Some(t.text.chars().take(80).collect())
-                            }
-                            _ => None,
-                        })
-                    }
-                    _ => None,
-                })
-            })
-            .unwrap_or_default();
+        let title = title_of(&path);
         out.push(SessionInfo {
             session_id: id,
             path,

@@ -9,6 +9,7 @@ import type { ResultBlock } from "../../bindings/ResultBlock";
 import {
   OUTPUT_TAIL_LINES,
   type ConversationState,
+  type CostState,
   type Item,
   type ToolCall,
   type ToolStatus,
@@ -22,6 +23,8 @@ export function initialState(mode: PermissionMode = "default"): ConversationStat
     mode,
     todos: [],
     usage: null,
+    context: { tokens: 0, window: 0, compacted: false },
+    cost: { session_usd: null, answered: false, turn_start_usd: null },
     running: false,
     last_end: null,
     turn: null,
@@ -282,8 +285,10 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
           cache_read_input_tokens: (prev?.cache_read_input_tokens ?? 0) + Number(event.cache_read_input_tokens),
           cache_creation_input_tokens:
             (prev?.cache_creation_input_tokens ?? 0) + Number(event.cache_creation_input_tokens),
-          session_cost_usd: event.session_cost_usd ?? prev?.session_cost_usd ?? null,
         },
+        context: { tokens: Number(event.context_tokens), window: Number(event.context_window), compacted: false },
+        // The engine's total: null once a response came from a model without a known price.
+        cost: { ...state.cost, session_usd: event.session_cost_usd, answered: true },
       };
     }
     case "turn_ended": {
@@ -310,7 +315,7 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
       return next;
     }
     case "turn_started":
-      return { ...state, turn: event.turn, unstamped_turn: event.turn };
+      return { ...state, turn: event.turn, unstamped_turn: event.turn, cost: { ...state.cost, turn_start_usd: costSoFar(state.cost) } };
     case "mode_changed":
       return { ...state, mode: event.mode };
     case "todos_changed":
@@ -318,6 +323,44 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
     default:
       return state;
   }
+}
+
+/** The session's cost now: nothing before the first response; null when the price is unknown. */
+export function costSoFar(cost: CostState): number | null {
+  return cost.session_usd ?? (cost.answered ? null : 0);
+}
+
+/** The latest turn's cost (the session's total now minus at the turn's start), when both are known. */
+export function turnCost(cost: CostState): number | null {
+  const now = costSoFar(cost);
+  if (now === null || cost.turn_start_usd === null) return null;
+  return Math.max(0, now - cost.turn_start_usd);
+}
+
+/**
+ * The conversation rebuilt from what the engine now holds (after a compaction or a conversation
+ * rewind), the same way a resumed session's is. What is no part of the conversation stays: usage,
+ * the meter, cost, mode, the task list, and a turn that may be running.
+ */
+export function rebuild(
+  before: ConversationState,
+  history: unknown[],
+  pastCalls: PastCall[],
+  prompts: PromptInfo[],
+): ConversationState {
+  const rebuilt = fromHistory(history, before.mode, pastCalls, prompts);
+  return {
+    ...rebuilt,
+    usage: before.usage,
+    context: before.context,
+    cost: before.cost,
+    todos: before.todos,
+    running: before.running,
+    permissions: before.permissions,
+    last_end: before.last_end,
+    unstamped_turn: before.unstamped_turn,
+    changes_seq: before.changes_seq,
+  };
 }
 
 /** Removes an answered permission request from the queue. */

@@ -1,5 +1,6 @@
 // The live session: wraps the pure reducer in Svelte 5 runes state and owns the side effects
 // (sending prompts, the queue of prompts typed during a turn, aborting, answering permissions).
+import type { CompactOutcome } from "../../bindings/CompactOutcome";
 import type { Event } from "../../bindings/Event";
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { RewindOutcome } from "../../bindings/RewindOutcome";
@@ -9,7 +10,7 @@ import { rewindSummary } from "../changes";
 import * as ipc from "../ipc";
 import type { SlashCommand } from "../../bindings/SlashCommand";
 import { MODES, modeNamed } from "../slashCommands";
-import { dropPermission, fromHistory, reduce } from "./reducer";
+import { dropPermission, fromHistory, rebuild, reduce } from "./reducer";
 import type { ConversationState } from "./types";
 
 export interface QueuedPrompt {
@@ -30,7 +31,7 @@ export class SessionStore {
   history: string[] = $state([]);
   /** The slash commands the prompt box offers (built-ins first); asked for by `loadCommands`. */
   commands: SlashCommand[] = $state([]);
-  /** A `/compact` is under way. */
+  /** A compaction (`/compact` or the Compact button) is under way. */
   compacting = $state(false);
 
   constructor(info: SessionInfo, unapprovedMcpServers: string[] = []) {
@@ -38,6 +39,12 @@ export class SessionStore {
     this.projectPath = info.project_path;
     this.model = info.model;
     let state = fromHistory(info.history, info.mode, info.past_calls, info.prompts);
+    // A resumed session's meter and cost start where they were (the engine keeps usage).
+    state = {
+      ...state,
+      context: { tokens: info.context_tokens, window: info.context_window, compacted: false },
+      cost: { session_usd: info.session_cost_usd, answered: info.session_cost_usd !== null || info.context_tokens > 0, turn_start_usd: null },
+    };
     // Problems met while starting are shown, not swallowed: the user should know what is missing.
     const notices = [...info.warnings];
     if (unapprovedMcpServers.length) {
@@ -88,12 +95,12 @@ export class SessionStore {
     this.state = state;
   }
 
-  /** Sends now when idle, otherwise queues (visibly) for after the current turn. */
+  /** Sends now when idle, otherwise queues (visibly) for after the current turn or compaction. */
   submit(text: string) {
     const prompt = text.trim();
     if (!prompt) return;
     this.remember(prompt);
-    if (this.state.running) {
+    if (this.state.running || this.compacting) {
       this.queue = [...this.queue, { id: this.nextQueueId++, text: prompt }];
       return;
     }
@@ -114,6 +121,8 @@ export class SessionStore {
     const chosen = this.queue.find((q) => q.id === id);
     if (!chosen) return;
     this.queue = [chosen, ...this.queue.filter((q) => q.id !== id)];
+    // A compaction cannot be interrupted: its end sends the queue.
+    if (this.compacting && !this.state.running) return;
     if (!this.state.running) {
       this.sendNextQueued();
       return;
@@ -139,8 +148,8 @@ export class SessionStore {
       if (error && !this.state.items.some((i) => i.kind === "notice" && i.level === "error" && i.text === error)) {
         this.addError(error);
       }
-      if (summary.session_cost_usd !== null && this.state.usage) {
-        this.state = { ...this.state, usage: { ...this.state.usage, session_cost_usd: summary.session_cost_usd } };
+      if (summary.session_cost_usd !== null) {
+        this.state = { ...this.state, cost: { ...this.state.cost, session_usd: summary.session_cost_usd, answered: true } };
       }
     } catch (e) {
       this.flush();
@@ -156,6 +165,7 @@ export class SessionStore {
   }
 
   private sendNextQueued() {
+    if (this.compacting) return; // the compaction's end sends it
     const [next, ...rest] = this.queue;
     if (!next) return;
     this.queue = rest;
@@ -182,17 +192,36 @@ export class SessionStore {
     }
   }
 
-  /** `/compact [instructions]`: summarises the conversation now (the engine refuses during a turn). */
+  /**
+   * `/compact [instructions]` and the Compact button: summarises the conversation now (the engine
+   * refuses during a turn) and rebuilds the view from what the engine then holds. Prompts typed
+   * meanwhile wait in the queue.
+   */
   async compact(instructions: string | null) {
+    if (this.compacting) {
+      this.addNotice("A compaction is already under way.");
+      return;
+    }
     this.compacting = true;
     try {
-      await ipc.compactSession(this.id, instructions);
-      this.addNotice("Conversation compacted: the model now sees a summary of it.");
+      this.applyCompaction(await ipc.compactSession(this.id, instructions));
     } catch (e) {
       this.addError(`Could not compact the conversation: ${ipc.errorText(e)}`);
     } finally {
       this.compacting = false;
+      if (!this.state.running) this.sendNextQueued();
     }
+  }
+
+  /** The conversation after a compaction, rebuilt like a resumed session's. The meter keeps the
+   *  last response's figure, marked as such, until the next response reports the new one. */
+  applyCompaction(outcome: CompactOutcome) {
+    const state = rebuild(this.state, outcome.history, outcome.past_calls, outcome.prompts);
+    this.state = reduce(
+      { ...state, context: { ...state.context, compacted: true } },
+      { type: "notice", message: "Conversation compacted: the model now sees a summary of it." },
+      Date.now(),
+    );
   }
 
   /** `/model [NAME]`: the main model for the rest of this session; without a name, says which. */
@@ -256,10 +285,7 @@ export class SessionStore {
   applyRewind(outcome: RewindOutcome) {
     const before = this.state;
     let state = before;
-    if (outcome.report.conversation) {
-      const rebuilt = fromHistory(outcome.history, before.mode, outcome.past_calls, outcome.prompts);
-      state = { ...rebuilt, usage: before.usage, todos: before.todos, last_end: before.last_end };
-    }
+    if (outcome.report.conversation) state = rebuild(before, outcome.history, outcome.past_calls, outcome.prompts);
     state = { ...state, changes_seq: before.changes_seq + 1 };
     this.state = reduce(state, { type: "notice", message: rewindSummary(outcome.report, this.projectPath) }, Date.now());
   }

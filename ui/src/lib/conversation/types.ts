@@ -56,7 +56,29 @@ export interface UsageTotals {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
-  session_cost_usd: number | null;
+}
+
+/** How full the model's context window is, as the engine last reported it. */
+export interface ContextMeter {
+  /** The latest response's whole input (cached or not) and output. */
+  tokens: number;
+  /** The model's context window (0 when not known). */
+  window: number;
+  /** A compaction ran since these figures: the next response's usage brings the new ones. */
+  compacted: boolean;
+}
+
+/** The engine's cost totals; the UI only subtracts them. */
+export interface CostState {
+  /** The session's cost so far in USD; null when the model's price is unknown (or nothing was
+   *  answered yet: the engine has no total before the first response). */
+  session_usd: number | null;
+  /** A response has been counted (live, or before a resume): a null total then means the price
+   *  is unknown. */
+  answered: boolean;
+  /** The session's cost when the latest turn began in this view; null when none began here or
+   *  the cost was unknown then. */
+  turn_start_usd: number | null;
 }
 
 export interface ConversationState {
@@ -66,7 +88,10 @@ export interface ConversationState {
   permissions: PermissionRequest[];
   mode: PermissionMode;
   todos: TodoItem[];
+  /** Token counts of the responses seen in this view (null before the first). */
   usage: UsageTotals | null;
+  context: ContextMeter;
+  cost: CostState;
   running: boolean;
   last_end: string | null;
   /** The latest prompt's number (from `turn_started`, or the last of a session's prompts). */

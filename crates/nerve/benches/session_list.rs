@@ -1,0 +1,89 @@
+//! Listing a project's sessions: 500 transcripts of 1,000 tool calls each, listed by
+//! `list_sessions` (which reads each transcript only up to its first prompt) side by side with
+//! reading every transcript in full, as listing did before. Prints both times and their ratio.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
+
+use std::time::Instant;
+
+use nerve::model::types::{ContentBlock, Message, Role};
+use nerve::session::{Transcript, TranscriptEntry, list_sessions, read_transcript};
+use serde_json::json;
+
+const SESSIONS: usize = 500;
+const CALLS: usize = 1_000;
+
+fn message(role: Role, blocks: serde_json::Value) -> Message {
+    let content: Vec<ContentBlock> = serde_json::from_value(blocks).unwrap();
+    Message { role, content }
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    for s in 0..SESSIONS {
+        let path = Transcript::path_for(dir.path(), &format!("session-{s:04}"));
+        let mut t = Transcript::open(&path).unwrap();
+        t.append(&TranscriptEntry::Message {
+            message: Message::user_text(format!("Fix the failing test number {s}")),
+        })
+        .unwrap();
+        for c in 0..CALLS {
+            let id = format!("toolu_{s}_{c}");
+            t.append(&TranscriptEntry::Message {
+                message: message(
+                    Role::Assistant,
+                    json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "cargo test -p nerve --lib"}}]),
+                ),
+            })
+            .unwrap();
+            t.append(&TranscriptEntry::Message {
+                message: message(
+                    Role::User,
+                    json!([{"type": "tool_result", "tool_use_id": id, "content": "running 612 tests\ntest result: ok. 612 passed; 0 failed"}]),
+                ),
+            })
+            .unwrap();
+        }
+    }
+    let bytes: u64 = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.metadata().unwrap().len())
+        .sum();
+    println!(
+        "{SESSIONS} sessions of {CALLS} calls ({} MB) written in {:?}",
+        bytes / 1_000_000,
+        started.elapsed()
+    );
+
+    // Warm the page cache for both, then measure each twice, alternating.
+    let _ = list_sessions(dir.path()).unwrap();
+    let mut listed = Vec::new();
+    let mut full = Vec::new();
+    for _ in 0..2 {
+        let t = Instant::now();
+        let sessions = list_sessions(dir.path()).unwrap();
+        listed.push(t.elapsed());
+        assert_eq!(sessions.len(), SESSIONS);
+        assert!(
+            sessions
+                .iter()
+                .all(|s| s.title.starts_with("Fix the failing test"))
+        );
+
+        let t = Instant::now();
+        let mut entries = 0;
+        for s in &sessions {
+            entries += read_transcript(&s.path).unwrap().0.len();
+        }
+        full.push(t.elapsed());
+        assert_eq!(entries, SESSIONS * (2 * CALLS + 1));
+    }
+    let listed = listed.into_iter().min().unwrap();
+    let full = full.into_iter().min().unwrap();
+    println!("list_sessions: {listed:?}; reading every transcript in full: {full:?}");
+    println!(
+        "list_sessions takes {:.4}x the time of reading them in full",
+        listed.as_secs_f64() / full.as_secs_f64()
+    );
+}
