@@ -26,6 +26,7 @@ const COMMANDS: &[&str] = &[
     "find_files",
     "compact_session",
     "set_model",
+    "export_session",
 ];
 
 fn main() {

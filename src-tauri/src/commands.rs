@@ -288,6 +288,40 @@ pub async fn compact_session(
     shell.sessions.get(&session_id)?.compact(instructions).await
 }
 
+/// Saves the session as Markdown where the user picks in the system's save dialog (opened from Rust,
+/// so the UI gets no file-system or dialog permission for it). Returns the path, or nothing when the
+/// user cancelled.
+#[tauri::command]
+pub async fn export_session(
+    app: tauri::AppHandle,
+    shell: State<'_, Shell>,
+    session_id: String,
+) -> Result<Option<String>, ShellError> {
+    use tauri_plugin_dialog::DialogExt;
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || {
+        let markdown = session.markdown()?;
+        let name = format!(
+            "nerve-session-{}.md",
+            session_id.chars().take(8).collect::<String>()
+        );
+        let Some(picked) = app
+            .dialog()
+            .file()
+            .add_filter("Markdown", &["md"])
+            .set_file_name(&name)
+            .blocking_save_file()
+        else {
+            return Ok(None);
+        };
+        let path = picked.into_path().map_err(to_shell)?;
+        std::fs::write(&path, markdown)
+            .map_err(|e| ShellError::new(format!("could not write {}: {e}", path.display())))?;
+        Ok(Some(path.display().to_string()))
+    })
+    .await
+}
+
 /// Uses another main model for the session (`/model`).
 #[tauri::command]
 pub fn set_model(shell: State<'_, Shell>, session_id: String, model: String) -> Result<String, ShellError> {

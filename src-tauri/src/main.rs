@@ -53,6 +53,7 @@ fn main() {
             commands::find_files,
             commands::compact_session,
             commands::set_model,
+            commands::export_session,
         ])
         .build(tauri::generate_context!());
     let app = match app {

@@ -161,6 +161,11 @@ impl LiveSession {
         })
     }
 
+    /// The session as Markdown (its transcript as it stands).
+    pub fn markdown(&self) -> Result<String, ShellError> {
+        nerve::agent::export::session_markdown(&self.files()?.transcript).map_err(to_shell)
+    }
+
     /// Uses `model` for this session's next requests.
     pub fn set_model(&self, model: &str) -> Result<String, ShellError> {
         if model.trim().is_empty() {

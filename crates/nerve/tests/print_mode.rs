@@ -346,6 +346,51 @@ async fn a_custom_slash_command_expands_with_its_arguments() {
     assert_eq!(v["result"], "reviewed", "{v}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_exports_as_markdown() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "text", "text": "Counting."},
+            {"type": "tool_use", "id": "toolu_wc", "name": "Bash", "input": {"command": "echo 3 lines"}}
+        ]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "Three lines."}]}}
+    ]))
+    .await;
+    let out = nerve(
+        d.path(),
+        &server,
+        &["-p", "Count the lines", "--output-format", "json"],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = v["session_id"].as_str().unwrap();
+    let export = nerve(d.path(), &server, &["sessions", "--export", id])
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        export.status.success(),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    let text = String::from_utf8(export.stdout).unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "# Nerve session {id}\n\n## User\n\nCount the lines\n\n## Assistant\n\nCounting.\n\n**Bash** (`toolu_wc`)\n\n```json\n{{\n  \"command\": \"echo 3 lines\"\n}}\n```\n\nResult:\n\n```\n3 lines\n```\n\n## Assistant\n\nThree lines.\n"
+        )
+    );
+    let missing = nerve(d.path(), &server, &["sessions", "--export", "tool-results-index"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no session tool-results-index"));
+}
+
 /// Every file below `dir` (recursively).
 fn files_below(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

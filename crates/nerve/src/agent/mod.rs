@@ -3,6 +3,7 @@
 
 mod compact;
 mod conversation;
+pub mod export;
 mod launch;
 pub mod models;
 mod past_calls;

@@ -69,14 +69,18 @@ enum Command {
         #[command(flatten)]
         common: CommonArgs,
     },
-    /// List the project's sessions (newest first), or fork one into a new session.
+    /// List the project's sessions (newest first), fork one into a new session, or print one as
+    /// Markdown.
     Sessions {
         /// The project folder.
         #[arg(long, default_value = ".")]
         cwd: PathBuf,
         /// Fork this session: print the new session's id (continue it with `-p ... --resume ID`).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "export")]
         fork: Option<String>,
+        /// Print this session as Markdown (prompts, answers, tool calls and their results).
+        #[arg(long)]
+        export: Option<String>,
     },
     /// Print what a session changed: every file's net diff with +/− counts, or one prompt's.
     Changes {
@@ -384,12 +388,19 @@ async fn tools(common: CommonArgs) -> Result<()> {
     Ok(())
 }
 
-fn sessions(cwd: PathBuf, fork: Option<String>) -> Result<()> {
+fn sessions(cwd: PathBuf, fork: Option<String>, export: Option<String>) -> Result<()> {
     let dir = std::fs::canonicalize(&cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
     let data = nerve::storage::project_data_dir(&nerve::storage::data_dir(), &dir);
-    match fork {
-        Some(id) => println!("{}", nerve::session::fork_session(&data, &id)?),
-        None => println!(
+    match (fork, export) {
+        (Some(id), _) => println!("{}", nerve::session::fork_session(&data, &id)?),
+        (None, Some(id)) => {
+            let path = nerve::session::Transcript::path_for(&data, &id);
+            if !(path.exists() && nerve::session::is_transcript(&path)) {
+                anyhow::bail!("no session {id} in this project (`nerve sessions` lists them)");
+            }
+            print!("{}", nerve::agent::export::session_markdown(&path)?);
+        }
+        (None, None) => println!(
             "{}",
             serde_json::to_string_pretty(&nerve::session::list_sessions(&data)?)?
         ),
@@ -445,7 +456,7 @@ fn run(cli: Cli) -> Result<()> {
                 input_json,
             }) => run_tool(common, yes, verbose, tool, input_json).await,
             Some(Command::Tools { common }) => tools(common).await,
-            Some(Command::Sessions { cwd, fork }) => sessions(cwd, fork),
+            Some(Command::Sessions { cwd, fork, export }) => sessions(cwd, fork, export),
             Some(Command::Changes {
                 cwd,
                 session,
