@@ -27,6 +27,7 @@ const COMMANDS: &[&str] = &[
     "compact_session",
     "set_model",
     "export_session",
+    "open_link",
 ];
 
 fn main() {

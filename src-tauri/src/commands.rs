@@ -322,6 +322,29 @@ pub async fn export_session(
     .await
 }
 
+/// Opens a link from the conversation in the system's browser: http and https only, so a reply
+/// cannot make the app open files, other apps' URL schemes or `javascript:`.
+#[tauri::command]
+pub fn open_link(app: tauri::AppHandle, url: String) -> Result<(), ShellError> {
+    use tauri_plugin_opener::OpenerExt;
+    let url = web_link(&url)?;
+    app.opener()
+        .open_url(url.as_str(), None::<&str>)
+        .map_err(|e| ShellError::new(format!("could not open {url}: {e}")))
+}
+
+/// `text` as a web link, or why it is not one.
+fn web_link(text: &str) -> Result<tauri::Url, ShellError> {
+    let url =
+        tauri::Url::parse(text.trim()).map_err(|e| ShellError::new(format!("not a link ({e}): {text}")))?;
+    match url.scheme() {
+        "http" | "https" if url.host_str().is_some_and(|h| !h.is_empty()) => Ok(url),
+        scheme => Err(ShellError::new(format!(
+            "only http and https links open from the conversation, not {scheme}: links"
+        ))),
+    }
+}
+
 /// Uses another main model for the session (`/model`).
 #[tauri::command]
 pub fn set_model(shell: State<'_, Shell>, session_id: String, model: String) -> Result<String, ShellError> {
@@ -380,7 +403,29 @@ fn whole_chars_len(bytes: &[u8]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::whole_chars_len;
+    use super::{web_link, whole_chars_len};
+
+    #[test]
+    fn only_web_links_open() {
+        for ok in [
+            "https://docs.rs/tauri",
+            "http://localhost:8080/x?y=1",
+            " https://example.com ",
+        ] {
+            assert!(web_link(ok).is_ok(), "{ok}");
+        }
+        for refused in [
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "vscode://open?file=/x",
+            "mailto:a@b.c",
+            "https://",
+            "/relative/path",
+            "",
+        ] {
+            assert!(web_link(refused).is_err(), "{refused}");
+        }
+    }
 
     #[test]
     fn a_character_cut_by_the_chunk_size_waits_for_the_next_chunk() {

@@ -23,6 +23,8 @@ fn main() {
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
+        // Used from Rust only (`open_link`): the UI gets no opener permission.
+        .plugin(tauri_plugin_opener::init())
         .manage(shell)
         .setup(|app| {
             quit_on_signals(app.handle().clone());
@@ -54,6 +56,7 @@ fn main() {
             commands::compact_session,
             commands::set_model,
             commands::export_session,
+            commands::open_link,
         ])
         .build(tauri::generate_context!());
     let app = match app {
