@@ -92,6 +92,13 @@ export const compactSession = (sessionId: string, instructions: string | null) =
 export const setModel = (sessionId: string, model: string) => invoke<string>("set_model", { sessionId, model });
 
 /** Turns any rejection (a string from Rust, or an Error) into a message for the user. */
+/** Saves the session as Markdown where the user picks (the save dialog opens from the shell);
+ * the path, or null when the user cancelled. */
+export const exportSession = (sessionId: string) => invoke<string | null>("export_session", { sessionId });
+
+/** Opens an http(s) link in the system browser; the shell refuses anything else. */
+export const openLink = (url: string) => invoke<void>("open_link", { url });
+
 export function errorText(e: unknown): string {
   if (typeof e === "string") return e;
   if (e instanceof Error) return e.message;

@@ -10,6 +10,7 @@ import { rewindSummary } from "../changes";
 import * as ipc from "../ipc";
 import type { SlashCommand } from "../../bindings/SlashCommand";
 import { MODES, modeNamed } from "../slashCommands";
+import { PersistedOutputs } from "./persisted.svelte";
 import { dropPermission, fromHistory, rebuild, reduce } from "./reducer";
 import type { ConversationState } from "./types";
 
@@ -33,6 +34,8 @@ export class SessionStore {
   commands: SlashCommand[] = $state([]);
   /** A compaction (`/compact` or the Compact button) is under way. */
   compacting = $state(false);
+  /** Saved outputs as far as the user loaded them (find in conversation searches them). */
+  readonly outputs = new PersistedOutputs();
 
   constructor(info: SessionInfo, unapprovedMcpServers: string[] = []) {
     this.id = info.session_id;
@@ -181,6 +184,16 @@ export class SessionStore {
   addNotice = (message: string) => {
     this.state = reduce(this.state, { type: "notice", message }, Date.now());
   };
+
+  /** Saves the session as Markdown where the user picks; says where, or why it failed. */
+  async exportMarkdown() {
+    try {
+      const path = await ipc.exportSession(this.id);
+      if (path) this.addNotice(`Session exported to ${path}`);
+    } catch (e) {
+      this.addError(ipc.errorText(e));
+    }
+  }
 
   /** Asks the engine for the session's slash commands; on failure the menu offers none. */
   async loadCommands() {
