@@ -726,6 +726,16 @@ fn review_scenario(dir: &Path) -> Scenario {
             "expect": {"last_user_text_contains": "Explain @greeting.txt in one sentence."},
             "response": stream(vec![json!({"type": "text", "text": "It says hello."})], "end_turn"),
         },
+        {
+            "expect": {"last_user_text_contains": "Remove the build output"},
+            "response": stream(vec![
+                tool_use("toolu_rm", "Bash", json!({"command": "rm -rf build", "description": "Remove build"})),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_rm", "is_error": true, "contains": "doesn't want to proceed"}},
+            "response": stream(vec![json!({"type": "text", "text": "Leaving it."})], "end_turn"),
+        },
     ]);
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
 }
@@ -768,7 +778,8 @@ async fn paths_of(client: &Client, css: &str) -> Vec<String> {
 /// Review and rewind in the real app: in acceptEdits mode the agent edits two files, runs a
 /// `sed -i` (allowed from its preview) and a Bash command that creates a file; the cards show their
 /// diffs, the Changes panel lists the four files, and rewinding the code to the first prompt
-/// restores all four (the created file is removed because the engine saw it created).
+/// restores all four (the created file is removed because the engine saw it created). Then the
+/// composer (a custom slash command with an `@` file) and a keyboard-only denial.
 #[tokio::test]
 #[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
 async fn review_and_rewind_in_the_desktop_app() {
@@ -922,6 +933,37 @@ async fn review_and_rewind_in_the_desktop_app() {
     );
     type_into(&client, "[data-testid='prompt-input']", &Key::Enter.to_string()).await;
     wait_for_text(&client, "[data-testid='assistant-text']", "It says hello.").await;
+
+    // Keyboard only: after sending, the request takes the focus; `n` denies it, types nothing into
+    // the prompt box and sends nothing.
+    send(&client, "Remove the build output.").await;
+    dialog_for(&client, "Bash").await;
+    // The dialog's shortcuts arm 400 ms after it opens (a key meant for the prompt box must not
+    // answer it).
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    client
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys("n")
+        .await
+        .unwrap();
+    element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_rm'][data-status='denied']",
+    )
+    .await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Leaving it.").await;
+    let typed = element(&client, "[data-testid='prompt-input']")
+        .await
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(
+        typed.as_deref(),
+        Some(""),
+        "the key answered the dialog, not the prompt box"
+    );
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();
 }
