@@ -57,6 +57,7 @@ pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellErr
             true,
             Some(match k.source {
                 EngineKeySource::Keyring => KeySource::Keyring,
+                EngineKeySource::File => KeySource::File,
                 EngineKeySource::Environment => KeySource::Environment,
             }),
             k.keyring_problem.map(|p| p.to_string()),
@@ -84,10 +85,20 @@ pub async fn save_settings(
     blocking(move || store.save_settings(settings)).await
 }
 
-/// Stores the API key in the OS keyring. It is never sent back to the UI.
+/// Stores the API key in the OS keyring, or, when no keyring answers, in a file only the user can
+/// read. It is never sent back to the UI. Returns a note for the user when the file was used.
 #[tauri::command]
-pub async fn set_api_key(key: String) -> Result<(), ShellError> {
-    blocking(move || credentials::store_api_key(&ApiKey::new(key.trim().to_string())).map_err(to_shell)).await
+pub async fn set_api_key(key: String) -> Result<Option<String>, ShellError> {
+    blocking(move || {
+        match credentials::store_api_key(&ApiKey::new(key.trim().to_string())).map_err(to_shell)? {
+            credentials::StoredIn::Keyring => Ok(None),
+            credentials::StoredIn::File { path, .. } => Ok(Some(format!(
+                "No system keyring answered, so the key is kept in {}, readable only by you.",
+                path.display()
+            ))),
+        }
+    })
+    .await
 }
 
 /// Removes the API key from the OS keyring.

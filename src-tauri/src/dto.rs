@@ -26,6 +26,8 @@ pub struct AppSettings {
 pub enum KeySource {
     /// The OS keyring.
     Keyring,
+    /// A file only the user can read (no keyring answered when the key was saved).
+    File,
     /// The `ANTHROPIC_API_KEY` environment variable.
     Environment,
 }

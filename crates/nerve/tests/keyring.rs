@@ -73,6 +73,8 @@ fn nerve(service: &str, args: &[&str], stdin: Option<&str>) -> Output {
         .env_remove("NERVE_KEYRING")
         .env_remove("ANTHROPIC_API_KEY")
         .env("NERVE_DATA_DIR", dir.path().join("data"))
+        // The credentials file (used when no keyring answers) must never be the developer's.
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -120,7 +122,7 @@ fn auth_commands_against_the_real_keyring() {
 
     let out = nerve(&service, &["auth", "delete"], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("Removed the API key"));
+    assert!(text(&out.stdout).contains("Removed the stored API key"));
     let out = nerve(&service, &["auth", "status"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(
@@ -167,4 +169,75 @@ async fn print_mode_uses_the_key_from_the_keyring() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).trim(), "Keyed.");
     assert_eq!(server.requests().len(), 1);
+}
+
+/// Without a Secret Service (no D-Bus session bus, as in a container), `nerve auth set` keeps the
+/// key in `<config dir>/nerve/credentials`, mode 0600, says so calmly, and `-p` uses it.
+#[test]
+fn without_a_secret_service_the_key_goes_to_a_private_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config");
+    let run = |args: &[&str], stdin: Option<&str>, base_url: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+        c.args(args)
+            .current_dir(home.path())
+            .env("NERVE_KEYRING_SERVICE", unique_service())
+            .env_remove("NERVE_KEYRING")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("DISPLAY")
+            .env("XDG_CONFIG_HOME", &config)
+            .env("HOME", home.path())
+            .env("NERVE_DATA_DIR", home.path().join("data"))
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(url) = base_url {
+            c.env("ANTHROPIC_BASE_URL", url);
+        }
+        let mut child = c.spawn().unwrap();
+        if let Some(text) = stdin {
+            child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        }
+        child.wait_with_output().unwrap()
+    };
+    let secret = "sk-ant-api03-file-secret-0123456789";
+    let out = run(&["auth", "set"], Some(secret), None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let file = config.join("nerve/credentials");
+    let said = text(&out.stdout);
+    assert!(
+        said.starts_with(&format!(
+            "No OS keyring answered, so the API key (sk-ant-…) is stored in {}, readable only by you.",
+            file.display()
+        )),
+        "{said}"
+    );
+    assert!(!said.contains(secret));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), secret);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    let status = text(&run(&["auth", "status"], None, None).stdout);
+    assert!(status.contains(&format!("from {}", file.display())), "{status}");
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(async {
+        let steps = json!({"steps": [{"response": {"type": "stream", "blocks": [{"type": "text", "text": "hi from the mock"}]}}]});
+        MockServer::start(Scenario::from_json(&steps.to_string()).unwrap()).await.unwrap()
+    });
+    let out = run(&["-p", "hello"], None, Some(&server.url()));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "hi from the mock");
+
+    let out = run(&["auth", "delete"], None, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!file.exists());
 }

@@ -3,4 +3,4 @@
 /**
  * Where the API key comes from.
  */
-export type KeySource = "keyring" | "environment";
+export type KeySource = "keyring" | "file" | "environment";

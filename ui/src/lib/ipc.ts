@@ -26,7 +26,7 @@ export const saveSettings = (settings: AppSettings) =>
   invoke<AppSettings>("save_settings", { settings });
 
 /** The key goes one way only: nothing ever reads it back into the UI. */
-export const setApiKey = (key: string) => invoke<void>("set_api_key", { key });
+export const setApiKey = (key: string) => invoke<string | null>("set_api_key", { key });
 
 export const deleteApiKey = () => invoke<void>("delete_api_key");
 

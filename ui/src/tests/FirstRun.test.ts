@@ -28,7 +28,7 @@ describe("FirstRun", () => {
     expect((screen.getByTestId("api-key-save") as HTMLButtonElement).disabled).toBe(true);
     await user.type(input, KEY);
     await user.click(screen.getByTestId("api-key-save"));
-    await waitFor(() => expect(onsaved).toHaveBeenCalledTimes(1));
+    await waitFor(() => expect(onsaved).toHaveBeenCalledWith(null));
     expect(calls).toEqual([{ cmd: "set_api_key", args: { key: KEY } }]);
     expect(input.value).toBe("");
     expect(document.body.innerHTML).not.toContain("SECRET");
@@ -45,6 +45,30 @@ describe("FirstRun", () => {
     await user.click(screen.getByTestId("api-key-save"));
     await waitFor(() => expect(screen.getByRole("alert").textContent).toContain("no keyring service"));
     expect(onsaved).not.toHaveBeenCalled();
+  });
+});
+
+describe("FirstRun without a system keyring", () => {
+  beforeEach(() => mockWindows("main"));
+
+  it("says so in one calm line, keeps the D-Bus details behind a disclosure, and passes on where the key went", async () => {
+    const note = "No system keyring answered, so the key is kept in /home/me/.config/nerve/credentials, readable only by you.";
+    mockIPC((cmd) => (cmd === "set_api_key" ? note : null));
+    const user = userEvent.setup();
+    const onsaved = vi.fn();
+    const problem =
+      "the OS keyring is not available: no Secret Service (gnome-keyring, KeePassXC...) is running on the D-Bus session bus (org.freedesktop.DBus.Error.ServiceUnknown)";
+    render(FirstRun, { keyringProblem: problem, onsaved });
+    expect(screen.getByTestId("keyring-fallback").textContent?.trim()).toBe(
+      "No system keyring answered here, so the key will be kept in a file only you can read.",
+    );
+    expect(screen.queryByRole("alert")).toBeNull();
+    const details = screen.getByTestId("keyring-details") as HTMLDetailsElement;
+    expect(details.open).toBe(false);
+    expect(details.textContent).toContain("ServiceUnknown");
+    await user.type(screen.getByTestId("api-key-input"), KEY);
+    await user.click(screen.getByTestId("api-key-save"));
+    await waitFor(() => expect(onsaved).toHaveBeenCalledWith(note));
   });
 });
 

@@ -1,5 +1,7 @@
-//! The Anthropic API key: kept in the OS keyring (service `nerve`, user `anthropic-api-key`),
-//! with `ANTHROPIC_API_KEY` as the fallback.
+//! The Anthropic API key: kept in the OS keyring (service `nerve`, user `anthropic-api-key`)
+//! whenever it answers; on a machine without one (no Secret Service, a container) in
+//! `<config dir>/nerve/credentials`, readable only by the user; `ANTHROPIC_API_KEY` as the
+//! fallback.
 //!
 //! The key only ever travels as an [`ApiKey`], whose `Debug` and `Display` are redacted; it is
 //! never written to a transcript, a settings file or a log. [`mask`] is the one way to show it.
@@ -13,7 +15,7 @@ use thiserror::Error;
 
 use crate::model::api_key::ApiKey;
 
-pub use store::{KeyringStore, SecretStore, StoreError};
+pub use store::{FileStore, KeyringStore, SecretStore, StoreError};
 
 /// The keyring service the key is stored under.
 pub const KEYRING_SERVICE: &str = "nerve";
@@ -31,8 +33,24 @@ pub const KEYRING_SERVICE_ENV: &str = "NERVE_KEYRING_SERVICE";
 pub enum KeySource {
     /// The OS keyring.
     Keyring,
+    /// The private credentials file (no keyring answered when the key was stored).
+    File,
     /// `ANTHROPIC_API_KEY`.
     Environment,
+}
+
+/// Where a stored key went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoredIn {
+    /// The OS keyring.
+    Keyring,
+    /// The private credentials file, because the keyring could not be reached (why, for details).
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why the keyring was not used.
+        keyring_problem: StoreError,
+    },
 }
 
 /// A key and where it came from.
@@ -88,39 +106,67 @@ fn env_key() -> Option<String> {
     std::env::var(API_KEY_ENV).ok()
 }
 
-/// The key: the OS keyring first, then `ANTHROPIC_API_KEY`. Blocks (the keyring is a D-Bus
-/// call away); async callers run it on a blocking thread.
+/// The key: the OS keyring first, then the private credentials file, then `ANTHROPIC_API_KEY`.
+/// Blocks (the keyring is a D-Bus call away); async callers run it on a blocking thread.
 pub fn load_api_key() -> Result<LoadedKey, CredentialError> {
     let store = os_store();
-    load_from(store.as_ref().map(|s| s as &dyn SecretStore), env_key())
+    let file = FileStore::in_config_dir();
+    load_from_stores(
+        store.as_ref().map(|s| s as &dyn SecretStore),
+        file.as_ref().map(|s| s as &dyn SecretStore),
+        env_key(),
+    )
 }
 
-/// Stores `key` in the OS keyring.
-pub fn store_api_key(key: &ApiKey) -> Result<(), CredentialError> {
+/// Stores `key` in the OS keyring, or, when no keyring can be reached, in the private credentials
+/// file. A keyring that is there but locked or refusing is an error (the user can unlock it).
+pub fn store_api_key(key: &ApiKey) -> Result<StoredIn, CredentialError> {
     let store = os_store().ok_or(CredentialError::KeyringOff)?;
-    store_in(&store, key)
+    let file = FileStore::in_config_dir();
+    store_in_either(&store, file.as_ref(), key)
 }
 
-/// Removes the key from the OS keyring; `false` when none was stored.
+/// Removes the key from the OS keyring and the credentials file; `false` when neither held one.
 pub fn delete_api_key() -> Result<bool, CredentialError> {
     let store = os_store().ok_or(CredentialError::KeyringOff)?;
-    store.remove().map_err(CredentialError::Keyring)
+    let from_file = match FileStore::in_config_dir() {
+        Some(file) => file.remove().map_err(CredentialError::Keyring)?,
+        None => false,
+    };
+    match store.remove() {
+        Ok(removed) => Ok(removed || from_file),
+        // No keyring to remove from: what the file held is gone, and that is all there was.
+        Err(StoreError::Unavailable(_)) => Ok(from_file),
+        Err(e) => Err(CredentialError::Keyring(e)),
+    }
 }
 
 /// [`load_api_key`] over any store and environment value.
 pub fn load_from(store: Option<&dyn SecretStore>, env: Option<String>) -> Result<LoadedKey, CredentialError> {
+    load_from_stores(store, None, env)
+}
+
+/// [`load_api_key`] over any keyring, credentials file and environment value.
+pub fn load_from_stores(
+    store: Option<&dyn SecretStore>,
+    file: Option<&dyn SecretStore>,
+    env: Option<String>,
+) -> Result<LoadedKey, CredentialError> {
     let mut keyring_problem = None;
-    if let Some(store) = store {
+    for (store, source) in [(store, KeySource::Keyring), (file, KeySource::File)] {
+        let Some(store) = store else { continue };
         match store.read() {
             Ok(Some(secret)) if !secret.trim().is_empty() => {
                 return Ok(LoadedKey {
                     key: ApiKey::new(secret),
-                    source: KeySource::Keyring,
+                    source,
+                    // A key in the file is there because the keyring did not answer: no news.
                     keyring_problem: None,
                 });
             }
             Ok(_) => {}
-            Err(e) => keyring_problem = Some(e),
+            Err(e) if source == KeySource::Keyring => keyring_problem = Some(e),
+            Err(e) => tracing::warn!("the credentials file could not be read: {e}"),
         }
     }
     match env.filter(|k| !k.trim().is_empty()) {
@@ -133,6 +179,36 @@ pub fn load_from(store: Option<&dyn SecretStore>, env: Option<String>) -> Result
             Some(e) => CredentialError::MissingKeyringUnavailable(e),
             None => CredentialError::Missing,
         }),
+    }
+}
+
+/// [`store_api_key`] into any keyring, with `file` for when the keyring cannot be reached.
+pub fn store_in_either(
+    store: &dyn SecretStore,
+    file: Option<&FileStore>,
+    key: &ApiKey,
+) -> Result<StoredIn, CredentialError> {
+    match store_in(store, key) {
+        Ok(()) => {
+            // The keyring answers now: a copy left in the file from before is not needed.
+            if let Some(file) = file
+                && let Err(e) = file.remove()
+            {
+                tracing::warn!("the old credentials file could not be removed: {e}");
+            }
+            Ok(StoredIn::Keyring)
+        }
+        Err(CredentialError::Keyring(problem @ StoreError::Unavailable(_))) => {
+            let Some(file) = file else {
+                return Err(CredentialError::Keyring(problem));
+            };
+            file.write(key.expose()).map_err(CredentialError::Keyring)?;
+            Ok(StoredIn::File {
+                path: file.path().to_path_buf(),
+                keyring_problem: problem,
+            })
+        }
+        Err(e) => Err(e),
     }
 }
 

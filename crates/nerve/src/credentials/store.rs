@@ -2,6 +2,8 @@
 //! the Credential Manager on Windows) behind a small trait, so the loading rules can be tested
 //! without one.
 
+use std::path::{Path, PathBuf};
+
 use thiserror::Error;
 
 /// Why the keyring could not answer.
@@ -79,6 +81,80 @@ impl SecretStore for KeyringStore {
     }
 }
 
+/// A secret in a file only its owner can read (mode 0600, in a 0700 folder): where the key goes
+/// when no keyring answers (a machine without a desktop keyring, a container), as Claude Code
+/// keeps its credentials on Linux.
+#[derive(Debug, Clone)]
+pub struct FileStore {
+    path: PathBuf,
+}
+
+impl FileStore {
+    /// The secret at `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    /// `<config dir>/nerve/credentials`, when the configuration folder is known.
+    pub fn in_config_dir() -> Option<Self> {
+        Some(Self::new(dirs::config_dir()?.join("nerve").join("credentials")))
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl SecretStore for FileStore {
+    fn read(&self) -> Result<Option<String>, StoreError> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => Ok(Some(text.trim().to_owned()).filter(|t| !t.is_empty())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StoreError::Unavailable(format!("{}: {e}", self.path.display()))),
+        }
+    }
+
+    fn write(&self, secret: &str) -> Result<(), StoreError> {
+        use std::io::Write as _;
+        use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+        let failed = |e: std::io::Error| StoreError::Rejected(format!("{}: {e}", self.path.display()));
+        let folder = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(folder)
+            .map_err(failed)?;
+        // Written beside the file and renamed over it, so a full disk never leaves half a key; the
+        // temporary file is private from its first byte.
+        let temporary = self.path.with_extension("tmp");
+        let _ = std::fs::remove_file(&temporary);
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temporary)
+            .map_err(failed)?;
+        let written = file
+            .write_all(secret.as_bytes())
+            .and_then(|()| file.sync_all())
+            .and_then(|()| std::fs::rename(&temporary, &self.path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&temporary);
+            return Err(failed(e));
+        }
+        Ok(())
+    }
+
+    fn remove(&self) -> Result<bool, StoreError> {
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(StoreError::Rejected(format!("{}: {e}", self.path.display()))),
+        }
+    }
+}
+
 fn store_error(e: keyring::Error) -> StoreError {
     match e {
         keyring::Error::PlatformFailure(inner) => StoreError::Unavailable(explain(&inner.to_string())),
@@ -121,6 +197,23 @@ mod tests {
         let no_bus = explain("Unable to autolaunch a dbus-daemon without a $DISPLAY for X11");
         assert!(no_bus.starts_with("there is no D-Bus session bus"), "{no_bus}");
         assert_eq!(explain("something else"), "something else");
+    }
+
+    #[test]
+    fn the_file_store_keeps_the_secret_private_and_replaces_it_whole() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::new(dir.path().join("config/nerve/credentials"));
+        assert_eq!(store.read(), Ok(None));
+        store.write("sk-ant-first").unwrap();
+        store.write("sk-ant-second").unwrap();
+        assert_eq!(store.read(), Ok(Some("sk-ant-second".to_owned())));
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(store.path()), 0o600);
+        assert_eq!(mode(store.path().parent().unwrap()), 0o700);
+        assert!(!store.path().with_extension("tmp").exists());
+        assert_eq!(store.remove(), Ok(true));
+        assert_eq!(store.remove(), Ok(false));
     }
 
     #[test]

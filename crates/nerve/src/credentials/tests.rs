@@ -135,3 +135,51 @@ fn a_loaded_key_never_shows_in_debug_output() {
     let shown = format!("{loaded:?}");
     assert!(!shown.contains("secret-value"), "{shown}");
 }
+
+#[test]
+fn without_a_keyring_the_key_goes_to_the_private_file_and_is_found_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = FileStore::new(dir.path().join("nerve/credentials"));
+    let broken = Memory::failing(unavailable());
+    let stored = store_in_either(&broken, Some(&file), &ApiKey::new("sk-ant-in-file")).unwrap();
+    assert_eq!(
+        stored,
+        StoredIn::File {
+            path: file.path().to_path_buf(),
+            keyring_problem: unavailable(),
+        }
+    );
+    let loaded = load_from_stores(Some(&broken), Some(&file), Some("sk-ant-env".into())).unwrap();
+    assert_eq!(loaded.key.expose(), "sk-ant-in-file");
+    assert_eq!(loaded.source, KeySource::File);
+    assert!(
+        loaded.keyring_problem.is_none(),
+        "the file is the answer, not a problem"
+    );
+
+    // Once the keyring answers, the key goes there and the file copy is removed.
+    let keyring = Memory::default();
+    assert_eq!(
+        store_in_either(&keyring, Some(&file), &ApiKey::new("sk-ant-keyring")),
+        Ok(StoredIn::Keyring)
+    );
+    assert!(!file.path().exists());
+    assert_eq!(
+        load_from_stores(Some(&keyring), Some(&file), None)
+            .unwrap()
+            .source,
+        KeySource::Keyring
+    );
+}
+
+#[test]
+fn a_locked_keyring_is_an_error_not_a_reason_to_write_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = FileStore::new(dir.path().join("nerve/credentials"));
+    let locked = Memory::failing(StoreError::Refused("locked".into()));
+    assert!(matches!(
+        store_in_either(&locked, Some(&file), &ApiKey::new("k")),
+        Err(CredentialError::Keyring(StoreError::Refused(_)))
+    ));
+    assert!(!file.path().exists());
+}

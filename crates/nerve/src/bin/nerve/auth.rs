@@ -1,4 +1,5 @@
-//! `nerve auth set|status|delete`: the API key in the OS keyring.
+//! `nerve auth set|status|delete`: the API key in the OS keyring (or, when no keyring answers, in
+//! a credentials file only the user can read).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::{Command, Stdio};
@@ -6,7 +7,8 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use nerve::credentials::{
-    API_KEY_ENV, KEYRING_USER, KeySource, delete_api_key, load_api_key, mask, os_store, store_api_key,
+    API_KEY_ENV, FileStore, KEYRING_USER, KeySource, StoredIn, delete_api_key, load_api_key, mask, os_store,
+    store_api_key,
 };
 use nerve::model::api_key::ApiKey;
 
@@ -26,12 +28,24 @@ pub fn run(command: AuthCommand) -> Result<i32> {
     match command {
         AuthCommand::Set => {
             let key = read_key()?;
-            store_api_key(&key)?;
-            println!(
-                "Stored the API key ({}) in the OS keyring{}.",
-                mask(&key),
-                entry_name()
-            );
+            match store_api_key(&key)? {
+                StoredIn::Keyring => println!(
+                    "Stored the API key ({}) in the OS keyring{}.",
+                    mask(&key),
+                    entry_name()
+                ),
+                StoredIn::File {
+                    path,
+                    keyring_problem,
+                } => {
+                    println!(
+                        "No OS keyring answered, so the API key ({}) is stored in {}, readable only by you.",
+                        mask(&key),
+                        path.display()
+                    );
+                    println!("(The keyring: {keyring_problem}.)");
+                }
+            }
             Ok(0)
         }
         AuthCommand::Status => match load_api_key() {
@@ -46,6 +60,15 @@ pub fn run(command: AuthCommand) -> Result<i32> {
                         if std::env::var(API_KEY_ENV).is_ok_and(|v| !v.trim().is_empty()) {
                             println!("{API_KEY_ENV} is also set; the keyring's key takes precedence.");
                         }
+                    }
+                    KeySource::File => {
+                        let path = FileStore::in_config_dir()
+                            .map(|f| f.path().display().to_string())
+                            .unwrap_or_default();
+                        println!(
+                            "API key {} from {path} (no OS keyring answered when it was stored).",
+                            mask(&loaded.key)
+                        );
                     }
                     KeySource::Environment => {
                         println!("API key {} from {API_KEY_ENV}.", mask(&loaded.key));
@@ -63,9 +86,9 @@ pub fn run(command: AuthCommand) -> Result<i32> {
         },
         AuthCommand::Delete => {
             if delete_api_key()? {
-                println!("Removed the API key from the OS keyring{}.", entry_name());
+                println!("Removed the stored API key{}.", entry_name());
             } else {
-                println!("The OS keyring held no API key{}.", entry_name());
+                println!("No API key was stored{}.", entry_name());
             }
             Ok(0)
         }
