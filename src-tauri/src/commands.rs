@@ -52,6 +52,17 @@ async fn blocking<T: Send + 'static>(
 pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellError> {
     let file = shell.settings.load()?;
     let key = blocking(|| Ok(load_api_key())).await?;
+    // A bearer token (ANTHROPIC_AUTH_TOKEN) or a model server on this machine needs no key.
+    let base_url = file
+        .settings
+        .base_url
+        .clone()
+        .or_else(|| std::env::var(nerve::model::client::BASE_URL_ENV).ok());
+    let other_credentials = std::env::var(nerve::model::client::AUTH_TOKEN_ENV)
+        .is_ok_and(|t| !t.trim().is_empty())
+        || base_url
+            .as_deref()
+            .is_some_and(nerve::model::client::is_local_server);
     let (has_api_key, key_source, keyring_problem) = match key {
         Ok(k) => (
             true,
@@ -62,6 +73,7 @@ pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellErr
             }),
             k.keyring_problem.map(|p| p.to_string()),
         ),
+        Err(_) if other_credentials => (true, None, None),
         Err(e) => (false, None, Some(e.to_string())),
     };
     Ok(AppState {

@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use nerve::agent::{Agent, LaunchOptions, RewindRequest, SessionFiles, launch, models, today};
 use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
-use nerve::credentials::load_api_key;
+use nerve::credentials::load_model_auth;
 use nerve::events::{Event, EventSink};
 use nerve::hooks::input::CompactTrigger;
 use nerve::mcp::{McpManager, McpOptions, collect_servers};
-use nerve::model::client::BASE_URL_ENV;
+use nerve::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, parse_custom_headers};
 use nerve::permissions::{ModeSwitch, PendingPrompts, PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
 use nerve::project_files::{FileMatch, ProjectFiles};
@@ -290,14 +290,24 @@ impl Sessions {
     /// Starts (or resumes) a session.
     pub async fn start(&self, request: StartRequest) -> Result<SessionInfo, ShellError> {
         let project = Project::open(ProjectOptions::new(&request.project_path)).map_err(to_shell)?;
-        let loaded = tokio::task::spawn_blocking(load_api_key)
+        let base_url = request
+            .settings
+            .base_url
+            .clone()
+            .or_else(|| std::env::var(BASE_URL_ENV).ok());
+        let for_auth = base_url.clone();
+        let loaded = tokio::task::spawn_blocking(move || load_model_auth(for_auth.as_deref()))
             .await
             .map_err(to_shell)?
             .map_err(to_shell)?;
         let mut warnings = Vec::new();
         if let Some(problem) = &loaded.keyring_problem {
-            warnings.push(format!("{problem}; using the key from the environment"));
+            warnings.push(format!("{problem}; using {}", loaded.source));
         }
+        let extra_headers = match std::env::var(CUSTOM_HEADERS_ENV) {
+            Ok(text) => parse_custom_headers(&text).map_err(to_shell)?,
+            Err(_) => Vec::new(),
+        };
         let channel: TurnChannel = Arc::default();
         let alert = lock(&self.on_request).clone();
         let events = {
@@ -323,11 +333,6 @@ impl Sessions {
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let model = models::main_model(request.settings.model.as_deref());
         let prompts = PendingPrompts::default();
-        let base_url = request
-            .settings
-            .base_url
-            .clone()
-            .or_else(|| std::env::var(BASE_URL_ENV).ok());
         let launched = launch(
             &project,
             LaunchOptions {
@@ -335,7 +340,8 @@ impl Sessions {
                 resume: request.resume.is_some(),
                 model: model.clone(),
                 fast_model: models::fast_model(request.settings.fast_model.as_deref()),
-                api_key: loaded.key,
+                auth: loaded.auth,
+                extra_headers,
                 base_url,
                 max_turns: None,
                 prompter: Some(Arc::new(prompts.clone())),

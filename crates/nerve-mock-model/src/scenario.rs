@@ -11,6 +11,20 @@ use serde_json::Value;
 pub struct Scenario {
     /// Steps in the order requests are expected.
     pub steps: Vec<Step>,
+    /// Which credentials a request must carry.
+    #[serde(default)]
+    pub auth: AuthMode,
+}
+
+/// Which credentials the mock asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthMode {
+    /// An API key (`x-api-key`) or a bearer token (`Authorization: Bearer`), as the API accepts.
+    #[default]
+    Required,
+    /// None at all: a local model server that wants no key.
+    None,
 }
 
 impl Scenario {

@@ -23,7 +23,7 @@ use crate::frames::{Frame, full_message, stream_frames};
 use crate::scenario::{
     ErrorResponse, Response as StepResponse, Scenario, Step, StreamResponse, error_type_for_status,
 };
-use crate::validate::{Rejection, validate_request};
+use crate::validate::{Rejection, validate_request_with};
 
 /// One request as the mock received it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,6 +47,7 @@ pub struct RecordedRequest {
 #[derive(Debug)]
 struct Shared {
     steps: Vec<Step>,
+    auth: crate::scenario::AuthMode,
     next_step: usize,
     requests: Vec<RecordedRequest>,
 }
@@ -97,6 +98,7 @@ impl MockServer {
         let addr = listener.local_addr().map_err(bind_error)?;
         let state = Arc::new(Mutex::new(Shared {
             steps: scenario.steps,
+            auth: scenario.auth,
             next_step: 0,
             requests: Vec::new(),
         }));
@@ -250,7 +252,7 @@ async fn messages(State(state): State<SharedState>, headers: HeaderMap, body: By
     let (index, plan) = {
         let mut shared = lock(&state);
         let index = shared.requests.len();
-        let plan = match validate_request(&headers, &body) {
+        let plan = match validate_request_with(&headers, &body, shared.auth) {
             // Rejected requests do not consume a step: the real API refuses them before
             // anything is generated.
             Err(rejection) => Plan::Reject(rejection),

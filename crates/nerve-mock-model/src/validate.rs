@@ -29,7 +29,22 @@ fn invalid(message: impl Into<String>) -> Rejection {
 
 /// Checks headers and body; returns the parsed body when the API would accept it.
 pub fn validate_request(headers: &HeaderMap, body: &[u8]) -> Result<Value, Rejection> {
-    if headers.get("x-api-key").is_none_or(|v| v.is_empty()) {
+    validate_request_with(headers, body, crate::scenario::AuthMode::Required)
+}
+
+/// [`validate_request`], with the credentials `auth` asks for.
+pub fn validate_request_with(
+    headers: &HeaderMap,
+    body: &[u8],
+    auth: crate::scenario::AuthMode,
+) -> Result<Value, Rejection> {
+    let key = headers.get("x-api-key").is_some_and(|v| !v.is_empty());
+    let bearer = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|token| !token.trim().is_empty());
+    if auth == crate::scenario::AuthMode::Required && !key && !bearer {
         return Err(Rejection {
             status: 401,
             error_type: "authentication_error",

@@ -391,6 +391,73 @@ async fn a_session_exports_as_markdown() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no session tool-results-index"));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bearer_token_custom_headers_and_a_keyless_local_server_each_reach_the_model() {
+    let d = setup();
+    let says =
+        |text: &str| json!({"response": {"type": "stream", "blocks": [{"type": "text", "text": text}]}});
+
+    // ANTHROPIC_AUTH_TOKEN goes as `Authorization: Bearer`, with the gateway's extra headers.
+    let server = mock(json!([says("token ok")])).await;
+    let out = nerve(d.path(), &server, &["-p", "hi"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("ANTHROPIC_AUTH_TOKEN", "gateway-token")
+        .env("ANTHROPIC_CUSTOM_HEADERS", "X-Gateway-Team: nerve\nX-Trace: on")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "token ok",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let request = &server.requests()[0];
+    let header = |name: &str| request.headers.get(name).map(String::as_str);
+    assert_eq!(
+        (
+            header("authorization"),
+            header("x-api-key"),
+            header("x-gateway-team"),
+            header("x-trace")
+        ),
+        (Some("<redacted>"), None, Some("nerve"), Some("on"))
+    );
+
+    // A server on this machine that wants no key gets none.
+    let steps = json!({"auth": "none", "steps": [says("local ok")]});
+    let local = MockServer::start(Scenario::from_json(&steps.to_string()).unwrap())
+        .await
+        .unwrap();
+    let out = nerve(d.path(), &local, &["-p", "hi"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "local ok",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let request = &local.requests()[0];
+    assert!(!request.headers.contains_key("x-api-key") && !request.headers.contains_key("authorization"));
+
+    // A local server that does want credentials says how to give them.
+    let wants_key = mock(json!([says("never")])).await;
+    let out = nerve(d.path(), &wants_key, &["-p", "hi"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("No credentials were sent to this local server") && err.contains("ANTHROPIC_AUTH_TOKEN"),
+        "{err}"
+    );
+}
+
 /// Every file below `dir` (recursively).
 fn files_below(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

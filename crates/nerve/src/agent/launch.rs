@@ -8,8 +8,7 @@ use std::sync::Arc;
 use crate::agent::{Agent, AgentConfig, ModelSubagentRunner, SystemPromptInputs, build_system_prompt};
 use crate::events::EventSink;
 use crate::input::SchemaError;
-use crate::model::api_key::ApiKey;
-use crate::model::client::{ModelClient, ModelConfig};
+use crate::model::client::{ModelAuth, ModelClient, ModelConfig};
 use crate::model::error::ModelError;
 use crate::model::small::{ClientSmallModel, SmallModel};
 use crate::permissions::classifier::{ModelClassifier, RecentIntent};
@@ -32,8 +31,10 @@ pub struct LaunchOptions {
     pub model: String,
     /// The fast model for side jobs.
     pub fast_model: String,
-    /// The API key.
-    pub api_key: ApiKey,
+    /// The credentials (an API key, a bearer token, or none for a local server).
+    pub auth: ModelAuth,
+    /// Extra request headers (`ANTHROPIC_CUSTOM_HEADERS`).
+    pub extra_headers: Vec<(String, String)>,
     /// A base URL replacing the default (a proxy, a test server).
     pub base_url: Option<String>,
     /// Most model calls per turn (`None`: the default).
@@ -95,7 +96,8 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         resume,
         model,
         fast_model,
-        api_key,
+        auth,
+        extra_headers,
         base_url,
         max_turns,
         prompter,
@@ -120,7 +122,11 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         &PoolOptions::default(),
     )?;
     let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
-    let model_config = ModelConfig::with_base_url_override(api_key, base_url);
+    let mut model_config = ModelConfig::with_auth(auth);
+    if let Some(url) = base_url.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty()) {
+        model_config.base_url = url;
+    }
+    model_config.extra_headers = extra_headers;
     let client = ModelClient::new(model_config.clone())?;
     let small_model: Arc<dyn SmallModel> = Arc::new(ClientSmallModel::new(
         client.clone(),

@@ -118,6 +118,51 @@ pub fn load_api_key() -> Result<LoadedKey, CredentialError> {
     )
 }
 
+/// How the model server is reached, and where the credentials came from.
+#[derive(Debug, Clone)]
+pub struct LoadedAuth {
+    /// What requests carry.
+    pub auth: crate::model::client::ModelAuth,
+    /// Where it came from, in words for the user ("the OS keyring", "ANTHROPIC_AUTH_TOKEN"...).
+    pub source: String,
+    /// Why the keyring was passed over, when it could not be read.
+    pub keyring_problem: Option<StoreError>,
+}
+
+/// The credentials for `base_url` (the default API when `None`), in Claude Code's order:
+/// `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token), then the API key ([`load_api_key`]); with
+/// neither, a server on this machine (a local model server) is reached without any.
+pub fn load_model_auth(base_url: Option<&str>) -> Result<LoadedAuth, CredentialError> {
+    use crate::model::client::{AUTH_TOKEN_ENV, ModelAuth, is_local_server};
+    if let Some(token) = std::env::var(AUTH_TOKEN_ENV)
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+    {
+        return Ok(LoadedAuth {
+            auth: ModelAuth::Bearer(ApiKey::new(token.trim().to_owned())),
+            source: AUTH_TOKEN_ENV.to_owned(),
+            keyring_problem: None,
+        });
+    }
+    match load_api_key() {
+        Ok(loaded) => Ok(LoadedAuth {
+            auth: ModelAuth::ApiKey(loaded.key),
+            source: match loaded.source {
+                KeySource::Keyring => "the OS keyring".to_owned(),
+                KeySource::File => "the credentials file".to_owned(),
+                KeySource::Environment => API_KEY_ENV.to_owned(),
+            },
+            keyring_problem: loaded.keyring_problem,
+        }),
+        Err(_) if base_url.is_some_and(is_local_server) => Ok(LoadedAuth {
+            auth: ModelAuth::None,
+            source: "none (a local model server)".to_owned(),
+            keyring_problem: None,
+        }),
+        Err(e) => Err(e),
+    }
+}
+
 /// Stores `key` in the OS keyring, or, when no keyring can be reached, in the private credentials
 /// file. A keyring that is there but locked or refusing is an error (the user can unlock it).
 pub fn store_api_key(key: &ApiKey) -> Result<StoredIn, CredentialError> {

@@ -23,13 +23,32 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Environment variable that overrides the base URL (proxies, gateways, the test mock).
 pub const BASE_URL_ENV: &str = "ANTHROPIC_BASE_URL";
 
+/// Environment variable with a bearer token sent as `Authorization: Bearer …` instead of an API key
+/// (gateways, as Claude Code reads it).
+pub const AUTH_TOKEN_ENV: &str = "ANTHROPIC_AUTH_TOKEN";
+/// Environment variable with extra request headers, one `Name: Value` per line (gateways).
+pub const CUSTOM_HEADERS_ENV: &str = "ANTHROPIC_CUSTOM_HEADERS";
+
+/// How requests prove who sends them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelAuth {
+    /// An Anthropic API key, sent as `x-api-key`.
+    ApiKey(ApiKey),
+    /// A token sent as `Authorization: Bearer`.
+    Bearer(ApiKey),
+    /// Nothing: a local Anthropic-compatible server (Ollama, llama.cpp's server) that wants no key.
+    None,
+}
+
 /// Everything the client needs to reach the API.
 #[derive(Debug, Clone)]
 pub struct ModelConfig {
     /// Scheme, host and optional path prefix; `/v1/messages` is appended.
     pub base_url: String,
-    /// The key sent as `x-api-key`.
-    pub api_key: ApiKey,
+    /// The credentials sent with every request.
+    pub auth: ModelAuth,
+    /// Extra headers (`ANTHROPIC_CUSTOM_HEADERS`), sent with every request.
+    pub extra_headers: Vec<(String, String)>,
     /// Values for the `anthropic-beta` header (joined with commas); empty sends no header.
     pub betas: Vec<String>,
     /// Limit for establishing the TCP/TLS connection.
@@ -44,9 +63,15 @@ pub struct ModelConfig {
 impl ModelConfig {
     /// Defaults: production URL, 10 s connect timeout, 120 s idle timeout, default retries.
     pub fn new(api_key: ApiKey) -> Self {
+        Self::with_auth(ModelAuth::ApiKey(api_key))
+    }
+
+    /// Like [`Self::new`], with any form of credentials.
+    pub fn with_auth(auth: ModelAuth) -> Self {
         Self {
             base_url: DEFAULT_BASE_URL.to_owned(),
-            api_key,
+            auth,
+            extra_headers: Vec::new(),
             betas: Vec::new(),
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(120),
@@ -67,6 +92,34 @@ impl ModelConfig {
         }
         config
     }
+}
+
+/// `Name: Value` lines (`ANTHROPIC_CUSTOM_HEADERS`); blank lines are skipped, a line without a colon
+/// is an error naming it.
+pub fn parse_custom_headers(text: &str) -> Result<Vec<(String, String)>, ModelError> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let (name, value) = line.split_once(':').ok_or_else(|| {
+                ModelError::Config(format!("{CUSTOM_HEADERS_ENV}: `{line}` is not `Name: Value`"))
+            })?;
+            Ok((name.trim().to_owned(), value.trim().to_owned()))
+        })
+        .collect()
+}
+
+/// Whether `base_url` points at this machine (a local model server), where no key is needed.
+pub fn is_local_server(base_url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(base_url.trim()) else {
+        return false;
+    };
+    url.host_str().is_some_and(|host| {
+        host.eq_ignore_ascii_case("localhost")
+            || host
+                .trim_matches(['[', ']'])
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    })
 }
 
 /// What [`ModelClient::stream_message`] yields.
@@ -103,10 +156,16 @@ pub struct ModelClient {
 impl ModelClient {
     /// Validates the configuration and builds the HTTP client.
     pub fn new(config: ModelConfig) -> Result<Self, ModelError> {
-        if config.api_key.is_empty() {
-            return Err(ModelError::Config(
-                "the API key is empty; set ANTHROPIC_API_KEY or store a key in the keyring".to_owned(),
-            ));
+        match &config.auth {
+            ModelAuth::ApiKey(key) if key.is_empty() => {
+                return Err(ModelError::Config(
+                    "the API key is empty; set ANTHROPIC_API_KEY or store a key in the keyring".to_owned(),
+                ));
+            }
+            ModelAuth::Bearer(token) if token.is_empty() => {
+                return Err(ModelError::Config(format!("{AUTH_TOKEN_ENV} is empty")));
+            }
+            _ => {}
         }
         let endpoint = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
         reqwest::Url::parse(&endpoint).map_err(|e| {
@@ -270,7 +329,13 @@ impl ModelClient {
             Ok(Err(e)) => format!("(the error body could not be read: {})", error_chain(&e)),
             Err(_) => "(the error body did not arrive in time)".to_owned(),
         };
-        let (kind, message, body_request_id) = parse_error_body(&text);
+        let (kind, mut message, body_request_id) = parse_error_body(&text);
+        if status == 401 && self.config.auth == ModelAuth::None {
+            // Sent without credentials because the server is on this machine: say how to give some.
+            message.push_str(&format!(
+                ". No credentials were sent to this local server; set ANTHROPIC_API_KEY (or store a key with `nerve auth set`) or {AUTH_TOKEN_ENV}"
+            ));
+        }
         let error = ModelError::Api {
             status,
             kind: kind.clone(),
@@ -393,11 +458,45 @@ fn stream_failure(error: StreamError, delivered: usize) -> Attempt {
 
 fn build_headers(config: &ModelConfig) -> Result<HeaderMap, ModelError> {
     let mut headers = HeaderMap::new();
-    let mut key = HeaderValue::from_str(config.api_key.expose()).map_err(|_| {
-        ModelError::Config("the API key contains characters that cannot be sent in a header".to_owned())
-    })?;
-    key.set_sensitive(true);
-    headers.insert(HeaderName::from_static("x-api-key"), key);
+    // Extra headers first, so they can never replace the credentials or the version.
+    for (name, value) in &config.extra_headers {
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            ModelError::Config(format!("{CUSTOM_HEADERS_ENV}: `{name}` is not a header name"))
+        })?;
+        let value = HeaderValue::from_str(value).map_err(|_| {
+            ModelError::Config(format!(
+                "{CUSTOM_HEADERS_ENV}: the value of `{name}` cannot be sent"
+            ))
+        })?;
+        headers.insert(name, value);
+    }
+    let secret = |text: &str, what: &str| {
+        HeaderValue::from_str(text)
+            .map(|mut v| {
+                v.set_sensitive(true);
+                v
+            })
+            .map_err(|_| {
+                ModelError::Config(format!(
+                    "{what} contains characters that cannot be sent in a header"
+                ))
+            })
+    };
+    match &config.auth {
+        ModelAuth::ApiKey(key) => {
+            headers.insert(
+                HeaderName::from_static("x-api-key"),
+                secret(key.expose(), "the API key")?,
+            );
+        }
+        ModelAuth::Bearer(token) => {
+            headers.insert(
+                reqwest::header::AUTHORIZATION,
+                secret(&format!("Bearer {}", token.expose()), AUTH_TOKEN_ENV)?,
+            );
+        }
+        ModelAuth::None => {}
+    }
     headers.insert(
         HeaderName::from_static("anthropic-version"),
         HeaderValue::from_static(ANTHROPIC_VERSION),
@@ -457,6 +556,42 @@ mod tests {
         assert_eq!(headers["anthropic-beta"], "a-2025,b-2026");
         assert!(headers["x-api-key"].is_sensitive());
         assert!(!format!("{headers:?}").contains("sk-test"));
+    }
+
+    #[test]
+    fn each_auth_form_has_its_header_and_extra_headers_never_replace_them() {
+        let mut bearer = ModelConfig::with_auth(ModelAuth::Bearer(ApiKey::new("tok-123")));
+        bearer.extra_headers = parse_custom_headers("X-Gateway: team-a\n\nauthorization: nope\n").unwrap();
+        let headers = build_headers(&bearer).unwrap();
+        assert_eq!(headers["authorization"], "Bearer tok-123");
+        assert!(headers["authorization"].is_sensitive());
+        assert_eq!(headers["x-gateway"], "team-a");
+        assert!(headers.get("x-api-key").is_none());
+        let none = build_headers(&ModelConfig::with_auth(ModelAuth::None)).unwrap();
+        assert!(none.get("x-api-key").is_none() && none.get("authorization").is_none());
+        assert!(matches!(
+            parse_custom_headers("no colon here"),
+            Err(ModelError::Config(_))
+        ));
+    }
+
+    #[test]
+    fn local_servers_are_recognised() {
+        for local in [
+            "http://localhost:11434",
+            "http://127.0.0.1:8080/",
+            "http://[::1]:9",
+        ] {
+            assert!(is_local_server(local), "{local}");
+        }
+        for remote in [
+            "https://api.anthropic.com",
+            "http://10.0.0.5:8080",
+            "not a url",
+            "http://localhost.example.com",
+        ] {
+            assert!(!is_local_server(remote), "{remote}");
+        }
     }
 
     #[test]

@@ -14,11 +14,10 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use nerve::agent::{LaunchOptions, launch, models, today};
-use nerve::credentials::{API_KEY_ENV, load_api_key};
+use nerve::credentials::load_model_auth;
 use nerve::events::{Event, EventSink, TurnEnd};
 use nerve::mcp::{McpManager, McpOptions, McpPermissionPrompter, collect_servers};
-use nerve::model::api_key::ApiKey;
-use nerve::model::client::BASE_URL_ENV;
+use nerve::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
 use nerve::permissions::settings::SettingsFile;
 use nerve::permissions::{PermissionMode, PermissionPrompter, RuleBehavior, RuleSource};
 use nerve::project::{Project, ProjectOptions};
@@ -88,15 +87,16 @@ pub struct PrintArgs {
     pub permission_prompt_tool: Option<String>,
 }
 
-/// The key from the OS keyring or `ANTHROPIC_API_KEY` (the keyring is a blocking D-Bus call).
-async fn api_key() -> Result<ApiKey> {
-    let loaded = tokio::task::spawn_blocking(load_api_key)
+/// The credentials: `ANTHROPIC_AUTH_TOKEN`, the key from the OS keyring (or the credentials file,
+/// or `ANTHROPIC_API_KEY`), or none for a local model server (the keyring is a blocking D-Bus call).
+async fn model_auth(base_url: Option<String>) -> Result<ModelAuth> {
+    let loaded = tokio::task::spawn_blocking(move || load_model_auth(base_url.as_deref()))
         .await
         .context("the API key lookup stopped unexpectedly")??;
     if let Some(problem) = &loaded.keyring_problem {
-        eprintln!("note: {problem}; using {API_KEY_ENV}");
+        eprintln!("note: {problem}; using {}", loaded.source);
     }
-    Ok(loaded.key)
+    Ok(loaded.auth)
 }
 
 fn split_rules(list: &[String]) -> Vec<String> {
@@ -282,7 +282,11 @@ async fn run_turn(
             resume: args.resume.is_some(),
             model: model.clone(),
             fast_model,
-            api_key: api_key().await?,
+            auth: model_auth(base_url.clone()).await?,
+            extra_headers: match std::env::var(CUSTOM_HEADERS_ENV) {
+                Ok(text) => parse_custom_headers(&text)?,
+                Err(_) => Vec::new(),
+            },
             base_url,
             max_turns: args.max_turns,
             // With a prompt tool, asks go to it; without, nobody can be asked and asks are denied.
