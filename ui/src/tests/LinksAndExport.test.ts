@@ -1,5 +1,6 @@
 // Links in replies open in the system browser through the shell (http and https only; nothing
-// navigates the webview), and Export saves the session as Markdown through the shell.
+// navigates the webview), Export saves the session as Markdown through the shell, and closing a
+// running or waiting session asks first.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor } from "@testing-library/svelte";
 import { clearMocks } from "@tauri-apps/api/mocks";
@@ -53,5 +54,32 @@ describe("Export", () => {
     fail = true;
     screen.getByTestId("export-session").click();
     await waitFor(() => expect(screen.getByText(/Read-only file system/)).toBeTruthy());
+  });
+});
+
+describe("Close session", () => {
+  it("closes at once when idle", async () => {
+    const live = liveSession();
+    const onclose = vi.fn();
+    render(Conversation, { session: live.session, onclose });
+    screen.getByTestId("close-session").click();
+    await waitFor(() => expect(onclose).toHaveBeenCalledTimes(1));
+  });
+
+  it("asks first while a turn runs, and Keep keeps it", async () => {
+    const live = liveSession();
+    const onclose = vi.fn();
+    render(Conversation, { session: live.session, onclose });
+    live.session.submit("work");
+    await waitFor(() => expect(live.turns.length).toBe(1));
+    screen.getByTestId("close-session").click();
+    await waitFor(() => expect(screen.getByTestId("close-confirm").textContent).toContain("A turn is running"));
+    expect(onclose).not.toHaveBeenCalled();
+    screen.getByTestId("close-confirm-no").click();
+    await waitFor(() => expect(screen.queryByTestId("close-confirm")).toBeNull());
+    screen.getByTestId("close-session").click();
+    (await screen.findByTestId("close-confirm-yes")).click();
+    expect(onclose).toHaveBeenCalledTimes(1);
+    live.turns[0]!.finish();
   });
 });
