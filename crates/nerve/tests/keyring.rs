@@ -65,28 +65,38 @@ fn store_load_and_remove_in_the_real_keyring() {
     assert_eq!(loaded.keyring_problem, None::<StoreError>);
 }
 
-fn nerve(service: &str, args: &[&str], stdin: Option<&str>) -> Output {
-    let dir = tempfile::tempdir().unwrap();
+/// `nerve ARGS` with its keyring entry under `service`, no key in the environment, and data and
+/// config folders below `home` (the credentials file must never be the developer's).
+fn nerve_command(service: &str, home: &std::path::Path, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
     c.args(args)
         .env("NERVE_KEYRING_SERVICE", service)
         .env_remove("NERVE_KEYRING")
         .env_remove("ANTHROPIC_API_KEY")
-        .env("NERVE_DATA_DIR", dir.path().join("data"))
-        // The credentials file (used when no keyring answers) must never be the developer's.
-        .env("XDG_CONFIG_HOME", dir.path().join("config"))
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
+        .env("NERVE_DATA_DIR", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
+    c
+}
+
+/// Runs `command`, writing `stdin` to it when given.
+fn run_with(mut command: Command, stdin: Option<&str>) -> Output {
+    command.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = command.spawn().unwrap();
     if let Some(text) = stdin {
         child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
     }
     child.wait_with_output().unwrap()
+}
+
+fn nerve(service: &str, args: &[&str], stdin: Option<&str>) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    run_with(nerve_command(service, dir.path(), args), stdin)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -178,33 +188,18 @@ fn without_a_secret_service_the_key_goes_to_a_private_file() {
     use std::os::unix::fs::PermissionsExt as _;
     let home = tempfile::tempdir().unwrap();
     let config = home.path().join("config");
+    let service = unique_service();
     let run = |args: &[&str], stdin: Option<&str>, base_url: Option<&str>| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
-        c.args(args)
-            .current_dir(home.path())
-            .env("NERVE_KEYRING_SERVICE", unique_service())
-            .env_remove("NERVE_KEYRING")
-            .env_remove("ANTHROPIC_API_KEY")
+        let mut c = nerve_command(&service, home.path(), args);
+        // No session bus: no Secret Service can answer.
+        c.current_dir(home.path())
             .env_remove("DBUS_SESSION_BUS_ADDRESS")
             .env_remove("DISPLAY")
-            .env("XDG_CONFIG_HOME", &config)
-            .env("HOME", home.path())
-            .env("NERVE_DATA_DIR", home.path().join("data"))
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .env("HOME", home.path());
         if let Some(url) = base_url {
             c.env("ANTHROPIC_BASE_URL", url);
         }
-        let mut child = c.spawn().unwrap();
-        if let Some(text) = stdin {
-            child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-        }
-        child.wait_with_output().unwrap()
+        run_with(c, stdin)
     };
     let secret = "sk-ant-api03-file-secret-0123456789";
     let out = run(&["auth", "set"], Some(secret), None);
