@@ -28,6 +28,15 @@ const COMMANDS: &[&str] = &[
     "set_model",
     "export_session",
     "open_link",
+    "get_project_settings",
+    "check_rule",
+    "edit_rule",
+    "check_call",
+    "probe_mcp_servers",
+    "set_mcp_server_approved",
+    "list_models",
+    "set_auth_token",
+    "delete_auth_token",
 ];
 
 fn main() {

@@ -41,6 +41,12 @@ mod tests {
         crate::dto::CompactOutcome::export_all(&cfg).unwrap();
         nerve::slash_commands::SlashCommand::export_all(&cfg).unwrap();
         nerve::project_files::FileMatch::export_all(&cfg).unwrap();
+        crate::dto::ProjectSettingsView::export_all(&cfg).unwrap();
+        nerve::settings_view::RuleSyntax::export_all(&cfg).unwrap();
+        nerve::settings_view::PermissionCheck::export_all(&cfg).unwrap();
+        nerve::permissions::settings::RuleEdit::export_all(&cfg).unwrap();
+        nerve::model::client::ModelListing::export_all(&cfg).unwrap();
+        nerve::agent::AttachedImage::export_all(&cfg).unwrap();
     }
 
     fn files(dir: &Path) -> BTreeMap<PathBuf, String> {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nerve::agent::{RewindRequest, models};
+use nerve::agent::{AttachedImage, RewindRequest, models};
 use nerve::budget::ResultStore;
 use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
 use nerve::credentials::{self, KeySource as EngineKeySource, load_api_key};
@@ -39,7 +39,7 @@ pub struct Shell {
     pub sessions: Sessions,
 }
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ShellError> + Send + 'static,
 ) -> Result<T, ShellError> {
     // The keyring talks D-Bus synchronously and checkpoints read files: keep both off the async
@@ -52,14 +52,22 @@ async fn blocking<T: Send + 'static>(
 pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellError> {
     let file = shell.settings.load()?;
     let key = blocking(|| Ok(load_api_key())).await?;
+    let token = blocking(|| Ok(credentials::load_auth_token().is_some())).await?;
     // A bearer token (ANTHROPIC_AUTH_TOKEN) or a model server on this machine needs no key.
     let base_url = file
         .settings
         .base_url
         .clone()
         .or_else(|| std::env::var(nerve::model::client::BASE_URL_ENV).ok());
-    let other_credentials = std::env::var(nerve::model::client::AUTH_TOKEN_ENV)
-        .is_ok_and(|t| !t.trim().is_empty())
+    let for_auth = base_url.clone();
+    let credentials_in_use = blocking(move || {
+        Ok(credentials::load_model_auth(for_auth.as_deref())
+            .ok()
+            .map(|l| l.source))
+    })
+    .await?;
+    let other_credentials = token
+        || std::env::var(nerve::model::client::AUTH_TOKEN_ENV).is_ok_and(|t| !t.trim().is_empty())
         || base_url
             .as_deref()
             .is_some_and(nerve::model::client::is_local_server);
@@ -80,6 +88,8 @@ pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellErr
         has_api_key,
         key_source,
         keyring_problem,
+        has_auth_token: token,
+        credentials_in_use,
         settings: file.settings,
         default_model: models::main_model(None),
         default_fast_model: models::fast_model(None),
@@ -128,7 +138,9 @@ pub async fn open_project(shell: State<'_, Shell>, path: String) -> Result<Proje
 }
 
 fn open_project_now(settings: &SettingsStore, path: &str) -> Result<ProjectInfo, ShellError> {
-    let project = Project::open(ProjectOptions::new(PathBuf::from(path.trim()))).map_err(to_shell)?;
+    let mut options = ProjectOptions::new(PathBuf::from(path.trim()));
+    options.fallback_mode = settings.load()?.settings.default_mode;
+    let project = Project::open(options).map_err(to_shell)?;
     let sessions = list_sessions(&project.data_dir())
         .map_err(to_shell)?
         .into_iter()
@@ -168,16 +180,18 @@ pub async fn start_session(
         .await
 }
 
-/// Runs one turn; its events arrive in order on `on_event`. Resolves when the turn ends.
+/// Runs one turn (the prompt and any attached images); its events arrive in order on `on_event`.
+/// Resolves when the turn ends.
 #[tauri::command]
 pub async fn send_prompt(
     shell: State<'_, Shell>,
     session_id: String,
     prompt: String,
+    images: Vec<AttachedImage>,
     on_event: Channel<Event>,
 ) -> Result<TurnSummary, ShellError> {
     let session = shell.sessions.get(&session_id)?;
-    session.send(&prompt, on_event).await
+    session.send(&prompt, &images, on_event).await
 }
 
 /// Stops the running turn.

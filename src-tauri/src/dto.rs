@@ -9,15 +9,24 @@ use nerve::session::PromptInfo;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-/// The user's app settings (kept in the data folder's `desktop.json`; the API key is not here).
+/// The user's app settings (kept in the data folder's `desktop.json`; the API key and the auth
+/// token are not here). They apply to sessions started after they are saved.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(default)]
 pub struct AppSettings {
-    /// A base URL replacing Anthropic's (a proxy, a gateway).
+    /// A base URL replacing Anthropic's (a proxy, a gateway, a local model server).
     pub base_url: Option<String>,
     /// The main model; unset means the default.
     pub model: Option<String>,
     /// The fast model for side jobs; unset means the default.
     pub fast_model: Option<String>,
+    /// The mode new sessions start in when the project's settings name none.
+    pub default_mode: Option<PermissionMode>,
+    /// Most tool calls running at once; unset means the engine's default.
+    pub max_concurrency: Option<u32>,
+    /// Extra request headers for a gateway, one `Name: value` per line (as
+    /// `ANTHROPIC_CUSTOM_HEADERS`).
+    pub custom_headers: Option<String>,
 }
 
 /// Where the API key comes from.
@@ -41,6 +50,11 @@ pub struct AppState {
     pub key_source: Option<KeySource>,
     /// Why the keyring could not be used, when it could not.
     pub keyring_problem: Option<String>,
+    /// Whether a bearer token for a gateway is stored (it is sent instead of the key).
+    pub has_auth_token: bool,
+    /// What the next session will authenticate with, in words ("the OS keyring", "none (a local
+    /// model server)"); `None` when nothing is configured.
+    pub credentials_in_use: Option<String>,
     /// The settings.
     pub settings: AppSettings,
     /// The model used when the settings name none.
@@ -158,4 +172,17 @@ pub struct CompactOutcome {
     pub past_calls: Vec<PastCall>,
     /// Its prompts.
     pub prompts: Vec<PromptInfo>,
+}
+
+/// What the settings screen shows of a project: its rules, hooks and MCP servers.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ProjectSettingsView {
+    /// The project folder.
+    pub project_path: String,
+    /// Every rule in effect (with the open session's own rules when one is given).
+    pub rules: nerve::settings_view::RulesView,
+    /// The hooks, read-only.
+    pub hooks: Vec<nerve::settings_view::HookView>,
+    /// The project's `.mcp.json` servers.
+    pub mcp_servers: Vec<nerve::settings_view::McpServerView>,
 }

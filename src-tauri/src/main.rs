@@ -11,6 +11,7 @@ mod error;
 mod policy;
 mod sessions;
 mod settings;
+mod settings_commands;
 
 use commands::Shell;
 use tauri::Manager;
@@ -57,6 +58,15 @@ fn main() {
             commands::set_model,
             commands::export_session,
             commands::open_link,
+            settings_commands::get_project_settings,
+            settings_commands::check_rule,
+            settings_commands::edit_rule,
+            settings_commands::check_call,
+            settings_commands::probe_mcp_servers,
+            settings_commands::set_mcp_server_approved,
+            settings_commands::list_models,
+            settings_commands::set_auth_token,
+            settings_commands::delete_auth_token,
         ])
         .build(tauri::generate_context!());
     let app = match app {
@@ -96,32 +106,64 @@ fn main_window(app: &tauri::App) -> Result<(), Box<dyn std::error::Error>> {
 
 /// A permission request gets attention when the user is elsewhere: the window is marked urgent and
 /// a system notification names the call. A focused window needs neither (the dialog takes focus).
+/// With `NERVE_ATTENTION_LOG=FILE`, each request's handling is appended to FILE as a JSON line
+/// (whether the window was focused, what was asked of the window manager and the notification
+/// service): the end-to-end test reads it, since a headless X server shows nothing.
 fn alert_on_requests(handle: tauri::AppHandle) {
     use tauri_plugin_notification::NotificationExt;
     let shell = handle.state::<Shell>();
     let app = handle.clone();
+    let log = std::env::var_os("NERVE_ATTENTION_LOG").map(std::path::PathBuf::from);
     shell
         .sessions
         .alert_on_requests(std::sync::Arc::new(move |summary: &str| {
             // Off the engine's thread: a slow notification service must not hold up the call.
-            let (app, summary) = (app.clone(), summary.to_string());
+            let (app, summary, log) = (app.clone(), summary.to_string(), log.clone());
             tauri::async_runtime::spawn_blocking(move || {
                 let Some(window) = app.get_webview_window("main") else {
                     return;
                 };
-                if window.is_focused().unwrap_or(false) {
-                    return;
+                let focused = window.is_focused().unwrap_or(false);
+                let mut record = serde_json::json!({"summary": summary, "focused": focused});
+                if !focused {
+                    let urgent = window.request_user_attention(Some(tauri::UserAttentionType::Critical));
+                    // Without a notification service (a bare X session) the window's urgency still shows.
+                    let shown = app
+                        .notification()
+                        .builder()
+                        .title("Nerve needs your approval")
+                        .body(&summary)
+                        .show();
+                    record["urgent"] = outcome(urgent);
+                    record["notification"] = outcome(shown);
                 }
-                let _ = window.request_user_attention(Some(tauri::UserAttentionType::Critical));
-                // Without a notification service (a bare X session) the window's urgency still shows.
-                let _ = app
-                    .notification()
-                    .builder()
-                    .title("Nerve needs your approval")
-                    .body(summary)
-                    .show();
+                if let Some(path) = log {
+                    append_line(&path, &record.to_string());
+                }
             });
         }));
+}
+
+fn outcome<E: std::fmt::Display>(result: Result<(), E>) -> serde_json::Value {
+    match result {
+        Ok(()) => serde_json::json!("requested"),
+        Err(e) => serde_json::json!(format!("failed: {e}")),
+    }
+}
+
+fn append_line(path: &std::path::Path, line: &str) {
+    use std::io::Write;
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| writeln!(f, "{line}"));
+    if let Err(e) = written {
+        eprintln!(
+            "nerve-desktop: cannot write the attention log {}: {e}",
+            path.display()
+        );
+    }
 }
 
 /// SIGTERM (a logout, `kill`) and SIGINT (Ctrl-C in the terminal that started the app) quit the app

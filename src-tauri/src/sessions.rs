@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use nerve::agent::{Agent, LaunchOptions, RewindRequest, SessionFiles, launch, models, today};
+use nerve::agent::{
+    Agent, AttachedImage, LaunchOptions, RewindRequest, SessionFiles, launch, models, prepare_prompt_images,
+    today,
+};
 use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
 use nerve::credentials::load_model_auth;
 use nerve::events::{Event, EventSink};
@@ -42,6 +45,9 @@ pub struct LiveSession {
     mcp: McpManager,
     /// The transcript and checkpoints, readable while a turn runs (the agent is locked then).
     files: Option<SessionFiles>,
+    /// The session's rules (settings, and what was allowed during the session), for the settings
+    /// screen; readable while a turn runs.
+    rules: nerve::permissions::SharedRules,
     /// The project's file list for the `@` picker, with when it was made.
     project_files: Mutex<Option<(Instant, Arc<ProjectFiles>)>>,
 }
@@ -60,12 +66,29 @@ impl LiveSession {
         &self.project
     }
 
+    /// The rules in effect in this session, as the settings screen lists them.
+    pub fn rules_view(&self) -> nerve::settings_view::RulesView {
+        nerve::settings_view::rules_view(
+            &self.rules.snapshot(),
+            self.project.locations(),
+            self.project.dir(),
+        )
+    }
+
     /// Runs one turn, sending its events on `channel`. One turn at a time per session. A prompt
-    /// naming a custom slash command (`/review src/`) sends the command's text instead.
-    pub async fn send(&self, prompt: &str, channel: Channel<Event>) -> Result<TurnSummary, ShellError> {
+    /// naming a custom slash command (`/review src/`) sends the command's text instead. Attached
+    /// images are checked (type, size) before anything is sent; a bad one fails the call and the
+    /// prompt stays with the user.
+    pub async fn send(
+        &self,
+        prompt: &str,
+        images: &[AttachedImage],
+        channel: Channel<Event>,
+    ) -> Result<TurnSummary, ShellError> {
         let mut agent = self.agent.try_lock().map_err(|_| {
             ShellError::new("a turn is already running in this session; wait for it or abort it")
         })?;
+        let images = prepare_prompt_images(images).map_err(to_shell)?;
         let expanded = CustomCommands::for_project(self.project.dir()).expand(prompt);
         let prompt = expanded.as_deref().unwrap_or(prompt);
         let cancel = CancellationToken::new();
@@ -73,7 +96,7 @@ impl LiveSession {
         *lock(&self.turn_cancel) = Some(cancel.clone());
         *lock(&self.turn_interrupt) = Some(interrupt.clone());
         *lock(&self.channel) = Some(channel);
-        let outcome = agent.send_interruptible(prompt, cancel, interrupt).await;
+        let outcome = agent.send_with_images(prompt, images, cancel, interrupt).await;
         *lock(&self.channel) = None;
         *lock(&self.turn_cancel) = None;
         *lock(&self.turn_interrupt) = None;
@@ -289,7 +312,9 @@ impl Sessions {
 
     /// Starts (or resumes) a session.
     pub async fn start(&self, request: StartRequest) -> Result<SessionInfo, ShellError> {
-        let project = Project::open(ProjectOptions::new(&request.project_path)).map_err(to_shell)?;
+        let mut options = ProjectOptions::new(&request.project_path);
+        options.fallback_mode = request.settings.default_mode;
+        let project = Project::open(options).map_err(to_shell)?;
         let base_url = request
             .settings
             .base_url
@@ -304,10 +329,17 @@ impl Sessions {
         if let Some(problem) = &loaded.keyring_problem {
             warnings.push(format!("{problem}; using {}", loaded.source));
         }
-        let extra_headers = match std::env::var(CUSTOM_HEADERS_ENV) {
-            Ok(text) => parse_custom_headers(&text).map_err(to_shell)?,
-            Err(_) => Vec::new(),
+        // The settings' headers, then the environment's (which win for the same name).
+        let mut extra_headers = match &request.settings.custom_headers {
+            Some(text) => parse_custom_headers(text).map_err(to_shell)?,
+            None => Vec::new(),
         };
+        if let Ok(text) = std::env::var(CUSTOM_HEADERS_ENV) {
+            for (name, value) in parse_custom_headers(&text).map_err(to_shell)? {
+                extra_headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+                extra_headers.push((name, value));
+            }
+        }
         let channel: TurnChannel = Arc::default();
         let alert = lock(&self.on_request).clone();
         let events = {
@@ -344,6 +376,7 @@ impl Sessions {
                 extra_headers,
                 base_url,
                 max_turns: None,
+                max_concurrency: request.settings.max_concurrency.map(|n| n as usize),
                 prompter: Some(Arc::new(prompts.clone())),
                 events,
                 external_tools: mcp.tools(),
@@ -375,6 +408,7 @@ impl Sessions {
         };
         let files = agent.session_files();
         let mode_switch = agent.mode_switch();
+        let rules = agent.rules();
         let live = Arc::new(LiveSession {
             project,
             agent: tokio::sync::Mutex::new(agent),
@@ -385,6 +419,7 @@ impl Sessions {
             mode_switch,
             mcp,
             files,
+            rules,
             project_files: Mutex::new(None),
         });
         let previous = lock(&self.live).insert(session_id, live);

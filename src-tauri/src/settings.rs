@@ -55,7 +55,7 @@ impl SettingsStore {
     /// Replaces the settings, keeping the rest.
     pub fn save_settings(&self, settings: AppSettings) -> Result<AppSettings, ShellError> {
         let mut file = self.load()?;
-        file.settings = normalized(settings);
+        file.settings = normalized(settings)?;
         self.write(&file)?;
         Ok(file.settings)
     }
@@ -85,14 +85,43 @@ impl SettingsStore {
     }
 }
 
-/// Blank fields mean "the default".
-fn normalized(settings: AppSettings) -> AppSettings {
+/// The most tool calls the concurrency setting allows at once.
+pub const MAX_CONCURRENCY_SETTING: u32 = 64;
+
+/// Blank fields mean "the default"; values a session could not use are refused with the reason.
+fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
     let clean = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-    AppSettings {
-        base_url: clean(settings.base_url),
+    let base_url = clean(settings.base_url);
+    if let Some(url) = &base_url {
+        match tauri::Url::parse(url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+            _ => {
+                return Err(ShellError::new(format!(
+                    "the base URL `{url}` is not an http or https URL (for example http://localhost:11434)"
+                )));
+            }
+        }
+    }
+    let custom_headers = clean(settings.custom_headers);
+    if let Some(text) = &custom_headers {
+        nerve::model::client::parse_custom_headers(text)
+            .map_err(|e| ShellError::new(format!("extra headers: {e}")))?;
+    }
+    if let Some(n) = settings.max_concurrency
+        && !(1..=MAX_CONCURRENCY_SETTING).contains(&n)
+    {
+        return Err(ShellError::new(format!(
+            "the concurrency cap must be between 1 and {MAX_CONCURRENCY_SETTING}, not {n}"
+        )));
+    }
+    Ok(AppSettings {
+        base_url,
         model: clean(settings.model),
         fast_model: clean(settings.fast_model),
-    }
+        default_mode: settings.default_mode,
+        max_concurrency: settings.max_concurrency,
+        custom_headers,
+    })
 }
 
 #[cfg(test)]
@@ -109,12 +138,61 @@ mod tests {
             .save_settings(AppSettings {
                 base_url: Some(" http://127.0.0.1:9 ".into()),
                 model: Some("  ".into()),
-                fast_model: None,
+                custom_headers: Some(" X-Team: nerve \n".into()),
+                max_concurrency: Some(4),
+                ..AppSettings::default()
             })
             .unwrap();
+        assert_eq!(saved.custom_headers.as_deref(), Some("X-Team: nerve"));
         assert_eq!(saved.base_url.as_deref(), Some("http://127.0.0.1:9"));
         assert_eq!(saved.model, None);
         assert_eq!(store.load().unwrap().settings, saved);
+    }
+
+    #[test]
+    fn settings_a_session_could_not_use_are_refused_and_not_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SettingsStore::in_dir(dir.path());
+        for (settings, expected) in [
+            (
+                AppSettings {
+                    base_url: Some("localhost:11434".into()),
+                    ..AppSettings::default()
+                },
+                "the base URL `localhost:11434` is not an http or https URL",
+            ),
+            (
+                AppSettings {
+                    custom_headers: Some("no colon here".into()),
+                    ..AppSettings::default()
+                },
+                "extra headers:",
+            ),
+            (
+                AppSettings {
+                    max_concurrency: Some(0),
+                    ..AppSettings::default()
+                },
+                "the concurrency cap must be between 1 and 64, not 0",
+            ),
+        ] {
+            let err = store.save_settings(settings).unwrap_err().to_string();
+            assert!(err.starts_with(expected), "{err}");
+        }
+        assert_eq!(store.load().unwrap(), DesktopFile::default());
+    }
+
+    #[test]
+    fn a_file_from_an_older_version_still_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("desktop.json"),
+            r#"{"settings": {"base_url": null, "model": "m", "fast_model": null}, "recent_projects": ["/p"]}"#,
+        )
+        .unwrap();
+        let file = SettingsStore::in_dir(dir.path()).load().unwrap();
+        assert_eq!(file.settings.model.as_deref(), Some("m"));
+        assert_eq!(file.settings.default_mode, None);
     }
 
     #[test]

@@ -18,6 +18,26 @@ pub fn check(expect: &Expect, body: &Value) -> Result<(), String> {
             return Err(format!("expected {count} tools, the request has {actual}"));
         }
     }
+    if !expect.tools_include.is_empty() || !expect.tools_exclude.is_empty() {
+        let names: Vec<&str> = body
+            .get("tools")
+            .and_then(Value::as_array)
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| t.get("name").and_then(Value::as_str))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(missing) = expect.tools_include.iter().find(|t| !names.contains(&t.as_str())) {
+            return Err(format!(
+                "the request's tools do not include {missing:?} (they are {names:?})"
+            ));
+        }
+        if let Some(present) = expect.tools_exclude.iter().find(|t| names.contains(&t.as_str())) {
+            return Err(format!("the request's tools include {present:?}"));
+        }
+    }
     if let Some(count) = expect.message_count {
         let actual = messages(body).len();
         if actual != count {
@@ -35,6 +55,26 @@ pub fn check(expect: &Expect, body: &Value) -> Result<(), String> {
         if !text.contains(needle.as_str()) {
             return Err(format!(
                 "the last user message's text does not contain {needle:?} (it is {text:?})"
+            ));
+        }
+    }
+    if let Some(expected) = &expect.last_user_images {
+        let actual: Vec<String> = match last_user_message(body)? {
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+                .map(|b| {
+                    b.pointer("/source/media_type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        if &actual != expected {
+            return Err(format!(
+                "expected the last user message to carry images {expected:?}, it carries {actual:?}"
             ));
         }
     }
@@ -155,6 +195,9 @@ mod tests {
                 is_error: Some(false),
             }),
             no_message_contains: Some("rewound".into()),
+            last_user_images: Some(Vec::new()),
+            tools_include: vec!["A".into()],
+            tools_exclude: vec!["B".into()],
         };
         assert_eq!(check(&expect, &request()), Ok(()));
     }
@@ -204,6 +247,27 @@ mod tests {
                     ..Expect::default()
                 },
                 "the tool_result for toolu_1 has is_error=false, expected true",
+            ),
+            (
+                Expect {
+                    last_user_images: Some(vec!["image/png".into()]),
+                    ..Expect::default()
+                },
+                "expected the last user message to carry images [\"image/png\"], it carries []",
+            ),
+            (
+                Expect {
+                    tools_include: vec!["mcp__docs__search".into()],
+                    ..Expect::default()
+                },
+                "the request's tools do not include \"mcp__docs__search\" (they are [\"A\"])",
+            ),
+            (
+                Expect {
+                    tools_exclude: vec!["A".into()],
+                    ..Expect::default()
+                },
+                "the request's tools include \"A\"",
             ),
         ];
         for (expect, message) in cases {

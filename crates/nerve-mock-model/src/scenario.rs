@@ -14,6 +14,9 @@ pub struct Scenario {
     /// Which credentials a request must carry.
     #[serde(default)]
     pub auth: AuthMode,
+    /// The models `GET /v1/models` lists (a default pair when absent).
+    #[serde(default)]
+    pub models: Option<Vec<String>>,
 }
 
 /// Which credentials the mock asks for.
@@ -349,6 +352,16 @@ pub struct Expect {
     /// checking that rewound turns are gone.
     #[serde(default)]
     pub no_message_contains: Option<String>,
+    /// The last message is a user message whose image blocks have exactly these media types, in
+    /// order (the images a user attached to the prompt).
+    #[serde(default)]
+    pub last_user_images: Option<Vec<String>>,
+    /// The request's tool list names each of these tools.
+    #[serde(default)]
+    pub tools_include: Vec<String>,
+    /// The request's tool list names none of these tools.
+    #[serde(default)]
+    pub tools_exclude: Vec<String>,
 }
 
 /// Expected tool_result in the last user message.

@@ -48,6 +48,7 @@ pub struct RecordedRequest {
 struct Shared {
     steps: Vec<Step>,
     auth: crate::scenario::AuthMode,
+    models: Vec<String>,
     next_step: usize,
     requests: Vec<RecordedRequest>,
 }
@@ -99,11 +100,15 @@ impl MockServer {
         let state = Arc::new(Mutex::new(Shared {
             steps: scenario.steps,
             auth: scenario.auth,
+            models: scenario
+                .models
+                .unwrap_or_else(|| vec!["claude-sonnet-4-5".to_owned(), "claude-haiku-4-5".to_owned()]),
             next_step: 0,
             requests: Vec::new(),
         }));
         let app = Router::new()
             .route("/v1/messages", post(messages))
+            .route("/v1/models", get(list_models))
             .route("/__mock/requests", get(list_requests))
             .fallback(not_found)
             .with_state(Arc::clone(&state));
@@ -219,11 +224,38 @@ async fn not_found(uri: axum::http::Uri) -> Response {
         404,
         "not_found_error",
         &format!(
-            "the mock serves POST /v1/messages and GET /__mock/requests, not {}",
+            "the mock serves POST /v1/messages, GET /v1/models and GET /__mock/requests, not {}",
             uri.path()
         ),
         "req_mock_404",
     )
+}
+
+/// `GET /v1/models` in the API's shape, behind the same credentials check as messages.
+async fn list_models(State(state): State<SharedState>, headers: HeaderMap) -> Response {
+    let shared = lock(&state);
+    if let Err(rejection) = crate::validate::check_credentials(&headers, shared.auth) {
+        return json_error(
+            rejection.status,
+            rejection.error_type,
+            &rejection.message,
+            "req_mock_models",
+        );
+    }
+    let data: Vec<Value> = shared
+        .models
+        .iter()
+        .map(
+            |id| json!({"type": "model", "id": id, "display_name": id, "created_at": "2026-01-01T00:00:00Z"}),
+        )
+        .collect();
+    Json(json!({
+        "data": data,
+        "has_more": false,
+        "first_id": shared.models.first(),
+        "last_id": shared.models.last(),
+    }))
+    .into_response()
 }
 
 async fn list_requests(State(state): State<SharedState>) -> Json<Vec<RecordedRequest>> {

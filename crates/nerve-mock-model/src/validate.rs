@@ -38,6 +38,21 @@ pub fn validate_request_with(
     body: &[u8],
     auth: crate::scenario::AuthMode,
 ) -> Result<Value, Rejection> {
+    check_credentials(headers, auth)?;
+    if headers.get("anthropic-version").is_none() {
+        return Err(invalid("anthropic-version: header is required"));
+    }
+    let body: Value = serde_json::from_slice(body).map_err(|e| {
+        invalid(format!(
+            "There was an error parsing the body of your request: {e}"
+        ))
+    })?;
+    validate_body(&body)?;
+    Ok(body)
+}
+
+/// The credentials check every endpoint makes: a key or a bearer token, unless `auth` wants none.
+pub fn check_credentials(headers: &HeaderMap, auth: crate::scenario::AuthMode) -> Result<(), Rejection> {
     let key = headers.get("x-api-key").is_some_and(|v| !v.is_empty());
     let bearer = headers
         .get("authorization")
@@ -51,16 +66,7 @@ pub fn validate_request_with(
             message: "x-api-key header is required".to_owned(),
         });
     }
-    if headers.get("anthropic-version").is_none() {
-        return Err(invalid("anthropic-version: header is required"));
-    }
-    let body: Value = serde_json::from_slice(body).map_err(|e| {
-        invalid(format!(
-            "There was an error parsing the body of your request: {e}"
-        ))
-    })?;
-    validate_body(&body)?;
-    Ok(body)
+    Ok(())
 }
 
 /// Checks a request body.
@@ -237,6 +243,44 @@ fn non_empty_string(block: &Value, field: &str) -> bool {
         .is_some_and(|s| !s.is_empty())
 }
 
+/// A base64 image source, checked as the API checks it: a supported media type, data that decodes,
+/// and bytes that are the image the media type says.
+fn validate_image_source(at: &str, block: &Value) -> Result<(), Rejection> {
+    use base64::Engine as _;
+    let source = block.get("source").unwrap_or(&Value::Null);
+    if source.get("type").and_then(Value::as_str) != Some("base64") {
+        // URL and file sources are not checked here.
+        return Ok(());
+    }
+    let media_type = source
+        .get("media_type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let magic: &[&[u8]] = match media_type {
+        "image/png" => &[b"\x89PNG\r\n\x1a\n"],
+        "image/jpeg" => &[&[0xFF, 0xD8, 0xFF]],
+        "image/gif" => &[b"GIF87a", b"GIF89a"],
+        "image/webp" => &[b"RIFF"],
+        other => {
+            return Err(invalid(format!(
+                "{at}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp' (got {other:?})"
+            )));
+        }
+    };
+    let data = source.get("data").and_then(Value::as_str).unwrap_or_default();
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data) else {
+        return Err(invalid(format!(
+            "{at}.image.source.base64.data: invalid base64 data"
+        )));
+    };
+    if !magic.iter().any(|m| bytes.starts_with(m)) {
+        return Err(invalid(format!(
+            "{at}.image.source.base64: The image was specified using the {media_type} media type, but the data is not such an image"
+        )));
+    }
+    Ok(())
+}
+
 fn validate_blocks(i: usize, message: &Parsed<'_>) -> Result<(), Rejection> {
     for (j, block) in message.blocks.iter().enumerate() {
         let at = format!("messages.{i}.content.{j}");
@@ -255,6 +299,9 @@ fn validate_blocks(i: usize, message: &Parsed<'_>) -> Result<(), Rejection> {
             ("image" | "document", "user") => {
                 if !block.get("source").is_some_and(Value::is_object) {
                     return Err(invalid(format!("{at}.{kind}.source: Field required")));
+                }
+                if kind == "image" {
+                    validate_image_source(&at, block)?;
                 }
             }
             ("thinking", "assistant") => {
@@ -413,6 +460,29 @@ mod tests {
             {"type": "text", "text": "continue"}
         ]}));
         assert_eq!(validate_body(&body(json!(messages))), Ok(()));
+    }
+
+    #[test]
+    fn user_images_must_be_what_their_media_type_says() {
+        let image = |media_type: &str, data: &str| {
+            body(json!([{"role": "user", "content": [
+                {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}},
+                {"type": "text", "text": "what is this?"}
+            ]}]))
+        };
+        // "iVBORw0KGgo=" is the PNG signature; "/9j/" starts a JPEG.
+        assert_eq!(validate_body(&image("image/png", "iVBORw0KGgo=")), Ok(()));
+        assert_eq!(
+            message_of(validate_body(&image("image/png", "/9j/4AAQ"))),
+            "messages.0.content.0.image.source.base64: The image was specified using the image/png media type, but the data is not such an image"
+        );
+        assert_eq!(
+            message_of(validate_body(&image("image/png", "not base64!"))),
+            "messages.0.content.0.image.source.base64.data: invalid base64 data"
+        );
+        assert!(
+            message_of(validate_body(&image("image/bmp", "Qk0="))).contains("Input should be 'image/jpeg'")
+        );
     }
 
     #[test]

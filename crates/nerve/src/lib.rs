@@ -23,6 +23,7 @@ pub mod project;
 pub mod project_files;
 pub mod registry;
 pub mod session;
+pub mod settings_view;
 pub mod slash_commands;
 pub mod storage;
 pub mod tool;

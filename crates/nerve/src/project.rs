@@ -38,6 +38,8 @@ pub struct ProjectOptions {
     pub read_claude_settings: bool,
     /// A mode that overrides the settings' `defaultMode`.
     pub mode: Option<PermissionMode>,
+    /// The mode when no settings file sets `defaultMode` (a front-end's own default).
+    pub fallback_mode: Option<PermissionMode>,
     /// Rules given on the command line.
     pub cli_rules: Vec<(RuleBehavior, String)>,
     /// More working directories besides the project.
@@ -56,6 +58,7 @@ impl ProjectOptions {
             bare: false,
             read_claude_settings: true,
             mode: None,
+            fallback_mode: None,
             cli_rules: Vec::new(),
             additional_dirs: Vec::new(),
             data_dir: crate::storage::data_dir(),
@@ -127,7 +130,7 @@ impl Project {
                 source,
             })?;
         let mut rules = RuleSet::new();
-        let mut mode = PermissionMode::Default;
+        let mut mode = options.fallback_mode.unwrap_or(PermissionMode::Default);
         let mut working_dirs = vec![project_dir.clone()];
         let mut hook_configs = Vec::new();
         let mut bypass_disabled = false;
@@ -192,6 +195,21 @@ impl Project {
     /// The canonical project folder.
     pub fn dir(&self) -> &Path {
         &self.options.project_dir
+    }
+
+    /// Where its settings files are looked for.
+    pub fn locations(&self) -> &SettingsLocations {
+        &self.options.locations
+    }
+
+    /// Whether Claude Code's settings files are read too.
+    pub fn reads_claude_settings(&self) -> bool {
+        self.options.read_claude_settings
+    }
+
+    /// The rules a new session starts with.
+    pub fn rules(&self) -> std::sync::Arc<RuleSet> {
+        self.rules.snapshot()
     }
 
     /// The project's folder under the data dir.

@@ -880,3 +880,54 @@ async fn explore_agents_in_one_message_run_side_by_side_with_read_only_tools() {
     }
     assert_valid_history(&a);
 }
+
+#[tokio::test]
+async fn images_attached_to_a_prompt_reach_the_model_before_its_text_and_stay_in_the_history() {
+    use base64::Engine as _;
+    let p = TestProject::new();
+    let server = mock(json!([
+        {"expect": {"last_user_images": ["image/png"], "last_user_text_contains": "what is on it"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": ["A square."]}]}},
+        {"expect": {"last_user_images": [], "message_count": 3},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": ["Still a square."]}]}}
+    ]))
+    .await;
+    let mut png = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(8, 8)
+        .write_to(&mut png, image::ImageFormat::Png)
+        .unwrap();
+    let images = nerve::agent::prepare_prompt_images(&[nerve::agent::AttachedImage {
+        name: "square.png".into(),
+        data: base64::engine::general_purpose::STANDARD.encode(png.get_ref()),
+    }])
+    .unwrap();
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let out = a
+        .send_with_images(
+            "what is on it?",
+            images,
+            CancellationToken::new(),
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{:?}", out.error);
+    let first = &a.messages()[0];
+    assert!(
+        matches!(first.content[0], ContentBlock::Image(_)),
+        "{:?}",
+        first.content
+    );
+    assert!(
+        matches!(first.content[1], ContentBlock::Text(_)),
+        "{:?}",
+        first.content
+    );
+    // The next request still carries the image in the first message, unchanged.
+    let out = a.send("and now?", CancellationToken::new()).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{:?}", out.error);
+    let requests = server.requests();
+    assert_eq!(
+        requests[1].body["messages"][0]["content"][0],
+        requests[0].body["messages"][0]["content"][0]
+    );
+}

@@ -19,6 +19,15 @@ key_source: KeySource | null,
  */
 keyring_problem: string | null, 
 /**
+ * Whether a bearer token for a gateway is stored (it is sent instead of the key).
+ */
+has_auth_token: boolean, 
+/**
+ * What the next session will authenticate with, in words ("the OS keyring", "none (a local
+ * model server)"); `None` when nothing is configured.
+ */
+credentials_in_use: string | null, 
+/**
  * The settings.
  */
 settings: AppSettings, 

@@ -19,6 +19,16 @@ import type { RewindOutcome } from "../bindings/RewindOutcome";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { FileMatch } from "../bindings/FileMatch";
 import type { SlashCommand } from "../bindings/SlashCommand";
+import type { AttachedImage } from "../bindings/AttachedImage";
+import type { ProjectSettingsView } from "../bindings/ProjectSettingsView";
+import type { RuleSyntax } from "../bindings/RuleSyntax";
+import type { RuleSource } from "../bindings/RuleSource";
+import type { RuleBehavior } from "../bindings/RuleBehavior";
+import type { RuleEdit } from "../bindings/RuleEdit";
+import type { RulesView } from "../bindings/RulesView";
+import type { PermissionCheck } from "../bindings/PermissionCheck";
+import type { McpServerView } from "../bindings/McpServerView";
+import type { ModelListing } from "../bindings/ModelListing";
 
 export const getAppState = () => invoke<AppState>("get_app_state");
 
@@ -35,11 +45,17 @@ export const openProject = (path: string) => invoke<ProjectInfo>("open_project",
 export const startSession = (projectPath: string, resume: string | null) =>
   invoke<SessionInfo>("start_session", { projectPath, resume });
 
-/** Resolves when the turn ends; events arrive on `onEvent` meanwhile, in order. */
-export function sendPrompt(sessionId: string, prompt: string, onEvent: (e: Event) => void) {
+/** Resolves when the turn ends; events arrive on `onEvent` meanwhile, in order. Attached images
+ *  are checked by the engine (type, size) before anything is sent; a bad one rejects the call. */
+export function sendPrompt(
+  sessionId: string,
+  prompt: string,
+  onEvent: (e: Event) => void,
+  images: AttachedImage[] = [],
+) {
   const channel = new Channel<Event>();
   channel.onmessage = onEvent;
-  return invoke<TurnSummary>("send_prompt", { sessionId, prompt, onEvent: channel });
+  return invoke<TurnSummary>("send_prompt", { sessionId, prompt, images, onEvent: channel });
 }
 
 export const abortTurn = (sessionId: string) => invoke<void>("abort_turn", { sessionId });
@@ -98,6 +114,38 @@ export const exportSession = (sessionId: string) => invoke<string | null>("expor
 
 /** Opens an http(s) link in the system browser; the shell refuses anything else. */
 export const openLink = (url: string) => invoke<void>("open_link", { url });
+
+/** A project's rules (with `sessionId`'s own when given), hooks and MCP servers (not started). */
+export const getProjectSettings = (projectPath: string, sessionId: string | null) =>
+  invoke<ProjectSettingsView>("get_project_settings", { projectPath, sessionId });
+
+/** The engine's rule parser on a rule being typed, with the error's UTF-16 range. */
+export const checkRule = (text: string) => invoke<RuleSyntax>("check_rule", { text });
+
+/** Adds, replaces or removes a rule in a settings file the user owns; the rules a new session gets. */
+export const editRule = (projectPath: string, source: RuleSource, behavior: RuleBehavior, edit: RuleEdit) =>
+  invoke<RulesView>("edit_rule", { projectPath, source, behavior, edit });
+
+/** `nerve check-permission`: what a new session of the project would do with a call. */
+export const checkCall = (projectPath: string, tool: string, input: string) =>
+  invoke<PermissionCheck>("check_call", { projectPath, tool, input });
+
+/** Starts each approved `.mcp.json` server, lists its tools, stops it again. */
+export const probeMcpServers = (projectPath: string) =>
+  invoke<McpServerView[]>("probe_mcp_servers", { projectPath });
+
+/** Approves (or withdraws) a `.mcp.json` server in the project's local settings. */
+export const setMcpServerApproved = (projectPath: string, name: string, approved: boolean) =>
+  invoke<McpServerView[]>("set_mcp_server_approved", { projectPath, name, approved });
+
+/** The models a model server lists (`GET /v1/models`); the saved base URL when `baseUrl` is null. */
+export const listModels = (baseUrl: string | null, customHeaders: string | null) =>
+  invoke<ModelListing[]>("list_models", { baseUrl, customHeaders });
+
+/** Stores a gateway's bearer token (sent instead of the key); never read back. */
+export const setAuthToken = (token: string) => invoke<string | null>("set_auth_token", { token });
+
+export const deleteAuthToken = () => invoke<void>("delete_auth_token");
 
 export function errorText(e: unknown): string {
   if (typeof e === "string") return e;

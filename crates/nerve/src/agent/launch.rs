@@ -39,6 +39,8 @@ pub struct LaunchOptions {
     pub base_url: Option<String>,
     /// Most model calls per turn (`None`: the default).
     pub max_turns: Option<u32>,
+    /// Most tool calls running at once (`None`: `NERVE_MAX_TOOL_USE_CONCURRENCY` or the default).
+    pub max_concurrency: Option<usize>,
     /// Who answers permission requests; `None` means nobody can be asked (headless).
     pub prompter: Option<Arc<dyn PermissionPrompter>>,
     /// Where the session's events go.
@@ -100,6 +102,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         extra_headers,
         base_url,
         max_turns,
+        max_concurrency,
         prompter,
         events,
         external_tools,
@@ -144,6 +147,9 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     let mut config = AgentConfig::new(&model);
     if let Some(n) = max_turns {
         config.max_turns = n;
+    }
+    if let Some(n) = max_concurrency.filter(|n| *n > 0) {
+        config.executor.max_concurrency = n;
     }
     let system = build_system_prompt(&SystemPromptInputs {
         project_dir: project.dir(),

@@ -7,6 +7,7 @@ pub mod export;
 mod launch;
 pub mod models;
 mod past_calls;
+mod prompt_image;
 mod request;
 mod rewind;
 pub mod session_hooks;
@@ -17,6 +18,9 @@ mod turn;
 pub use conversation::{answer_missing_tool_uses, outcomes_to_user_message, tool_uses_of};
 pub use launch::{LaunchError, LaunchOptions, Launched, launch, today};
 pub use past_calls::PastCall;
+pub use prompt_image::{
+    AttachedImage, MAX_ATTACHED_IMAGE_BYTES, MAX_IMAGES_PER_PROMPT, PromptImageError, prepare_prompt_images,
+};
 pub use request::build_request;
 pub use rewind::{ConversationRewind, RewindError, RewindReport, RewindRequest, SessionFiles};
 pub use subagent::{

@@ -259,6 +259,12 @@ impl Agent {
         self.runtime.context.permissions.mode
     }
 
+    /// The session's rules (settings, command line, and what was allowed during the session), shared:
+    /// a settings screen reads them while a turn runs.
+    pub fn rules(&self) -> crate::permissions::SharedRules {
+        self.runtime.context.permissions.rules.clone()
+    }
+
     /// Where a front-end asks for a mode change while a turn runs (the agent is busy then): the
     /// turn applies it before its next tool call or model request, and emits `ModeChanged`.
     pub fn mode_switch(&self) -> crate::permissions::ModeSwitch {
@@ -345,10 +351,23 @@ impl Agent {
         cancel: CancellationToken,
         interrupt: CancellationToken,
     ) -> TurnOutcome {
+        self.send_with_images(prompt, Vec::new(), cancel, interrupt).await
+    }
+
+    /// [`Agent::send_interruptible`] with images the user attached (image blocks, from
+    /// [`crate::agent::prepare_prompt_images`]); they go before the prompt's text, as the API
+    /// recommends.
+    pub async fn send_with_images(
+        &mut self,
+        prompt: &str,
+        images: Vec<ContentBlock>,
+        cancel: CancellationToken,
+        interrupt: CancellationToken,
+    ) -> TurnOutcome {
         self.config.executor.interrupt = interrupt;
         // Held while the turn runs, so a rewind from elsewhere is refused meanwhile.
         let lock = self.lock_turn();
-        let outcome = self.run_turn(prompt, cancel).await;
+        let outcome = self.run_turn(prompt, images, cancel).await;
         if let Some(checkpoints) = self.own_checkpoints() {
             checkpoints.end_turn();
         }
@@ -359,7 +378,12 @@ impl Agent {
         outcome
     }
 
-    async fn run_turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+    async fn run_turn(
+        &mut self,
+        prompt: &str,
+        images: Vec<ContentBlock>,
+        cancel: CancellationToken,
+    ) -> TurnOutcome {
         let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);
         if !self.started {
             self.started = true;
@@ -389,6 +413,7 @@ impl Agent {
             intent.record(prompt);
         }
         let mut user = Message::user_text(prompt);
+        user.content.splice(0..0, images);
         for context in std::mem::take(&mut self.pending_context)
             .into_iter()
             .chain(r.context)

@@ -21,6 +21,9 @@ pub use store::{FileStore, KeyringStore, SecretStore, StoreError};
 pub const KEYRING_SERVICE: &str = "nerve";
 /// The keyring user the key is stored under.
 pub const KEYRING_USER: &str = "anthropic-api-key";
+/// The keyring user a gateway's bearer token is stored under (sent as `Authorization: Bearer`,
+/// as `ANTHROPIC_AUTH_TOKEN` is).
+pub const AUTH_TOKEN_KEYRING_USER: &str = "anthropic-auth-token";
 /// The environment variable read when the keyring has no key.
 pub const API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 /// Set to `off` to never touch the keyring.
@@ -92,6 +95,18 @@ pub enum CredentialError {
 
 /// The OS keyring entry of the key, unless `NERVE_KEYRING=off`.
 pub fn os_store() -> Option<KeyringStore> {
+    os_store_for(KEYRING_USER)
+}
+
+/// The credentials file of the stored bearer token (beside the key's).
+fn token_file() -> Option<FileStore> {
+    Some(FileStore::new(
+        dirs::config_dir()?.join("nerve").join("auth-token"),
+    ))
+}
+
+/// The OS keyring entry `user` of Nerve's service, unless `NERVE_KEYRING=off`.
+fn os_store_for(user: &str) -> Option<KeyringStore> {
     if std::env::var(KEYRING_SWITCH_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("off")) {
         return None;
     }
@@ -99,7 +114,40 @@ pub fn os_store() -> Option<KeyringStore> {
         .ok()
         .filter(|s| !s.trim().is_empty())
         .unwrap_or_else(|| KEYRING_SERVICE.to_owned());
-    Some(KeyringStore::new(service, KEYRING_USER))
+    Some(KeyringStore::new(service, user))
+}
+
+/// Stores a gateway's bearer token as [`store_api_key`] stores the key (keyring first, the
+/// private file when no keyring answers).
+pub fn store_auth_token(token: &ApiKey) -> Result<StoredIn, CredentialError> {
+    let store = os_store_for(AUTH_TOKEN_KEYRING_USER).ok_or(CredentialError::KeyringOff)?;
+    store_in_either(&store, token_file().as_ref(), token)
+}
+
+/// Removes the stored bearer token; `false` when none was stored.
+pub fn delete_auth_token() -> Result<bool, CredentialError> {
+    let store = os_store_for(AUTH_TOKEN_KEYRING_USER).ok_or(CredentialError::KeyringOff)?;
+    let from_file = match token_file() {
+        Some(file) => file.remove().map_err(CredentialError::Keyring)?,
+        None => false,
+    };
+    match store.remove() {
+        Ok(removed) => Ok(removed || from_file),
+        Err(StoreError::Unavailable(_)) => Ok(from_file),
+        Err(e) => Err(CredentialError::Keyring(e)),
+    }
+}
+
+/// The stored bearer token, if any (keyring, then file); unreadable stores count as none.
+pub fn load_auth_token() -> Option<LoadedKey> {
+    let store = os_store_for(AUTH_TOKEN_KEYRING_USER);
+    let file = token_file();
+    load_from_stores(
+        store.as_ref().map(|s| s as &dyn SecretStore),
+        file.as_ref().map(|s| s as &dyn SecretStore),
+        None,
+    )
+    .ok()
 }
 
 fn env_key() -> Option<String> {
@@ -130,8 +178,9 @@ pub struct LoadedAuth {
 }
 
 /// The credentials for `base_url` (the default API when `None`), in Claude Code's order:
-/// `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token), then the API key ([`load_api_key`]); with
-/// neither, a server on this machine (a local model server) is reached without any.
+/// `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token), then a stored bearer token
+/// ([`store_auth_token`]), then the API key ([`load_api_key`]); with none, a server on this
+/// machine (a local model server) is reached without any.
 pub fn load_model_auth(base_url: Option<&str>) -> Result<LoadedAuth, CredentialError> {
     use crate::model::client::{AUTH_TOKEN_ENV, ModelAuth, is_local_server};
     if let Some(token) = std::env::var(AUTH_TOKEN_ENV)
@@ -141,6 +190,18 @@ pub fn load_model_auth(base_url: Option<&str>) -> Result<LoadedAuth, CredentialE
         return Ok(LoadedAuth {
             auth: ModelAuth::Bearer(ApiKey::new(token.trim().to_owned())),
             source: AUTH_TOKEN_ENV.to_owned(),
+            keyring_problem: None,
+        });
+    }
+    if let Some(stored) = load_auth_token() {
+        return Ok(LoadedAuth {
+            auth: ModelAuth::Bearer(stored.key),
+            source: match stored.source {
+                KeySource::File => "the stored auth token (credentials file)".to_owned(),
+                KeySource::Keyring | KeySource::Environment => {
+                    "the stored auth token (OS keyring)".to_owned()
+                }
+            },
             keyring_problem: None,
         });
     }

@@ -187,6 +187,15 @@ impl McpManager {
             .cloned()
     }
 
+    /// The full names of `server`'s usable tools.
+    pub fn tools_of(&self, server: &str) -> Vec<String> {
+        self.tools
+            .iter()
+            .filter(|t| t.server() == server)
+            .map(|t| crate::tool::Tool::name(t.as_ref()).to_string())
+            .collect()
+    }
+
     /// The names of the connected servers.
     pub fn connected(&self) -> Vec<String> {
         self.connections.iter().map(|c| c.name().to_string()).collect()

@@ -192,6 +192,48 @@ impl ModelClient {
         &self.config
     }
 
+    /// The models the server lists (`GET /v1/models`, which Anthropic's API, Ollama and
+    /// llama.cpp's server all answer with `{"data": [{"id": ...}]}`), in the server's order.
+    pub async fn list_models(&self) -> Result<Vec<ModelListing>, ModelError> {
+        let url = format!(
+            "{}/v1/models?limit=1000",
+            self.config.base_url.trim_end_matches('/')
+        );
+        let response = self
+            .http
+            .get(&url)
+            .headers(self.headers.clone())
+            .header(ACCEPT, "application/json")
+            .timeout(std::time::Duration::from_secs(20))
+            .send()
+            .await
+            .map_err(|e| ModelError::Connect {
+                url: url.clone(),
+                message: error_chain(&e),
+            })?;
+        let status = response.status();
+        let body = response.text().await.map_err(|e| ModelError::Connect {
+            url: url.clone(),
+            message: error_chain(&e),
+        })?;
+        if !status.is_success() {
+            let (kind, message, request_id) = crate::model::error::parse_error_body(&body);
+            return Err(ModelError::Api {
+                status: status.as_u16(),
+                kind,
+                message,
+                request_id,
+            });
+        }
+        #[derive(serde::Deserialize)]
+        struct Listing {
+            data: Vec<ModelListing>,
+        }
+        serde_json::from_str::<Listing>(&body)
+            .map(|l| l.data)
+            .map_err(|e| ModelError::Config(format!("{url} did not answer with a model list: {e}")))
+    }
+
     /// Sends `request` with `stream: true` and yields events until the message is complete, an
     /// error ends it, or `cancel` fires ([`ModelError::Cancelled`]). The stream ends after its
     /// first `Err`. Dropping the stream aborts the request.
@@ -511,6 +553,17 @@ fn build_headers(config: &ModelConfig) -> Result<HeaderMap, ModelError> {
         headers.insert(HeaderName::from_static("anthropic-beta"), value);
     }
     Ok(headers)
+}
+
+/// One model a server offers.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ModelListing {
+    /// The name requests use.
+    pub id: String,
+    /// A name for people, when the server gives one.
+    #[serde(default)]
+    pub display_name: Option<String>,
 }
 
 /// reqwest's Display hides the cause ("error sending request"); the chain says what failed.

@@ -10,6 +10,7 @@ use crate::permissions::rule_set::RuleSet;
 
 /// A rule that is easy to dodge, with the broader rule that would not be.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RuleWarning {
     /// The rule as written (`Bash(curl -X POST *)`).
     pub rule: String,

@@ -15,6 +15,7 @@ use crate::permissions::matching::path::PathPattern;
 /// Where a rule was declared. Declaration order is priority order, highest first: `a < b` means a
 /// rule from `a` is consulted before one from `b` with the same behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum RuleSource {
     /// Managed policy (`/etc/nerve/managed-settings.json`), set by an administrator.
     #[serde(rename = "policySettings")]
@@ -237,6 +238,30 @@ pub enum RuleParseError {
     },
 }
 
+impl RuleParseError {
+    /// The byte range of `raw` (the rule as typed, surrounding whitespace included) that the error
+    /// is about, for an editor to underline: the tool name, the unclosed content, or the content
+    /// that does not fit its kind. An empty rule spans all of `raw`.
+    pub fn span_in(&self, raw: &str) -> std::ops::Range<usize> {
+        let lead = raw.len() - raw.trim_start().len();
+        let rule = raw.trim();
+        let end = lead + rule.len();
+        let open = rule.find('(').map(|i| lead + i);
+        match self {
+            RuleParseError::Empty => 0..raw.len(),
+            RuleParseError::InvalidToolName { tool_name, .. } => lead..lead + tool_name.len(),
+            RuleParseError::UnclosedContent { .. } => open.unwrap_or(lead)..end,
+            RuleParseError::InvalidPathPattern { .. }
+            | RuleParseError::InvalidDomainPattern { .. }
+            | RuleParseError::ContentOnMcpServerRule { .. } => match open {
+                // Inside the parentheses (the rule parsed that far, so it ends with `)`).
+                Some(open) if end > open + 1 => open + 1..end - 1,
+                _ => lead..end,
+            },
+        }
+    }
+}
+
 fn is_valid_tool_name(name: &str) -> bool {
     if name.starts_with("mcp__") {
         return McpName::parse(name).is_some();
@@ -416,6 +441,20 @@ mod tests {
 
     fn parse(rule: &str) -> RuleValue {
         rule.parse().unwrap_or_else(|e| panic!("{rule}: {e}"))
+    }
+
+    #[test]
+    fn parse_errors_point_at_the_part_at_fault() {
+        let span = |raw: &str| {
+            let e = raw.parse::<RuleValue>().unwrap_err();
+            raw[e.span_in(raw)].to_string()
+        };
+        assert_eq!(span("  "), "  ");
+        assert_eq!(span(" Ba sh(ls)"), "Ba sh");
+        assert_eq!(span("Bash(ls"), "(ls");
+        assert_eq!(span("Read([z-a])"), "[z-a]");
+        assert_eq!(span("WebFetch(domain:http://x)"), "domain:http://x");
+        assert_eq!(span("mcp__srv(x) "), "x");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::permissions::MatchedRule;
 
 /// Allow, ask or deny.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Runs without asking.
@@ -19,6 +20,7 @@ pub enum Verdict {
 
 /// What decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DecidedBy {
     /// A permission rule.
@@ -76,6 +78,7 @@ pub struct PartVerdict {
 
 /// The static evaluation of a call (everything before anyone is asked).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Evaluation {
     /// The verdict.
     pub decision: Verdict,

@@ -13,6 +13,7 @@ use crate::tool::{ToolPermission, ToolUseContext};
 /// decision, because an explanation of the rules must not depend on the session's state (an Edit
 /// of a file this one-shot session never read is still worth explaining).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum ValidationReport {
     /// The tool would accept the input.
@@ -28,6 +29,7 @@ pub enum ValidationReport {
 
 /// What the pipeline would decide about a call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CheckReport {
     /// The tool's registered name (or the name given, for an unknown tool).
     pub tool: String,

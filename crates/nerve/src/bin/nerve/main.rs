@@ -15,8 +15,7 @@ use nerve::budget::ResultStore;
 use nerve::events::{Event, EventSink};
 use nerve::mcp::{McpManager, McpOptions, collect_servers};
 use nerve::permissions::{
-    PermissionMode, PermissionPrompter, PermissionRequest, PermissionSubject, RuleBehavior, RuleScope,
-    UserAnswer,
+    PermissionMode, PermissionPrompter, PermissionRequest, RuleBehavior, RuleScope, UserAnswer,
 };
 use nerve::pipeline::ToolCall;
 use nerve::project::{Project, ProjectOptions, SessionSetup};
@@ -204,42 +203,19 @@ async fn connect_mcp(project: &Project, common: &CommonArgs) -> Result<McpManage
     Ok(mcp)
 }
 
-/// Until the Bash tool is registered, a Bash call is judged from the parser alone (fail closed).
-fn subject_for_unknown(tool: &str, input: &Value, cwd: &std::path::Path) -> Option<PermissionSubject> {
-    if tool != "Bash" {
-        return None;
-    }
-    let command = input.get("command").and_then(Value::as_str)?;
-    Some(PermissionSubject::Shell(Box::new(
-        nerve::tools::bash::shell_subject(command, cwd),
-    )))
-}
-
 async fn check_permission(common: CommonArgs, tool: String, input_json: String) -> Result<()> {
     let input = parse_input(&input_json)?;
     let project = common.open()?;
-    let session = project.session(
-        pool_for(&project, &McpManager::default())?,
-        SessionSetup {
-            headless: true,
-            ..SessionSetup::default()
-        },
-    );
-    let call = ToolCall {
-        id: "toolu_check".into(),
-        name: tool.clone(),
-        input: input.clone(),
-    };
-    let unknown = subject_for_unknown(&tool, &input, project.dir());
-    let report = match session.pipeline.check(&call, &session.context, unknown).await {
-        Ok(r) => r,
+    let check = match nerve::settings_view::check_call(&project, &tool, input, Vec::new()).await {
+        Ok(c) => c,
         Err(message) => bail!("{message}"),
     };
+    let report = check.report;
     let rule = report.evaluation.rule.clone();
     let out = json!({
         "tool": report.tool,
         "known_tool": report.known_tool,
-        "mode": session.context.permissions.mode.as_str(),
+        "mode": check.mode.as_str(),
         "decision": report.evaluation.decision,
         "reason": report.evaluation.reason,
         "decided_by": report.evaluation.decided_by,
@@ -250,7 +226,7 @@ async fn check_permission(common: CommonArgs, tool: String, input_json: String) 
         "suggestions": report.evaluation.suggestions,
         "input": report.input,
         "validation": report.validation,
-        "rule_warnings": nerve::permissions::lint::rule_warnings(&session.context.permissions.rules.snapshot()),
+        "rule_warnings": check.rule_warnings,
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())

@@ -289,6 +289,7 @@ async fn run_turn(
             },
             base_url,
             max_turns: args.max_turns,
+            max_concurrency: None,
             // With a prompt tool, asks go to it; without, nobody can be asked and asks are denied.
             prompter,
             events,

@@ -32,7 +32,7 @@ pub enum SettingsError {
         message: String,
     },
     /// The file is valid JSON but not shaped so that rules can be added to it.
-    #[error("cannot add rules to settings file {path}: {message}; fix the file by hand first")]
+    #[error("cannot change settings file {path}: {message}; fix the file by hand first")]
     Shape {
         /// The file.
         path: PathBuf,
@@ -46,6 +46,33 @@ pub enum SettingsError {
         path: PathBuf,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// A rule to write does not parse.
+    #[error("{source}")]
+    Rule {
+        /// The file it was meant for.
+        path: PathBuf,
+        /// What is wrong with the rule.
+        source: crate::permissions::rule::RuleParseError,
+    },
+    /// The rule to remove or replace is not in the file (it changed since it was shown).
+    #[error(
+        "settings file {path} has no {behavior} rule `{rule}` (the file changed since it was read); reload and try again"
+    )]
+    RuleNotFound {
+        /// The file.
+        path: PathBuf,
+        /// The list looked in.
+        behavior: crate::permissions::rule::RuleBehavior,
+        /// The rule as given.
+        rule: String,
+    },
+    /// The source's rules do not live in a file the user may edit (managed policy, the command
+    /// line, the session).
+    #[error("{} rules cannot be edited here: they do not live in a settings file you own", from.as_str())]
+    NotEditable {
+        /// The rules' source.
+        from: crate::permissions::rule::RuleSource,
     },
 }
 

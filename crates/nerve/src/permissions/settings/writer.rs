@@ -13,6 +13,30 @@ pub fn local_settings_path(project_root: &Path) -> PathBuf {
     project_root.join(".nerve").join("settings.local.json")
 }
 
+/// One change to a `permissions.<behavior>` list of a settings file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RuleEdit {
+    /// Append a rule (nothing happens when an equal rule is there).
+    Add {
+        /// The rule as typed.
+        rule: String,
+    },
+    /// Remove a rule (every entry equal to it).
+    Remove {
+        /// The rule as shown.
+        rule: String,
+    },
+    /// Put `new` where `old` is.
+    Replace {
+        /// The rule as shown.
+        old: String,
+        /// The rule as typed.
+        new: String,
+    },
+}
+
 /// Adds `rules` to the `behavior` list of the project's local settings file and returns its path.
 ///
 /// Creates the file (and `.nerve/`) if needed. Every other key, and the order of keys, is kept.
@@ -28,54 +52,175 @@ pub fn add_rules_to_local_settings(
     rules: &[RuleValue],
 ) -> Result<PathBuf, SettingsError> {
     let path = local_settings_path(project_root);
-    let shape_error = |message: &str| SettingsError::Shape {
-        path: path.clone(),
-        message: message.to_string(),
+    update_settings_file(&path, |root| {
+        let list = string_list(&path, root, &["permissions", behavior.as_str()])?;
+        for rule in rules {
+            if !list.iter().any(|existing| same_rule(existing, rule)) {
+                list.push(Value::String(rule.to_string()));
+            }
+        }
+        Ok(())
+    })?;
+    Ok(path)
+}
+
+/// Applies `edit` to the `behavior` list of the settings file at `path`, as
+/// [`add_rules_to_local_settings`] writes (atomically, everything else kept). New rules are checked
+/// with the rule parser first; a rule to remove or replace must be in the list.
+pub fn edit_rules(path: &Path, behavior: RuleBehavior, edit: &RuleEdit) -> Result<(), SettingsError> {
+    let parse = |text: &str| {
+        text.parse::<RuleValue>().map_err(|source| SettingsError::Rule {
+            path: path.to_path_buf(),
+            source,
+        })
     };
-    let mut root = match std::fs::read_to_string(&path) {
+    let not_found = |rule: &str| SettingsError::RuleNotFound {
+        path: path.to_path_buf(),
+        behavior,
+        rule: rule.to_string(),
+    };
+    update_settings_file(path, |root| {
+        let list = string_list(path, root, &["permissions", behavior.as_str()])?;
+        match edit {
+            RuleEdit::Add { rule } => {
+                let rule = parse(rule)?;
+                if !list.iter().any(|existing| same_rule(existing, &rule)) {
+                    list.push(Value::String(rule.to_string()));
+                }
+            }
+            RuleEdit::Remove { rule } => {
+                let before = list.len();
+                list.retain(|existing| !same_text_or_rule(existing, rule));
+                if list.len() == before {
+                    return Err(not_found(rule));
+                }
+            }
+            RuleEdit::Replace { old, new } => {
+                let new = parse(new)?;
+                let at = list
+                    .iter()
+                    .position(|existing| same_text_or_rule(existing, old))
+                    .ok_or_else(|| not_found(old))?;
+                list[at] = Value::String(new.to_string());
+                // The new rule may already be elsewhere in the list: keep the first.
+                let mut seen = false;
+                list.retain(|existing| {
+                    let same = same_rule(existing, &new);
+                    let keep = !(same && seen);
+                    seen |= same;
+                    keep
+                });
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Adds `name` to (or removes it from) `enabledMcpjsonServers` of the settings file at `path`: the
+/// approval of a project's `.mcp.json` server, which belongs in a personal file, never in the
+/// committed project file.
+pub fn set_mcpjson_server_enabled(path: &Path, name: &str, enabled: bool) -> Result<(), SettingsError> {
+    update_settings_file(path, |root| {
+        let list = string_list(path, root, &["enabledMcpjsonServers"])?;
+        let present = list.iter().any(|v| v.as_str() == Some(name));
+        if enabled && !present {
+            list.push(Value::String(name.to_string()));
+        } else if !enabled {
+            list.retain(|v| v.as_str() != Some(name));
+        }
+        Ok(())
+    })
+}
+
+fn same_rule(existing: &Value, rule: &RuleValue) -> bool {
+    match existing {
+        Value::String(text) => {
+            text == &rule.to_string() || text.parse::<RuleValue>().is_ok_and(|v| &v == rule)
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => false,
+    }
+}
+
+/// The entry is `text` as written, or the same rule spelled otherwise.
+fn same_text_or_rule(existing: &Value, text: &str) -> bool {
+    existing.as_str() == Some(text.trim())
+        || text
+            .parse::<RuleValue>()
+            .is_ok_and(|rule| same_rule(existing, &rule))
+}
+
+/// Reads the settings file at `path` (missing or blank: `{}`), lets `change` edit its top-level
+/// object, and writes it back atomically. Nothing is written when `change` fails.
+fn update_settings_file(
+    path: &Path,
+    change: impl FnOnce(&mut Map<String, Value>) -> Result<(), SettingsError>,
+) -> Result<(), SettingsError> {
+    let mut root = match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
-        Ok(text) => serde_json::from_str(&text).map_err(|e| SettingsError::invalid(path.clone(), &e))?,
+        Ok(text) => {
+            serde_json::from_str(&text).map_err(|e| SettingsError::invalid(path.to_path_buf(), &e))?
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
         Err(e) => {
             return Err(SettingsError::Read {
-                path: path.clone(),
+                path: path.to_path_buf(),
                 source: e,
             });
         }
     };
     let Value::Object(root_map) = &mut root else {
-        return Err(shape_error("the top level is not a JSON object"));
-    };
-    let permissions = root_map
-        .entry("permissions")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if permissions.is_null() {
-        *permissions = Value::Object(Map::new());
-    }
-    let Value::Object(permissions) = permissions else {
-        return Err(shape_error("`permissions` is not a JSON object"));
-    };
-    let list = permissions
-        .entry(behavior.as_str())
-        .or_insert_with(|| Value::Array(Vec::new()));
-    let Value::Array(list) = list else {
-        return Err(shape_error(&format!(
-            "`permissions.{behavior}` is not a JSON array"
-        )));
-    };
-    for rule in rules {
-        let present = list.iter().any(|existing| match existing {
-            Value::String(text) => {
-                text == &rule.to_string() || text.parse::<RuleValue>().is_ok_and(|v| &v == rule)
-            }
-            Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => false,
+        return Err(SettingsError::Shape {
+            path: path.to_path_buf(),
+            message: "the top level is not a JSON object".to_string(),
         });
-        if !present {
-            list.push(Value::String(rule.to_string()));
+    };
+    change(root_map)?;
+    write_atomically(path, &root)
+}
+
+/// The array at `keys` under `root`, created (with the objects on the way) when missing or null.
+fn string_list<'a>(
+    path: &Path,
+    root: &'a mut Map<String, Value>,
+    keys: &[&str],
+) -> Result<&'a mut Vec<Value>, SettingsError> {
+    let shape_error = |message: String| SettingsError::Shape {
+        path: path.to_path_buf(),
+        message,
+    };
+    let Some((last, parents)) = keys.split_last() else {
+        return Err(shape_error("no key to edit".to_string()));
+    };
+    let mut map = root;
+    let mut at = String::new();
+    for key in parents {
+        at = if at.is_empty() {
+            (*key).to_string()
+        } else {
+            format!("{at}.{key}")
+        };
+        let entry = map.entry(*key).or_insert_with(|| Value::Object(Map::new()));
+        if entry.is_null() {
+            *entry = Value::Object(Map::new());
         }
+        let Value::Object(inner) = entry else {
+            return Err(shape_error(format!("`{at}` is not a JSON object")));
+        };
+        map = inner;
     }
-    write_atomically(&path, &root)?;
-    Ok(path)
+    let full = if at.is_empty() {
+        (*last).to_string()
+    } else {
+        format!("{at}.{last}")
+    };
+    let list = map.entry(*last).or_insert_with(|| Value::Array(Vec::new()));
+    if list.is_null() {
+        *list = Value::Array(Vec::new());
+    }
+    let Value::Array(list) = list else {
+        return Err(shape_error(format!("`{full}` is not a JSON array")));
+    };
+    Ok(list)
 }
 
 fn write_atomically(path: &Path, value: &Value) -> Result<(), SettingsError> {
@@ -165,6 +310,77 @@ mod tests {
             .map(|entry| entry.unwrap().file_name())
             .collect();
         assert_eq!(leftovers, vec![std::ffi::OsString::from("settings.local.json")]);
+    }
+
+    #[test]
+    fn edits_add_remove_and_replace_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(
+            &path,
+            r#"{"permissions": {"allow": ["Bash(ls)", "Read", "Bash(git *)"]}, "model": "x"}"#,
+        )
+        .unwrap();
+        let edit = |e: RuleEdit| edit_rules(&path, RuleBehavior::Allow, &e);
+        edit(RuleEdit::Add {
+            rule: "Bash(npm test)".into(),
+        })
+        .unwrap();
+        edit(RuleEdit::Add {
+            rule: "Read(*)".into(),
+        })
+        .unwrap();
+        edit(RuleEdit::Replace {
+            old: "Bash(ls)".into(),
+            new: "Bash(ls -la)".into(),
+        })
+        .unwrap();
+        edit(RuleEdit::Remove {
+            rule: "Bash(git *)".into(),
+        })
+        .unwrap();
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            value,
+            json!({"permissions": {"allow": ["Bash(ls -la)", "Read", "Bash(npm test)"]}, "model": "x"})
+        );
+        let before = std::fs::read_to_string(&path).unwrap();
+        let err = edit(RuleEdit::Remove {
+            rule: "Bash(git *)".into(),
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("has no allow rule `Bash(git *)`"), "{err}");
+        let err = edit(RuleEdit::Add {
+            rule: "Bash(ls".into(),
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("needs a matching `)`"), "{err}");
+        let err = edit(RuleEdit::Replace {
+            old: "Read".into(),
+            new: "Bash(ls -la)".into(),
+        });
+        assert!(err.is_ok());
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            value["permissions"]["allow"],
+            json!(["Bash(ls -la)", "Bash(npm test)"])
+        );
+        assert_ne!(before, std::fs::read_to_string(&path).unwrap());
+    }
+
+    #[test]
+    fn approves_and_revokes_an_mcp_json_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".nerve/settings.local.json");
+        set_mcpjson_server_enabled(&path, "docs", true).unwrap();
+        set_mcpjson_server_enabled(&path, "docs", true).unwrap();
+        set_mcpjson_server_enabled(&path, "db", true).unwrap();
+        let read = || serde_json::from_str::<Value>(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(read(), json!({"enabledMcpjsonServers": ["docs", "db"]}));
+        set_mcpjson_server_enabled(&path, "docs", false).unwrap();
+        assert_eq!(read(), json!({"enabledMcpjsonServers": ["db"]}));
     }
 
     #[test]

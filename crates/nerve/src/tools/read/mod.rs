@@ -22,7 +22,9 @@ use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{InterruptBehavior, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
 use crate::tools::fs::{absolute_path, display_path, permission_paths};
 
+pub use image::{MAX_IMAGE_BASE64, PreparedImage, prepare_image};
 pub use pdf::{MAX_PAGES_PER_CALL, PageRange};
+pub use sniff::{FileKind, ImageKind, sniff};
 pub use text::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, MAX_TOKENS};
 
 /// Input of [`ReadTool`] (Claude Code's names).

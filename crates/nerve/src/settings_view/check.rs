@@ -1,0 +1,75 @@
+//! A dry run of one call through a fresh session of the project (`nerve check-permission`, the
+//! settings screen's "test a call" box): the decision, the deciding rule, the parsed Bash parts.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::permissions::PermissionMode;
+use crate::permissions::PermissionSubject;
+use crate::permissions::lint::{RuleWarning, rule_warnings};
+use crate::pipeline::CheckReport;
+use crate::pipeline::ToolCall;
+use crate::project::{Project, SessionSetup};
+use crate::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use crate::tool::ToolRef;
+
+/// What a new session of the project would do with a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PermissionCheck {
+    /// The mode a new session starts in.
+    pub mode: PermissionMode,
+    /// The decision and how it was reached.
+    pub report: CheckReport,
+    /// Rules that are easy to dodge.
+    pub rule_warnings: Vec<RuleWarning>,
+}
+
+/// Runs the pipeline's dry run for `tool` with `input` in a new headless session of `project`
+/// (its settings, rules and hooks; `external_tools` are the MCP tools it would have). An unknown
+/// tool is judged as an unknown, non-read-only tool; an unknown `Bash` is judged from the parser.
+pub async fn check_call(
+    project: &Project,
+    tool: &str,
+    input: Value,
+    external_tools: Vec<ToolRef>,
+) -> Result<PermissionCheck, String> {
+    let permissions = project.permission_context(true);
+    let pool = assemble_tool_pool(
+        all_builtin_tools(),
+        external_tools,
+        &permissions,
+        &PoolOptions::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    let session = project.session(
+        pool,
+        SessionSetup {
+            headless: true,
+            ..SessionSetup::default()
+        },
+    );
+    let unknown = subject_for_unknown(tool, &input, project.dir());
+    let call = ToolCall {
+        id: "toolu_check".into(),
+        name: tool.to_string(),
+        input,
+    };
+    let report = session.pipeline.check(&call, &session.context, unknown).await?;
+    Ok(PermissionCheck {
+        mode: session.context.permissions.mode,
+        report,
+        rule_warnings: rule_warnings(&session.context.permissions.rules.snapshot()),
+    })
+}
+
+/// Until the Bash tool is registered, a Bash call is judged from the parser alone (fail closed).
+fn subject_for_unknown(tool: &str, input: &Value, cwd: &std::path::Path) -> Option<PermissionSubject> {
+    if tool != "Bash" {
+        return None;
+    }
+    let command = input.get("command").and_then(Value::as_str)?;
+    Some(PermissionSubject::Shell(Box::new(
+        crate::tools::bash::shell_subject(command, cwd),
+    )))
+}

@@ -1,0 +1,19 @@
+//! What a settings screen shows and changes, as engine functions so that a screen, the CLI and the
+//! engine cannot disagree: the rules in effect with their files, a rule's syntax as it is typed,
+//! edits to the files the user owns, a dry run of a call, the hooks, and the project's MCP servers
+//! with their approval and status.
+//!
+//! This sits above the project and its parts (it reads what they loaded) and below front-ends; it
+//! never decides anything itself.
+
+mod check;
+mod hooks;
+mod mcp;
+mod rules;
+
+pub use check::{PermissionCheck, check_call};
+pub use hooks::{HookView, hooks_of};
+pub use mcp::{McpServerStatus, McpServerView, mcp_servers, probe_mcp_servers, set_mcp_server_approved};
+pub use rules::{
+    RuleEntry, RuleSyntax, RuleSyntaxError, RulesView, check_rule_syntax, edit_rule, rules_view,
+};

@@ -1,0 +1,199 @@
+//! The settings screen's commands: a project's rules (listed, checked as typed, edited in the
+//! files the user owns), a dry run of a call, hooks, MCP servers and their approval, the model
+//! server's models and the gateway token. Each is a thin call into `nerve::settings_view`, so the
+//! screen and `nerve check-permission` cannot disagree.
+
+use std::path::PathBuf;
+
+use nerve::credentials;
+use nerve::mcp::McpManager;
+use nerve::model::api_key::ApiKey;
+use nerve::model::client::{ModelClient, ModelConfig, ModelListing, parse_custom_headers};
+use nerve::permissions::settings::RuleEdit;
+use nerve::permissions::{RuleBehavior, RuleSource};
+use nerve::project::{Project, ProjectOptions};
+use nerve::settings_view::{
+    self, McpServerView, PermissionCheck, RuleSyntax, RulesView, check_rule_syntax, hooks_of,
+};
+use tauri::State;
+
+use crate::commands::{Shell, blocking};
+use crate::dto::ProjectSettingsView;
+use crate::error::{ShellError, to_shell};
+
+fn open(path: &str) -> Result<Project, ShellError> {
+    Project::open(ProjectOptions::new(PathBuf::from(path.trim()))).map_err(to_shell)
+}
+
+/// The rules of `session_id` when given (they include what was allowed during the session), or of
+/// a new session of the project.
+fn rules_of(shell: &Shell, project: &Project, session_id: Option<&str>) -> Result<RulesView, ShellError> {
+    match session_id {
+        Some(id) => Ok(shell.sessions.get(id)?.rules_view()),
+        None => Ok(settings_view::rules_view(
+            &project.rules(),
+            project.locations(),
+            project.dir(),
+        )),
+    }
+}
+
+/// A project's rules, hooks and MCP servers (not started: `probe_mcp_servers` starts them).
+#[tauri::command]
+pub async fn get_project_settings(
+    shell: State<'_, Shell>,
+    project_path: String,
+    session_id: Option<String>,
+) -> Result<ProjectSettingsView, ShellError> {
+    let project = blocking(move || open(&project_path)).await?;
+    let rules = rules_of(&shell, &project, session_id.as_deref())?;
+    blocking(move || {
+        let mcp_servers = settings_view::mcp_servers(
+            project.dir(),
+            project.locations(),
+            project.reads_claude_settings(),
+        )
+        .map_err(to_shell)?;
+        Ok(ProjectSettingsView {
+            project_path: project.dir().display().to_string(),
+            rules,
+            hooks: hooks_of(&project.hooks()),
+            mcp_servers,
+        })
+    })
+    .await
+}
+
+/// What the rule parser says of a rule as it is typed (with the error's position).
+#[tauri::command]
+pub fn check_rule(text: String) -> RuleSyntax {
+    check_rule_syntax(&text)
+}
+
+/// Adds, replaces or removes a rule in one of the settings files the user owns, and returns the
+/// rules as a new session of the project will have them.
+#[tauri::command]
+pub async fn edit_rule(
+    project_path: String,
+    source: RuleSource,
+    behavior: RuleBehavior,
+    edit: RuleEdit,
+) -> Result<RulesView, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::edit_rule(project.locations(), project.dir(), source, behavior, &edit)
+            .map_err(to_shell)?;
+        // Read back through the same loader sessions use, so what is shown is what applies.
+        let project = open(&project_path)?;
+        Ok(settings_view::rules_view(
+            &project.rules(),
+            project.locations(),
+            project.dir(),
+        ))
+    })
+    .await
+}
+
+/// What a new session of the project would do with a call (`nerve check-permission`). `input` is
+/// the tool input as JSON text, as typed.
+#[tauri::command]
+pub async fn check_call(
+    project_path: String,
+    tool: String,
+    input: String,
+) -> Result<PermissionCheck, ShellError> {
+    let input: serde_json::Value = serde_json::from_str(input.trim())
+        .map_err(|e| ShellError::new(format!("the input is not valid JSON: {e}")))?;
+    let project = blocking(move || open(&project_path)).await?;
+    settings_view::check_call(&project, tool.trim(), input, McpManager::default().tools())
+        .await
+        .map_err(ShellError::new)
+}
+
+/// Starts each approved `.mcp.json` server, lists its tools and stops it again.
+#[tauri::command]
+pub async fn probe_mcp_servers(project_path: String) -> Result<Vec<McpServerView>, ShellError> {
+    let project = blocking(move || open(&project_path)).await?;
+    settings_view::probe_mcp_servers(
+        project.dir(),
+        project.locations(),
+        project.reads_claude_settings(),
+    )
+    .await
+    .map_err(to_shell)
+}
+
+/// Approves (or withdraws) a `.mcp.json` server in the project's local settings file; the next
+/// session starts it.
+#[tauri::command]
+pub async fn set_mcp_server_approved(
+    project_path: String,
+    name: String,
+    approved: bool,
+) -> Result<Vec<McpServerView>, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::set_mcp_server_approved(project.dir(), &name, approved).map_err(to_shell)?;
+        let project = open(&project_path)?;
+        settings_view::mcp_servers(
+            project.dir(),
+            project.locations(),
+            project.reads_claude_settings(),
+        )
+        .map_err(to_shell)
+    })
+    .await
+}
+
+/// The models a model server lists (`GET /v1/models`), reached with the credentials and headers a
+/// session would use. `base_url` is the one being edited (the saved one when `None`).
+#[tauri::command]
+pub async fn list_models(
+    shell: State<'_, Shell>,
+    base_url: Option<String>,
+    custom_headers: Option<String>,
+) -> Result<Vec<ModelListing>, ShellError> {
+    let saved = shell.settings.load()?.settings;
+    let base_url = base_url
+        .map(|u| u.trim().to_string())
+        .filter(|u| !u.is_empty())
+        .or(saved.base_url)
+        .or_else(|| std::env::var(nerve::model::client::BASE_URL_ENV).ok());
+    let for_auth = base_url.clone();
+    let loaded =
+        blocking(move || credentials::load_model_auth(for_auth.as_deref()).map_err(to_shell)).await?;
+    let mut config = ModelConfig::with_auth(loaded.auth);
+    if let Some(url) = base_url {
+        config.base_url = url;
+    }
+    if let Some(text) = custom_headers.or(saved.custom_headers) {
+        config.extra_headers = parse_custom_headers(&text).map_err(to_shell)?;
+    }
+    ModelClient::new(config)
+        .map_err(to_shell)?
+        .list_models()
+        .await
+        .map_err(to_shell)
+}
+
+/// Stores a gateway's bearer token (sent as `Authorization: Bearer` instead of the key); like the
+/// key, it never comes back to the UI.
+#[tauri::command]
+pub async fn set_auth_token(token: String) -> Result<Option<String>, ShellError> {
+    blocking(move || {
+        match credentials::store_auth_token(&ApiKey::new(token.trim().to_string())).map_err(to_shell)? {
+            credentials::StoredIn::Keyring => Ok(None),
+            credentials::StoredIn::File { path, .. } => Ok(Some(format!(
+                "No system keyring answered, so the token is kept in {}, readable only by you.",
+                path.display()
+            ))),
+        }
+    })
+    .await
+}
+
+/// Removes the stored bearer token.
+#[tauri::command]
+pub async fn delete_auth_token() -> Result<(), ShellError> {
+    blocking(|| credentials::delete_auth_token().map(|_| ()).map_err(to_shell)).await
+}
