@@ -106,13 +106,15 @@ async fn type_into(client: &Client, css: &str, text: &str) {
     element(client, css).await.send_keys(text).await.unwrap();
 }
 
-/// Waits until one of the elements matching `css` shows text containing `needle`.
+/// Waits until one of the elements matching `css` shows text containing `needle` (its rendered
+/// text, `innerText`: also where a scrolled panel has moved it out of view, never where it is
+/// hidden).
 async fn wait_for_text(client: &Client, css: &str, needle: &str) {
     wait_for(Some(client), &format!("{css} to show {needle:?}"), || {
         let c = client.clone();
         async move {
             for e in c.find_all(Locator::Css(css)).await.ok()? {
-                if e.text().await.ok()?.contains(needle) {
+                if e.prop("innerText").await.ok()??.contains(needle) {
                     return Some(());
                 }
             }
@@ -228,8 +230,14 @@ fn scenario(dir: &Path) -> Scenario {
 
 /// Starts tauri-driver; `keyring` names this test's keyring entry, so each test meets a first run.
 fn start_driver(port: u16, data_dir: &Path, keyring: &str) -> Driver {
+    start_driver_with(port, data_dir, keyring, &[])
+}
+
+/// [`start_driver`] with more environment for the app.
+fn start_driver_with(port: u16, data_dir: &Path, keyring: &str, env: &[(&str, &Path)]) -> Driver {
     let native_port = free_port();
     let child = Command::new("tauri-driver")
+        .envs(env.iter().map(|(k, v)| (*k, *v)))
         .args([
             "--port",
             &port.to_string(),
@@ -950,6 +958,348 @@ async fn review_and_rewind_in_the_desktop_app() {
         Some(""),
         "the key answered the dialog, not the prompt box"
     );
+    assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+    client.close().await.unwrap();
+}
+
+/// The engine's test MCP server, built beside the app by the engine's tests (`scripts/test.sh`
+/// runs them first).
+fn test_mcp_server() -> PathBuf {
+    let path = Path::new(env!("CARGO_BIN_EXE_nerve-desktop")).with_file_name("nerve-test-mcp-server");
+    assert!(
+        path.exists(),
+        "{} is missing: build it with `cargo test -p nerve --no-run` (scripts/test.sh does)",
+        path.display()
+    );
+    path
+}
+
+/// A project with a `.mcp.json` server nobody approved yet.
+fn settings_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("greeting.txt"), "hello\n").unwrap();
+    let mcp = json!({"mcpServers": {"kit": {"command": test_mcp_server().display().to_string()}}});
+    std::fs::write(p.join(".mcp.json"), mcp.to_string()).unwrap();
+    dir
+}
+
+/// A 1×1 PNG, as a screenshot pasted into the prompt box would arrive.
+const TINY_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+fn settings_scenario() -> Scenario {
+    let touch = || {
+        tool_use(
+            "toolu_touch",
+            "Bash",
+            json!({"command": "touch made.txt", "description": "Make the file"}),
+        )
+    };
+    let steps = json!([
+        {
+            // The pasted image goes to the model as an image block; the unapproved server's tools
+            // are not offered.
+            "expect": {"last_user_images": ["image/png"], "last_user_text_contains": "in this picture",
+                       "model": "claude-e2e", "tools_exclude": ["mcp__kit__echo"]},
+            "response": stream(vec![json!({"type": "text", "text": "A tiny square."})], "end_turn"),
+        },
+        {
+            "expect": {"last_user_text_contains": "Make the file"},
+            "response": stream(vec![touch()], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_touch", "is_error": true}},
+            "response": stream(vec![json!({"type": "text", "text": "Not made."})], "end_turn"),
+        },
+        {
+            // A new session after the rule was added and the server approved in Settings.
+            "expect": {"last_user_text_contains": "Again", "message_count": 1, "tools_include": ["mcp__kit__echo"]},
+            "response": stream(vec![touch()], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_touch", "is_error": false}},
+            "response": stream(vec![json!({"type": "text", "text": "Made it."})], "end_turn"),
+        },
+        {
+            // The rule was removed: the same call asks again.
+            "expect": {"last_user_text_contains": "Once more", "message_count": 1},
+            "response": stream(vec![touch()], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_touch", "is_error": false}},
+            "response": stream(vec![json!({"type": "text", "text": "Made it again."})], "end_turn"),
+        },
+    ]);
+    // A local model server: no key at all.
+    Scenario::from_json(
+        &json!({"steps": steps, "auth": "none", "models": ["claude-e2e", "claude-e2e-fast"]}).to_string(),
+    )
+    .unwrap()
+}
+
+/// Another X client that takes the input focus, as switching to another window does (the test's X
+/// server has no window manager to ask). Dropping it gives the focus back to the screen.
+struct FocusThief {
+    /// Held, not read: the focus stays with this client's window until the connection closes.
+    _connection: x11rb::rust_connection::RustConnection,
+}
+
+impl FocusThief {
+    fn take() -> Self {
+        use x11rb::connection::Connection;
+        use x11rb::protocol::xproto::{ConnectionExt, CreateWindowAux, InputFocus, WindowClass};
+        let (conn, screen) = x11rb::connect(None).expect("the test's X display");
+        let root = conn.setup().roots[screen].root;
+        let window = conn.generate_id().unwrap();
+        conn.create_window(
+            x11rb::COPY_DEPTH_FROM_PARENT,
+            window,
+            root,
+            0,
+            0,
+            16,
+            16,
+            0,
+            WindowClass::INPUT_OUTPUT,
+            0,
+            &CreateWindowAux::new(),
+        )
+        .unwrap();
+        conn.map_window(window).unwrap();
+        // A window can take the focus once it is viewable: try until the server says it has it.
+        let start = Instant::now();
+        loop {
+            conn.set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
+                .unwrap();
+            let focus = conn.get_input_focus().unwrap().reply().unwrap().focus;
+            if focus == window {
+                return Self { _connection: conn };
+            }
+            assert!(start.elapsed() < WAIT, "the focus thief never got the focus");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Pastes a PNG into the prompt box as the clipboard would (a `paste` event carrying a file).
+async fn paste_png(client: &Client) {
+    let script = r#"
+        const bin = atob(arguments[0]);
+        const bytes = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        const data = new DataTransfer();
+        data.items.add(new File([bytes], "square.png", { type: "image/png" }));
+        const event = new Event("paste", { bubbles: true, cancelable: true });
+        Object.defineProperty(event, "clipboardData", { value: data });
+        document.querySelector("[data-testid='prompt-input']").dispatchEvent(event);
+    "#;
+    client.execute(script, vec![json!(TINY_PNG)]).await.unwrap();
+}
+
+/// Opens Settings (scrolled to its rules) and waits for the project's rules to load.
+async fn open_settings(client: &Client) {
+    click(client, "[data-testid='open-settings']").await;
+    element(client, "[data-testid='rules-list']").await;
+}
+
+/// `/clear`: a new session in the same project, with the settings as they now are.
+async fn new_session(client: &Client) {
+    send(client, "/clear").await;
+    wait_for(Some(client), "a new, empty session", || {
+        let c = client.clone();
+        async move {
+            c.find(Locator::Css("[data-testid='assistant-text']"))
+                .await
+                .is_err()
+                .then_some(())
+        }
+    })
+    .await;
+}
+
+/// Settings in the real app, with a local model server that needs no key: the first run offers it,
+/// Settings lists its models, a pasted image reaches the model, a request gets attention, a rule
+/// added in Settings lets the next session run a command without asking (the rule tester agrees),
+/// an MCP server approved there offers its tools, and removing the rule makes the call ask again.
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn settings_images_and_attention_in_the_desktop_app() {
+    let dir = settings_project();
+    let root = dir.path().canonicalize().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let attention = data.path().join("attention.jsonl");
+    let server = MockServer::start(settings_scenario()).await.unwrap();
+    let port = free_port();
+    let _driver = start_driver_with(
+        port,
+        data.path(),
+        "settings",
+        &[("NERVE_ATTENTION_LOG", &attention)],
+    );
+    let client = connect(port).await;
+
+    // First run: a local model server instead of a key. The keyring answers here, so the first
+    // screen does not say otherwise.
+    let url = element(&client, "[data-testid='first-run-local-url']").await;
+    assert!(
+        client
+            .find(Locator::Css("[data-testid='keyring-fallback']"))
+            .await
+            .is_err(),
+        "a working keyring is not reported as missing"
+    );
+    url.clear().await.unwrap();
+    url.send_keys(&server.url()).await.unwrap();
+    click(&client, "[data-testid='first-run-local-check']").await;
+    wait_for_text(&client, "body", "2 models").await;
+    screenshot(&client, "11-first-run-local-server").await;
+    click(&client, "[data-testid='first-run-local-use']").await;
+    element(&client, "[data-testid='project-path-input']").await;
+
+    // Settings lists the server's models; picking one fills the model.
+    click(&client, "[data-testid='open-settings']").await;
+    click(&client, "[data-testid='list-models']").await;
+    click(&client, "[data-testid='model-option'][data-model='claude-e2e']").await;
+    click(&client, "[data-testid='settings-save']").await;
+    wait_for_text(&client, "[data-testid='settings-panel']", "Settings saved.").await;
+    click(&client, "[data-testid='settings-close']").await;
+    type_into(
+        &client,
+        "[data-testid='project-path-input']",
+        &root.display().to_string(),
+    )
+    .await;
+    click(&client, "[data-testid='project-path-open']").await;
+    element(&client, "[data-testid='prompt-input']").await;
+
+    // A pasted image: a thumbnail, then an image block in the request.
+    paste_png(&client).await;
+    element(&client, "[data-testid='attachment']").await;
+    send(&client, "What is in this picture?").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "A tiny square.").await;
+    element(&client, "[data-testid='user-image']").await;
+    screenshot(&client, "13-pasted-image").await;
+    assert!(
+        client
+            .find(Locator::Css("[data-testid='attachment']"))
+            .await
+            .is_err(),
+        "sent images leave the composer"
+    );
+
+    // A request gets attention while the user is in another window: the shell marks the window
+    // urgent and asks for a notification. The call is denied.
+    let thief = FocusThief::take();
+    send(&client, "Make the file.").await;
+    dialog_for(&client, "Bash").await;
+    let record: Value = wait_for(Some(&client), "the attention log to name the call", || {
+        let text = std::fs::read_to_string(&attention).unwrap_or_default();
+        async move {
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find(|r| {
+                    r["summary"]
+                        .as_str()
+                        .is_some_and(|s| s.contains("touch made.txt"))
+                })
+        }
+    })
+    .await;
+    drop(thief);
+    assert_eq!(record["focused"], json!(false), "{record}");
+    assert_eq!(record["urgent"], json!("requested"), "{record}");
+    // The request reached the notification service (the test's session bus may have none to show
+    // it: then the plugin's error is recorded instead, naming the service).
+    let notification = record["notification"].as_str().unwrap_or_default();
+    assert!(
+        notification == "requested" || notification.starts_with("failed: "),
+        "{record}"
+    );
+    eprintln!("attention: {record}");
+    click(&client, "[data-testid='deny']").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Not made.").await;
+    assert!(!root.join("made.txt").exists());
+
+    // Settings: a rule for the command (checked as typed), the tester agrees, the server approved.
+    open_settings(&client).await;
+    type_into(&client, "[data-testid='rule-add-input']", "Bash(touch made.txt").await;
+    wait_for_text(&client, "[data-testid='rule-error']", "needs a matching `)`").await;
+    type_into(&client, "[data-testid='rule-add-input']", ")").await;
+    // Save turns on once the engine's parser accepts the rule.
+    click(&client, "[data-testid='rule-add-save']:not([disabled])").await;
+    element(
+        &client,
+        "[data-testid='rule-row'][data-rule='Bash(touch made.txt)'][data-behavior='allow']",
+    )
+    .await;
+    let local = std::fs::read_to_string(root.join(".nerve/settings.local.json")).unwrap();
+    assert!(local.contains("Bash(touch made.txt)"), "{local}");
+    let command = element(&client, "[data-testid='check-command']").await;
+    command.clear().await.unwrap();
+    command.send_keys("touch made.txt").await.unwrap();
+    click(&client, "[data-testid='check-run']").await;
+    wait_for_text(&client, "[data-testid='check-decision']", "allow").await;
+    wait_for_text(&client, "[data-testid='check-rule']", "Bash(touch made.txt)").await;
+    click(&client, "[data-testid='mcp-approve'][data-server='kit']").await;
+    wait_file(
+        "the approval in the local settings",
+        &root.join(".nerve/settings.local.json"),
+        |t| t.is_some_and(|t| t.contains("enabledMcpjsonServers") && t.contains("kit")),
+    )
+    .await;
+    click(&client, "[data-testid='mcp-probe']").await;
+    element(
+        &client,
+        "[data-testid='mcp-server'][data-server='kit'] [title='mcp__kit__echo']",
+    )
+    .await;
+    screenshot(&client, "12-settings-rules-and-mcp").await;
+    click(&client, "[data-testid='settings-close']").await;
+
+    // A new session: the rule lets the command run without asking; the server's tools are offered.
+    new_session(&client).await;
+    send(&client, "Again, make the file.").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Made it.").await;
+    assert!(root.join("made.txt").exists());
+    assert!(
+        client
+            .find(Locator::Css("[data-testid='permission-dialog']"))
+            .await
+            .is_err(),
+        "the rule allowed the call"
+    );
+
+    // Removing the rule: the next session asks again.
+    open_settings(&client).await;
+    click(
+        &client,
+        "[data-testid='rule-row'][data-rule='Bash(touch made.txt)'] [data-testid='rule-remove']",
+    )
+    .await;
+    click(
+        &client,
+        "[data-testid='rule-row'][data-rule='Bash(touch made.txt)'] [data-testid='rule-remove-confirm']",
+    )
+    .await;
+    wait_for(Some(&client), "the rule to be gone", || {
+        let c = client.clone();
+        async move {
+            c.find(Locator::Css(
+                "[data-testid='rule-row'][data-rule='Bash(touch made.txt)']",
+            ))
+            .await
+            .is_err()
+            .then_some(())
+        }
+    })
+    .await;
+    click(&client, "[data-testid='settings-close']").await;
+    new_session(&client).await;
+    send(&client, "Once more, make the file.").await;
+    dialog_for(&client, "Bash").await;
+    click(&client, "[data-testid='allow-once']").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Made it again.").await;
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();
 }

@@ -82,7 +82,11 @@ pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellErr
             k.keyring_problem.map(|p| p.to_string()),
         ),
         Err(_) if other_credentials => (true, None, None),
-        Err(e) => (false, None, Some(e.to_string())),
+        // Only a keyring that did not answer is a keyring problem; "no key yet" is a first run.
+        Err(credentials::CredentialError::MissingKeyringUnavailable(problem)) => {
+            (false, None, Some(problem.to_string()))
+        }
+        Err(_) => (false, None, None),
     };
     Ok(AppState {
         has_api_key,

@@ -4,6 +4,9 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import FirstRun from "../lib/components/FirstRun.svelte";
 import App from "../App.svelte";
+import type { AppSettings } from "../bindings/AppSettings";
+import type { AppState } from "../bindings/AppState";
+import type { ModelListing } from "../bindings/ModelListing";
 import { sessionInfo } from "./live";
 
 const KEY = "sk-ant-api03-SECRET-VALUE-123";
@@ -72,6 +75,112 @@ describe("FirstRun without a system keyring", () => {
   });
 });
 
+describe("FirstRun with a local model server", () => {
+  let calls: { cmd: string; args: unknown }[];
+  beforeEach(() => {
+    calls = [];
+    mockWindows("main");
+  });
+
+  /** Records every command; `answers` reply to some (a thrown error is the shell's refusal). */
+  function shell(answers: Record<string, (args: unknown) => unknown> = {}) {
+    mockIPC((cmd, args) => {
+      calls.push({ cmd, args });
+      return answers[cmd] ? answers[cmd](args) : null;
+    });
+  }
+
+  const model = (id: string): ModelListing => ({ id, display_name: null });
+
+  it("offers Ollama's address and saves it as the base URL, then goes on like a saved key", async () => {
+    shell();
+    const user = userEvent.setup();
+    const onsaved = vi.fn();
+    render(FirstRun, { onsaved });
+    const url = screen.getByTestId("first-run-local-url") as HTMLInputElement;
+    expect(url.value).toBe("http://localhost:11434");
+    await user.clear(url);
+    await user.type(url, "http://127.0.0.1:8080");
+    await user.click(screen.getByTestId("first-run-local-use"));
+    await waitFor(() => expect(onsaved).toHaveBeenCalledWith(null));
+    const settings: AppSettings = {
+      base_url: "http://127.0.0.1:8080",
+      model: null,
+      fast_model: null,
+      default_mode: null,
+      max_concurrency: null,
+      custom_headers: null,
+    };
+    expect(calls).toEqual([{ cmd: "save_settings", args: { settings } }]);
+    // The key path is still there, untouched.
+    expect(screen.getByTestId("api-key-input")).toBeTruthy();
+  });
+
+  it("checks the server first: how many models it offers, or why it did not answer", async () => {
+    let up = true;
+    shell({
+      list_models: () => {
+        if (!up) throw "could not connect to http://localhost:11434/v1/models: connection refused";
+        return [model("llama3.2"), model("qwen3:8b"), model("gemma3")];
+      },
+    });
+    const user = userEvent.setup();
+    const onsaved = vi.fn();
+    render(FirstRun, { onsaved });
+    await user.click(screen.getByTestId("first-run-local-check"));
+    const found = await screen.findByTestId("first-run-local-found");
+    expect(found.textContent).toBe("The server offers 3 models: llama3.2, qwen3:8b, gemma3.");
+    expect(calls).toEqual([{ cmd: "list_models", args: { baseUrl: "http://localhost:11434", customHeaders: null } }]);
+
+    up = false;
+    await user.click(screen.getByTestId("first-run-local-check"));
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toContain("connection refused"));
+    expect(screen.queryByTestId("first-run-local-found")).toBeNull();
+    expect(onsaved).not.toHaveBeenCalled(); // a check saves nothing
+  });
+
+  it("shows the shell's refusal of the URL and stays", async () => {
+    const refusal = "the base URL `localhost:11434` is not an http or https URL (for example http://localhost:11434)";
+    shell({
+      save_settings: () => {
+        throw refusal;
+      },
+    });
+    const user = userEvent.setup();
+    const onsaved = vi.fn();
+    render(FirstRun, { onsaved });
+    const url = screen.getByTestId("first-run-local-url");
+    await user.clear(url);
+    await user.type(url, "localhost:11434");
+    await user.click(screen.getByTestId("first-run-local-use"));
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toContain(refusal));
+    expect(onsaved).not.toHaveBeenCalled();
+  });
+
+  it("says at once that a server on another machine needs a key, and saves nothing", async () => {
+    shell();
+    const user = userEvent.setup();
+    const onsaved = vi.fn();
+    render(FirstRun, { onsaved });
+    const url = screen.getByTestId("first-run-local-url");
+    await user.clear(url);
+    await user.type(url, "http://192.168.1.20:11434");
+    await user.click(screen.getByTestId("first-run-local-use"));
+    expect(screen.getByRole("alert").textContent).toContain("only a server on this computer");
+    expect(calls).toEqual([]);
+    expect(onsaved).not.toHaveBeenCalled();
+  });
+
+  it("keeps the saved settings when it is given them", async () => {
+    shell();
+    const user = userEvent.setup();
+    const settings: AppSettings = { base_url: null, model: "qwen3:8b", fast_model: null, default_mode: "plan", max_concurrency: 4, custom_headers: null };
+    render(FirstRun, { settings, onsaved: vi.fn() });
+    await user.click(screen.getByTestId("first-run-local-use"));
+    await waitFor(() => expect(calls).toEqual([{ cmd: "save_settings", args: { settings: { ...settings, base_url: "http://localhost:11434" } } }]));
+  });
+});
+
 describe("App flow", () => {
   beforeEach(() => mockWindows("main"));
 
@@ -118,5 +227,38 @@ describe("App flow", () => {
     await waitFor(() => expect(calls).toContain("get_changes"));
     await waitFor(() => expect(calls).toContain("list_commands"));
     expect(calls).toEqual(["get_app_state", "set_api_key", "get_app_state", "open_project", "start_session", "get_changes", "list_commands"]);
+  });
+
+  it("goes from first run to the project picker once a local server is chosen", async () => {
+    let baseUrl: string | null = null;
+    const calls: string[] = [];
+    mockIPC((cmd, args) => {
+      calls.push(cmd);
+      if (cmd === "save_settings") {
+        baseUrl = (args as { settings: AppSettings }).settings.base_url;
+        return (args as { settings: AppSettings }).settings;
+      }
+      if (cmd !== "get_app_state") return null;
+      // The shell counts a loopback base URL as set up: no key needed.
+      const state: AppState = {
+        has_api_key: baseUrl !== null,
+        key_source: null,
+        keyring_problem: null,
+        has_auth_token: false,
+        credentials_in_use: baseUrl ? "none (a local model server)" : null,
+        settings: { base_url: baseUrl, model: null, fast_model: null, default_mode: null, max_concurrency: null, custom_headers: null },
+        default_model: "claude-default",
+        default_fast_model: "claude-fast",
+        recent_projects: [],
+      };
+      return state;
+    });
+    const user = userEvent.setup();
+    render(App);
+    await screen.findByTestId("first-run");
+    await user.click(screen.getByTestId("first-run-local-use"));
+    await screen.findByTestId("project-picker");
+    expect(calls).toEqual(["get_app_state", "save_settings", "get_app_state"]);
+    expect(screen.queryByTestId("key-note")).toBeNull();
   });
 });

@@ -3,6 +3,7 @@
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { Channel } from "@tauri-apps/api/core";
 import type { AppState } from "../bindings/AppState";
+import type { AttachedImage } from "../bindings/AttachedImage";
 import type { Event } from "../bindings/Event";
 import type { ProjectInfo } from "../bindings/ProjectInfo";
 import type { SessionInfo } from "../bindings/SessionInfo";
@@ -10,6 +11,7 @@ import { SessionStore } from "../lib/conversation/session.svelte";
 
 export interface Turn {
   prompt: string;
+  images: AttachedImage[];
   send: (event: Event) => void;
   finish: () => void;
 }
@@ -46,7 +48,9 @@ export const appState = (): AppState => ({
   has_api_key: true,
   key_source: "keyring",
   keyring_problem: null,
-  settings: { base_url: null, model: null, fast_model: null },
+  has_auth_token: false,
+  credentials_in_use: "the OS keyring",
+  settings: { base_url: null, model: null, fast_model: null, default_mode: null, max_concurrency: null, custom_headers: null },
   default_model: "claude-main",
   default_fast_model: "claude-fast",
   recent_projects: [],
@@ -58,8 +62,8 @@ export const projectInfo = (path: string): ProjectInfo => ({ path, mode: "defaul
 export type Handler = (args: Record<string, unknown>) => unknown;
 
 /** Also answers the app-level commands, so the whole App can be rendered and a session started.
- *  `handlers` answer other commands (get_changes, rewind_session…) or replace those answers; the
- *  rest return null. */
+ *  `handlers` answer other commands (get_changes, rewind_session…) or replace those answers (a
+ *  `send_prompt` handler replaces the held-open turn); the rest return null. */
 export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<string, Handler> = {}): Live {
   const turns: Turn[] = [];
   const calls: Live["calls"] = [];
@@ -67,18 +71,19 @@ export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<
   mockIPC((cmd, raw) => {
     const args = (raw ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
+    const handler = handlers[cmd];
+    if (handler) return handler(args);
     if (cmd === "send_prompt") {
       const channel = args.onEvent as Channel<Event>;
       return new Promise((resolve) => {
         turns.push({
           prompt: String(args.prompt),
+          images: (args.images ?? []) as AttachedImage[],
           send: (event) => channel.onmessage(event),
           finish: () => resolve({ end: "end_turn", error: null, session_cost_usd: null }),
         });
       });
     }
-    const handler = handlers[cmd];
-    if (handler) return handler(args);
     if (cmd === "get_app_state") return appState();
     if (cmd === "open_project") return projectInfo(String(args.path));
     if (cmd === "start_session") return info;

@@ -140,7 +140,28 @@ describe("reducer: assistant text", () => {
       { type: "user_message", message: { role: "user", content: "fix the bug" } } as Event,
       { type: "user_message", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "..." }] } } as Event,
     ]);
-    expect(s.items).toEqual([{ kind: "user", key: "i1", text: "fix the bug", turn: null }]);
+    expect(s.items).toEqual([{ kind: "user", key: "i1", text: "fix the bug", turn: null, images: [] }]);
+  });
+
+  it("keeps a prompt's images (not their base64 as text), live and from a resumed history", () => {
+    const image = { type: "image", source: { type: "base64", media_type: "image/jpeg", data: "/9j/4AAQ" } };
+    const prompt = {
+      role: "user",
+      content: [image, { type: "text", text: "what is this?" }, { type: "text", text: "<system-reminder>\nhook note\n</system-reminder>" }],
+    };
+    const onlyImage = { role: "user", content: [image] };
+    const expected: Item[] = [
+      { kind: "user", key: "i1", text: "what is this?", turn: 1, images: [{ media_type: "image/jpeg", data: "/9j/4AAQ" }] },
+      { kind: "user", key: "i2", text: "", turn: null, images: [{ media_type: "image/jpeg", data: "/9j/4AAQ" }] },
+    ];
+    const live = run([
+      { type: "turn_started", turn: 1 },
+      { type: "user_message", message: prompt },
+      { type: "user_message", message: onlyImage },
+    ]);
+    expect(live.items).toEqual(expected);
+    const resumed = fromHistory([prompt, onlyImage], "default", [], [{ turn: 1, text: "what is this?", time_ms: 0, message_index: 0 }]);
+    expect(resumed.items).toEqual(expected);
   });
 });
 

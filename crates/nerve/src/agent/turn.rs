@@ -21,6 +21,16 @@ use crate::pipeline::{CallOutcome, ToolCall};
 use crate::project::SessionRuntime;
 use crate::session::{Transcript, TranscriptEntry, read_transcript};
 
+/// The largest tool input a call may have (its JSON). A model's output limit keeps real inputs far
+/// below this (a 64k-token answer is about 256 KB); anything larger comes from a broken or hostile
+/// stream and would otherwise ride along in every later request.
+pub const MAX_TOOL_INPUT_BYTES: usize = 1024 * 1024;
+
+/// The size of `input` as JSON.
+fn input_size(input: &serde_json::Value) -> usize {
+    serde_json::to_string(input).map_or(usize::MAX, |s| s.len())
+}
+
 /// Settings of the loop.
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -546,6 +556,8 @@ impl Agent {
         let mut stream = self.client.stream_message(request, cancel.clone());
         let mut tool_uses: Vec<ToolUseBlock> = Vec::new();
         let mut completed: Vec<ContentBlock> = Vec::new();
+        // Tool calls refused for their input's size: (id, name, bytes).
+        let mut oversized: Vec<(String, String, usize)> = Vec::new();
         let mut message = None;
         let mut failure: Option<ModelError> = None;
         loop {
@@ -573,13 +585,27 @@ impl Agent {
                 Ok(ModelEvent::Event(_)) => {}
                 Ok(ModelEvent::BlockComplete { block, .. }) => {
                     // The tool starts now, while the model may still be writing the next block.
+                    let block = match block {
+                        // An input no model could write within its output limit (a hostile
+                        // stream): refused, and not kept, so it cannot fill every later request.
+                        ContentBlock::ToolUse(mut t) if input_size(&t.input) > MAX_TOOL_INPUT_BYTES => {
+                            oversized.push((t.id.clone(), t.name.clone(), input_size(&t.input)));
+                            t.input = serde_json::json!({});
+                            ContentBlock::ToolUse(t)
+                        }
+                        other => other,
+                    };
+                    // Recorded before the tool starts: a kill from here on leaves a transcript
+                    // whose call a resume answers.
                     self.record(&TranscriptEntry::AssistantBlock { block: block.clone() });
                     if let ContentBlock::ToolUse(t) = &block {
-                        executor.add(ToolCall {
-                            id: t.id.clone(),
-                            name: t.name.clone(),
-                            input: t.input.clone(),
-                        });
+                        if !oversized.iter().any(|(id, _, _)| id == &t.id) {
+                            executor.add(ToolCall {
+                                id: t.id.clone(),
+                                name: t.name.clone(),
+                                input: t.input.clone(),
+                            });
+                        }
                         tool_uses.push(t.clone());
                     }
                     completed.push(block);
@@ -653,7 +679,14 @@ impl Agent {
             }
         };
         let text = assistant.as_ref().and_then(last_text);
-        if let Some(a) = assistant {
+        if let Some(mut a) = assistant {
+            for block in &mut a.content {
+                if let ContentBlock::ToolUse(t) = block
+                    && oversized.iter().any(|(id, _, _)| id == &t.id)
+                {
+                    t.input = serde_json::json!({});
+                }
+            }
             self.push_message(a);
         }
 
@@ -674,6 +707,23 @@ impl Agent {
                 ),
                 crate::errors::ErrorClass::Validation,
             ));
+        }
+        for (id, name, size) in &oversized {
+            outcomes.push(CallOutcome::error_for(
+                &ToolCall { id: id.clone(), name: name.clone(), input: serde_json::json!({}) },
+                name,
+                format!(
+                    "The input of this {name} call is {:.1} MB; tool inputs are limited to {} MB, so it was not run and is not kept. Send a smaller input (for a large file, write it in parts).",
+                    *size as f64 / (1024.0 * 1024.0),
+                    MAX_TOOL_INPUT_BYTES / (1024 * 1024)
+                ),
+                crate::errors::ErrorClass::Validation,
+            ));
+        }
+        if !oversized.is_empty() {
+            // Results go back in the order the calls were made.
+            let order = |id: &str| tool_uses.iter().position(|t| t.id == id).unwrap_or(usize::MAX);
+            outcomes.sort_by_key(|o| order(&o.tool_use_id));
         }
         if !outcomes.is_empty() {
             let stop = outcomes.iter().find_map(|o| o.stop_reason.clone());

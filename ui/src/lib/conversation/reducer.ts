@@ -11,6 +11,7 @@ import {
   type ConversationState,
   type CostState,
   type Item,
+  type PromptImage,
   type ToolCall,
   type ToolStatus,
 } from "./types";
@@ -118,20 +119,33 @@ function finishAssistant(state: ConversationState, message: unknown): Conversati
   return { ...state, items };
 }
 
-/** A user message shows as a prompt only when it carries text (tool results have their cards). */
 /** Context the engine adds to a user message (hook output, notes); not the person's words. */
 function isEngineContext(block: Block): boolean {
   return block.type === "text" && typeof block.text === "string" && block.text.trimStart().startsWith("<system-reminder>");
 }
 
-/** Adds a user message's text. Live, the message right after `turn_started` is that turn's
- *  prompt (the engine numbers the prompt, then sends it): it takes the number. */
+/** The images a user message carries (`{"type":"image","source":{"type":"base64",…}}` blocks);
+ *  they are shown as pictures, never as their base64 text. */
+function imagesOf(blocks: Block[]): PromptImage[] {
+  return blocks.flatMap((b) => {
+    if (b.type !== "image" || !b.source || typeof b.source !== "object") return [];
+    const source = b.source as { type?: unknown; media_type?: unknown; data?: unknown };
+    if (source.type !== "base64" || typeof source.media_type !== "string" || typeof source.data !== "string") return [];
+    return [{ media_type: source.media_type, data: source.data }];
+  });
+}
+
+/** Adds a user message's text and images. A user message shows as a prompt only when it carries
+ *  either (tool results have their cards). Live, the message right after `turn_started` is that
+ *  turn's prompt (the engine numbers the prompt, then sends it): it takes the number. */
 function addUser(state: ConversationState, message: unknown): ConversationState {
   const turn = state.unstamped_turn;
   const next = turn === null ? state : { ...state, unstamped_turn: null };
-  const text = joinText(blocksOf(message).filter((b) => !isEngineContext(b)), "text");
-  if (!text) return next;
-  return withItem(next, (key) => ({ kind: "user", key, text, turn }));
+  const blocks = blocksOf(message);
+  const text = joinText(blocks.filter((b) => !isEngineContext(b)), "text");
+  const images = imagesOf(blocks);
+  if (!text && images.length === 0) return next;
+  return withItem(next, (key) => ({ kind: "user", key, text, turn, images }));
 }
 
 function updateTool(

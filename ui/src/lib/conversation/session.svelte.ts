@@ -6,6 +6,7 @@ import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { RewindOutcome } from "../../bindings/RewindOutcome";
 import type { RewindRequest } from "../../bindings/RewindRequest";
 import type { SessionInfo } from "../../bindings/SessionInfo";
+import { IMAGE_ONLY_PROMPT, toAttachedImages, type Attachment } from "../attachments";
 import { rewindSummary } from "../changes";
 import * as ipc from "../ipc";
 import type { SlashCommand } from "../../bindings/SlashCommand";
@@ -14,9 +15,21 @@ import { PersistedOutputs } from "./persisted.svelte";
 import { dropPermission, fromHistory, rebuild, reduce } from "./reducer";
 import type { ConversationState } from "./types";
 
-export interface QueuedPrompt {
-  id: number;
+/** What the composer hands over: the typed text (trimmed; may be empty when images go) and the
+ *  attached images. */
+export interface PromptDraft {
   text: string;
+  images: Attachment[];
+}
+
+export interface QueuedPrompt extends PromptDraft {
+  id: number;
+}
+
+/** A prompt the engine refused to send (a bad image, no such session), for the composer to take
+ *  back so nothing typed or attached is lost. */
+export interface UnsentPrompt extends PromptDraft {
+  error: string;
 }
 
 export class SessionStore {
@@ -28,6 +41,8 @@ export class SessionStore {
   /** Prompts typed while a turn runs; sent one by one when it ends. */
   queue: QueuedPrompt[] = $state([]);
   private nextQueueId = 1;
+  /** Refused prompts the composer has not taken back yet (see `takeUnsent`). */
+  unsent: UnsentPrompt[] = $state([]);
   /** Prompts of this session, oldest first, for recalling with Up/Down in the prompt box. */
   history: string[] = $state([]);
   /** The slash commands the prompt box offers (built-ins first); asked for by `loadCommands`. */
@@ -56,7 +71,7 @@ export class SessionStore {
     for (const message of notices) state = reduce(state, { type: "notice", message }, 0);
     this.state = state;
     // A resumed session recalls its earlier prompts too.
-    this.history = state.items.flatMap((i) => (i.kind === "user" ? [i.text] : []));
+    this.history = state.items.flatMap((i) => (i.kind === "user" && i.text ? [i.text] : []));
   }
 
   get running() {
@@ -98,16 +113,24 @@ export class SessionStore {
     this.state = state;
   }
 
-  /** Sends now when idle, otherwise queues (visibly) for after the current turn or compaction. */
-  submit(text: string) {
-    const prompt = text.trim();
-    if (!prompt) return;
-    this.remember(prompt);
+  /** Sends now when idle, otherwise queues (visibly) for after the current turn or compaction.
+   *  Images may go without text. */
+  submit(text: string, images: Attachment[] = []) {
+    const draft: PromptDraft = { text: text.trim(), images };
+    if (!draft.text && images.length === 0) return;
+    if (draft.text) this.remember(draft.text);
     if (this.state.running || this.compacting) {
-      this.queue = [...this.queue, { id: this.nextQueueId++, text: prompt }];
+      this.queue = [...this.queue, { id: this.nextQueueId++, ...draft }];
       return;
     }
-    void this.runTurn(prompt);
+    void this.runTurn(draft);
+  }
+
+  /** The refused prompts, once: the composer puts them back. */
+  takeUnsent(): UnsentPrompt[] {
+    const taken = this.unsent;
+    if (taken.length) this.unsent = [];
+    return taken;
   }
 
   /** Keeps a prompt (or a built-in command the UI ran) for recalling with Up. */
@@ -141,10 +164,11 @@ export class SessionStore {
     this.queue = this.queue.filter((q) => q.id !== id);
   }
 
-  private async runTurn(prompt: string) {
+  private async runTurn(draft: PromptDraft) {
     this.state = { ...this.state, running: true, last_end: null };
     try {
-      const summary = await ipc.sendPrompt(this.id, prompt, this.receive);
+      const prompt = draft.text || IMAGE_ONLY_PROMPT;
+      const summary = await ipc.sendPrompt(this.id, prompt, this.receive, toAttachedImages(draft.images));
       this.flush(); // events that arrived before the command resolved come before its outcome
       // The engine usually sent the same message as an `error` event already: show it once.
       const error = summary.error;
@@ -155,8 +179,12 @@ export class SessionStore {
         this.state = { ...this.state, cost: { ...this.state.cost, session_usd: summary.session_cost_usd, answered: true } };
       }
     } catch (e) {
+      // A rejected command sent nothing (the engine refuses before the turn starts): the prompt
+      // goes back to the composer with the reason.
       this.flush();
-      this.addError(ipc.errorText(e));
+      const error = ipc.errorText(e);
+      this.addError(error);
+      this.unsent = [...this.unsent, { ...draft, error }];
     } finally {
       // The command resolving is the authoritative end, even if turn_ended was lost.
       const lost = this.state.running && this.state.last_end === null;
@@ -172,7 +200,7 @@ export class SessionStore {
     const [next, ...rest] = this.queue;
     if (!next) return;
     this.queue = rest;
-    void this.runTurn(next.text);
+    void this.runTurn({ text: next.text, images: next.images });
   }
 
   /** Shows an error in the conversation. */

@@ -43,10 +43,17 @@ export interface ToolCall {
   changed_files: string[];
 }
 
+/** An image sent with a prompt, as the message holds it (an API image block's base64 source). */
+export interface PromptImage {
+  media_type: string;
+  data: string;
+}
+
 export type Item =
   /** `turn` is the engine's number of the prompt (what a rewind names); null for user text that
-   *  is no prompt (a compaction summary, Stop hook feedback) or a prompt the engine did not number. */
-  | { kind: "user"; key: string; text: string; turn: number | null }
+   *  is no prompt (a compaction summary, Stop hook feedback) or a prompt the engine did not number.
+   *  `images` are those the prompt carried, in order. */
+  | { kind: "user"; key: string; text: string; turn: number | null; images: PromptImage[] }
   | { kind: "assistant"; key: string; text: string; thinking: string; streaming: boolean }
   | { kind: "batch"; key: string; batch_id: number; concurrent: boolean; tool_ids: string[] }
   | { kind: "notice"; key: string; level: "info" | "retry" | "error"; text: string };

@@ -1,0 +1,177 @@
+// The app's own settings: the model server (a local one included), the defaults for new sessions
+// saved in one go, the gateway token, and Settings opened at the MCP servers from a session.
+import { describe, expect, it, vi } from "vitest";
+import { render, screen, waitFor } from "@testing-library/svelte";
+import userEvent from "@testing-library/user-event";
+import App from "../App.svelte";
+import SettingsPanel from "../lib/components/SettingsPanel.svelte";
+import type { AppSettings } from "../bindings/AppSettings";
+import type { AppState } from "../bindings/AppState";
+import type { ModelListing } from "../bindings/ModelListing";
+import { appState, liveSession, projectInfo } from "./live";
+import { appWith, mockSettings, PROJECT } from "./settingsFixtures";
+
+const MODELS: ModelListing[] = [
+  { id: "qwen2.5-coder:32b", display_name: "Qwen 2.5 Coder 32B" },
+  { id: "llama3.1:8b", display_name: null },
+];
+
+const value = (testid: string) => (screen.getByTestId(testid) as HTMLInputElement).value;
+
+describe("The API key block", () => {
+  it("says a stored key is set, and that a local server needs none", () => {
+    mockSettings({});
+    const { unmount } = render(SettingsPanel, { app: appState(), onchanged: vi.fn(), onclose: vi.fn() });
+    expect(screen.getByTestId("settings-key-status").textContent?.trim()).toBe("A key is set (from keyring). It is never shown.");
+    expect(screen.getByRole("button", { name: "Delete key…" })).toBeTruthy();
+    unmount();
+    const local: AppState = { ...appState(), key_source: null, credentials_in_use: "none (a local model server)" };
+    render(SettingsPanel, { app: local, onchanged: vi.fn(), onclose: vi.fn() });
+    expect(screen.getByTestId("settings-key-status").textContent?.trim()).toBe(
+      "No key is stored; none is needed now (none (a local model server)).",
+    );
+    expect(screen.queryByRole("button", { name: "Delete key…" })).toBeNull();
+    expect(screen.getByRole("button", { name: "Save key" })).toBeTruthy();
+  });
+});
+
+describe("Model server and defaults", () => {
+  it("saves all six fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
+    const stored: AppSettings = {
+      base_url: "https://gateway.example.com",
+      model: "claude-big",
+      fast_model: null,
+      default_mode: "acceptEdits",
+      max_concurrency: 4,
+      custom_headers: "X-Team: platform",
+    };
+    const ipc = mockSettings({ save_settings: () => stored });
+    const onchanged = vi.fn();
+    const user = userEvent.setup();
+    render(SettingsPanel, { app: appState(), onchanged, onclose: vi.fn() });
+    await user.type(screen.getByTestId("settings-base-url"), "https://gateway.example.com");
+    await user.type(screen.getByTestId("settings-custom-headers"), " X-Team: platform ");
+    await user.type(screen.getByTestId("settings-model"), "claude-big");
+    await user.selectOptions(screen.getByTestId("settings-default-mode"), "acceptEdits");
+    await user.type(screen.getByTestId("settings-concurrency"), "4");
+    await user.click(screen.getByTestId("settings-save"));
+
+    await waitFor(() => expect(ipc.called("save_settings")).toHaveLength(1));
+    expect(ipc.called("save_settings")[0]).toEqual({
+      settings: {
+        base_url: "https://gateway.example.com",
+        model: "claude-big",
+        fast_model: null,
+        default_mode: "acceptEdits",
+        max_concurrency: 4,
+        custom_headers: "X-Team: platform",
+      },
+    });
+    expect((await screen.findByText("Settings saved.")).getAttribute("role")).toBe("status");
+    expect(onchanged).toHaveBeenCalledOnce();
+    expect(value("settings-custom-headers")).toBe("X-Team: platform");
+  });
+
+  it("shows the engine's refusal and keeps what was typed", async () => {
+    mockSettings({ save_settings: () => Promise.reject("the concurrency cap must be between 1 and 64, not 99") });
+    const onchanged = vi.fn();
+    const user = userEvent.setup();
+    render(SettingsPanel, { app: appState(), onchanged, onclose: vi.fn() });
+    await user.type(screen.getByTestId("settings-concurrency"), "99");
+    await user.click(screen.getByTestId("settings-save"));
+    expect((await screen.findByRole("alert")).textContent).toContain("between 1 and 64, not 99");
+    expect(value("settings-concurrency")).toBe("99");
+    expect(onchanged).not.toHaveBeenCalled();
+  });
+
+  it("fills in a local model server, lists its models and takes the one clicked as the model", async () => {
+    const ipc = mockSettings({ list_models: () => MODELS });
+    const user = userEvent.setup();
+    render(SettingsPanel, { app: appState(), onchanged: vi.fn(), onclose: vi.fn() });
+    await user.click(screen.getByTestId("use-local-server"));
+    expect(value("settings-base-url")).toBe("http://localhost:11434");
+    expect(screen.getByTestId("local-server-help").textContent).toContain("No key is needed");
+
+    await user.click(screen.getByTestId("list-models"));
+    await waitFor(() => expect(ipc.called("list_models")).toEqual([{ baseUrl: "http://localhost:11434", customHeaders: null }]));
+    const options = await screen.findAllByTestId("model-option");
+    expect(options.map((o) => o.dataset.model)).toEqual(["qwen2.5-coder:32b", "llama3.1:8b"]);
+    expect(screen.getByTestId("model-list").textContent).toContain("Qwen 2.5 Coder 32B");
+    await user.click(options[0]!);
+    expect(value("settings-model")).toBe("qwen2.5-coder:32b");
+    // The listing is offered while typing either model, too.
+    const listId = screen.getByTestId("settings-fast-model").getAttribute("list");
+    const datalist = document.getElementById(listId ?? "");
+    expect([...(datalist?.querySelectorAll("option") ?? [])].map((o) => o.value)).toEqual(["qwen2.5-coder:32b", "llama3.1:8b"]);
+  });
+
+  it("says what the next session authenticates with, and stores or removes a gateway token", async () => {
+    const ipc = mockSettings({ set_auth_token: () => null });
+    const onchanged = vi.fn();
+    const user = userEvent.setup();
+    const app = appWith({ has_auth_token: true, credentials_in_use: "the stored auth token (OS keyring)" });
+    render(SettingsPanel, { app, onchanged, onclose: vi.fn() });
+    expect(screen.getByTestId("settings-credentials").textContent).toContain("Next session authenticates with: the stored auth token (OS keyring)");
+    expect(screen.getByTestId("settings-token-status").textContent).toContain("Authorization: Bearer");
+
+    const token = screen.getByTestId("settings-auth-token") as HTMLInputElement;
+    expect(token.type).toBe("password");
+    await user.type(token, "gw-secret");
+    await user.click(screen.getByTestId("settings-save-token"));
+    await waitFor(() => expect(ipc.called("set_auth_token")).toEqual([{ token: "gw-secret" }]));
+    await waitFor(() => expect(onchanged).toHaveBeenCalledOnce());
+    expect(token.value).toBe("");
+
+    await user.click(screen.getByTestId("settings-remove-token"));
+    await waitFor(() => expect(ipc.called("delete_auth_token")).toHaveLength(1));
+  });
+
+  it("offers every mode a new session can start in, warns about bypass, and notes an open session keeps its own", async () => {
+    mockSettings();
+    const user = userEvent.setup();
+    const { unmount } = render(SettingsPanel, { app: appState(), onchanged: vi.fn(), onclose: vi.fn() });
+    const select = screen.getByTestId("settings-default-mode") as HTMLSelectElement;
+    expect([...select.options].map((o) => o.textContent)).toEqual([
+      "(project's setting)",
+      "Default",
+      "Accept edits",
+      "Plan",
+      "Auto",
+      "Don't ask",
+      "Bypass permissions",
+    ]);
+    expect(screen.getByTestId("settings-mode-help").textContent).toContain("project's settings");
+    await user.selectOptions(select, "Auto");
+    expect(screen.getByTestId("settings-mode-help").textContent).toContain("classifier approves routine calls");
+    await user.selectOptions(select, "Bypass permissions");
+    expect(screen.getByTestId("settings-mode-help").className).toContain("danger-note");
+    expect(screen.queryByTestId("settings-applies-note")).toBeNull();
+    unmount();
+
+    render(SettingsPanel, { app: appState(), onchanged: vi.fn(), onclose: vi.fn(), projectPath: PROJECT, sessionId: "s1" });
+    expect(screen.getByTestId("settings-applies-note").textContent).toBe("Applies to new sessions; the open session keeps its settings.");
+  });
+});
+
+describe("Unapproved MCP servers", () => {
+  it("lead from the session to Settings at the MCP section", async () => {
+    const scrolled = vi.spyOn(Element.prototype, "scrollIntoView");
+    const live = liveSession(undefined, { open_project: ({ path }) => ({ ...projectInfo(String(path)), unapproved_mcp_servers: ["github"] }) });
+    const user = userEvent.setup();
+    render(App);
+    await user.type(await screen.findByTestId("project-path-input"), PROJECT);
+    await user.click(screen.getByTestId("project-path-open"));
+
+    const link = await screen.findByTestId("mcp-review");
+    expect(link.textContent).toContain("1 MCP server to approve");
+    await user.click(link);
+    expect(screen.getByTestId("settings-panel")).toBeTruthy();
+    expect(screen.getByTestId("settings-nav-mcp").getAttribute("aria-current")).toBe("true");
+    const section = screen.getByTestId("settings-section-mcp");
+    expect(scrolled.mock.contexts).toContain(section);
+    expect(document.activeElement).toBe(section.querySelector("h3"));
+    // The open project's settings, with the session's own rules.
+    await waitFor(() => expect(live.called("get_project_settings")).toEqual([{ projectPath: PROJECT, sessionId: "s1" }]));
+    scrolled.mockRestore();
+  });
+});
