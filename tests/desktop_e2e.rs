@@ -260,12 +260,17 @@ fn start_driver_with(port: u16, data_dir: &Path, keyring: &str, env: &[(&str, &P
     Driver(child)
 }
 
+/// The app under test: the one cargo built, or an installed one (`NERVE_E2E_APP`, set by
+/// `scripts/test-install.sh`).
+fn app_binary() -> PathBuf {
+    std::env::var_os("NERVE_E2E_APP")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_nerve-desktop")))
+}
+
 async fn connect(port: u16) -> Client {
     let mut caps = serde_json::Map::new();
-    caps.insert(
-        "tauri:options".into(),
-        json!({"application": env!("CARGO_BIN_EXE_nerve-desktop")}),
-    );
+    caps.insert("tauri:options".into(), json!({"application": app_binary()}));
     caps.insert("browserName".into(), json!("wry"));
     let url = format!("http://127.0.0.1:{port}");
     wait_for(None, "tauri-driver to accept a session", || {
@@ -1301,6 +1306,165 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     click(&client, "[data-testid='allow-once']").await;
     wait_for_text(&client, "[data-testid='assistant-text']", "Made it again.").await;
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+    client.close().await.unwrap();
+}
+
+fn queue_scenario() -> Scenario {
+    let wait = |id: &str, seconds: &str| {
+        tool_use(
+            id,
+            "Bash",
+            json!({"command": format!("sleep {seconds}"), "description": "Wait"}),
+        )
+    };
+    let steps = json!([
+        // A turn makes two model calls (the limit set in Settings) and stops; Continue goes on.
+        {"expect": {"last_user_text_contains": "Count slowly"}, "response": stream(vec![wait("toolu_w1", "0.1")], "tool_use")},
+        {"expect": {"tool_result": {"tool_use_id": "toolu_w1"}}, "response": stream(vec![wait("toolu_w2", "0.1")], "tool_use")},
+        {
+            "expect": {"last_user_text_contains": "continue"},
+            "response": stream(vec![json!({"type": "text", "text": "Continuing where the limit stopped me."})], "end_turn"),
+        },
+        // Another turn stops at the limit with three prompts queued behind it (its first call is
+        // slow enough to queue them).
+        {"expect": {"last_user_text_contains": "Count again"}, "response": stream(vec![wait("toolu_w3", "2")], "tool_use")},
+        {"expect": {"tool_result": {"tool_use_id": "toolu_w3"}}, "response": stream(vec![wait("toolu_w4", "0.1")], "tool_use")},
+        {
+            "expect": {"last_user_text_contains": "First queued"},
+            "response": stream(vec![json!({"type": "text", "text": "One."})], "end_turn"),
+        },
+        {
+            "expect": {"last_user_text_contains": "Second queued"},
+            "response": stream(vec![json!({"type": "text", "text": "Two."})], "end_turn"),
+        },
+        {
+            "expect": {"last_user_text_contains": "Third queued"},
+            "response": stream(vec![json!({"type": "text", "text": "Three."})], "end_turn"),
+        },
+    ]);
+    Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
+}
+
+/// The model-call limit (set in Settings) is said, with a Continue that goes on with one click; and
+/// prompts queued behind a turn that stops at the limit all run, in order, none refused.
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn queued_prompts_survive_the_call_limit_in_the_desktop_app() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\n").unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = MockServer::start(queue_scenario()).await.unwrap();
+    let port = free_port();
+    let _driver = start_driver(port, data.path(), "queue");
+    let client = connect(port).await;
+    type_into(&client, "[data-testid='api-key-input']", API_KEY).await;
+    click(&client, "[data-testid='api-key-save']").await;
+    click(&client, "[data-testid='open-settings']").await;
+    type_into(&client, "[data-testid='settings-base-url']", &server.url()).await;
+    type_into(&client, "[data-testid='settings-model']", "claude-e2e").await;
+    type_into(&client, "[data-testid='settings-max-model-calls']", "2").await;
+    click(&client, "[data-testid='settings-save']").await;
+    wait_for_text(&client, "[data-testid='settings-panel']", "Settings saved.").await;
+    click(&client, "[data-testid='settings-close']").await;
+    type_into(
+        &client,
+        "[data-testid='project-path-input']",
+        &root.display().to_string(),
+    )
+    .await;
+    click(&client, "[data-testid='project-path-open']").await;
+    element(&client, "[data-testid='prompt-input']").await;
+
+    send(&client, "Count slowly.").await;
+    wait_for_text(&client, "[data-testid='notice']", "limit of model calls").await;
+    screenshot(&client, "14-call-limit").await;
+    click(&client, "[data-testid='continue-turn']").await;
+    wait_for_text(
+        &client,
+        "[data-testid='assistant-text']",
+        "Continuing where the limit stopped me.",
+    )
+    .await;
+
+    send(&client, "Count again.").await;
+    element(
+        &client,
+        "[data-testid='tool-card'][data-tool-use-id='toolu_w3'][data-status='executing']",
+    )
+    .await;
+    for prompt in ["First queued.", "Second queued.", "Third queued."] {
+        type_into(&client, "[data-testid='prompt-input']", prompt).await;
+        type_into(&client, "[data-testid='prompt-input']", &Key::Enter.to_string()).await;
+    }
+    wait_for(Some(&client), "three queued prompts", || {
+        let c = client.clone();
+        async move {
+            let n = c
+                .find_all(Locator::Css("[data-testid='queued-prompt']"))
+                .await
+                .ok()?
+                .len();
+            (n == 3).then_some(())
+        }
+    })
+    .await;
+    // The limit stops that turn; the queue then runs, one prompt after the other.
+    wait_for_text(&client, "[data-testid='assistant-text']", "Three.").await;
+    let mut answers = Vec::new();
+    for e in client
+        .find_all(Locator::Css("[data-testid='assistant-text']"))
+        .await
+        .unwrap()
+    {
+        answers.push(
+            e.prop("innerText")
+                .await
+                .unwrap()
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+        );
+    }
+    assert_eq!(
+        answers[answers.len() - 3..],
+        ["One.", "Two.", "Three."],
+        "{answers:?}"
+    );
+    assert!(
+        client
+            .find(Locator::Css("[data-testid='queued-prompt']"))
+            .await
+            .is_err(),
+        "the queue is empty"
+    );
+    let refused = client
+        .find_all(Locator::Css("[data-testid='notice'][role='alert']"))
+        .await
+        .unwrap();
+    assert!(refused.is_empty(), "no prompt was refused");
+    assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+    client.close().await.unwrap();
+}
+
+/// The app as a user installs it: the package's binary (`NERVE_E2E_APP`) starts under Xvfb and shows
+/// its first screen. Run by `scripts/test-install.sh` after `dpkg -i`, not by the main e2e run.
+#[tokio::test]
+#[ignore = "needs the installed package: run by scripts/test-install.sh"]
+async fn the_installed_app_shows_its_first_screen() {
+    let app = std::env::var_os("NERVE_E2E_APP").expect("NERVE_E2E_APP names the installed app");
+    assert!(
+        Path::new(&app).is_absolute() && Path::new(&app).exists(),
+        "{app:?}"
+    );
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _driver = start_driver(port, data.path(), "installed");
+    let client = connect(port).await;
+    wait_for_text(&client, "body", "Welcome to Nerve").await;
+    element(&client, "[data-testid='api-key-input']").await;
+    element(&client, "[data-testid='first-run-local-url']").await;
+    screenshot(&client, "15-installed-app-first-screen").await;
     client.close().await.unwrap();
 }
 

@@ -24,6 +24,9 @@ pub struct AppSettings {
     pub default_mode: Option<PermissionMode>,
     /// Most tool calls running at once; unset means the engine's default.
     pub max_concurrency: Option<u32>,
+    /// Most model calls one prompt may make before the turn stops and asks to continue; unset
+    /// means the engine's default (100).
+    pub max_model_calls: Option<u32>,
     /// Extra request headers for a gateway, one `Name: value` per line (as
     /// `ANTHROPIC_CUSTOM_HEADERS`).
     pub custom_headers: Option<String>,

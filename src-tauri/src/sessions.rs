@@ -375,7 +375,7 @@ impl Sessions {
                 auth: loaded.auth,
                 extra_headers,
                 base_url,
-                max_turns: None,
+                max_turns: request.settings.max_model_calls,
                 max_concurrency: request.settings.max_concurrency.map(|n| n as usize),
                 prompter: Some(Arc::new(prompts.clone())),
                 events,

@@ -88,6 +88,9 @@ impl SettingsStore {
 /// The most tool calls the concurrency setting allows at once.
 pub const MAX_CONCURRENCY_SETTING: u32 = 64;
 
+/// The most model calls per prompt the setting allows.
+pub const MAX_MODEL_CALLS_SETTING: u32 = 10_000;
+
 /// Blank fields mean "the default"; values a session could not use are refused with the reason.
 fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
     let clean = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
@@ -114,12 +117,20 @@ fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
             "the concurrency cap must be between 1 and {MAX_CONCURRENCY_SETTING}, not {n}"
         )));
     }
+    if let Some(n) = settings.max_model_calls
+        && !(1..=MAX_MODEL_CALLS_SETTING).contains(&n)
+    {
+        return Err(ShellError::new(format!(
+            "the model calls per prompt must be between 1 and {MAX_MODEL_CALLS_SETTING}, not {n}"
+        )));
+    }
     Ok(AppSettings {
         base_url,
         model: clean(settings.model),
         fast_model: clean(settings.fast_model),
         default_mode: settings.default_mode,
         max_concurrency: settings.max_concurrency,
+        max_model_calls: settings.max_model_calls,
         custom_headers,
     })
 }

@@ -27,6 +27,11 @@ default_mode: PermissionMode | null,
  */
 max_concurrency: number | null, 
 /**
+ * Most model calls one prompt may make before the turn stops and asks to continue; unset
+ * means the engine's default (100).
+ */
+max_model_calls: number | null, 
+/**
  * Extra request headers for a gateway, one `Name: value` per line (as
  * `ANTHROPIC_CUSTOM_HEADERS`).
  */

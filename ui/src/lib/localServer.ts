@@ -30,6 +30,7 @@ export function localServerSettings(baseUrl: string, current: AppSettings | null
     fast_model: null,
     default_mode: null,
     max_concurrency: null,
+    max_model_calls: null,
     custom_headers: null,
     ...current,
     base_url: baseUrl.trim(),

@@ -109,6 +109,7 @@ describe("FirstRun with a local model server", () => {
       fast_model: null,
       default_mode: null,
       max_concurrency: null,
+      max_model_calls: null,
       custom_headers: null,
     };
     expect(calls).toEqual([{ cmd: "save_settings", args: { settings } }]);
@@ -174,7 +175,7 @@ describe("FirstRun with a local model server", () => {
   it("keeps the saved settings when it is given them", async () => {
     shell();
     const user = userEvent.setup();
-    const settings: AppSettings = { base_url: null, model: "qwen3:8b", fast_model: null, default_mode: "plan", max_concurrency: 4, custom_headers: null };
+    const settings: AppSettings = { base_url: null, model: "qwen3:8b", fast_model: null, default_mode: "plan", max_concurrency: 4, max_model_calls: null, custom_headers: null };
     render(FirstRun, { settings, onsaved: vi.fn() });
     await user.click(screen.getByTestId("first-run-local-use"));
     await waitFor(() => expect(calls).toEqual([{ cmd: "save_settings", args: { settings: { ...settings, base_url: "http://localhost:11434" } } }]));
@@ -246,7 +247,7 @@ describe("App flow", () => {
         keyring_problem: null,
         has_auth_token: false,
         credentials_in_use: baseUrl ? "none (a local model server)" : null,
-        settings: { base_url: baseUrl, model: null, fast_model: null, default_mode: null, max_concurrency: null, custom_headers: null },
+        settings: { base_url: baseUrl, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null },
         default_model: "claude-default",
         default_fast_model: "claude-fast",
         recent_projects: [],

@@ -99,6 +99,7 @@ describe("Conversation with a live session: queue while running", () => {
     expect(pending[1]!.prompt).toBe("three");
     expect(screen.queryByTestId("queued-prompt")).toBeNull();
     expect(screen.getByTestId("turn-status").textContent?.trim()).toBe("running");
+    pending[1]!.channel.onmessage({ type: "turn_ended", reason: "end_turn" });
     pending[1]!.finish();
     await waitFor(() => expect(screen.getByTestId("turn-status").textContent?.trim()).toBe("idle"));
   });

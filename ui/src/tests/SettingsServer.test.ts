@@ -36,13 +36,14 @@ describe("The API key block", () => {
 });
 
 describe("Model server and defaults", () => {
-  it("saves all six fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
+  it("saves all seven fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
     const stored: AppSettings = {
       base_url: "https://gateway.example.com",
       model: "claude-big",
       fast_model: null,
       default_mode: "acceptEdits",
       max_concurrency: 4,
+      max_model_calls: 250,
       custom_headers: "X-Team: platform",
     };
     const ipc = mockSettings({ save_settings: () => stored });
@@ -54,6 +55,7 @@ describe("Model server and defaults", () => {
     await user.type(screen.getByTestId("settings-model"), "claude-big");
     await user.selectOptions(screen.getByTestId("settings-default-mode"), "acceptEdits");
     await user.type(screen.getByTestId("settings-concurrency"), "4");
+    await user.type(screen.getByTestId("settings-max-model-calls"), "250");
     await user.click(screen.getByTestId("settings-save"));
 
     await waitFor(() => expect(ipc.called("save_settings")).toHaveLength(1));
@@ -64,12 +66,35 @@ describe("Model server and defaults", () => {
         fast_model: null,
         default_mode: "acceptEdits",
         max_concurrency: 4,
+        max_model_calls: 250,
         custom_headers: "X-Team: platform",
       },
     });
     expect((await screen.findByText("Settings saved.")).getAttribute("role")).toBe("status");
     expect(onchanged).toHaveBeenCalledOnce();
     expect(value("settings-custom-headers")).toBe("X-Team: platform");
+    expect(value("settings-max-model-calls")).toBe("250");
+  });
+
+  it("shows the model-call limit as stored, saves it emptied as unset, and refuses a fraction", async () => {
+    const ipc = mockSettings({ save_settings: (args) => args.settings });
+    const user = userEvent.setup();
+    const app = appWith({ settings: { ...appState().settings, max_model_calls: 40 } });
+    render(SettingsPanel, { app, onchanged: vi.fn(), onclose: vi.fn() });
+    const field = screen.getByTestId("settings-max-model-calls");
+    expect(value("settings-max-model-calls")).toBe("40");
+    expect(screen.getByText("After this many, the turn stops and offers to continue; empty means 100.")).toBeTruthy();
+
+    await user.clear(field);
+    await user.type(field, "2.5");
+    await user.click(screen.getByTestId("settings-save"));
+    expect((await screen.findByRole("alert")).textContent).toContain("model calls per prompt must be a whole number");
+    expect(ipc.called("save_settings")).toEqual([]);
+
+    await user.clear(field);
+    await user.click(screen.getByTestId("settings-save"));
+    await waitFor(() => expect(ipc.called("save_settings")).toHaveLength(1));
+    expect(ipc.called("save_settings")[0]).toEqual({ settings: { ...appState().settings, max_model_calls: null } });
   });
 
   it("shows the engine's refusal and keeps what was typed", async () => {

@@ -108,9 +108,10 @@ describe("local model server", () => {
       fast_model: null,
       default_mode: null,
       max_concurrency: null,
+      max_model_calls: null,
       custom_headers: null,
     });
-    const current: AppSettings = { base_url: null, model: "qwen3", fast_model: null, default_mode: "plan", max_concurrency: 4, custom_headers: null };
+    const current: AppSettings = { base_url: null, model: "qwen3", fast_model: null, default_mode: "plan", max_concurrency: 4, max_model_calls: null, custom_headers: null };
     expect(localServerSettings("http://127.0.0.1:8080", current)).toEqual({ ...current, base_url: "http://127.0.0.1:8080" });
   });
 

@@ -7,18 +7,30 @@ import type { AttachedImage } from "../bindings/AttachedImage";
 import type { Event } from "../bindings/Event";
 import type { ProjectInfo } from "../bindings/ProjectInfo";
 import type { SessionInfo } from "../bindings/SessionInfo";
+import type { TurnEnd } from "../bindings/TurnEnd";
+import type { TurnSummary } from "../bindings/TurnSummary";
 import { SessionStore } from "../lib/conversation/session.svelte";
 
 export interface Turn {
   prompt: string;
   images: AttachedImage[];
+  /** How many other send_prompt calls were still open when this one was made. */
+  othersOpen: number;
   send: (event: Event) => void;
-  finish: () => void;
+  /** Ends the turn as the engine does: its `turn_ended` (unless the test sent one), then the
+   *  command's answer. */
+  finish: (end?: TurnEnd) => void;
+  /** Only the command's answer: the turn's `turn_ended` is left for the test to send late (or never). */
+  resolve: (end?: TurnEnd) => void;
+  /** The command fails: the engine refused the prompt (a turn still running, a bad image). */
+  reject: (error: string) => void;
+  /** The command has answered or failed. */
+  settled: boolean;
 }
 
 export interface Live {
   session: SessionStore;
-  /** send_prompt calls still open, in order. */
+  /** The send_prompt calls, in order (finished ones stay). */
   turns: Turn[];
   /** Every command with its arguments. */
   calls: { cmd: string; args: Record<string, unknown> }[];
@@ -50,7 +62,7 @@ export const appState = (): AppState => ({
   keyring_problem: null,
   has_auth_token: false,
   credentials_in_use: "the OS keyring",
-  settings: { base_url: null, model: null, fast_model: null, default_mode: null, max_concurrency: null, custom_headers: null },
+  settings: { base_url: null, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null },
   default_model: "claude-main",
   default_fast_model: "claude-fast",
   recent_projects: [],
@@ -75,13 +87,31 @@ export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<
     if (handler) return handler(args);
     if (cmd === "send_prompt") {
       const channel = args.onEvent as Channel<Event>;
-      return new Promise((resolve) => {
-        turns.push({
+      return new Promise<TurnSummary>((resolve, reject) => {
+        let ended = false;
+        const turn: Turn = {
           prompt: String(args.prompt),
           images: (args.images ?? []) as AttachedImage[],
-          send: (event) => channel.onmessage(event),
-          finish: () => resolve({ end: "end_turn", error: null, session_cost_usd: null }),
-        });
+          othersOpen: turns.filter((t) => !t.settled).length,
+          settled: false,
+          send: (event) => {
+            if (event.type === "turn_ended") ended = true;
+            channel.onmessage(event);
+          },
+          finish: (end = "end_turn") => {
+            if (!ended) turn.send({ type: "turn_ended", reason: end });
+            turn.resolve(end);
+          },
+          resolve: (end = "end_turn") => {
+            turn.settled = true;
+            resolve({ end, error: null, session_cost_usd: null });
+          },
+          reject: (error) => {
+            turn.settled = true;
+            reject(error);
+          },
+        };
+        turns.push(turn);
       });
     }
     if (cmd === "get_app_state") return appState();

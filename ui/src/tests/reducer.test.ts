@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../bindings/Event";
 import type { PastCall } from "../bindings/PastCall";
-import { dropPermission, fromHistory, initialState, rebuild, reduce, turnCost } from "../lib/conversation/reducer";
+import { dropPermission, fromHistory, initialState, MODEL_CALL_LIMIT_NOTICE, rebuild, reduce, turnCost, withdrawOffer } from "../lib/conversation/reducer";
+import { keepLate } from "../lib/conversation/turns";
 import type { ConversationState, Item } from "../lib/conversation/types";
 import { bashRequest, completed, editRequest, queued, usage } from "./fixtures";
 
@@ -354,5 +355,63 @@ describe("reducer: context meter and cost", () => {
     const after = rebuild(before, [{ role: "user", content: "summary" }, { role: "assistant", content: "ok" }], [], []);
     expect(after.items.map((i) => i.kind)).toEqual(["user", "assistant"]);
     expect(after).toMatchObject({ mode: "plan", usage: before.usage, context: before.context, cost: before.cost, todos: before.todos, changes_seq: 4 });
+  });
+});
+
+describe("reducer: the model-call limit", () => {
+  const notices = (s: ConversationState) => s.items.filter((i): i is Extract<Item, { kind: "notice" }> => i.kind === "notice");
+
+  it("says a turn stopped at the limit and offers to continue; other ends keep their notices", () => {
+    const running: ConversationState = { ...initialState(), running: true };
+    const s = reduce(running, { type: "turn_ended", reason: "max_turns" }, 0);
+    expect(s).toMatchObject({ running: false, last_end: "max_turns" });
+    expect(notices(s)).toEqual([{ kind: "notice", key: expect.any(String), level: "info", text: MODEL_CALL_LIMIT_NOTICE, action: "continue" }]);
+    expect(MODEL_CALL_LIMIT_NOTICE).toBe("Stopped after the limit of model calls for one prompt (set in Settings → Defaults).");
+
+    const ends = (["max_tokens", "aborted", "interrupted", "stopped_by_hook", "refusal", "error"] as const).map((reason) =>
+      notices(reduce(running, { type: "turn_ended", reason }, 0)).at(-1),
+    );
+    expect(ends.map((n) => n?.text)).toEqual([
+      "Turn ended: max tokens",
+      "Turn ended: aborted",
+      "Turn ended: interrupted",
+      "Turn ended: stopped by hook",
+      "Turn ended: refusal",
+      "Turn ended: error",
+    ]);
+    expect(ends.every((n) => n?.action === undefined)).toBe(true);
+    expect(notices(reduce(running, { type: "turn_ended", reason: "end_turn" }, 0))).toEqual([]);
+  });
+
+  it("withdraws the offer once a newer turn starts, or when it is taken", () => {
+    const limited = (s: ConversationState) => run([{ type: "turn_ended", reason: "max_turns" }], { ...s, running: true });
+    let s = limited(limited(initialState()));
+    expect(notices(s).map((n) => n.action)).toEqual(["continue", "continue"]);
+    s = reduce(s, { type: "turn_started", turn: 3 }, 0);
+    expect(notices(s).map((n) => n.action)).toEqual([undefined, undefined]);
+    expect(notices(s).map((n) => n.text)).toEqual([MODEL_CALL_LIMIT_NOTICE, MODEL_CALL_LIMIT_NOTICE]);
+
+    s = limited(s);
+    const key = notices(s).at(-1)!.key;
+    expect(withdrawOffer(s, "i999")).toBe(s);
+    expect(notices(withdrawOffer(s, key)).map((n) => n.action)).toEqual([undefined, undefined, undefined]);
+  });
+});
+
+describe("late events of a finished turn", () => {
+  it("never change the status; what only touches the old turn's cards or adds a line is kept", () => {
+    const late: Event[] = [
+      { type: "turn_ended", reason: "max_turns" },
+      { type: "turn_started", turn: 2 },
+      { type: "permission_requested", request: bashRequest() },
+      completed("t1"),
+      { type: "notice", message: "hook said hi" },
+      { type: "error", message: "boom" },
+      { type: "text_delta", text: "tail" },
+      usage({}),
+    ];
+    expect(late.map((e) => keepLate(e, false))).toEqual([false, false, false, true, true, true, true, true]);
+    // Once a newer turn started, streamed text and figures would land in its message and meter.
+    expect(late.map((e) => keepLate(e, true))).toEqual([false, false, false, true, true, true, false, false]);
   });
 });

@@ -318,7 +318,11 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
         unstamped_turn: null,
         changes_seq: state.changes_seq + 1,
       };
-      if (event.reason !== "end_turn") {
+      if (event.reason === "max_turns") {
+        // The engine stopped after its per-prompt limit of model calls: say which limit, and offer
+        // to go on (one click, instead of typing "continue").
+        next = withItem(next, (key) => ({ kind: "notice", key, level: "info", text: MODEL_CALL_LIMIT_NOTICE, action: "continue" }));
+      } else if (event.reason !== "end_turn") {
         next = withItem(next, (key) => ({
           kind: "notice",
           key,
@@ -329,7 +333,13 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
       return next;
     }
     case "turn_started":
-      return { ...state, turn: event.turn, unstamped_turn: event.turn, cost: { ...state.cost, turn_start_usd: costSoFar(state.cost) } };
+      // A newer turn started: an earlier offer to continue is moot.
+      return {
+        ...withdrawOffer(state),
+        turn: event.turn,
+        unstamped_turn: event.turn,
+        cost: { ...state.cost, turn_start_usd: costSoFar(state.cost) },
+      };
     case "mode_changed":
       return { ...state, mode: event.mode };
     case "todos_changed":
@@ -337,6 +347,15 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
     default:
       return state;
   }
+}
+
+export const MODEL_CALL_LIMIT_NOTICE = "Stopped after the limit of model calls for one prompt (set in Settings → Defaults).";
+
+/** Takes back what notices offer: the one keyed `key` (its offer was taken), or all of them. */
+export function withdrawOffer(state: ConversationState, key?: string): ConversationState {
+  const offers = (it: Item) => it.kind === "notice" && it.action !== undefined && (key === undefined || it.key === key);
+  if (!state.items.some(offers)) return state;
+  return { ...state, items: state.items.map((it) => (it.kind === "notice" && offers(it) ? { ...it, action: undefined } : it)) };
 }
 
 /** The session's cost now: nothing before the first response; null when the price is unknown. */

@@ -6,13 +6,15 @@ import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { RewindOutcome } from "../../bindings/RewindOutcome";
 import type { RewindRequest } from "../../bindings/RewindRequest";
 import type { SessionInfo } from "../../bindings/SessionInfo";
+import type { TurnSummary } from "../../bindings/TurnSummary";
 import { IMAGE_ONLY_PROMPT, toAttachedImages, type Attachment } from "../attachments";
 import { rewindSummary } from "../changes";
 import * as ipc from "../ipc";
 import type { SlashCommand } from "../../bindings/SlashCommand";
 import { MODES, modeNamed } from "../slashCommands";
 import { PersistedOutputs } from "./persisted.svelte";
-import { dropPermission, fromHistory, rebuild, reduce } from "./reducer";
+import { dropPermission, fromHistory, rebuild, reduce, withdrawOffer } from "./reducer";
+import { keepLate, OpenTurn } from "./turns";
 import type { ConversationState } from "./types";
 
 /** What the composer hands over: the typed text (trimmed; may be empty when images go) and the
@@ -74,8 +76,10 @@ export class SessionStore {
     this.history = state.items.flatMap((i) => (i.kind === "user" && i.text ? [i.text] : []));
   }
 
+  /** A turn runs: the view says so, or its command has not resolved yet (the engine holds the
+   *  session until it does, and would refuse another prompt). */
   get running() {
-    return this.state.running;
+    return this.state.running || this.open !== null;
   }
 
   /** How many permission requests wait for the user. */
@@ -90,17 +94,23 @@ export class SessionStore {
 
   // Events from the channel are applied once per frame: a fast stream of text deltas would
   // otherwise re-render (and re-parse the Markdown of) the message for every few characters.
-  private pending: Event[] = [];
+  // Each is tagged with its turn's token (see turns.ts).
+  private pending: { event: Event; turn: number }[] = [];
   private flushScheduled = false;
+  /** The turn whose command has not resolved yet (or whose end is awaited); null between turns. */
+  private open: OpenTurn | null = $state(null);
+  /** The token of the latest turn begun. */
+  private lastToken = 0;
 
-  private receive = (event: Event) => {
-    this.pending.push(event);
+  private receive(event: Event, turn: number) {
+    if (event.type === "turn_ended" && this.open?.token === turn) this.open.markEnded();
+    this.pending.push({ event, turn });
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     const raf = globalThis.requestAnimationFrame;
     if (typeof raf === "function") raf(() => this.flush());
     else setTimeout(() => this.flush(), 16);
-  };
+  }
 
   private flush() {
     this.flushScheduled = false;
@@ -109,7 +119,12 @@ export class SessionStore {
     this.pending = [];
     let state = this.state;
     const now = Date.now();
-    for (const e of events) state = reduce(state, e, now);
+    for (const { event, turn } of events) {
+      // Only the open turn's events may change the status; a finished turn's late ones are
+      // sorted by keepLate.
+      if (turn !== this.open?.token && !keepLate(event, turn < this.lastToken)) continue;
+      state = reduce(state, event, now);
+    }
     this.state = state;
   }
 
@@ -119,7 +134,7 @@ export class SessionStore {
     const draft: PromptDraft = { text: text.trim(), images };
     if (!draft.text && images.length === 0) return;
     if (draft.text) this.remember(draft.text);
-    if (this.state.running || this.compacting) {
+    if (this.running || this.compacting) {
       this.queue = [...this.queue, { id: this.nextQueueId++, ...draft }];
       return;
     }
@@ -148,8 +163,8 @@ export class SessionStore {
     if (!chosen) return;
     this.queue = [chosen, ...this.queue.filter((q) => q.id !== id)];
     // A compaction cannot be interrupted: its end sends the queue.
-    if (this.compacting && !this.state.running) return;
-    if (!this.state.running) {
+    if (this.compacting && !this.running) return;
+    if (!this.running) {
       this.sendNextQueued();
       return;
     }
@@ -164,35 +179,67 @@ export class SessionStore {
     this.queue = this.queue.filter((q) => q.id !== id);
   }
 
+  /** "Continue" on the notice of a turn stopped at the model-call limit: the offer is taken (it
+   *  cannot be sent twice) and "continue" goes out as a prompt, queued if something runs. */
+  continueTurn = (noticeKey: string) => {
+    this.state = withdrawOffer(this.state, noticeKey);
+    this.submit("continue");
+  };
+
   private async runTurn(draft: PromptDraft) {
+    const turn = new OpenTurn(++this.lastToken);
+    this.open = turn;
     this.state = { ...this.state, running: true, last_end: null };
+    let summary: TurnSummary;
     try {
       const prompt = draft.text || IMAGE_ONLY_PROMPT;
-      const summary = await ipc.sendPrompt(this.id, prompt, this.receive, toAttachedImages(draft.images));
-      this.flush(); // events that arrived before the command resolved come before its outcome
-      // The engine usually sent the same message as an `error` event already: show it once.
-      const error = summary.error;
-      if (error && !this.state.items.some((i) => i.kind === "notice" && i.level === "error" && i.text === error)) {
-        this.addError(error);
-      }
-      if (summary.session_cost_usd !== null) {
-        this.state = { ...this.state, cost: { ...this.state.cost, session_usd: summary.session_cost_usd, answered: true } };
-      }
+      summary = await ipc.sendPrompt(this.id, prompt, (e) => this.receive(e, turn.token), toAttachedImages(draft.images));
     } catch (e) {
-      // A rejected command sent nothing (the engine refuses before the turn starts): the prompt
-      // goes back to the composer with the reason.
-      this.flush();
-      const error = ipc.errorText(e);
-      this.addError(error);
-      this.unsent = [...this.unsent, { ...draft, error }];
-    } finally {
-      // The command resolving is the authoritative end, even if turn_ended was lost.
-      const lost = this.state.running && this.state.last_end === null;
-      this.state = { ...this.state, running: false, changes_seq: this.state.changes_seq + (lost ? 1 : 0) };
-      // A turn may have written custom commands (.claude/commands/): ask again, it is cheap.
-      if (this.queue.length === 0) void this.loadCommands();
-      this.sendNextQueued();
+      this.refused(turn, draft, ipc.errorText(e));
+      return;
     }
+    // The turn's last events may still be on their way: the next turn must not start before them.
+    await turn.waitForEnd();
+    this.flush(); // the turn's events come before its outcome
+    this.endTurn(turn, summary);
+  }
+
+  /** The turn's command resolved: the authoritative end, with or without its `turn_ended`. */
+  private endTurn(turn: OpenTurn, summary: TurnSummary) {
+    this.open = null;
+    // The engine usually sent the same message as an `error` event already: show it once.
+    const error = summary.error;
+    if (error && !this.state.items.some((i) => i.kind === "notice" && i.level === "error" && i.text === error)) {
+      this.addError(error);
+    }
+    // Its turn_ended got lost: the summary says the same (and the files may have changed).
+    if (!turn.ended) this.state = reduce(this.state, { type: "turn_ended", reason: summary.end }, Date.now());
+    const cost = summary.session_cost_usd;
+    this.state = {
+      ...this.state,
+      running: false,
+      cost: cost === null ? this.state.cost : { ...this.state.cost, session_usd: cost, answered: true },
+    };
+    // A turn may have written custom commands (.claude/commands/): ask again, it is cheap.
+    if (this.queue.length === 0) void this.loadCommands();
+    this.sendNextQueued();
+  }
+
+  /**
+   * A rejected command started nothing (the engine refuses before the turn starts): the prompt
+   * goes back to the composer with the reason. The queue is not drained: the reason (a turn still
+   * running, a bad image) may well refuse the next prompt too, so the user sends it when ready.
+   */
+  private refused(turn: OpenTurn, draft: PromptDraft, error: string) {
+    this.flush();
+    // Only this turn's own status is undone; a turn opened since is left alone.
+    if (this.open === turn) {
+      this.open = null;
+      this.state = { ...this.state, running: false };
+    }
+    this.addError(error);
+    this.unsent = [...this.unsent, { ...draft, error }];
+    if (this.queue.length) this.addNotice("The queued prompts wait: send them with Send now.");
   }
 
   private sendNextQueued() {
@@ -250,7 +297,7 @@ export class SessionStore {
       this.addError(`Could not compact the conversation: ${ipc.errorText(e)}`);
     } finally {
       this.compacting = false;
-      if (!this.state.running) this.sendNextQueued();
+      if (!this.running) this.sendNextQueued();
     }
   }
 

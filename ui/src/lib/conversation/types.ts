@@ -56,7 +56,12 @@ export type Item =
   | { kind: "user"; key: string; text: string; turn: number | null; images: PromptImage[] }
   | { kind: "assistant"; key: string; text: string; thinking: string; streaming: boolean }
   | { kind: "batch"; key: string; batch_id: number; concurrent: boolean; tool_ids: string[] }
-  | { kind: "notice"; key: string; level: "info" | "retry" | "error"; text: string };
+  /** `action` offers a next step with the notice (a button); withdrawn once it is moot. */
+  | { kind: "notice"; key: string; level: "info" | "retry" | "error"; text: string; action?: NoticeAction };
+
+/** What a notice may offer: "continue" sends the prompt "continue" after a turn stopped at the
+ *  limit of model calls for one prompt. */
+export type NoticeAction = "continue";
 
 export interface UsageTotals {
   input_tokens: number;
