@@ -17,6 +17,7 @@ pub mod hooks;
 pub mod input;
 pub mod mcp;
 pub mod model;
+pub mod outputs;
 pub mod permissions;
 pub mod pipeline;
 pub mod project;

@@ -212,12 +212,12 @@ fn run_tool_runs_through_the_pipeline_and_persists_large_output() {
     let path = out["persisted_path"].as_str().expect("persisted");
     assert_eq!(std::fs::read_to_string(path).unwrap().len(), 5000);
     // The outputs command lists it and reads a range of it.
-    let (code, list, _) = nerve(&["outputs", "--cwd", cwd], d.path());
+    let (code, list, _) = nerve(&["outputs", "list", "--cwd", cwd], d.path());
     assert_eq!(code, 0);
     assert_eq!(list[0]["path"], path);
     let bytes = Command::new(env!("CARGO_BIN_EXE_nerve"))
         .args([
-            "outputs", "--cwd", cwd, "--read", path, "--offset", "0", "--len", "10",
+            "outputs", "show", "--cwd", cwd, path, "--offset", "0", "--len", "10",
         ])
         .env("NERVE_DATA_DIR", d.path().join("data"))
         .output()
@@ -418,5 +418,119 @@ fn release_builds_leave_the_test_tools_out() {
     assert_eq!(
         asks_for_test_tools,
         vec![("nerve".to_string(), "dev".to_string())]
+    );
+}
+
+/// `nerve outputs ...` as text: (exit code, stdout, stderr).
+fn outputs_cli(args: &[&str], dir: &std::path::Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+        .arg("outputs")
+        .args(args)
+        .env("NERVE_DATA_DIR", dir.join("data"))
+        .env("HOME", dir.join("home"))
+        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn outputs_are_listed_shown_searched_and_deleted() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let (code, seq, err) = nerve(
+        &[
+            "run-tool",
+            "--bare",
+            "--yes",
+            "--cwd",
+            cwd,
+            "Bash",
+            r#"{"command": "seq 1 40000"}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let seq_path = seq["persisted_path"]
+        .as_str()
+        .expect("seq's output is persisted")
+        .to_string();
+    let (code, big, err) = nerve(
+        &[
+            "run-tool",
+            "--bare",
+            "--cwd",
+            cwd,
+            "TestBigOutput",
+            r#"{"chars": 5000}"#,
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let big_path = big["persisted_path"].as_str().unwrap().to_string();
+
+    let (code, list, err) = outputs_cli(&["list", "--cwd", cwd], d.path());
+    assert_eq!(code, 0, "{err}");
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let tools: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["TestBigOutput", "Bash"], "newest first");
+    assert!(list.as_array().unwrap().iter().all(|o| o["exists"] == true));
+    let seq_id = list[1]["tool_use_id"].as_str().unwrap().to_string();
+    let (_, only_bash, _) = outputs_cli(&["list", "--cwd", cwd, "--tool", "Bash"], d.path());
+    let only_bash: Value = serde_json::from_str(&only_bash).unwrap();
+    assert_eq!(only_bash.as_array().unwrap().len(), 1);
+
+    let show = |args: &[&str]| {
+        let mut all = vec!["show", "--cwd", cwd, seq_id.as_str()];
+        all.extend_from_slice(args);
+        outputs_cli(&all, d.path())
+    };
+    assert_eq!(show(&["--tail", "2"]).1, "39999\n40000\n");
+    assert_eq!(
+        show(&["--lines", "10:12"]).1,
+        "    10\t10\n    11\t11\n    12\t12\n"
+    );
+    assert_eq!(show(&["--head", "1"]).1, "     1\t1\n");
+    let (code, _, err) = show(&["--lines", "12:10"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--lines takes FIRST:LAST"), "{err}");
+
+    let (code, hits, err) = outputs_cli(&["search", "--cwd", cwd, "31337"], d.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(hits, format!("{seq_id}:31337:31337\n"));
+    let (_, hits, _) = outputs_cli(&["search", "--cwd", cwd, "--regex", "^400[0-9]$"], d.path());
+    assert_eq!(hits.lines().count(), 10);
+    assert!(hits.starts_with(&format!("{seq_id}:4000:4000\n")), "{hits}");
+    let (_, capped, err) = outputs_cli(&["search", "--cwd", cwd, "--max", "3", "x"], d.path());
+    assert_eq!(capped.lines().count(), 3);
+    assert!(err.contains("stopped after 3 matching lines"), "{err}");
+    let (code, _, err) = outputs_cli(&["search", "--cwd", cwd, "--regex", "("], d.path());
+    assert_ne!(code, 0);
+    assert!(err.contains("not a valid regular expression"), "{err}");
+
+    let (_, du, _) = outputs_cli(&["du", "--cwd", cwd], d.path());
+    assert!(du.trim().ends_with(" KB"), "{du}");
+    let (code, freed, err) = outputs_cli(&["rm", "--cwd", cwd, &seq_id], d.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(freed, "deleted 1 outputs, freed 223.5 KB\n");
+    assert!(!std::path::Path::new(&seq_path).exists());
+    assert!(std::path::Path::new(&big_path).exists());
+    let (_, list, _) = outputs_cli(&["list", "--cwd", cwd], d.path());
+    let list: Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let (code, _, err) = outputs_cli(&["rm", "--cwd", cwd, "toolu_nope"], d.path());
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("no persisted output of this project is `toolu_nope`"),
+        "{err}"
     );
 }

@@ -199,4 +199,21 @@ describe("Unapproved MCP servers", () => {
     await waitFor(() => expect(live.called("get_project_settings")).toEqual([{ projectPath: PROJECT, sessionId: "s1" }]));
     scrolled.mockRestore();
   });
+
+  it("are named by a notice in the conversation whose button opens Settings there", async () => {
+    vi.spyOn(Element.prototype, "scrollIntoView").mockImplementation(() => {});
+    liveSession(undefined, { open_project: ({ path }) => ({ ...projectInfo(String(path)), unapproved_mcp_servers: ["github", "db"] }) });
+    const user = userEvent.setup();
+    render(App);
+    await user.type(await screen.findByTestId("project-path-input"), PROJECT);
+    await user.click(screen.getByTestId("project-path-open"));
+
+    const button = await screen.findByTestId("notice-review-mcp", {}, { timeout: 5000 });
+    expect(button.closest("[data-testid='notice']")?.textContent).toContain(
+      "MCP servers from .mcp.json are not started until you approve them in Settings: github, db",
+    );
+    await user.click(button);
+    expect(screen.getByTestId("settings-nav-mcp").getAttribute("aria-current")).toBe("true");
+    vi.restoreAllMocks();
+  });
 });

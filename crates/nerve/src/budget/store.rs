@@ -208,6 +208,28 @@ impl ResultStore {
         Ok(entries)
     }
 
+    /// Drops the index lines of the outputs `gone` says are gone (their files were deleted),
+    /// rewriting the index atomically. Lines that do not parse are kept: this never loses what it
+    /// cannot read. A session appending at the same moment may lose that one line (last rename
+    /// wins); deleting is a user's action between turns.
+    pub fn forget(project_data_dir: &Path, gone: impl Fn(&IndexEntry) -> bool) -> io::Result<()> {
+        let path = Self::index_path(project_data_dir);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        let mut kept = String::with_capacity(text.len());
+        for line in text.lines() {
+            let drop = serde_json::from_str::<IndexEntry>(line).is_ok_and(|e| gone(&e));
+            if !drop && !line.trim().is_empty() {
+                kept.push_str(line);
+                kept.push('\n');
+            }
+        }
+        crate::tools::fs::write_atomic(&path, kept.as_bytes())
+    }
+
     /// Reads `len` bytes at `offset` of a persisted output listed in the project's index. Paths not in
     /// the index are refused, so this cannot be used to read arbitrary files.
     pub fn read_range(project_data_dir: &Path, path: &Path, offset: u64, len: usize) -> io::Result<Vec<u8>> {

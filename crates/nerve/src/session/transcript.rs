@@ -251,7 +251,7 @@ pub fn is_transcript(path: &Path) -> bool {
 /// A session's title: the start of its first prompt. Only the lines up to that prompt are read,
 /// so listing hundreds of long sessions stays quick (a transcript can hold many megabytes of tool
 /// results after it).
-fn title_of(path: &Path) -> String {
+pub fn title_of(path: &Path) -> String {
     let Ok(file) = File::open(path) else {
         return String::new();
     };

@@ -66,11 +66,18 @@ export class SessionStore {
       cost: { session_usd: info.session_cost_usd, answered: info.session_cost_usd !== null || info.context_tokens > 0, turn_start_usd: null },
     };
     // Problems met while starting are shown, not swallowed: the user should know what is missing.
-    const notices = [...info.warnings];
+    for (const message of info.warnings) state = reduce(state, { type: "notice", message }, 0);
     if (unapprovedMcpServers.length) {
-      notices.push(`MCP servers from .mcp.json not started until approved in the settings: ${unapprovedMcpServers.join(", ")}`);
+      const message = `MCP servers from .mcp.json are not started until you approve them in Settings: ${unapprovedMcpServers.join(", ")}`;
+      state = reduce(state, { type: "notice", message }, 0);
+      // The notice offers the way there (a button to Settings' MCP servers).
+      state = {
+        ...state,
+        items: state.items.map((item, i) =>
+          i === state.items.length - 1 && item.kind === "notice" ? { ...item, action: "review-mcp" } : item,
+        ),
+      };
     }
-    for (const message of notices) state = reduce(state, { type: "notice", message }, 0);
     this.state = state;
     // A resumed session recalls its earlier prompts too.
     this.history = state.items.flatMap((i) => (i.kind === "user" && i.text ? [i.text] : []));

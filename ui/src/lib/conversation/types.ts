@@ -60,8 +60,9 @@ export type Item =
   | { kind: "notice"; key: string; level: "info" | "retry" | "error"; text: string; action?: NoticeAction };
 
 /** What a notice may offer: "continue" sends the prompt "continue" after a turn stopped at the
- *  limit of model calls for one prompt. */
-export type NoticeAction = "continue";
+ *  limit of model calls for one prompt; "review-mcp" opens Settings at the MCP servers that wait
+ *  for approval. */
+export type NoticeAction = "continue" | "review-mcp";
 
 export interface UsageTotals {
   input_tokens: number;

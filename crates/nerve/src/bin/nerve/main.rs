@@ -1,6 +1,7 @@
 //! `nerve`: the headless front-end of the engine.
 
 mod auth;
+mod outputs;
 mod print;
 mod rewind;
 
@@ -11,7 +12,6 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
 use clap::{Args, Parser, Subcommand};
-use nerve::budget::ResultStore;
 use nerve::events::{Event, EventSink};
 use nerve::mcp::{McpManager, McpOptions, collect_servers};
 use nerve::permissions::{
@@ -104,20 +104,10 @@ enum Command {
         #[command(subcommand)]
         action: auth::AuthCommand,
     },
-    /// List the project's persisted tool outputs, or read part of one.
+    /// The project's persisted tool outputs: list, show, search, delete, disk usage.
     Outputs {
-        /// The project folder.
-        #[arg(long, default_value = ".")]
-        cwd: PathBuf,
-        /// Read this persisted output instead of listing.
-        #[arg(long)]
-        read: Option<PathBuf>,
-        /// Byte offset to read from.
-        #[arg(long, default_value_t = 0)]
-        offset: u64,
-        /// How many bytes to read.
-        #[arg(long, default_value_t = 65_536)]
-        len: usize,
+        #[command(subcommand)]
+        action: outputs::OutputsCommand,
     },
 }
 
@@ -384,20 +374,6 @@ fn sessions(cwd: PathBuf, fork: Option<String>, export: Option<String>) -> Resul
     Ok(())
 }
 
-fn outputs(cwd: PathBuf, read: Option<PathBuf>, offset: u64, len: usize) -> Result<()> {
-    let dir = std::fs::canonicalize(&cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
-    let data = nerve::storage::project_data_dir(&nerve::storage::data_dir(), &dir);
-    match read {
-        Some(path) => {
-            let bytes = ResultStore::read_range(&data, &path, offset, len)
-                .with_context(|| format!("cannot read persisted output {}", path.display()))?;
-            std::io::stdout().write_all(&bytes)?;
-        }
-        None => println!("{}", serde_json::to_string_pretty(&ResultStore::list(&data)?)?),
-    }
-    Ok(())
-}
-
 fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("NERVE_LOG"))
@@ -447,12 +423,7 @@ fn run(cli: Cli) -> Result<()> {
                 let code = auth::run(action)?;
                 std::process::exit(code);
             }
-            Some(Command::Outputs {
-                cwd,
-                read,
-                offset,
-                len,
-            }) => outputs(cwd, read, offset, len),
+            Some(Command::Outputs { action }) => outputs::run(action),
             None => match cli.print.prompt.clone() {
                 Some(prompt) => {
                     let code = print::run(cli.print, prompt).await?;
