@@ -37,6 +37,13 @@ const COMMANDS: &[&str] = &[
     "list_models",
     "set_auth_token",
     "delete_auth_token",
+    "list_outputs",
+    "search_outputs",
+    "read_output_lines",
+    "tail_output",
+    "delete_outputs",
+    "save_output_as",
+    "reveal_output",
 ];
 
 fn main() {

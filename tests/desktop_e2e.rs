@@ -1468,6 +1468,117 @@ async fn the_installed_app_shows_its_first_screen() {
     client.close().await.unwrap();
 }
 
+fn outputs_scenario() -> Scenario {
+    let steps = json!([
+        {
+            "expect": {"last_user_text_contains": "Count to a hundred thousand"},
+            "response": stream(vec![tool_use("toolu_count", "Bash", json!({"command": "seq 1 100000", "description": "Count"}))], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_count", "contains": "persisted-output"}},
+            "response": stream(vec![json!({"type": "text", "text": "Counted."})], "end_turn"),
+        },
+        {
+            "expect": {"last_user_text_contains": "Count the evens", "message_count": 1},
+            "response": stream(vec![tool_use("toolu_evens", "Bash", json!({"command": "seq 2 2 50000", "description": "Evens"}))], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_evens", "contains": "persisted-output"}},
+            "response": stream(vec![json!({"type": "text", "text": "Counted evens."})], "end_turn"),
+        },
+    ]);
+    Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
+}
+
+/// The Outputs browser, with the sessions that made the outputs ended: two sessions each persist an
+/// output; the browser lists both, a session filter leaves one, a search finds a line by its
+/// number and opens the viewer there, tail shows the last line, and save-as writes a byte-identical
+/// copy.
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn outputs_browser_in_the_desktop_app() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\n").unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let saved = data.path().join("saved-copy.txt");
+    let server = MockServer::start(outputs_scenario()).await.unwrap();
+    let port = free_port();
+    let _driver = start_driver_with(port, data.path(), "outputs", &[("NERVE_TEST_SAVE_AS", &saved)]);
+    let client = connect(port).await;
+    set_up(&client, &server, &root).await;
+
+    send(&client, "Count to a hundred thousand.").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Counted.").await;
+    new_session(&client).await;
+    send(&client, "Count the evens.").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Counted evens.").await;
+    // Both sessions that made outputs are ended: a new, empty one is open.
+    new_session(&client).await;
+
+    click(&client, "[data-testid='open-outputs']").await;
+    let rows = "[data-testid='output-row']";
+    wait_for(Some(&client), "both outputs listed", || {
+        let c = client.clone();
+        async move { (c.find_all(Locator::Css(rows)).await.ok()?.len() == 2).then_some(()) }
+    })
+    .await;
+    screenshot(&client, "16-outputs-browser").await;
+    // A session filter leaves one.
+    let filter = element(&client, "[data-testid='outputs-filter-session']").await;
+    let options = filter.find_all(Locator::Css("option")).await.unwrap();
+    assert_eq!(options.len(), 3, "all sessions and the two that made outputs");
+    options[2].click().await.unwrap();
+    wait_for(Some(&client), "one output after filtering", || {
+        let c = client.clone();
+        async move { (c.find_all(Locator::Css(rows)).await.ok()?.len() == 1).then_some(()) }
+    })
+    .await;
+    options[0].click().await.unwrap();
+    wait_for(Some(&client), "both outputs again", || {
+        let c = client.clone();
+        async move { (c.find_all(Locator::Css(rows)).await.ok()?.len() == 2).then_some(()) }
+    })
+    .await;
+
+    // Search finds a line by its number; the hit opens the viewer there.
+    type_into(&client, "[data-testid='outputs-search-input']", "^77777$").await;
+    click(&client, "[data-testid='outputs-search-regex']").await;
+    click(&client, "[data-testid='outputs-search-run']").await;
+    let hit = "[data-testid='search-hit'][data-tool-use-id='toolu_count'][data-line='77777']";
+    click(&client, hit).await;
+    wait_for_text(&client, "[data-testid='viewer-line'][data-line='77777']", "77777").await;
+    screenshot(&client, "17-output-viewer").await;
+    // Tail: the last line.
+    click(&client, "[data-testid='viewer-tail']").await;
+    wait_for_text(&client, "body", "100000").await;
+    // Save as: a byte-identical copy.
+    click(&client, "[data-testid='viewer-save']").await;
+    let original: Value = {
+        let list = std::fs::read_dir(data.path().join("projects")).unwrap();
+        let project = list.flatten().next().unwrap().path();
+        let index = std::fs::read_to_string(project.join("tool-results-index.jsonl")).unwrap();
+        index
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["tool_use_id"] == "toolu_count")
+            .unwrap()
+    };
+    let original_path = PathBuf::from(original["path"].as_str().unwrap());
+    wait_file("the saved copy", &saved, |t| {
+        t.is_some_and(|t| t.ends_with("100000\n"))
+    })
+    .await;
+    assert_eq!(
+        std::fs::read(&saved).unwrap(),
+        std::fs::read(&original_path).unwrap()
+    );
+    click(&client, "[data-testid='outputs-close']").await;
+    element(&client, "[data-testid='prompt-input']").await;
+    assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+    client.close().await.unwrap();
+}
+
 fn sleep_running() -> bool {
     Command::new("pgrep")
         .args(["-f", SLEEP_COMMAND])

@@ -47,6 +47,10 @@ mod tests {
         nerve::permissions::settings::RuleEdit::export_all(&cfg).unwrap();
         nerve::model::client::ModelListing::export_all(&cfg).unwrap();
         nerve::agent::AttachedImage::export_all(&cfg).unwrap();
+        crate::outputs_commands::OutputsView::export_all(&cfg).unwrap();
+        crate::outputs_commands::SearchDone::export_all(&cfg).unwrap();
+        nerve::outputs::SearchHit::export_all(&cfg).unwrap();
+        nerve::outputs::Deleted::export_all(&cfg).unwrap();
     }
 
     fn files(dir: &Path) -> BTreeMap<PathBuf, String> {

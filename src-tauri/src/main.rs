@@ -8,6 +8,7 @@ mod bindings;
 mod commands;
 mod dto;
 mod error;
+mod outputs_commands;
 mod policy;
 mod sessions;
 mod settings;
@@ -67,6 +68,13 @@ fn main() {
             settings_commands::list_models,
             settings_commands::set_auth_token,
             settings_commands::delete_auth_token,
+            outputs_commands::list_outputs,
+            outputs_commands::search_outputs,
+            outputs_commands::read_output_lines,
+            outputs_commands::tail_output,
+            outputs_commands::delete_outputs,
+            outputs_commands::save_output_as,
+            outputs_commands::reveal_output,
         ])
         .build(tauri::generate_context!());
     let app = match app {

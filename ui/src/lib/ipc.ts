@@ -29,6 +29,11 @@ import type { RulesView } from "../bindings/RulesView";
 import type { PermissionCheck } from "../bindings/PermissionCheck";
 import type { McpServerView } from "../bindings/McpServerView";
 import type { ModelListing } from "../bindings/ModelListing";
+import type { OutputsView } from "../bindings/OutputsView";
+import type { SearchHit } from "../bindings/SearchHit";
+import type { SearchDone } from "../bindings/SearchDone";
+import type { OutputLine } from "../bindings/OutputLine";
+import type { Deleted } from "../bindings/Deleted";
 
 export const getAppState = () => invoke<AppState>("get_app_state");
 
@@ -146,6 +151,46 @@ export const listModels = (baseUrl: string | null, customHeaders: string | null)
 export const setAuthToken = (token: string) => invoke<string | null>("set_auth_token", { token });
 
 export const deleteAuthToken = () => invoke<void>("delete_auth_token");
+
+/** A project's persisted outputs (one session's or one tool's when given) and their disk use; works
+ *  with no session open. */
+export const listOutputs = (projectPath: string, sessionId: string | null, tool: string | null) =>
+  invoke<OutputsView>("list_outputs", { projectPath, sessionId, tool });
+
+/** Searches the outputs' contents in the engine (ripgrep's searcher); hits stream to `onHit` as
+ *  they are found; resolves when the search ends. */
+export function searchOutputs(
+  projectPath: string,
+  pattern: string,
+  regex: boolean,
+  sessionId: string | null,
+  tool: string | null,
+  onHit: (hit: SearchHit) => void,
+) {
+  const channel = new Channel<SearchHit>();
+  channel.onmessage = onHit;
+  return invoke<SearchDone>("search_outputs", { projectPath, pattern, regex, sessionId, tool, onHit: channel });
+}
+
+/** Lines `first..first+count` (1-based) of an output, by call id or path. */
+export const readOutputLines = (projectPath: string, output: string, first: number, count: number) =>
+  invoke<OutputLine[]>("read_output_lines", { projectPath, output, first, count });
+
+/** The last `count` lines of an output (read backwards from its end by the engine). */
+export const tailOutput = (projectPath: string, output: string, count: number) =>
+  invoke<string[]>("tail_output", { projectPath, output, count });
+
+/** Deletes outputs (call ids or paths), or all of a session's; what it freed. */
+export const deleteOutputs = (projectPath: string, outputs: string[], sessionId: string | null) =>
+  invoke<Deleted>("delete_outputs", { projectPath, outputs, sessionId });
+
+/** Saves a byte-identical copy where the user picks (the save dialog opens from the shell). */
+export const saveOutputAs = (projectPath: string, output: string) =>
+  invoke<string | null>("save_output_as", { projectPath, output });
+
+/** Shows the output's file in the system's file manager. */
+export const revealOutput = (projectPath: string, output: string) =>
+  invoke<void>("reveal_output", { projectPath, output });
 
 export function errorText(e: unknown): string {
   if (typeof e === "string") return e;
