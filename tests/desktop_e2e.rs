@@ -755,11 +755,19 @@ fn review_scenario(dir: &Path) -> Scenario {
 
 /// First run: the key, the mock as the endpoint, then the project (a new session starts).
 async fn set_up(client: &Client, server: &MockServer, root: &Path) {
+    set_up_with(client, server, root, &[]).await;
+}
+
+/// [`set_up`], typing `fields` (a Settings field's test id and its text) before saving.
+async fn set_up_with(client: &Client, server: &MockServer, root: &Path, fields: &[(&str, &str)]) {
     type_into(client, "[data-testid='api-key-input']", API_KEY).await;
     click(client, "[data-testid='api-key-save']").await;
     click(client, "[data-testid='open-settings']").await;
     type_into(client, "[data-testid='settings-base-url']", &server.url()).await;
     type_into(client, "[data-testid='settings-model']", "claude-e2e").await;
+    for (testid, text) in fields {
+        type_into(client, &format!("[data-testid='{testid}']"), text).await;
+    }
     click(client, "[data-testid='settings-save']").await;
     wait_for_text(client, "[data-testid='settings-panel']", "Settings saved.").await;
     click(client, "[data-testid='settings-close']").await;
@@ -1358,23 +1366,7 @@ async fn queued_prompts_survive_the_call_limit_in_the_desktop_app() {
     let port = free_port();
     let _driver = start_driver(port, data.path(), "queue");
     let client = connect(port).await;
-    type_into(&client, "[data-testid='api-key-input']", API_KEY).await;
-    click(&client, "[data-testid='api-key-save']").await;
-    click(&client, "[data-testid='open-settings']").await;
-    type_into(&client, "[data-testid='settings-base-url']", &server.url()).await;
-    type_into(&client, "[data-testid='settings-model']", "claude-e2e").await;
-    type_into(&client, "[data-testid='settings-max-model-calls']", "2").await;
-    click(&client, "[data-testid='settings-save']").await;
-    wait_for_text(&client, "[data-testid='settings-panel']", "Settings saved.").await;
-    click(&client, "[data-testid='settings-close']").await;
-    type_into(
-        &client,
-        "[data-testid='project-path-input']",
-        &root.display().to_string(),
-    )
-    .await;
-    click(&client, "[data-testid='project-path-open']").await;
-    element(&client, "[data-testid='prompt-input']").await;
+    set_up_with(&client, &server, &root, &[("settings-max-model-calls", "2")]).await;
 
     send(&client, "Count slowly.").await;
     wait_for_text(&client, "[data-testid='notice']", "limit of model calls").await;

@@ -116,15 +116,21 @@ pub async fn save_settings(
 #[tauri::command]
 pub async fn set_api_key(key: String) -> Result<Option<String>, ShellError> {
     blocking(move || {
-        match credentials::store_api_key(&ApiKey::new(key.trim().to_string())).map_err(to_shell)? {
-            credentials::StoredIn::Keyring => Ok(None),
-            credentials::StoredIn::File { path, .. } => Ok(Some(format!(
-                "No system keyring answered, so the key is kept in {}, readable only by you.",
-                path.display()
-            ))),
-        }
+        let stored = credentials::store_api_key(&ApiKey::new(key.trim().to_string())).map_err(to_shell)?;
+        Ok(stored_note(&stored, "key"))
     })
     .await
+}
+
+/// What to tell the user about where a secret went: nothing for the keyring, the file otherwise.
+pub(crate) fn stored_note(stored: &credentials::StoredIn, what: &str) -> Option<String> {
+    match stored {
+        credentials::StoredIn::Keyring => None,
+        credentials::StoredIn::File { path, .. } => Some(format!(
+            "No system keyring answered, so the {what} is kept in {}, readable only by you.",
+            path.display()
+        )),
+    }
 }
 
 /// Removes the API key from the OS keyring.

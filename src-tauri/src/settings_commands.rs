@@ -181,13 +181,9 @@ pub async fn list_models(
 #[tauri::command]
 pub async fn set_auth_token(token: String) -> Result<Option<String>, ShellError> {
     blocking(move || {
-        match credentials::store_auth_token(&ApiKey::new(token.trim().to_string())).map_err(to_shell)? {
-            credentials::StoredIn::Keyring => Ok(None),
-            credentials::StoredIn::File { path, .. } => Ok(Some(format!(
-                "No system keyring answered, so the token is kept in {}, readable only by you.",
-                path.display()
-            ))),
-        }
+        let stored =
+            credentials::store_auth_token(&ApiKey::new(token.trim().to_string())).map_err(to_shell)?;
+        Ok(crate::commands::stored_note(&stored, "token"))
     })
     .await
 }

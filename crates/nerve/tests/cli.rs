@@ -5,7 +5,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn nerve(args: &[&str], dir: &std::path::Path) -> (i32, Value, String) {
+/// `nerve ARGS` in `dir`'s own data folder and home, as text: (exit code, stdout, stderr).
+fn nerve_text(args: &[&str], dir: &std::path::Path) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
         .args(args)
         .env("NERVE_DATA_DIR", dir.join("data"))
@@ -15,13 +16,17 @@ fn nerve(args: &[&str], dir: &std::path::Path) -> (i32, Value, String) {
         .current_dir(dir)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = serde_json::from_str(&stdout).unwrap_or(Value::Null);
     (
         out.status.code().unwrap_or(-1),
-        json,
+        String::from_utf8_lossy(&out.stdout).to_string(),
         String::from_utf8_lossy(&out.stderr).to_string(),
     )
+}
+
+/// [`nerve_text`] with stdout parsed as JSON (`null` when it is not).
+fn nerve(args: &[&str], dir: &std::path::Path) -> (i32, Value, String) {
+    let (code, stdout, stderr) = nerve_text(args, dir);
+    (code, serde_json::from_str(&stdout).unwrap_or(Value::Null), stderr)
 }
 
 fn project() -> tempfile::TempDir {
@@ -421,21 +426,9 @@ fn release_builds_leave_the_test_tools_out() {
     );
 }
 
-/// `nerve outputs ...` as text: (exit code, stdout, stderr).
+/// `nerve outputs ARGS` as text.
 fn outputs_cli(args: &[&str], dir: &std::path::Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
-        .arg("outputs")
-        .args(args)
-        .env("NERVE_DATA_DIR", dir.join("data"))
-        .env("HOME", dir.join("home"))
-        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    nerve_text(&[&["outputs"], args].concat(), dir)
 }
 
 #[test]

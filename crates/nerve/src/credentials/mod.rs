@@ -127,12 +127,18 @@ pub fn store_auth_token(token: &ApiKey) -> Result<StoredIn, CredentialError> {
 /// Removes the stored bearer token; `false` when none was stored.
 pub fn delete_auth_token() -> Result<bool, CredentialError> {
     let store = os_store_for(AUTH_TOKEN_KEYRING_USER).ok_or(CredentialError::KeyringOff)?;
-    let from_file = match token_file() {
+    remove_from_both(&store, token_file().as_ref())
+}
+
+/// Removes a secret from the keyring and its private file; `false` when neither held it.
+fn remove_from_both(store: &KeyringStore, file: Option<&FileStore>) -> Result<bool, CredentialError> {
+    let from_file = match file {
         Some(file) => file.remove().map_err(CredentialError::Keyring)?,
         None => false,
     };
     match store.remove() {
         Ok(removed) => Ok(removed || from_file),
+        // No keyring to remove from: what the file held is gone, and that is all there was.
         Err(StoreError::Unavailable(_)) => Ok(from_file),
         Err(e) => Err(CredentialError::Keyring(e)),
     }
@@ -235,16 +241,7 @@ pub fn store_api_key(key: &ApiKey) -> Result<StoredIn, CredentialError> {
 /// Removes the key from the OS keyring and the credentials file; `false` when neither held one.
 pub fn delete_api_key() -> Result<bool, CredentialError> {
     let store = os_store().ok_or(CredentialError::KeyringOff)?;
-    let from_file = match FileStore::in_config_dir() {
-        Some(file) => file.remove().map_err(CredentialError::Keyring)?,
-        None => false,
-    };
-    match store.remove() {
-        Ok(removed) => Ok(removed || from_file),
-        // No keyring to remove from: what the file held is gone, and that is all there was.
-        Err(StoreError::Unavailable(_)) => Ok(from_file),
-        Err(e) => Err(CredentialError::Keyring(e)),
-    }
+    remove_from_both(&store, FileStore::in_config_dir().as_ref())
 }
 
 /// [`load_api_key`] over any store and environment value.
