@@ -46,7 +46,7 @@ rm -rf "$tools_dir"
 echo "== keyring test against a real Secret Service (must not skip)"
 NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test -p nerve --locked --test keyring
 echo "== desktop app end to end (Xvfb, tauri-driver, WebKitWebDriver, real keyring, mock model)"
-scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1440x960x24" \
+scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1920x1200x24" \
   cargo test -p nerve-desktop --locked --test desktop_e2e -- --ignored --nocapture --test-threads=1 \
   --skip the_installed_app
 echo "== the packages (.deb, .rpm): built, installed with dpkg, the installed app started, removed"

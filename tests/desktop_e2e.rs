@@ -1460,6 +1460,36 @@ async fn the_installed_app_shows_its_first_screen() {
     client.close().await.unwrap();
 }
 
+/// The window sizes every screen must fit: the smallest the app allows, its default, a large one.
+const SIZES: [(u32, u32); 3] = [(760, 520), (1280, 860), (1920, 1080)];
+
+/// At each of [`SIZES`]: a screenshot of the screen, and the checks that the page never scrolls
+/// sideways and that no visible button is cut off by the window's edges. Ends at the default size.
+async fn check_layout(client: &Client, screen: &str) {
+    let script = r#"
+        const de = document.documentElement;
+        const problems = [];
+        if (de.scrollWidth > de.clientWidth) problems.push(`the page scrolls sideways: ${de.scrollWidth} > ${de.clientWidth}`);
+        for (const b of document.querySelectorAll("button")) {
+            const r = b.getBoundingClientRect();
+            if (r.width === 0 || r.height === 0 || getComputedStyle(b).visibility === "hidden") continue;
+            if (r.left < -1 || r.right > de.clientWidth + 1) {
+                problems.push(`button "${b.textContent.trim()}" is cut off: ${Math.round(r.left)}..${Math.round(r.right)} of ${de.clientWidth}`);
+            }
+        }
+        return problems;
+    "#;
+    for (width, height) in SIZES {
+        client.set_window_size(width, height).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        screenshot(client, &format!("layout-{screen}-{width}x{height}")).await;
+        let problems = client.execute(script, vec![]).await.unwrap();
+        assert_eq!(problems, json!([]), "{screen} at {width}x{height}");
+    }
+    client.set_window_size(1280, 860).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+}
+
 fn outputs_scenario() -> Scenario {
     let steps = json!([
         {
@@ -1505,6 +1535,8 @@ async fn outputs_browser_in_the_desktop_app() {
     new_session(&client).await;
     send(&client, "Count the evens.").await;
     wait_for_text(&client, "[data-testid='assistant-text']", "Counted evens.").await;
+    // A persisted output's chip (a long path in the data folder) fits the window at every size.
+    check_layout(&client, "conversation-with-output").await;
     // Both sessions that made outputs are ended: a new, empty one is open.
     new_session(&client).await;
 
@@ -1516,6 +1548,7 @@ async fn outputs_browser_in_the_desktop_app() {
     })
     .await;
     screenshot(&client, "16-outputs-browser").await;
+    check_layout(&client, "outputs-browser").await;
     // A session filter leaves one.
     let filter = element(&client, "[data-testid='outputs-filter-session']").await;
     let options = filter.find_all(Locator::Css("option")).await.unwrap();
@@ -1541,6 +1574,7 @@ async fn outputs_browser_in_the_desktop_app() {
     click(&client, hit).await;
     wait_for_text(&client, "[data-testid='viewer-line'][data-line='77777']", "77777").await;
     screenshot(&client, "17-output-viewer").await;
+    check_layout(&client, "output-viewer").await;
     // Tail: the last line.
     click(&client, "[data-testid='viewer-tail']").await;
     wait_for_text(&client, "body", "100000").await;
@@ -1567,6 +1601,10 @@ async fn outputs_browser_in_the_desktop_app() {
     );
     click(&client, "[data-testid='outputs-close']").await;
     element(&client, "[data-testid='prompt-input']").await;
+    click(&client, "[data-testid='open-settings']").await;
+    element(&client, "[data-testid='rules-list']").await;
+    check_layout(&client, "settings").await;
+    click(&client, "[data-testid='settings-close']").await;
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();
 }

@@ -168,6 +168,19 @@ describe("tool cards and batches", () => {
     expect(screen.queryByTestId("persisted-load")).toBeNull(); // everything is loaded
   });
 
+  it("shortens a long output path in the middle, keeping the file name, with the whole path on hover", () => {
+    const long = `/home/someone/.local/share/nerve/projects/-home-someone-src-a-very-long-project-name/${"d".repeat(36)}/tool-results/bash-toolu_01.log`;
+    const conversation = stateOf([queued("p", 1, false, "Bash"), completed("p", { persisted_path: long, persisted_bytes: 2048 })]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    const badge = screen.getByTestId("persisted-badge");
+    expect(badge.getAttribute("title")).toBe(long);
+    const shown = badge.querySelector(".path")?.textContent ?? "";
+    expect(shown.length).toBe(72);
+    expect(shown.startsWith("/home/someone/")).toBe(true);
+    expect(shown.endsWith("bash-toolu_01.log")).toBe(true);
+    expect(screen.getByTestId("copy-persisted-path")).toBeTruthy();
+  });
+
   it("asks for the next chunk at the byte offset where the last one ended", async () => {
     const offsets: number[] = [];
     mockIPC((cmd, args) => {
