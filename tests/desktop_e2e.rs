@@ -1155,6 +1155,7 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     // First run: a local model server instead of a key. The keyring answers here, so the first
     // screen does not say otherwise.
     let url = element(&client, "[data-testid='first-run-local-url']").await;
+    check_layout(&client, "first-run").await;
     assert!(
         client
             .find(Locator::Css("[data-testid='keyring-fallback']"))
@@ -1169,6 +1170,7 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     screenshot(&client, "11-first-run-local-server").await;
     click(&client, "[data-testid='first-run-local-use']").await;
     element(&client, "[data-testid='project-path-input']").await;
+    check_layout(&client, "project-picker").await;
 
     // Settings lists the server's models; picking one fills the model.
     click(&client, "[data-testid='open-settings']").await;
