@@ -44,6 +44,11 @@ const COMMANDS: &[&str] = &[
     "delete_outputs",
     "save_output_as",
     "reveal_output",
+    "list_sessions",
+    "rename_session",
+    "fork_session",
+    "delete_session",
+    "start_demo",
 ];
 
 fn main() {

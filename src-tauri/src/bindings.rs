@@ -51,6 +51,9 @@ mod tests {
         crate::outputs_commands::SearchDone::export_all(&cfg).unwrap();
         nerve::outputs::SearchHit::export_all(&cfg).unwrap();
         nerve::outputs::Deleted::export_all(&cfg).unwrap();
+        nerve::session::DeletedSession::export_all(&cfg).unwrap();
+        crate::session_commands::DemoStarted::export_all(&cfg).unwrap();
+        crate::dto::SessionSummary::export_all(&cfg).unwrap();
     }
 
     fn files(dir: &Path) -> BTreeMap<PathBuf, String> {

@@ -37,6 +37,8 @@ pub struct Shell {
     pub settings: SettingsStore,
     /// The open sessions.
     pub sessions: Sessions,
+    /// The running demo (its session's id and its model and sample folder), if any.
+    pub demo: tokio::sync::Mutex<Option<(String, crate::demo::Demo)>>,
 }
 
 pub(crate) async fn blocking<T: Send + 'static>(
@@ -154,11 +156,7 @@ fn open_project_now(settings: &SettingsStore, path: &str) -> Result<ProjectInfo,
     let sessions = list_sessions(&project.data_dir())
         .map_err(to_shell)?
         .into_iter()
-        .map(|s| SessionSummary {
-            session_id: s.session_id,
-            modified_ms: s.modified_ms,
-            title: s.title,
-        })
+        .map(SessionSummary::from)
         .collect();
     let (_, unapproved) =
         nerve::mcp::collect_servers(project.dir(), project.mcp_approval(), &[]).map_err(to_shell)?;
@@ -186,6 +184,7 @@ pub async fn start_session(
             project_path: PathBuf::from(project_path),
             resume,
             settings,
+            demo_model: None,
         })
         .await
 }

@@ -68,16 +68,45 @@ pub struct AppState {
     pub recent_projects: Vec<String>,
 }
 
-/// A previous session of a project.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// A session of a project, as the sidebar lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SessionSummary {
     /// Its id (to resume).
     pub session_id: String,
     /// Last change, in milliseconds since the Unix epoch.
     #[ts(type = "number")]
     pub modified_ms: u64,
-    /// Its first prompt, shortened.
+    /// When it started, in milliseconds since the Unix epoch (0 when unknown).
+    #[ts(type = "number")]
+    pub created_ms: u64,
+    /// The name the user gave it, or else its first prompt, shortened.
     pub title: String,
+    /// Whether the title is a name the user gave.
+    pub named: bool,
+    /// Prompts sent.
+    pub prompts: u32,
+    /// Its cost in USD, when every response's price is known.
+    pub cost_usd: Option<f64>,
+    /// The session it was forked from.
+    pub forked_from: Option<String>,
+    /// When listed by a search: the prompt that matched (when the title did not).
+    pub matched_prompt: Option<String>,
+}
+
+impl From<nerve::session::SessionInfo> for SessionSummary {
+    fn from(s: nerve::session::SessionInfo) -> Self {
+        Self {
+            session_id: s.session_id,
+            modified_ms: s.modified_ms,
+            created_ms: s.created_ms,
+            title: s.title,
+            named: s.named,
+            prompts: s.prompts,
+            cost_usd: s.cost_usd,
+            forked_from: s.forked_from,
+            matched_prompt: s.matched_prompt,
+        }
+    }
 }
 
 /// An opened project folder.
@@ -122,6 +151,8 @@ pub struct SessionInfo {
     pub session_cost_usd: Option<f64>,
     /// Problems met while starting (damaged transcript lines, MCP servers that failed).
     pub warnings: Vec<String>,
+    /// Whether this is the demo (a scripted model in a sample project).
+    pub demo: bool,
 }
 
 /// How a turn ended.

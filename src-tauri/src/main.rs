@@ -6,10 +6,12 @@
 
 mod bindings;
 mod commands;
+mod demo;
 mod dto;
 mod error;
 mod outputs_commands;
 mod policy;
+mod session_commands;
 mod sessions;
 mod settings;
 mod settings_commands;
@@ -21,6 +23,7 @@ fn main() {
     let shell = Shell {
         settings: settings::SettingsStore::in_dir(&nerve::storage::data_dir()),
         sessions: sessions::Sessions::default(),
+        demo: tokio::sync::Mutex::default(),
     };
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
@@ -75,6 +78,11 @@ fn main() {
             outputs_commands::delete_outputs,
             outputs_commands::save_output_as,
             outputs_commands::reveal_output,
+            session_commands::list_sessions,
+            session_commands::rename_session,
+            session_commands::fork_session,
+            session_commands::delete_session,
+            session_commands::start_demo,
         ])
         .build(tauri::generate_context!());
     let app = match app {
@@ -88,7 +96,11 @@ fn main() {
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
             let shell = handle.state::<Shell>();
-            tauri::async_runtime::block_on(shell.sessions.close_all());
+            tauri::async_runtime::block_on(async {
+                shell.sessions.close_all().await;
+                // The demo's model stops and its sample folder is removed.
+                drop(shell.demo.lock().await.take());
+            });
         }
     });
 }

@@ -66,10 +66,15 @@ mod tests {
         let main = std::fs::read_to_string(root().join("src-tauri/src/main.rs")).unwrap();
         let mut expected: BTreeSet<String> = ["dialog:allow-open".to_string()].into();
         for line in main.lines().map(str::trim) {
-            let command = ["commands::", "settings_commands::", "outputs_commands::"]
-                .iter()
-                .find_map(|prefix| line.strip_prefix(prefix))
-                .and_then(|l| l.strip_suffix(','));
+            let command = [
+                "commands::",
+                "settings_commands::",
+                "outputs_commands::",
+                "session_commands::",
+            ]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix))
+            .and_then(|l| l.strip_suffix(','));
             if let Some(name) = command {
                 assert!(
                     build.contains(&format!("\"{name}\"")),

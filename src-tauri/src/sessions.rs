@@ -16,7 +16,8 @@ use nerve::credentials::load_model_auth;
 use nerve::events::{Event, EventSink};
 use nerve::hooks::input::CompactTrigger;
 use nerve::mcp::{McpManager, McpOptions, collect_servers};
-use nerve::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, parse_custom_headers};
+use nerve::model::api_key::ApiKey;
+use nerve::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
 use nerve::permissions::{ModeSwitch, PendingPrompts, PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
 use nerve::project_files::{FileMatch, ProjectFiles};
@@ -24,6 +25,7 @@ use nerve::slash_commands::{CustomCommands, SlashCommand};
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
+use crate::demo::DEMO_MODEL;
 use crate::dto::{AppSettings, CompactOutcome, RewindOutcome, SessionInfo, TurnSummary};
 use crate::error::{ShellError, to_shell};
 
@@ -275,6 +277,62 @@ fn history_of(agent: &Agent) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The model server a session talks to, and how.
+struct ModelServer {
+    base_url: Option<String>,
+    auth: ModelAuth,
+    extra_headers: Vec<(String, String)>,
+    model: String,
+    fast_model: String,
+}
+
+impl ModelServer {
+    /// The demo's scripted model on this machine.
+    fn demo(url: &str) -> Self {
+        Self {
+            base_url: Some(url.to_string()),
+            auth: ModelAuth::ApiKey(ApiKey::new(DEMO_MODEL.to_string())),
+            extra_headers: Vec::new(),
+            model: DEMO_MODEL.to_string(),
+            fast_model: DEMO_MODEL.to_string(),
+        }
+    }
+
+    /// The server, credentials, headers and models the settings and the environment name.
+    async fn from_settings(settings: &AppSettings, warnings: &mut Vec<String>) -> Result<Self, ShellError> {
+        let base_url = settings
+            .base_url
+            .clone()
+            .or_else(|| std::env::var(BASE_URL_ENV).ok());
+        let for_auth = base_url.clone();
+        let loaded = tokio::task::spawn_blocking(move || load_model_auth(for_auth.as_deref()))
+            .await
+            .map_err(to_shell)?
+            .map_err(to_shell)?;
+        if let Some(problem) = &loaded.keyring_problem {
+            warnings.push(format!("{problem}; using {}", loaded.source));
+        }
+        // The settings' headers, then the environment's (which win for the same name).
+        let mut extra_headers = match &settings.custom_headers {
+            Some(text) => parse_custom_headers(text).map_err(to_shell)?,
+            None => Vec::new(),
+        };
+        if let Ok(text) = std::env::var(CUSTOM_HEADERS_ENV) {
+            for (name, value) in parse_custom_headers(&text).map_err(to_shell)? {
+                extra_headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+                extra_headers.push((name, value));
+            }
+        }
+        Ok(Self {
+            base_url,
+            auth: loaded.auth,
+            extra_headers,
+            model: models::main_model(settings.model.as_deref()),
+            fast_model: models::fast_model(settings.fast_model.as_deref()),
+        })
+    }
+}
+
 /// Everything a new session needs from the app.
 pub struct StartRequest {
     /// The project folder.
@@ -283,6 +341,9 @@ pub struct StartRequest {
     pub resume: Option<String>,
     /// The app settings.
     pub settings: AppSettings,
+    /// The demo's scripted model (its URL): no key is looked up and the settings' server, models
+    /// and headers are not used.
+    pub demo_model: Option<String>,
 }
 
 /// The open sessions by id.
@@ -315,31 +376,11 @@ impl Sessions {
         let mut options = ProjectOptions::new(&request.project_path);
         options.fallback_mode = request.settings.default_mode;
         let project = Project::open(options).map_err(to_shell)?;
-        let base_url = request
-            .settings
-            .base_url
-            .clone()
-            .or_else(|| std::env::var(BASE_URL_ENV).ok());
-        let for_auth = base_url.clone();
-        let loaded = tokio::task::spawn_blocking(move || load_model_auth(for_auth.as_deref()))
-            .await
-            .map_err(to_shell)?
-            .map_err(to_shell)?;
         let mut warnings = Vec::new();
-        if let Some(problem) = &loaded.keyring_problem {
-            warnings.push(format!("{problem}; using {}", loaded.source));
-        }
-        // The settings' headers, then the environment's (which win for the same name).
-        let mut extra_headers = match &request.settings.custom_headers {
-            Some(text) => parse_custom_headers(text).map_err(to_shell)?,
-            None => Vec::new(),
+        let server = match &request.demo_model {
+            Some(url) => ModelServer::demo(url),
+            None => ModelServer::from_settings(&request.settings, &mut warnings).await?,
         };
-        if let Ok(text) = std::env::var(CUSTOM_HEADERS_ENV) {
-            for (name, value) in parse_custom_headers(&text).map_err(to_shell)? {
-                extra_headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
-                extra_headers.push((name, value));
-            }
-        }
         let channel: TurnChannel = Arc::default();
         let alert = lock(&self.on_request).clone();
         let events = {
@@ -363,7 +404,7 @@ impl Sessions {
             .resume
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        let model = models::main_model(request.settings.model.as_deref());
+        let model = server.model.clone();
         let prompts = PendingPrompts::default();
         let launched = launch(
             &project,
@@ -371,10 +412,10 @@ impl Sessions {
                 session_id: session_id.clone(),
                 resume: request.resume.is_some(),
                 model: model.clone(),
-                fast_model: models::fast_model(request.settings.fast_model.as_deref()),
-                auth: loaded.auth,
-                extra_headers,
-                base_url,
+                fast_model: server.fast_model,
+                auth: server.auth,
+                extra_headers: server.extra_headers,
+                base_url: server.base_url,
                 max_turns: request.settings.max_model_calls,
                 max_concurrency: request.settings.max_concurrency.map(|n| n as usize),
                 prompter: Some(Arc::new(prompts.clone())),
@@ -405,6 +446,7 @@ impl Sessions {
             context_window: agent.context_window(),
             session_cost_usd: agent.totals().cost_usd,
             warnings,
+            demo: request.demo_model.is_some(),
         };
         let files = agent.session_files();
         let mode_switch = agent.mode_switch();
@@ -428,6 +470,11 @@ impl Sessions {
             previous.close().await;
         }
         Ok(info)
+    }
+
+    /// Whether the session `id` is open.
+    pub fn is_open(&self, id: &str) -> bool {
+        lock(&self.live).contains_key(id)
     }
 
     /// Ends and forgets the session `id`.

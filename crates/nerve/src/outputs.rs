@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::budget::{IndexEntry, ResultStore};
-use crate::session::{Transcript, TranscriptEntry, title_of};
+use crate::session::{Transcript, TranscriptEntry, session_title};
 
 /// Longest line text a search hit or a shown line carries (the rest is cut with a note).
 pub const MAX_LINE_CHARS: usize = 2_000;
@@ -106,7 +106,7 @@ pub fn list_outputs(project_data_dir: &Path, filter: &OutputFilter) -> Result<Ve
     let mut summaries: HashMap<String, String> = HashMap::new();
     for (session, ids) in &wanted {
         let transcript = Transcript::path_for(project_data_dir, session);
-        titles.insert(session, title_of(&transcript));
+        titles.insert(session, session_title(project_data_dir, session));
         summaries.extend(call_summaries(&transcript, ids));
     }
     Ok(entries

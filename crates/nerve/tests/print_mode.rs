@@ -320,6 +320,112 @@ async fn the_persisted_output_index_is_no_session() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_are_searched_renamed_and_deleted_with_their_outputs() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "toolu_seq", "name": "Bash", "input": {"command": "seq 1 100000"}}
+        ]}},
+        {"expect": {"tool_result": {"tool_use_id": "toolu_seq", "contains": "persisted-output"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "counted"}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "kept"}]}}
+    ]))
+    .await;
+    let run = |prompt: &'static str| {
+        let (path, server) = (d.path().to_path_buf(), &server);
+        async move {
+            let out = nerve(&path, server, &["-p", prompt, "--output-format", "json"])
+                .output()
+                .await
+                .unwrap();
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            v["session_id"].as_str().unwrap().to_string()
+        }
+    };
+    let counted = run("Count to a hundred thousand").await;
+    let kept = run("Something else").await;
+    let cli = |args: Vec<String>| {
+        let (path, server) = (d.path().to_path_buf(), &server);
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = nerve(&path, server, &args).output().await.unwrap();
+            assert!(
+                out.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        }
+    };
+    let ids = |listing: String| -> Vec<String> {
+        let v: Value = serde_json::from_str(&listing).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["session_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+
+    assert_eq!(
+        ids(cli(args(&["sessions", "--search", "HUNDRED"])).await),
+        vec![counted.clone()]
+    );
+    assert_eq!(
+        cli(args(&["sessions", "--rename", &counted, "Big count"]))
+            .await
+            .trim(),
+        "Big count"
+    );
+    let listing: Value = serde_json::from_str(&cli(args(&["sessions"])).await).unwrap();
+    let renamed = listing
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["session_id"] == counted.as_str())
+        .unwrap();
+    assert_eq!(
+        (&renamed["title"], &renamed["named"], &renamed["prompts"]),
+        (&json!("Big count"), &json!(true), &json!(1))
+    );
+    // The prompt is still searchable after the rename.
+    assert_eq!(
+        ids(cli(args(&["sessions", "--search", "hundred"])).await),
+        vec![counted.clone()]
+    );
+
+    let outputs_before = files_below(&d.path().join("data"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(&counted))
+        .count();
+    assert!(outputs_before >= 2, "a transcript and a persisted output");
+    let said = cli(args(&["sessions", "--delete", &counted])).await;
+    assert!(
+        said.starts_with(&format!("deleted session {counted}: 1 persisted output(s), ")),
+        "{said}"
+    );
+    assert!(
+        files_below(&d.path().join("data"))
+            .into_iter()
+            .all(|p| !p.to_string_lossy().contains(&counted)),
+        "nothing of the deleted session is left"
+    );
+    let index = files_below(&d.path().join("data"))
+        .into_iter()
+        .find(|p| p.ends_with("tool-results-index.jsonl"));
+    if let Some(index) = index {
+        assert!(!std::fs::read_to_string(index).unwrap().contains(&counted));
+    }
+    assert_eq!(ids(cli(args(&["sessions"])).await), vec![kept]);
+    let out = nerve(d.path(), &server, &["sessions", "--delete", &counted])
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("no session {counted} in this project")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_custom_slash_command_expands_with_its_arguments() {
     let d = setup();
     let commands = d.path().join("project/.nerve/commands");

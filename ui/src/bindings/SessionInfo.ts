@@ -55,4 +55,8 @@ session_cost_usd: number | null,
 /**
  * Problems met while starting (damaged transcript lines, MCP servers that failed).
  */
-warnings: Array<string>, };
+warnings: Array<string>, 
+/**
+ * Whether this is the demo (a scripted model in a sample project).
+ */
+demo: boolean, };

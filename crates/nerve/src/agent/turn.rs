@@ -955,6 +955,7 @@ pub(crate) fn replay(entries: Vec<TranscriptEntry>) -> Replayed {
             TranscriptEntry::SessionStart { .. }
             | TranscriptEntry::Permission { .. }
             | TranscriptEntry::Rewind { .. }
+            | TranscriptEntry::Title { .. }
             | TranscriptEntry::Usage { .. } => {}
         }
     }

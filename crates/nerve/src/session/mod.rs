@@ -1,12 +1,17 @@
-//! Sessions on disk: an append-only JSONL transcript per session, listed, resumed and forked.
+//! Sessions on disk: an append-only JSONL transcript per session, listed (with a small cached
+//! summary each), searched, resumed, forked, renamed and deleted.
 
+mod catalog;
 mod rewind;
 mod transcript;
 
+pub use catalog::{
+    DeletedSession, SessionInfo, delete_session, list_sessions, rename_session, search_sessions,
+    session_title,
+};
 pub use rewind::{PromptInfo, live_entries, next_turn, prompts};
 pub use transcript::{
-    SessionInfo, Transcript, TranscriptEntry, TranscriptError, fork_session, is_transcript, list_sessions,
-    read_transcript, title_of,
+    Transcript, TranscriptEntry, TranscriptError, fork_session, is_transcript, read_transcript,
 };
 
 pub use transcript::now_ms as transcript_now_ms;

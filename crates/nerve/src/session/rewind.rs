@@ -47,6 +47,7 @@ pub fn live_entries(entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
             | TranscriptEntry::Replacement { .. }
             | TranscriptEntry::CompactBoundary { .. }
             | TranscriptEntry::Usage { .. }
+            | TranscriptEntry::Title { .. }
             | TranscriptEntry::Permission { .. } => live.push(entry),
         }
     }

@@ -82,6 +82,14 @@ pub enum TranscriptEntry {
         /// Its usage.
         usage: crate::model::types::Usage,
     },
+    /// The user named the session (the last name given wins; lists show it instead of the first
+    /// prompt).
+    Title {
+        /// The name.
+        title: String,
+        /// Milliseconds since the Unix epoch.
+        time_ms: u64,
+    },
     /// A permission decision about a call.
     Permission {
         /// The call.
@@ -116,6 +124,24 @@ pub enum TranscriptError {
         #[source]
         source: io::Error,
     },
+    /// No session has that id in the project.
+    #[error("no session {id} in this project")]
+    NoSession {
+        /// The id asked for.
+        id: String,
+    },
+    /// A session's files could not be deleted.
+    #[error("could not delete {path}: {source}")]
+    Delete {
+        /// The file or folder.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+    /// A name that cannot be a session's title.
+    #[error("a session's name cannot be empty")]
+    EmptyTitle,
     /// The file is not a session's transcript (the persisted-output index, say).
     #[error("{} is not a session transcript", path.display())]
     NotATranscript {
@@ -207,19 +233,6 @@ pub fn read_transcript(path: &Path) -> Result<(Vec<TranscriptEntry>, Vec<String>
     Ok((entries, warnings))
 }
 
-/// A session found on disk.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SessionInfo {
-    /// The id.
-    pub session_id: String,
-    /// The transcript.
-    pub path: PathBuf,
-    /// Last modification (milliseconds since the Unix epoch).
-    pub modified_ms: u64,
-    /// The first user prompt, shortened, for lists.
-    pub title: String,
-}
-
 /// Whether the `.jsonl` file at `path` is a session's transcript: the project's data folder also
 /// holds the engine's other logs (the persisted-output index), which are not sessions and must
 /// never be resumed (a conversation would be appended to them). A transcript's first line is a
@@ -248,71 +261,6 @@ pub fn is_transcript(path: &Path) -> bool {
     first.is_empty() || serde_json::from_str::<TranscriptEntry>(&first).is_ok()
 }
 
-/// A session's title: the start of its first prompt. Only the lines up to that prompt are read,
-/// so listing hundreds of long sessions stays quick (a transcript can hold many megabytes of tool
-/// results after it).
-pub fn title_of(path: &Path) -> String {
-    let Ok(file) = File::open(path) else {
-        return String::new();
-    };
-    for line in BufReader::new(file).lines() {
-        let Ok(line) = line else { break };
-        // Only message lines can hold it; skip the others without parsing them.
-        if !line.contains("\"message\"") {
-            continue;
-        }
-        if let Ok(TranscriptEntry::Message { message }) = serde_json::from_str(&line)
-            && message.role == crate::model::types::Role::User
-            && let Some(title) = message.content.iter().find_map(|b| match b {
-                crate::model::types::ContentBlock::Text(t) => Some(t.text.chars().take(80).collect()),
-                _ => None,
-            })
-        {
-            return title;
-        }
-    }
-    String::new()
-}
-
-/// Lists a project's sessions, newest first.
-pub fn list_sessions(project_data_dir: &Path) -> Result<Vec<SessionInfo>, TranscriptError> {
-    let rd = match fs::read_dir(project_data_dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(TranscriptError::Read {
-                path: project_data_dir.to_path_buf(),
-                source,
-            });
-        }
-    };
-    let mut out = Vec::new();
-    for entry in rd.flatten() {
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "jsonl") || !is_transcript(&path) {
-            continue;
-        }
-        let Some(id) = path.file_stem().map(|s| s.to_string_lossy().to_string()) else {
-            continue;
-        };
-        let modified_ms = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_millis() as u64);
-        let title = title_of(&path);
-        out.push(SessionInfo {
-            session_id: id,
-            path,
-            modified_ms,
-            title,
-        });
-    }
-    out.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
-    Ok(out)
-}
-
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
     SystemTime::now()
@@ -323,6 +271,7 @@ pub fn now_ms() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::list_sessions;
 
     #[test]
     fn round_trip_and_damaged_last_line() {
@@ -418,6 +367,7 @@ pub fn fork_session(project_data_dir: &Path, from: &str) -> Result<String, Trans
 #[cfg(test)]
 mod fork_tests {
     use super::*;
+    use crate::session::list_sessions;
 
     #[test]
     fn a_fork_copies_the_conversation_and_names_its_origin() {

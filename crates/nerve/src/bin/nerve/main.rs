@@ -68,18 +68,14 @@ enum Command {
         #[command(flatten)]
         common: CommonArgs,
     },
-    /// List the project's sessions (newest first), fork one into a new session, or print one as
-    /// Markdown.
+    /// List the project's sessions (newest first, as JSON), search them, fork, rename or delete
+    /// one, or print one as Markdown.
     Sessions {
         /// The project folder.
         #[arg(long, default_value = ".")]
         cwd: PathBuf,
-        /// Fork this session: print the new session's id (continue it with `-p ... --resume ID`).
-        #[arg(long, conflicts_with = "export")]
-        fork: Option<String>,
-        /// Print this session as Markdown (prompts, answers, tool calls and their results).
-        #[arg(long)]
-        export: Option<String>,
+        #[command(flatten)]
+        action: SessionsAction,
     },
     /// Print what a session changed: every file's net diff with +/− counts, or one prompt's.
     Changes {
@@ -354,22 +350,57 @@ async fn tools(common: CommonArgs) -> Result<()> {
     Ok(())
 }
 
-fn sessions(cwd: PathBuf, fork: Option<String>, export: Option<String>) -> Result<()> {
+/// What `nerve sessions` does besides listing (at most one of these).
+#[derive(clap::Args, Debug)]
+#[group(multiple = false)]
+struct SessionsAction {
+    /// Fork this session: print the new session's id (continue it with `-p ... --resume ID`).
+    #[arg(long, value_name = "ID")]
+    fork: Option<String>,
+    /// Print this session as Markdown (prompts, answers, tool calls and their results).
+    #[arg(long, value_name = "ID")]
+    export: Option<String>,
+    /// List only the sessions whose title or a prompt contains this text (any case).
+    #[arg(long, value_name = "TEXT")]
+    search: Option<String>,
+    /// Name a session: `--rename ID "new name"`.
+    #[arg(long, num_args = 2, value_names = ["ID", "NAME"])]
+    rename: Option<Vec<String>>,
+    /// Delete a session for good (transcript, checkpoints, persisted outputs); prints what it freed.
+    #[arg(long, value_name = "ID")]
+    delete: Option<String>,
+}
+
+fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
+    use nerve::session;
     let dir = std::fs::canonicalize(&cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
     let data = nerve::storage::project_data_dir(&nerve::storage::data_dir(), &dir);
-    match (fork, export) {
-        (Some(id), _) => println!("{}", nerve::session::fork_session(&data, &id)?),
-        (None, Some(id)) => {
-            let path = nerve::session::Transcript::path_for(&data, &id);
-            if !(path.exists() && nerve::session::is_transcript(&path)) {
-                anyhow::bail!("no session {id} in this project (`nerve sessions` lists them)");
-            }
-            print!("{}", nerve::agent::export::session_markdown(&path)?);
+    let SessionsAction {
+        fork,
+        export,
+        search,
+        rename,
+        delete,
+    } = action;
+    if let Some(id) = fork {
+        println!("{}", session::fork_session(&data, &id)?);
+    } else if let Some(id) = export {
+        let path = session::Transcript::path_for(&data, &id);
+        if !(path.exists() && session::is_transcript(&path)) {
+            anyhow::bail!("no session {id} in this project (`nerve sessions` lists them)");
         }
-        (None, None) => println!(
-            "{}",
-            serde_json::to_string_pretty(&nerve::session::list_sessions(&data)?)?
-        ),
+        print!("{}", nerve::agent::export::session_markdown(&path)?);
+    } else if let Some([id, name]) = rename.as_deref() {
+        println!("{}", session::rename_session(&data, id, name)?);
+    } else if let Some(id) = delete {
+        let deleted = session::delete_session(&data, &id)?;
+        println!(
+            "deleted session {id}: {} persisted output(s), {} bytes freed",
+            deleted.outputs, deleted.bytes
+        );
+    } else {
+        let listed = session::search_sessions(&data, search.as_deref().unwrap_or(""))?;
+        println!("{}", serde_json::to_string_pretty(&listed)?);
     }
     Ok(())
 }
@@ -408,7 +439,7 @@ fn run(cli: Cli) -> Result<()> {
                 input_json,
             }) => run_tool(common, yes, verbose, tool, input_json).await,
             Some(Command::Tools { common }) => tools(common).await,
-            Some(Command::Sessions { cwd, fork, export }) => sessions(cwd, fork, export),
+            Some(Command::Sessions { cwd, action }) => sessions(cwd, action),
             Some(Command::Changes {
                 cwd,
                 session,

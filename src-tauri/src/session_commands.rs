@@ -1,0 +1,111 @@
+//! The sidebar's commands: a project's sessions listed and searched, renamed, forked and deleted
+//! (each a thin call into `nerve::session`, the same functions `nerve sessions` uses), and the demo.
+
+use std::path::PathBuf;
+
+use nerve::project::{Project, ProjectOptions};
+use nerve::session::{self, DeletedSession};
+use serde::Serialize;
+use tauri::State;
+use ts_rs::TS;
+
+use crate::commands::{Shell, blocking};
+use crate::demo::Demo;
+use crate::dto::{SessionInfo, SessionSummary};
+use crate::error::{ShellError, to_shell};
+use crate::sessions::StartRequest;
+
+/// The data folder of the project at `project_path` (the same the engine writes to).
+fn data_dir(project_path: &str) -> Result<PathBuf, ShellError> {
+    let project = Project::open(ProjectOptions::new(PathBuf::from(project_path.trim()))).map_err(to_shell)?;
+    Ok(project.data_dir())
+}
+
+/// The project's sessions, newest first; with a query, only those whose title or a prompt
+/// contains it (any case).
+#[tauri::command]
+pub async fn list_sessions(
+    project_path: String,
+    query: Option<String>,
+) -> Result<Vec<SessionSummary>, ShellError> {
+    blocking(move || {
+        let data = data_dir(&project_path)?;
+        Ok(session::search_sessions(&data, query.as_deref().unwrap_or(""))
+            .map_err(to_shell)?
+            .into_iter()
+            .map(SessionSummary::from)
+            .collect())
+    })
+    .await
+}
+
+/// Names a session (open or not). Returns the name as kept.
+#[tauri::command]
+pub async fn rename_session(
+    project_path: String,
+    session_id: String,
+    title: String,
+) -> Result<String, ShellError> {
+    blocking(move || {
+        session::rename_session(&data_dir(&project_path)?, &session_id, &title).map_err(to_shell)
+    })
+    .await
+}
+
+/// Forks a session into a new one (its conversation copied); returns the new id, to resume.
+#[tauri::command]
+pub async fn fork_session(project_path: String, session_id: String) -> Result<String, ShellError> {
+    blocking(move || session::fork_session(&data_dir(&project_path)?, &session_id).map_err(to_shell)).await
+}
+
+/// Deletes a session for good (the UI asks first): an open one is ended first, then its transcript,
+/// checkpoints and persisted outputs go. Says how much disk that freed.
+#[tauri::command]
+pub async fn delete_session(
+    shell: State<'_, Shell>,
+    project_path: String,
+    session_id: String,
+) -> Result<DeletedSession, ShellError> {
+    if shell.sessions.is_open(&session_id) {
+        shell.sessions.end(&session_id).await?;
+    }
+    blocking(move || session::delete_session(&data_dir(&project_path)?, &session_id).map_err(to_shell)).await
+}
+
+/// A started demo: its session, and the sample project's folder.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct DemoStarted {
+    /// The session, ready for its first prompt.
+    pub session: SessionInfo,
+    /// The prompt that starts the tour.
+    pub prompt: String,
+}
+
+/// The prompt that starts the demo's tour.
+const DEMO_PROMPT: &str = "Show me around this project and fix what you find.";
+
+/// Starts the demo: a fresh sample project and the scripted model, and a session on them. A demo
+/// already running ends first (its session and sample folder go).
+#[tauri::command]
+pub async fn start_demo(shell: State<'_, Shell>) -> Result<DemoStarted, ShellError> {
+    let previous = shell.demo.lock().await.take();
+    if let Some((old_session, _old_demo)) = previous {
+        let _ = shell.sessions.end(&old_session).await;
+    }
+    let demo = Demo::start().await?;
+    let settings = shell.settings.load()?.settings;
+    let session = shell
+        .sessions
+        .start(StartRequest {
+            project_path: demo.project(),
+            resume: None,
+            settings,
+            demo_model: Some(demo.url()),
+        })
+        .await?;
+    *shell.demo.lock().await = Some((session.session_id.clone(), demo));
+    Ok(DemoStarted {
+        session,
+        prompt: DEMO_PROMPT.to_string(),
+    })
+}
