@@ -20,6 +20,8 @@ use commands::Shell;
 use tauri::Manager;
 
 fn main() {
+    // Started as the Bash sandbox's helper: restrict, then become the command (never returns).
+    nerve::sandbox::helper::run_if_asked();
     let shell = Shell {
         settings: settings::SettingsStore::in_dir(&nerve::storage::data_dir()),
         sessions: sessions::Sessions::default(),

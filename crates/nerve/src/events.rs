@@ -28,6 +28,10 @@ pub enum Event {
         concurrent: bool,
         /// Whether the call may destroy data (`rm -rf`, a hard reset, a forced push).
         destructive: bool,
+        /// Whether it runs in the sandbox (Bash calls; `None` for tools the sandbox does not
+        /// concern).
+        #[serde(default)]
+        sandbox: Option<crate::sandbox::SandboxState>,
     },
     /// A tool call started running (its permission check included).
     ToolStarted {

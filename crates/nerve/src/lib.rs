@@ -23,6 +23,7 @@ pub mod pipeline;
 pub mod project;
 pub mod project_files;
 pub mod registry;
+pub mod sandbox;
 pub mod session;
 pub mod settings_view;
 pub mod slash_commands;

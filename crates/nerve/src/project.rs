@@ -48,6 +48,9 @@ pub struct ProjectOptions {
     pub data_dir: PathBuf,
     /// Where settings files are looked for.
     pub locations: SettingsLocations,
+    /// The binary that sandboxes Bash commands, when not this program itself (a test harness
+    /// cannot: the engine's tests name the `nerve` binary).
+    pub sandbox_helper: Option<PathBuf>,
 }
 
 impl ProjectOptions {
@@ -69,6 +72,7 @@ impl ProjectOptions {
                 config_dir: std::env::temp_dir().join("nerve-no-config"),
                 home: PathBuf::from("/"),
             }),
+            sandbox_helper: None,
         }
     }
 }
@@ -118,6 +122,7 @@ pub struct Project {
     hooks: Arc<HookConfig>,
     mcp_approval: crate::mcp::ProjectServerApproval,
     bypass_disabled: bool,
+    sandbox: crate::sandbox::settings::SandboxConfig,
 }
 
 impl Project {
@@ -135,6 +140,7 @@ impl Project {
         let mut hook_configs = Vec::new();
         let mut bypass_disabled = false;
         let mut mcp_approval = crate::mcp::ProjectServerApproval::default();
+        let mut sandbox = crate::sandbox::settings::SandboxConfig::default();
         if !options.bare {
             let load = LoadOptions {
                 read_claude_settings: options.read_claude_settings,
@@ -146,6 +152,7 @@ impl Project {
             working_dirs.extend(loaded.additional_directories().iter().map(|d| d.path.clone()));
             bypass_disabled = loaded.bypass_permissions_disabled();
             mcp_approval = loaded.project_mcp_approval();
+            sandbox = loaded.sandbox().clone();
             let mut errors = Vec::new();
             for entry in loaded.hooks() {
                 match HookConfig::from_settings(&entry.value, &entry.path.display().to_string()) {
@@ -189,7 +196,35 @@ impl Project {
             hooks: Arc::new(HookConfig::merge(hook_configs)),
             mcp_approval,
             bypass_disabled,
+            sandbox,
         })
+    }
+
+    /// The sandbox settings in effect.
+    pub fn sandbox_config(&self) -> &crate::sandbox::settings::SandboxConfig {
+        &self.sandbox
+    }
+
+    /// How a session with id `session_id` sandboxes its Bash commands: the settings, the working
+    /// folders, its own temp folder, and the paths Read deny rules name.
+    pub fn session_sandbox(&self, session_id: &str) -> crate::sandbox::SessionSandbox {
+        let home = self.options.locations.home.clone();
+        let rules = self.rules.snapshot();
+        let read_denied = rules
+            .rules(crate::permissions::RuleBehavior::Deny)
+            .filter(|r| r.value.tool_name == "Read")
+            .filter_map(|r| r.value.content.as_deref().map(|c| (c, &r.anchor)))
+            .filter_map(|(pattern, anchor)| literal_prefix(pattern, anchor, &home))
+            .collect();
+        crate::sandbox::SessionSandbox {
+            config: self.sandbox.clone(),
+            working_dirs: self.working_dirs.clone(),
+            temp_dir: std::env::temp_dir()
+                .join(format!("nerve-{}", crate::storage::safe_file_stem(session_id))),
+            read_denied,
+            home,
+            helper: self.options.sandbox_helper.clone(),
+        }
     }
 
     /// The canonical project folder.
@@ -275,6 +310,7 @@ impl Project {
             checkpoints: Some(crate::checkpoint::Checkpoints::open(
                 &crate::checkpoint::Checkpoints::session_dir(&data, &session_id),
             )),
+            sandbox: Some(Arc::new(self.session_sandbox(&session_id))),
         };
         let resolver = Resolver {
             prompter: setup.prompter,
@@ -396,4 +432,29 @@ impl SessionRuntime {
             options,
         )
     }
+}
+
+/// The folder or file a Read path pattern names before its first wildcard (`~/secrets/**` →
+/// `~/secrets`), resolved as rules resolve patterns; `None` when the pattern starts with a wildcard
+/// (`**/.env`: the sandbox cannot name such files ahead of time; the permission check still applies).
+fn literal_prefix(pattern: &str, anchor: &Path, home: &Path) -> Option<PathBuf> {
+    let (base, rest) = if let Some(rest) = pattern.strip_prefix("//") {
+        (PathBuf::from("/"), rest)
+    } else if let Some(rest) = pattern.strip_prefix("~/") {
+        (home.to_path_buf(), rest)
+    } else if let Some(rest) = pattern.strip_prefix("./") {
+        (anchor.to_path_buf(), rest)
+    } else {
+        (anchor.to_path_buf(), pattern.trim_start_matches('/'))
+    };
+    let mut path = base;
+    let mut any = false;
+    for part in rest.split('/') {
+        if part.is_empty() || part.contains(['*', '?', '[', '{']) {
+            break;
+        }
+        path.push(part);
+        any = true;
+    }
+    any.then_some(path)
 }

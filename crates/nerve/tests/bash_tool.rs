@@ -629,3 +629,176 @@ async fn task_tools_work_in_default_mode_without_prompts() {
         .await;
     assert!(!stop.is_error && !stop.denied, "{:?}", stop.content);
 }
+
+/// Whether this kernel sandboxes; when it does not, says so loudly (the tests then check the
+/// fallback: every command asks before it runs unsandboxed).
+fn sandbox_available() -> bool {
+    let availability = nerve::sandbox::availability();
+    if !availability.is_available() {
+        eprintln!(
+            "\n==== THE SANDBOX IS NOT AVAILABLE ON THIS KERNEL: {availability:?}\n==== checking the fallback (commands ask before running unsandboxed) instead\n"
+        );
+    }
+    availability.is_available()
+}
+
+#[tokio::test]
+async fn a_sandboxed_command_writes_only_its_folders_reads_no_secrets_and_has_no_network() {
+    let p = TestProject::new();
+    p.write("src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
+    let secret = p.home().join(".ssh/id_rsa");
+    std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    std::fs::write(&secret, "-----BEGIN OPENSSH PRIVATE KEY-----\n").unwrap();
+    let outside = p.home().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, p.project_dir().join("escape")).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Everything is allowed by the permission system: only the sandbox stands in the way.
+    let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
+    let run = |id: &'static str, command: String| {
+        let s = &s;
+        async move { s.run_one(&bash(id, json!({"command": command}))).await }
+    };
+
+    if !sandbox_available() {
+        let out = run("t0", "echo hi".into()).await;
+        assert!(out.denied, "headless: asking is refusing; {:?}", out.content);
+        assert!(
+            text_of(&out.content).contains("runs without the sandbox"),
+            "{:?}",
+            out.content
+        );
+        return;
+    }
+
+    // Inside the project and the session's temp folder: fine.
+    let ok = run("t1", "echo made > made.txt && cat made.txt src/lib.rs".into()).await;
+    assert!(!ok.is_error, "{:?}", ok.content);
+    assert_eq!(text_of(&ok.content), "made\npub fn answer() -> u32 { 42 }");
+    let tmpdir = text_of(&run("t2", "printenv TMPDIR".into()).await.content);
+    assert!(
+        tmpdir.contains("nerve-"),
+        "the session's own temp folder: {tmpdir}"
+    );
+    let tmp = run("t2b", format!("echo scratch > {tmpdir}/t && cat {tmpdir}/t")).await;
+    assert_eq!(
+        (tmp.is_error, text_of(&tmp.content)),
+        (false, "scratch".to_string())
+    );
+
+    // Outside: refused by the kernel.
+    let written = run("t3", format!("echo x > {}/planted", outside.display())).await;
+    assert!(
+        written.is_error && text_of(&written.content).contains("Permission denied"),
+        "{:?}",
+        written.content
+    );
+    let escaped = run("t4", "echo x > escape/planted".into()).await;
+    assert!(
+        escaped.is_error && text_of(&escaped.content).contains("Permission denied"),
+        "{:?}",
+        escaped.content
+    );
+    assert!(
+        !outside.join("planted").exists(),
+        "nothing was written outside the project"
+    );
+    let key = run("t5", format!("cat {}", secret.display())).await;
+    assert!(
+        key.is_error && text_of(&key.content).contains("Permission denied"),
+        "{:?}",
+        key.content
+    );
+    assert!(!text_of(&key.content).contains("PRIVATE KEY"));
+    let tcp = run(
+        "t6",
+        format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' && echo connected"),
+    )
+    .await;
+    assert!(
+        tcp.is_error && !text_of(&tcp.content).contains("connected"),
+        "{:?}",
+        tcp.content
+    );
+    assert!(
+        listener.accept().is_err(),
+        "no connection reached the loopback server"
+    );
+}
+
+#[tokio::test]
+async fn running_outside_the_sandbox_always_asks_and_says_why() {
+    let p = TestProject::new();
+    let outside = p.home().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let prompter = ScriptedPrompter::new(vec![
+        UserAnswer::Deny { message: None },
+        UserAnswer::AllowOnce { updated_input: None },
+    ]);
+    // Even in bypass mode with a rule allowing the command.
+    let mut o = p.options();
+    o.mode = Some(PermissionMode::BypassPermissions);
+    o.cli_rules = vec![(nerve::permissions::RuleBehavior::Allow, "Bash(echo:*)".into())];
+    let project = nerve::project::Project::open(o).unwrap();
+    let s = project.session(
+        nerve::registry::ToolPool::new(nerve::registry::all_builtin_tools(), false).unwrap(),
+        nerve::project::SessionSetup {
+            prompter: Some(prompter.clone()),
+            events: p.recorder.sink(),
+            ..nerve::project::SessionSetup::default()
+        },
+    );
+    let command = format!("echo x > {}/planted", outside.display());
+    let input = json!({"command": command, "dangerouslyDisableSandbox": true});
+    let refused = s.run_one(&bash("t1", input.clone())).await;
+    assert!(refused.denied, "{:?}", refused.content);
+    let allowed = s.run_one(&bash("t2", input)).await;
+    assert!(!allowed.is_error, "{:?}", allowed.content);
+    assert!(outside.join("planted").exists(), "approved, it ran unsandboxed");
+    let asked = prompter.asked();
+    assert_eq!(asked.len(), 2);
+    assert!(
+        asked[0].reason.contains("runs without the sandbox"),
+        "{}",
+        asked[0].reason
+    );
+    assert!(
+        matches!(&asked[0].sandbox, Some(nerve::sandbox::SandboxState::Unsandboxed { needs_approval: true, reason }) if reason.contains("dangerouslyDisableSandbox")),
+        "{:?}",
+        asked[0].sandbox
+    );
+}
+
+#[tokio::test]
+async fn auto_allow_in_the_sandbox_is_the_users_choice_not_the_projects() {
+    if !sandbox_available() {
+        return;
+    }
+    let p = TestProject::new();
+    let settings = |path: &Path| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, r#"{"sandbox": {"autoAllowBashIfSandboxed": true}}"#).unwrap();
+    };
+    // The committed project settings cannot turn it on: a write still asks (headless: refused).
+    settings(&p.project_dir().join(".nerve/settings.json"));
+    let s = p.builtin_session_asking(PermissionMode::Default, None, true);
+    let out = s.run_one(&bash("t1", json!({"command": "touch made.txt"}))).await;
+    assert!(out.denied, "{:?}", out.content);
+    // The user's own local settings can: the sandboxed write runs without asking.
+    settings(&p.project_dir().join(".nerve/settings.local.json"));
+    let s = p.builtin_session_asking(PermissionMode::Default, None, true);
+    let out = s.run_one(&bash("t2", json!({"command": "touch made.txt"}))).await;
+    assert!(!out.is_error && !out.denied, "{:?}", out.content);
+    assert!(p.project_dir().join("made.txt").exists());
+    // A deny rule still wins.
+    let s = p.builtin_session(
+        PermissionMode::Default,
+        &[(nerve::permissions::RuleBehavior::Deny, "Bash(touch:*)")],
+    );
+    let out = s
+        .run_one(&bash("t3", json!({"command": "touch other.txt"})))
+        .await;
+    assert!(out.denied, "{:?}", out.content);
+}

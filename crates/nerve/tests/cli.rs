@@ -62,6 +62,37 @@ fn check_permission_explains_each_subcommand() {
 }
 
 #[test]
+fn check_permission_says_whether_a_command_would_run_sandboxed() {
+    let d = project();
+    let cwd = d.path().to_str().unwrap();
+    let check = |input: &str| nerve(&["check-permission", "--cwd", cwd, "Bash", input], d.path()).1;
+    let plain = check(r#"{"command": "cargo test"}"#);
+    if nerve::sandbox::availability().is_available() {
+        assert_eq!(
+            plain["sandbox"],
+            serde_json::json!({"state": "sandboxed", "network": false})
+        );
+    } else {
+        assert_eq!(plain["sandbox"]["state"], "unsandboxed", "{plain}");
+        assert_eq!(plain["decision"], "ask", "{plain}");
+    }
+    let outside = check(r#"{"command": "cargo test", "dangerouslyDisableSandbox": true}"#);
+    assert_eq!(outside["decision"], "ask", "{outside}");
+    assert_eq!(outside["sandbox"]["state"], "unsandboxed");
+    assert_eq!(outside["sandbox"]["needs_approval"], true);
+    // The user turned it off: commands run as before, without asking for that.
+    std::fs::create_dir_all(d.path().join(".nerve")).unwrap();
+    std::fs::write(
+        d.path().join(".nerve/settings.local.json"),
+        r#"{"sandbox": {"enabled": false}}"#,
+    )
+    .unwrap();
+    let off = check(r#"{"command": "ls"}"#);
+    assert_eq!(off["sandbox"]["needs_approval"], false, "{off}");
+    assert_eq!(off["decision"], "allow", "{off}");
+}
+
+#[test]
 fn check_permission_reports_the_deciding_rule_and_source() {
     let d = project();
     let cwd = d.path().to_str().unwrap();

@@ -3,6 +3,7 @@ import type { PermissionMode } from "./PermissionMode";
 import type { PermissionRequest } from "./PermissionRequest";
 import type { Progress } from "./Progress";
 import type { ResultBlock } from "./ResultBlock";
+import type { SandboxState } from "./SandboxState";
 import type { TodoItem } from "./TodoItem";
 import type { TurnEnd } from "./TurnEnd";
 import type { JsonValue } from "./serde_json/JsonValue";
@@ -34,7 +35,12 @@ concurrent: boolean,
 /**
  * Whether the call may destroy data (`rm -rf`, a hard reset, a forced push).
  */
-destructive: boolean, } | { "type": "tool_started", 
+destructive: boolean, 
+/**
+ * Whether it runs in the sandbox (Bash calls; `None` for tools the sandbox does not
+ * concern).
+ */
+sandbox: SandboxState | null, } | { "type": "tool_started", 
 /**
  * The call.
  */

@@ -2,6 +2,7 @@
 import type { CheckReport } from "./CheckReport";
 import type { PermissionMode } from "./PermissionMode";
 import type { RuleWarning } from "./RuleWarning";
+import type { SandboxState } from "./SandboxState";
 
 /**
  * What a new session of the project would do with a call.
@@ -18,4 +19,8 @@ report: CheckReport,
 /**
  * Rules that are easy to dodge.
  */
-rule_warnings: Array<RuleWarning>, };
+rule_warnings: Array<RuleWarning>, 
+/**
+ * Whether the call would run in the sandbox (Bash), and if not, why.
+ */
+sandbox: SandboxState | null, };

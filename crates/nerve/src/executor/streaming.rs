@@ -234,6 +234,7 @@ impl Scheduler {
         // An unknown tool blocks: its call is answered at once anyway.
         let behavior = tool.map_or(InterruptBehavior::Block, |t| t.interrupt_behavior());
         let destructive = tool.is_some_and(|t| t.is_destructive(&call.input));
+        let sandbox = tool.and_then(|t| t.sandbox_state(&call.input, &self.ctx));
         let summary = tool
             .map(|t| t.summary(&call.input, &self.ctx.exec.cwd))
             .unwrap_or_default();
@@ -249,6 +250,7 @@ impl Scheduler {
             batch_id,
             concurrent: safe,
             destructive,
+            sandbox,
         });
         let idx = self.entries.len();
         self.entries.push(Entry {

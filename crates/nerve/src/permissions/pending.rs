@@ -103,6 +103,7 @@ mod tests {
             destructive: false,
             preview: None,
             agent_label: None,
+            sandbox: None,
         }
     }
 

@@ -38,6 +38,9 @@ pub struct PermissionRequest {
     pub preview: Option<Value>,
     /// Which sub-agent asks, if not the main agent.
     pub agent_label: Option<String>,
+    /// Whether the call would run in the sandbox (Bash); the dialog says so.
+    #[serde(default)]
+    pub sandbox: Option<crate::sandbox::SandboxState>,
 }
 
 /// Where an "always allow" rule is kept.

@@ -230,6 +230,7 @@ impl Resolver {
             destructive: tool.is_destructive(input),
             preview: preview.as_ref().map(|p| p.display.clone()),
             agent_label: ctx.agent.label.clone(),
+            sandbox: tool.sandbox_state(input, ctx),
         };
         if let Some(events) = &self.events {
             events.emit(Event::PermissionRequested {

@@ -23,6 +23,8 @@ pub struct PermissionCheck {
     pub report: CheckReport,
     /// Rules that are easy to dodge.
     pub rule_warnings: Vec<RuleWarning>,
+    /// Whether the call would run in the sandbox (Bash), and if not, why.
+    pub sandbox: Option<crate::sandbox::SandboxState>,
 }
 
 /// Runs the pipeline's dry run for `tool` with `input` in a new headless session of `project`
@@ -56,9 +58,15 @@ pub async fn check_call(
         input,
     };
     let report = session.pipeline.check(&call, &session.context, unknown).await?;
+    let sandbox = session
+        .pipeline
+        .pool
+        .find(&call.name)
+        .and_then(|t| t.sandbox_state(&call.input, &session.context));
     Ok(PermissionCheck {
         mode: session.context.permissions.mode,
         report,
+        sandbox,
         rule_warnings: rule_warnings(&session.context.permissions.rules.snapshot()),
     })
 }

@@ -37,6 +37,8 @@ pub struct SessionConfig {
     /// Where files are saved before a turn changes them (`None`: no checkpoints, as for a lone
     /// tool run). Sub-agents share their parent's, so their changes belong to the parent's turn.
     pub checkpoints: Option<crate::checkpoint::Checkpoints>,
+    /// How Bash commands are sandboxed (`None`: not at all, as for a lone tool run).
+    pub sandbox: Option<Arc<crate::sandbox::SessionSandbox>>,
 }
 
 /// State that changes while a turn runs.
@@ -147,6 +149,7 @@ impl ToolUseContext {
                 small_model: None,
                 subagents: None,
                 checkpoints: None,
+                sandbox: None,
             }),
             permissions: PermissionContext {
                 working_dirs: vec![cwd.clone()],

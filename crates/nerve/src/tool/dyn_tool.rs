@@ -47,6 +47,8 @@ pub trait DynTool: Send + Sync {
     fn is_read_only(&self, input: &Value) -> bool;
     /// See [`Tool::is_destructive`]; false when the input does not parse (it cannot run then).
     fn is_destructive(&self, input: &Value) -> bool;
+    /// See [`Tool::sandbox_state`]; none when the input does not parse.
+    fn sandbox_state(&self, input: &Value, ctx: &ToolUseContext) -> Option<crate::sandbox::SandboxState>;
     /// Checks that the input has the tool's type; the error says which field is wrong.
     fn check_type(&self, input: &Value) -> Result<(), String>;
     /// See [`Tool::validate_input`].
@@ -131,6 +133,11 @@ impl<T: Tool> DynTool for T {
         parse::<T>(input)
             .map(|i| Tool::is_destructive(self, &i))
             .unwrap_or(false)
+    }
+    fn sandbox_state(&self, input: &Value, ctx: &ToolUseContext) -> Option<crate::sandbox::SandboxState> {
+        parse::<T>(input)
+            .ok()
+            .and_then(|i| Tool::sandbox_state(self, &i, ctx))
     }
     fn check_type(&self, input: &Value) -> Result<(), String> {
         parse::<T>(input).map(|_| ())

@@ -146,6 +146,16 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
+    /// Whether this input runs in the sandbox (shown on the card and in the permission dialog);
+    /// `None` for tools the sandbox does not concern.
+    fn sandbox_state(
+        &self,
+        _input: &Self::Input,
+        _ctx: &ToolUseContext,
+    ) -> Option<crate::sandbox::SandboxState> {
+        None
+    }
+
     /// Semantic checks beyond the schema (a no-op edit, a device path...). The error goes to the model.
     async fn validate_input(&self, _input: &Self::Input, _ctx: &ToolUseContext) -> Validation {
         Ok(())

@@ -213,6 +213,7 @@ async fn check_permission(common: CommonArgs, tool: String, input_json: String) 
         "input": report.input,
         "validation": report.validation,
         "rule_warnings": check.rule_warnings,
+        "sandbox": check.sandbox,
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
@@ -406,6 +407,8 @@ fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
 }
 
 fn main() -> std::process::ExitCode {
+    // Started as the Bash sandbox's helper: restrict, then become the command (never returns).
+    nerve::sandbox::helper::run_if_asked();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("NERVE_LOG"))
         .with_writer(std::io::stderr)

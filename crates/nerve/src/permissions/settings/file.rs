@@ -101,6 +101,8 @@ struct RawSettings {
     enable_all_project_mcp_servers: Option<bool>,
     #[serde(default)]
     enabled_mcpjson_servers: Vec<String>,
+    #[serde(default)]
+    sandbox: Option<ObjectOnly<crate::sandbox::settings::SandboxSettings>>,
 }
 
 /// One parsed settings file.
@@ -118,6 +120,8 @@ pub struct SettingsFile {
     pub enable_all_project_mcp_servers: Option<bool>,
     /// `enabledMcpjsonServers`: the `.mcp.json` servers to start, by name.
     pub enabled_mcpjson_servers: Vec<String>,
+    /// Its `sandbox` block (empty if absent).
+    pub sandbox: crate::sandbox::settings::SandboxSettings,
 }
 
 impl SettingsFile {
@@ -130,6 +134,7 @@ impl SettingsFile {
                 hooks: None,
                 enable_all_project_mcp_servers: None,
                 enabled_mcpjson_servers: Vec::new(),
+                sandbox: None,
             }
         } else {
             serde_json::from_str::<ObjectOnly<RawSettings>>(text)
@@ -143,6 +148,7 @@ impl SettingsFile {
             hooks: raw.hooks,
             enable_all_project_mcp_servers: raw.enable_all_project_mcp_servers,
             enabled_mcpjson_servers: raw.enabled_mcpjson_servers,
+            sandbox: raw.sandbox.map(|s| s.0).unwrap_or_default(),
         })
     }
 

@@ -58,9 +58,15 @@ pub struct LoadedSettings {
     additional_directories: Vec<AdditionalDirectory>,
     hooks: Vec<HooksEntry>,
     bypass_permissions_disabled: bool,
+    sandbox: crate::sandbox::settings::SandboxConfig,
 }
 
 impl LoadedSettings {
+    /// The sandbox settings, combined from every file (see [`crate::sandbox::settings`]).
+    pub fn sandbox(&self) -> &crate::sandbox::settings::SandboxConfig {
+        &self.sandbox
+    }
+
     /// The files that existed, highest priority first.
     pub fn files(&self) -> &[SettingsFile] {
         &self.files
@@ -224,6 +230,21 @@ fn merge(files: Vec<SettingsFile>, roots: &AnchorRoots) -> LoadedSettings {
         }
         bypass_permissions_disabled |= file.permissions.disable_bypass_permissions_mode.is_some();
     }
+    // The user's own files may widen the sandbox; the project's committed ones only narrow it.
+    let sandbox = crate::sandbox::settings::combine(
+        files.iter().map(|f| {
+            let trusted = matches!(
+                f.source,
+                RuleSource::Managed
+                    | RuleSource::UserSettings
+                    | RuleSource::LocalSettings
+                    | RuleSource::ClaudeLocalSettings
+            );
+            (&f.sandbox, trusted)
+        }),
+        &roots.home,
+        &roots.project_root,
+    );
     LoadedSettings {
         files,
         rules,
@@ -231,6 +252,7 @@ fn merge(files: Vec<SettingsFile>, roots: &AnchorRoots) -> LoadedSettings {
         additional_directories,
         hooks,
         bypass_permissions_disabled,
+        sandbox,
     }
 }
 

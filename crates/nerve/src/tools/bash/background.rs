@@ -119,13 +119,19 @@ impl BackgroundTasks {
     }
 
     /// Starts `command` in `cwd`, its output written to a file in `out_dir`.
-    pub(crate) fn start(&self, command: &str, cwd: &Path, out_dir: &Path) -> std::io::Result<TaskInfo> {
+    pub(crate) fn start(
+        &self,
+        command: &str,
+        cwd: &Path,
+        out_dir: &Path,
+        sandbox: Option<&crate::tools::bash::process::SandboxLaunch>,
+    ) -> std::io::Result<TaskInfo> {
         let n = self.registry.next_id.fetch_add(1, Ordering::SeqCst) + 1;
         let id = format!("bash_{n}");
         let mut spool = Spool::create(out_dir.join(format!("background-{id}-{}.log", uuid::Uuid::new_v4())))?;
         spool.keep();
         let output_path = spool.path().to_path_buf();
-        let mut shell = spawn_bash(command, &[], cwd)?;
+        let mut shell = spawn_bash(command, &[], cwd, sandbox)?;
         let Some(pgid) = shell.guard.pgid() else {
             return Err(std::io::Error::other("the background shell has no process group"));
         };
@@ -234,7 +240,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let tasks = BackgroundTasks::default();
         let info = tasks
-            .start("echo out; echo err >&2; exit 3", dir.path(), dir.path())
+            .start("echo out; echo err >&2; exit 3", dir.path(), dir.path(), None)
             .unwrap();
         assert_eq!(info.id, "bash_1");
         assert_eq!(info.status, TaskStatus::Running);
@@ -252,7 +258,7 @@ mod tests {
         let tasks = BackgroundTasks::default();
         let pidfile = dir.path().join("pid");
         let cmd = format!("sleep 1000 & echo $! > '{}'; wait", pidfile.display());
-        tasks.start(&cmd, dir.path(), dir.path()).unwrap();
+        tasks.start(&cmd, dir.path(), dir.path(), None).unwrap();
         let pid = read_pid(&pidfile).await;
         let info = tasks.stop("bash_1").await.unwrap();
         assert_eq!(info.status, TaskStatus::Killed);
@@ -265,7 +271,7 @@ mod tests {
         let tasks = BackgroundTasks::default();
         let pidfile = dir.path().join("pid");
         let cmd = format!("sleep 1000 & echo $! > '{}'; wait", pidfile.display());
-        tasks.start(&cmd, dir.path(), dir.path()).unwrap();
+        tasks.start(&cmd, dir.path(), dir.path(), None).unwrap();
         let pid = read_pid(&pidfile).await;
         let clone = tasks.clone();
         drop(tasks);
@@ -283,7 +289,7 @@ mod tests {
         let tasks = BackgroundTasks::default();
         let pidfile = dir.path().join("pid");
         let cmd = format!("sleep 1000 & echo $! > '{}'; wait", pidfile.display());
-        tasks.start(&cmd, dir.path(), dir.path()).unwrap();
+        tasks.start(&cmd, dir.path(), dir.path(), None).unwrap();
         let pid = read_pid(&pidfile).await;
         tasks.shutdown();
         assert!(process_gone(pid, Duration::from_secs(4)).await);

@@ -32,13 +32,41 @@ pub(crate) struct Shell {
     pub guard: GroupKillGuard,
 }
 
+/// How to run a command in the sandbox: the helper binary, the policy, the temp folder.
+#[derive(Debug, Clone)]
+pub(crate) struct SandboxLaunch {
+    /// The binary acting as the sandbox helper.
+    pub helper: std::path::PathBuf,
+    /// What the command may touch.
+    pub policy: crate::sandbox::SandboxPolicy,
+    /// The session's temp folder, given as `TMPDIR`.
+    pub temp_dir: std::path::PathBuf,
+}
+
 /// Starts `bash --noprofile --norc -c SCRIPT nerve-bash ARGS...` in `cwd`: non-login, no rc files,
-/// stdin from /dev/null, stdout and stderr into one pipe, in a new process group.
-pub(crate) fn spawn_bash(script: &str, args: &[&str], cwd: &Path) -> std::io::Result<Shell> {
+/// stdin from /dev/null, stdout and stderr into one pipe, in a new process group; through the
+/// sandbox helper when `sandbox` is given (the helper restricts itself, then becomes `bash`, in the
+/// same process: the group, the pipes and the directory are the same).
+pub(crate) fn spawn_bash(
+    script: &str,
+    args: &[&str],
+    cwd: &Path,
+    sandbox: Option<&SandboxLaunch>,
+) -> std::io::Result<Shell> {
     let (reader, writer) = std::io::pipe()?;
     let error_writer = writer.try_clone()?;
     let output = pipe::Receiver::from_owned_fd(reader.into())?;
-    let mut command = Command::new("bash");
+    let mut command = match sandbox {
+        Some(launch) => {
+            std::fs::create_dir_all(&launch.temp_dir)?;
+            let mut c = Command::new(&launch.helper);
+            c.args(crate::sandbox::helper::command_line(&launch.policy).map_err(std::io::Error::other)?)
+                .arg("bash")
+                .env("TMPDIR", &launch.temp_dir);
+            c
+        }
+        None => Command::new("bash"),
+    };
     command
         .arg("--noprofile")
         .arg("--norc")
@@ -163,6 +191,7 @@ mod tests {
             r#"printf '%s|%s' "$1" "${BASH_ENV-unset}""#,
             &["arg one"],
             dir.path(),
+            None,
         )
         .unwrap();
         let mut out = String::new();
@@ -178,7 +207,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let pidfile = dir.path().join("pid");
         let script = format!("sleep 1000 & echo $! > '{}'; wait", pidfile.display());
-        let mut shell = spawn_bash(&script, &[], dir.path()).unwrap();
+        let mut shell = spawn_bash(&script, &[], dir.path(), None).unwrap();
         let pid = loop {
             if let Ok(text) = std::fs::read_to_string(&pidfile)
                 && let Ok(pid) = text.trim().parse::<u32>()

@@ -31,6 +31,26 @@ pub(crate) fn output_dir(ctx: &ToolUseContext) -> PathBuf {
     }
 }
 
+/// How to run a command of this session in the sandbox, when the session sandboxes commands and
+/// this machine can; `extra_writable` are files the engine has the command write.
+pub(crate) fn sandbox_launch(
+    ctx: &ToolUseContext,
+    extra_writable: &[PathBuf],
+) -> Option<crate::tools::bash::process::SandboxLaunch> {
+    let sandbox = ctx.config.sandbox.as_ref()?;
+    if !matches!(
+        sandbox.state(false),
+        crate::sandbox::SandboxState::Sandboxed { .. }
+    ) {
+        return None;
+    }
+    Some(crate::tools::bash::process::SandboxLaunch {
+        helper: crate::sandbox::helper_binary(sandbox.helper.as_deref()).ok()?,
+        policy: sandbox.policy(extra_writable),
+        temp_dir: sandbox.temp_dir.clone(),
+    })
+}
+
 /// The directory a command starts in: the session's cwd, or the project folder if the cwd was
 /// deleted meanwhile (with a note and a context change).
 pub(crate) fn start_dir(ctx: &ToolUseContext) -> (PathBuf, Option<String>) {
@@ -53,6 +73,7 @@ pub(crate) async fn run_foreground(
     timeout: Duration,
     ctx: &ToolUseContext,
     progress: &ProgressSink,
+    sandboxed: bool,
 ) -> Result<ToolOutput, ToolError> {
     let (cwd, mut notes) = {
         let (dir, note) = start_dir(ctx);
@@ -63,8 +84,17 @@ pub(crate) async fn run_foreground(
         .map_err(|e| ToolError::io("could not create the command output file", e))?;
     let cwd_file = tempfile::NamedTempFile::new()
         .map_err(|e| ToolError::io("could not create the working-directory file", e))?;
-    let mut shell = spawn_bash(&tracking_script(cwd_file.path()), &[command], &cwd)
-        .map_err(|e| ToolError::io(format!("could not start bash in {}", cwd.display()), e))?;
+    // The shell writes its final directory to the tracking file: the sandbox lets it.
+    let launch = sandboxed
+        .then(|| sandbox_launch(ctx, &[cwd_file.path().to_path_buf()]))
+        .flatten();
+    let mut shell = spawn_bash(
+        &tracking_script(cwd_file.path()),
+        &[command],
+        &cwd,
+        launch.as_ref(),
+    )
+    .map_err(|e| ToolError::io(format!("could not start bash in {}", cwd.display()), e))?;
 
     let pgid = shell.guard.pgid();
     let stop = CancellationToken::new();

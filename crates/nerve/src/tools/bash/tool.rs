@@ -7,12 +7,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::permissions::PermissionSubject;
+use crate::sandbox::SandboxState;
 use crate::tool::{
     FileEffect, InterruptBehavior, PermissionPreview, ProgressSink, Tool, ToolError, ToolOutput,
-    ToolUseContext, Validation,
+    ToolPermission, ToolUseContext, Validation,
 };
 use crate::tools::bash::limits::{DEFAULT_TIMEOUT_MS, MAX_RESULT_CHARS, MAX_TIMEOUT_MS};
-use crate::tools::bash::run::{output_dir, run_foreground, start_dir};
+use crate::tools::bash::run::{output_dir, run_foreground, sandbox_launch, start_dir};
 use crate::tools::bash::sed_edit::{SIMULATED_SED_EDIT_FIELD, SimulatedSedEdit, apply_sed_edit, sed_preview};
 use crate::tools::bash::{analyze, shell_subject};
 
@@ -35,6 +36,15 @@ pub struct BashInput {
     /// output with TaskOutput and stop it with TaskStop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_in_background: Option<bool>,
+    /// Set to true to run this command outside the sandbox (it then always asks the user first,
+    /// whatever the rules and mode say). Only for a command that failed in the sandbox because it
+    /// needs more: the network, or files outside the working folders.
+    #[serde(
+        rename = "dangerouslyDisableSandbox",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub dangerously_disable_sandbox: Option<bool>,
     /// Set only by the engine after the user approved a previewed `sed -i` edit; never shown to or
     /// accepted from the model.
     #[serde(
@@ -116,6 +126,36 @@ impl Tool for BashTool {
         }
     }
 
+    async fn check_permissions(&self, input: &BashInput, ctx: &ToolUseContext) -> ToolPermission {
+        if input.simulated_sed_edit.is_some() {
+            return ToolPermission::Passthrough; // the engine writes the previewed files; no shell runs
+        }
+        match self.sandbox_state(input, ctx) {
+            Some(SandboxState::Unsandboxed {
+                reason,
+                needs_approval: true,
+            }) => ToolPermission::Ask {
+                reason: format!("runs without the sandbox: {reason}"),
+            },
+            Some(SandboxState::Sandboxed { network: false })
+                if ctx.config.sandbox.as_ref().is_some_and(|s| s.config.auto_allow) =>
+            {
+                ToolPermission::Allow {
+                    reason: "runs in the sandbox without network (sandbox.autoAllowBashIfSandboxed)".into(),
+                }
+            }
+            _ => ToolPermission::Passthrough,
+        }
+    }
+
+    fn sandbox_state(&self, input: &BashInput, ctx: &ToolUseContext) -> Option<SandboxState> {
+        if input.simulated_sed_edit.is_some() {
+            return None;
+        }
+        let sandbox = ctx.config.sandbox.as_ref()?;
+        Some(sandbox.state(input.dangerously_disable_sandbox == Some(true)))
+    }
+
     fn permission_subject(&self, input: &BashInput, ctx: &ToolUseContext) -> PermissionSubject {
         PermissionSubject::Shell(Box::new(shell_subject(&input.command, &ctx.exec.cwd)))
     }
@@ -137,12 +177,14 @@ impl Tool for BashTool {
             // The user approved exactly this content: write it, do not run the shell.
             return apply_sed_edit(edit, &input.command, ctx);
         }
+        let sandboxed = input.dangerously_disable_sandbox != Some(true);
         if input.run_in_background == Some(true) {
             let (cwd, note) = start_dir(ctx);
+            let launch = if sandboxed { sandbox_launch(ctx, &[]) } else { None };
             let info = ctx
                 .exec
                 .background
-                .start(&input.command, &cwd, &output_dir(ctx))
+                .start(&input.command, &cwd, &output_dir(ctx), launch.as_ref())
                 .map_err(|e| ToolError::io("could not start the background command", e))?;
             let mut text = format!(
                 "Command running in background with ID: {id}. Its output is being written to: {path}\nUse TaskOutput with task_id \"{id}\" to read it (block: false returns what it printed so far) and TaskStop to stop it.",
@@ -156,7 +198,7 @@ impl Tool for BashTool {
             return Ok(ToolOutput::text(text));
         }
         let timeout = Duration::from_millis(input.timeout.unwrap_or(DEFAULT_TIMEOUT_MS).min(MAX_TIMEOUT_MS));
-        run_foreground(&input.command, timeout, ctx, progress).await
+        run_foreground(&input.command, timeout, ctx, progress, sandboxed).await
     }
 
     fn summary(&self, input: &BashInput, _cwd: &std::path::Path) -> String {

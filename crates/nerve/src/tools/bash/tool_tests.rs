@@ -16,6 +16,7 @@ fn input(command: &str) -> BashInput {
         timeout: None,
         description: None,
         run_in_background: None,
+        dangerously_disable_sandbox: None,
         simulated_sed_edit: None,
     }
 }

@@ -1,0 +1,221 @@
+//! The sandbox helper: the host binary re-executed as `<exe> __nerve-sandbox-exec POLICY -- PROGRAM
+//! ARGS...`. It restricts itself (Landlock for files and TCP, seccomp for other sockets), then
+//! replaces itself with the program, which keeps the restrictions, as do its children. Landlock
+//! rules are allow-lists: "read everything except" is written as read rights on every part of the
+//! tree that holds no denied path, and on the folders above a denied path only the right to list
+//! them (so `ls ~` works while `~/.ssh/id_rsa` stays unreadable; the names inside a denied folder
+//! can be listed, its files not opened).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use super::SandboxPolicy;
+
+/// The first argument that makes a host binary act as the helper.
+pub const HELPER_ARG: &str = "__nerve-sandbox-exec";
+
+/// The exit status when the sandbox could not be applied (the command did not run).
+pub const SANDBOX_FAILED: i32 = 125;
+
+/// The marker the helper prints before its error when it cannot apply the sandbox, so the Bash
+/// tool can tell "the sandbox failed" from the command's own output.
+pub const FAILURE_MARKER: &str = "nerve-sandbox: ";
+
+/// Runs the helper when the process was started as one, and never returns then. Every binary that
+/// hosts the engine calls this first thing in `main`.
+pub fn run_if_asked() {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == HELPER_ARG) {
+        let code = run(&args[2..]);
+        std::process::exit(code);
+    }
+}
+
+/// The arguments that make `exe` run `program args` sandboxed by `policy`.
+pub fn command_line(policy: &SandboxPolicy) -> Result<Vec<OsString>, serde_json::Error> {
+    Ok(vec![
+        OsString::from(HELPER_ARG),
+        OsString::from(serde_json::to_string(policy)?),
+        OsString::from("--"),
+    ])
+}
+
+fn run(args: &[OsString]) -> i32 {
+    let fail = |message: String| {
+        eprintln!("{FAILURE_MARKER}{message}");
+        SANDBOX_FAILED
+    };
+    let [policy, dashes, program, rest @ ..] = args else {
+        return fail("usage: __nerve-sandbox-exec POLICY -- PROGRAM [ARGS...]".into());
+    };
+    if dashes != "--" {
+        return fail("usage: __nerve-sandbox-exec POLICY -- PROGRAM [ARGS...]".into());
+    }
+    let policy: SandboxPolicy = match policy.to_str().map(serde_json::from_str) {
+        Some(Ok(p)) => p,
+        Some(Err(e)) => return fail(format!("the policy is not valid: {e}")),
+        None => return fail("the policy is not UTF-8".into()),
+    };
+    if let Err(e) = restrict(&policy) {
+        return fail(format!("could not apply the sandbox: {e}"));
+    }
+    exec(program, rest, fail)
+}
+
+#[cfg(unix)]
+fn exec(program: &OsString, rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+    use std::os::unix::process::CommandExt;
+    let error = std::process::Command::new(program).args(rest).exec();
+    fail(format!("could not start {}: {error}", program.to_string_lossy()))
+}
+
+#[cfg(not(unix))]
+fn exec(_program: &OsString, _rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+    fail("the sandbox is only implemented for Linux".into())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn restrict(_policy: &SandboxPolicy) -> Result<(), String> {
+    Err("the sandbox is only implemented for Linux".into())
+}
+
+#[cfg(target_os = "linux")]
+fn restrict(policy: &SandboxPolicy) -> Result<(), String> {
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, RulesetAttr, RulesetCreatedAttr,
+        RulesetStatus,
+    };
+    let abi = ABI::V6;
+    let all = AccessFs::from_all(abi);
+    let read = AccessFs::from_read(abi);
+    let mut rules: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
+    let denied: Vec<PathBuf> = policy.denied.iter().map(|p| resolved(p)).collect();
+    grant(Path::new("/"), read, &denied, &mut rules);
+    for path in &policy.writable {
+        grant(&resolved(path), all, &denied, &mut rules);
+    }
+    // Devices every shell writes to.
+    for device in [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/tty",
+        "/dev/ptmx",
+        "/dev/pts",
+        "/dev/shm",
+    ] {
+        grant(Path::new(device), all, &denied, &mut rules);
+    }
+
+    let mut ruleset = landlock::Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(all)
+        .map_err(|e| e.to_string())?;
+    if !policy.network {
+        // No rule for any port: every TCP bind and connect is refused (Linux 6.7+).
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(|e| e.to_string())?;
+    }
+    let mut created = ruleset.create().map_err(|e| e.to_string())?;
+    for (path, access) in rules {
+        let Ok(fd) = landlock::PathFd::new(&path) else {
+            continue; // gone since it was listed
+        };
+        let access = if path.is_dir() {
+            access
+        } else {
+            access & AccessFs::from_file(abi)
+        };
+        created = created
+            .add_rule(landlock::PathBeneath::new(fd, access))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let status = created.restrict_self().map_err(|e| e.to_string())?;
+    if status.ruleset == RulesetStatus::NotEnforced {
+        return Err("this kernel does not enforce Landlock".into());
+    }
+    if !policy.network {
+        no_inet_sockets()?;
+    }
+    Ok(())
+}
+
+/// `path` with symlinks resolved when it exists (rules attach to what a path leads to).
+fn resolved(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Adds rules giving `access` to everything under `root` except the `denied` paths.
+#[cfg(target_os = "linux")]
+fn grant(
+    root: &Path,
+    access: landlock::BitFlags<landlock::AccessFs>,
+    denied: &[PathBuf],
+    rules: &mut Vec<(PathBuf, landlock::BitFlags<landlock::AccessFs>)>,
+) {
+    use landlock::AccessFs;
+    if denied.iter().any(|d| root.starts_with(d)) {
+        return;
+    }
+    if !denied.iter().any(|d| d.starts_with(root)) {
+        rules.push((root.to_path_buf(), access));
+        return;
+    }
+    // A denied path lies below: the folder itself gets only the rights that open no file (rights
+    // on a folder hold for everything beneath it, the denied path too), and each entry is granted
+    // on its own. Symlinks are skipped: what they lead to is granted (or not) where it lives.
+    let folder_only = AccessFs::ReadDir
+        | AccessFs::MakeReg
+        | AccessFs::MakeDir
+        | AccessFs::MakeSym
+        | AccessFs::MakeFifo
+        | AccessFs::MakeSock;
+    rules.push((root.to_path_buf(), access & folder_only));
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+            continue;
+        }
+        grant(&entry.path(), access, denied, rules);
+    }
+}
+
+/// A seccomp filter refusing IPv4 and IPv6 sockets (UDP, raw, and TCP on kernels whose Landlock
+/// cannot refuse it) and io_uring (which can open sockets without the `socket` call).
+#[cfg(target_os = "linux")]
+fn no_inet_sockets() -> Result<(), String> {
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
+    use std::collections::BTreeMap;
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let domain = |family: i32| -> Result<SeccompRule, String> {
+        let condition = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Eq,
+            u64::try_from(family).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())?;
+        SeccompRule::new(vec![condition]).map_err(|e| e.to_string())
+    };
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    rules.insert(
+        libc::SYS_socket,
+        vec![domain(libc::AF_INET)?, domain(libc::AF_INET6)?],
+    );
+    rules.insert(libc::SYS_io_uring_setup, vec![]);
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(u32::try_from(libc::EACCES).map_err(|e| e.to_string())?),
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let program = BpfProgram::try_from(filter).map_err(|e| e.to_string())?;
+    seccompiler::apply_filter(&program).map_err(|e| e.to_string())
+}

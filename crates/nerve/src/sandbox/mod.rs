@@ -1,0 +1,248 @@
+//! The Bash sandbox (Linux): what a sandboxed command may touch, whether this kernel can enforce
+//! it, and the helper that enforces it.
+//!
+//! Permissions decide whether a command may run; the sandbox contains what an allowed command
+//! does. A sandboxed command writes only inside the working folders, the session's temp folder
+//! and the paths the user allowed; reads everything except a default deny list (SSH, cloud and
+//! GPG keys, keyrings, browser profiles, Nerve's and Claude Code's credentials) and the paths Read
+//! deny rules name; and has no network unless the settings allow it (all-or-nothing: TCP through
+//! Landlock, every other IPv4/IPv6 socket through a seccomp filter; Unix sockets stay open).
+//!
+//! Enforcement needs no privileges and no setuid helper: the binary that hosts the engine (the
+//! `nerve` CLI, the desktop app) re-executes itself as `<exe> __nerve-sandbox-exec POLICY -- bash
+//! ...` ([`helper`]); the helper restricts itself with Landlock and seccomp, then `exec`s the
+//! command, which inherits the restrictions, as do all of its children. The process group, the
+//! pipes and the working directory set by the parent are kept, so background tasks, `cd`
+//! tracking and output spooling work unchanged.
+
+pub mod helper;
+mod policy;
+pub mod settings;
+
+pub use policy::{SandboxPolicy, default_denied_reads};
+
+use std::sync::OnceLock;
+
+/// Whether this kernel can sandbox commands, and how much of the policy it enforces.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Availability {
+    /// Landlock works: files are enforced; `network` says whether "no network" is enforced too.
+    Available {
+        /// The Landlock ABI version in use.
+        abi: u8,
+        /// Whether TCP can be refused (Landlock ABI 4, Linux 6.7+); other sockets are refused by
+        /// seccomp either way.
+        network: bool,
+    },
+    /// Commands cannot be sandboxed here, and why.
+    Unavailable {
+        /// Why (shown to the user when a command asks to run unsandboxed).
+        reason: String,
+    },
+}
+
+impl Availability {
+    /// Whether commands can be sandboxed.
+    pub fn is_available(&self) -> bool {
+        matches!(self, Self::Available { .. })
+    }
+}
+
+/// What this kernel supports (probed once per process, without restricting anything).
+pub fn availability() -> &'static Availability {
+    static PROBED: OnceLock<Availability> = OnceLock::new();
+    PROBED.get_or_init(probe)
+}
+
+#[cfg(target_os = "linux")]
+fn probe() -> Availability {
+    use landlock::{ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr};
+    // Creating a ruleset (never applied) tells whether the kernel has Landlock, and which ABI.
+    let works = |abi: ABI| {
+        let fs = Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(abi));
+        let net = |r: Ruleset| {
+            if abi >= ABI::V4 {
+                r.handle_access(AccessNet::from_all(abi))
+            } else {
+                Ok(r)
+            }
+        };
+        fs.and_then(net).and_then(|r| r.create()).is_ok()
+    };
+    for (abi, n) in [
+        (ABI::V6, 6),
+        (ABI::V5, 5),
+        (ABI::V4, 4),
+        (ABI::V3, 3),
+        (ABI::V2, 2),
+        (ABI::V1, 1),
+    ] {
+        if works(abi) {
+            return Availability::Available {
+                abi: n,
+                network: n >= 4,
+            };
+        }
+    }
+    Availability::Unavailable {
+        reason: "this kernel does not enable Landlock (Linux 5.13 or later with `landlock` in the boot's lsm= list is needed)".into(),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn probe() -> Availability {
+    Availability::Unavailable {
+        reason: "the sandbox is only implemented for Linux so far".into(),
+    }
+}
+
+/// Whether a Bash call runs in the sandbox, as the card and the permission dialog say it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum SandboxState {
+    /// It runs sandboxed.
+    Sandboxed {
+        /// Whether it may use the network.
+        network: bool,
+    },
+    /// It runs without the sandbox.
+    Unsandboxed {
+        /// Why (the settings turned it off, the model asked, the kernel cannot).
+        reason: String,
+        /// Whether running it so needs the user's approval (always, unless the user turned the
+        /// sandbox off).
+        needs_approval: bool,
+    },
+}
+
+/// Names the environment variable that points the engine at another helper binary (the engine's
+/// own integration tests, whose executable is a test harness, point it at the `nerve` binary).
+pub const HELPER_ENV: &str = "NERVE_SANDBOX_HELPER";
+
+/// What a session needs to sandbox its Bash commands.
+#[derive(Debug, Clone)]
+pub struct SessionSandbox {
+    /// The settings in effect.
+    pub config: settings::SandboxConfig,
+    /// The folders the session works in (the project and additional directories).
+    pub working_dirs: Vec<std::path::PathBuf>,
+    /// The session's own temp folder (commands get it as `TMPDIR`).
+    pub temp_dir: std::path::PathBuf,
+    /// Paths Read deny rules name (unreadable inside the sandbox too).
+    pub read_denied: Vec<std::path::PathBuf>,
+    /// The home folder (for the default deny list).
+    pub home: std::path::PathBuf,
+    /// The helper binary, when not this program itself (see [`helper_binary`]).
+    pub helper: Option<std::path::PathBuf>,
+}
+
+impl SessionSandbox {
+    /// Whether a command runs sandboxed; `disable_requested` is the model's
+    /// `dangerouslyDisableSandbox`.
+    pub fn state(&self, disable_requested: bool) -> SandboxState {
+        if !self.config.enabled {
+            return SandboxState::Unsandboxed {
+                reason: "the sandbox is turned off in the settings (sandbox.enabled)".into(),
+                needs_approval: false,
+            };
+        }
+        if disable_requested {
+            return SandboxState::Unsandboxed {
+                reason: "the model asked to run this command outside the sandbox (dangerouslyDisableSandbox)"
+                    .into(),
+                needs_approval: true,
+            };
+        }
+        if let Availability::Unavailable { reason } = availability() {
+            return SandboxState::Unsandboxed {
+                reason: format!("commands cannot be sandboxed here: {reason}"),
+                needs_approval: true,
+            };
+        }
+        if let Err(reason) = helper_binary(self.helper.as_deref()) {
+            return SandboxState::Unsandboxed {
+                reason,
+                needs_approval: true,
+            };
+        }
+        SandboxState::Sandboxed {
+            network: self.config.network,
+        }
+    }
+
+    /// The policy for one command; `extra_writable` are files the engine itself has the command
+    /// write (the working-directory tracking file).
+    pub fn policy(&self, extra_writable: &[std::path::PathBuf]) -> SandboxPolicy {
+        let mut writable = self.working_dirs.clone();
+        writable.push(self.temp_dir.clone());
+        writable.extend(self.config.writable.iter().cloned());
+        writable.extend(extra_writable.iter().cloned());
+        let mut denied = default_denied_reads(&self.home);
+        denied.extend(self.config.denied.iter().cloned());
+        denied.extend(self.read_denied.iter().cloned());
+        SandboxPolicy {
+            writable,
+            denied,
+            network: self.config.network,
+        }
+    }
+}
+
+/// The binary that acts as the helper: `explicit` when given, else [`HELPER_ENV`] when set, else
+/// this process's executable; once it has shown that it works: it runs a probe command sandboxed
+/// and must print what the probe prints (an executable that is no helper, a test harness say, does
+/// not). Each binary is checked once per process.
+pub fn helper_binary(explicit: Option<&std::path::Path>) -> Result<std::path::PathBuf, String> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static CHECKED: OnceLock<Mutex<HashMap<std::path::PathBuf, Result<(), String>>>> = OnceLock::new();
+    let path: std::path::PathBuf = match (explicit, std::env::var_os(HELPER_ENV)) {
+        (Some(path), _) => path.to_path_buf(),
+        (None, Some(path)) => path.into(),
+        (None, None) => std::env::current_exe().map_err(|e| {
+            format!("cannot find this program's own executable to sandbox commands with: {e}")
+        })?,
+    };
+    let checked = CHECKED.get_or_init(Mutex::default);
+    let known = checked
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(&path)
+        .cloned();
+    let result = match known {
+        Some(result) => result,
+        None => {
+            let result = probe_helper(&path);
+            checked
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(path.clone(), result.clone());
+            result
+        }
+    };
+    result.map(|()| path)
+}
+
+fn probe_helper(path: &std::path::Path) -> Result<(), String> {
+    const PROBE: &str = "nerve-sandbox-probe-ok";
+    let args = helper::command_line(&SandboxPolicy::default()).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new(path)
+        .args(args)
+        .args(["/bin/sh", "-c", &format!("echo {PROBE}")])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run the sandbox helper {}: {e}", path.display()))?;
+    if out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == PROBE {
+        Ok(())
+    } else {
+        Err(format!(
+            "the sandbox helper {} does not work: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
