@@ -319,7 +319,8 @@ fn check_permission_explains_an_edit_of_a_file_not_read_and_reports_validation_b
             "suggestions": ["Edit(/**)"],
             "input": {"file_path": file, "old_string": "hello", "new_string": "bye", "replace_all": false},
             "validation": {"result": "invalid", "message": not_read},
-            "rule_warnings": []
+            "rule_warnings": [],
+            "sandbox": null
         })
     );
 }

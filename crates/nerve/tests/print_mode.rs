@@ -178,6 +178,133 @@ async fn resume_after_kill_9_answers_the_interrupted_call() {
     assert_eq!(v["session_id"], session_id.as_str());
 }
 
+/// The processes whose command line contains `needle`.
+fn processes_running(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let zombie = std::fs::read_to_string(entry.path().join("stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        });
+        if cmdline.contains(needle) && !zombie {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Crash safety: a headless session with a Bash command (and its background child) running is
+/// killed with SIGKILL at a random point (20 seeds: while the model streams, while the tools run),
+/// then resumed. The resumed conversation is valid (the mock refuses any tool_use left unanswered),
+/// the prompt that was sent is still there, and no process the session started outlives it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_at_random_points_loses_nothing_and_leaves_no_process() {
+    for seed in 0..20u64 {
+        // xorshift: a fixed, different kill point per seed.
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let kill_after_ms = x % 700;
+        let marker = format!("9.{seed:02}7");
+        let d = setup();
+        std::fs::write(d.path().join("project/notes.md"), "# Notes\n").unwrap();
+        if !nerve::sandbox::availability().is_available() {
+            // Without Landlock every command would ask (and headless, be refused): run them
+            // unsandboxed, still supervised, so the test still kills commands that run.
+            std::fs::create_dir_all(d.path().join("project/.nerve")).unwrap();
+            std::fs::write(
+                d.path().join("project/.nerve/settings.local.json"),
+                r#"{"sandbox": {"enabled": false}}"#,
+            )
+            .unwrap();
+        }
+        let server = mock(json!([
+            {"response": {"type": "stream", "delta_delay_ms": 15, "blocks": [
+                {"type": "text", "text": ["Looking ", "at ", "the ", "notes ", "and ", "waiting."]},
+                {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": "notes.md"}},
+                {"type": "tool_use", "id": "toolu_wait", "name": "Bash",
+                 "input": {"command": format!("sleep {marker} & sleep {marker}"), "description": "Wait"}}
+            ]}},
+            {"expect": {"last_user_text_contains": "go on"},
+             "response": {"type": "stream", "blocks": [{"type": "text", "text": "Resumed."}]}}
+        ]))
+        .await;
+        let mut child = nerve(
+            d.path(),
+            &server,
+            &[
+                "-p",
+                &format!("Crash test {seed}"),
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--permission-mode",
+                "bypassPermissions",
+            ],
+        )
+        .spawn()
+        .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut session_id = String::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["type"] == "system" {
+                session_id = v["session_id"].as_str().unwrap().to_string();
+                break;
+            }
+        }
+        assert!(!session_id.is_empty(), "seed {seed}");
+        // Kill once the model was asked (the prompt is acknowledged), at the seed's point after.
+        while server.requests().is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(kill_after_ms)).await;
+        child.start_kill().unwrap(); // SIGKILL
+        child.wait().await.unwrap();
+
+        let started = std::time::Instant::now();
+        while !processes_running(&format!("sleep {marker}")).is_empty() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(5),
+                "seed {seed} (killed after {kill_after_ms} ms): commands outlived the session: {:?}",
+                processes_running(&format!("sleep {marker}"))
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+
+        let out = nerve(
+            d.path(),
+            &server,
+            &["-p", "go on", "--resume", &session_id, "--output-format", "json"],
+        )
+        .output()
+        .await
+        .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        assert_eq!(
+            v["result"],
+            "Resumed.",
+            "seed {seed} (killed after {kill_after_ms} ms): {v} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let resumed = server.requests().last().unwrap().body.clone();
+        let first = &resumed["messages"][0]["content"];
+        assert!(
+            first.to_string().contains(&format!("Crash test {seed}")),
+            "seed {seed}: {first}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disallowed_tools_are_removed_and_max_turns_ends_the_turn() {
     let d = setup();

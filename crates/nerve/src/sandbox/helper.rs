@@ -1,6 +1,10 @@
 //! The sandbox helper: the host binary re-executed as `<exe> __nerve-sandbox-exec POLICY -- PROGRAM
-//! ARGS...`. It restricts itself (Landlock for files and TCP, seccomp for other sockets), then
-//! replaces itself with the program, which keeps the restrictions, as do its children. Landlock
+//! ARGS...` (`POLICY` is JSON, or `-` for no restriction). It restricts itself (Landlock for files
+//! and TCP, seccomp for other sockets), then starts the program, which keeps the restrictions, as
+//! do its children, and supervises it: it waits for it and exits as it did, and when the engine's
+//! process dies (killed, crashed) it kills the command's whole process group, so no command
+//! outlives its session. (`PR_SET_PDEATHSIG` alone would stop only the direct child, and fires when
+//! the spawning *thread* exits; the supervisor watches its parent process instead.) Landlock
 //! rules are allow-lists: "read everything except" is written as read rights on every part of the
 //! tree that holds no denied path, and on the folders above a denied path only the right to list
 //! them (so `ls ~` works while `~/.ssh/id_rsa` stays unreadable; the names inside a denied folder
@@ -31,11 +35,16 @@ pub fn run_if_asked() {
     }
 }
 
-/// The arguments that make `exe` run `program args` sandboxed by `policy`.
-pub fn command_line(policy: &SandboxPolicy) -> Result<Vec<OsString>, serde_json::Error> {
+/// The arguments that make `exe` run `program args` sandboxed by `policy` (`None`: unrestricted,
+/// only supervised).
+pub fn command_line(policy: Option<&SandboxPolicy>) -> Result<Vec<OsString>, serde_json::Error> {
+    let policy = match policy {
+        Some(p) => serde_json::to_string(p)?,
+        None => "-".to_string(),
+    };
     Ok(vec![
         OsString::from(HELPER_ARG),
-        OsString::from(serde_json::to_string(policy)?),
+        OsString::from(policy),
         OsString::from("--"),
     ])
 }
@@ -51,26 +60,50 @@ fn run(args: &[OsString]) -> i32 {
     if dashes != "--" {
         return fail("usage: __nerve-sandbox-exec POLICY -- PROGRAM [ARGS...]".into());
     }
-    let policy: SandboxPolicy = match policy.to_str().map(serde_json::from_str) {
-        Some(Ok(p)) => p,
-        Some(Err(e)) => return fail(format!("the policy is not valid: {e}")),
-        None => return fail("the policy is not UTF-8".into()),
-    };
-    if let Err(e) = restrict(&policy) {
-        return fail(format!("could not apply the sandbox: {e}"));
+    if policy != "-" {
+        let policy: SandboxPolicy = match policy.to_str().map(serde_json::from_str) {
+            Some(Ok(p)) => p,
+            Some(Err(e)) => return fail(format!("the policy is not valid: {e}")),
+            None => return fail("the policy is not UTF-8".into()),
+        };
+        if let Err(e) = restrict(&policy) {
+            return fail(format!("could not apply the sandbox: {e}"));
+        }
     }
-    exec(program, rest, fail)
+    supervise(program, rest, fail)
 }
 
+/// Runs the program and exits as it did (a death by signal `n` as 128 + n, as shells report it),
+/// killing its process group if the engine's process goes away first.
 #[cfg(unix)]
-fn exec(program: &OsString, rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
-    use std::os::unix::process::CommandExt;
-    let error = std::process::Command::new(program).args(rest).exec();
-    fail(format!("could not start {}: {error}", program.to_string_lossy()))
+fn supervise(program: &OsString, rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    let parent = nix::unistd::getppid();
+    let mut child = match std::process::Command::new(program).args(rest).spawn() {
+        Ok(c) => c,
+        Err(e) => return fail(format!("could not start {}: {e}", program.to_string_lossy())),
+    };
+    std::thread::spawn(move || {
+        loop {
+            if nix::unistd::getppid() != parent {
+                // The engine is gone: so is everything it started, the helper included.
+                let _ = nix::sys::signal::killpg(nix::unistd::getpgrp(), nix::sys::signal::Signal::SIGKILL);
+                std::process::exit(SANDBOX_FAILED);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+    match child.wait() {
+        Ok(status) => status
+            .code()
+            .or_else(|| status.signal().map(|s| 128 + s))
+            .unwrap_or(SANDBOX_FAILED),
+        Err(e) => fail(format!("could not wait for {}: {e}", program.to_string_lossy())),
+    }
 }
 
 #[cfg(not(unix))]
-fn exec(_program: &OsString, _rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+fn supervise(_program: &OsString, _rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
     fail("the sandbox is only implemented for Linux".into())
 }
 

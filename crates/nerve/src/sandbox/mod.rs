@@ -229,7 +229,7 @@ pub fn helper_binary(explicit: Option<&std::path::Path>) -> Result<std::path::Pa
 
 fn probe_helper(path: &std::path::Path) -> Result<(), String> {
     const PROBE: &str = "nerve-sandbox-probe-ok";
-    let args = helper::command_line(&SandboxPolicy::default()).map_err(|e| e.to_string())?;
+    let args = helper::command_line(Some(&SandboxPolicy::default())).map_err(|e| e.to_string())?;
     let out = std::process::Command::new(path)
         .args(args)
         .args(["/bin/sh", "-c", &format!("echo {PROBE}")])

@@ -32,13 +32,14 @@ pub(crate) struct Shell {
     pub guard: GroupKillGuard,
 }
 
-/// How to run a command in the sandbox: the helper binary, the policy, the temp folder.
+/// How to run a command through the sandbox helper: the helper binary, the policy (`None`:
+/// unrestricted, only supervised so it dies with the engine), the temp folder.
 #[derive(Debug, Clone)]
 pub(crate) struct SandboxLaunch {
     /// The binary acting as the sandbox helper.
     pub helper: std::path::PathBuf,
     /// What the command may touch.
-    pub policy: crate::sandbox::SandboxPolicy,
+    pub policy: Option<crate::sandbox::SandboxPolicy>,
     /// The session's temp folder, given as `TMPDIR`.
     pub temp_dir: std::path::PathBuf,
 }
@@ -60,9 +61,12 @@ pub(crate) fn spawn_bash(
         Some(launch) => {
             std::fs::create_dir_all(&launch.temp_dir)?;
             let mut c = Command::new(&launch.helper);
-            c.args(crate::sandbox::helper::command_line(&launch.policy).map_err(std::io::Error::other)?)
-                .arg("bash")
-                .env("TMPDIR", &launch.temp_dir);
+            c.args(
+                crate::sandbox::helper::command_line(launch.policy.as_ref())
+                    .map_err(std::io::Error::other)?,
+            )
+            .arg("bash")
+            .env("TMPDIR", &launch.temp_dir);
             c
         }
         None => Command::new("bash"),

@@ -31,22 +31,25 @@ pub(crate) fn output_dir(ctx: &ToolUseContext) -> PathBuf {
     }
 }
 
-/// How to run a command of this session in the sandbox, when the session sandboxes commands and
-/// this machine can; `extra_writable` are files the engine has the command write.
+/// How to run a command of this session through the sandbox helper: sandboxed when `sandboxed`
+/// and the session sandboxes commands, else only supervised (so it dies with the engine). `None`
+/// when the session has no sandbox setup or no working helper: the command then runs directly.
+/// `extra_writable` are files the engine has the command write.
 pub(crate) fn sandbox_launch(
     ctx: &ToolUseContext,
+    sandboxed: bool,
     extra_writable: &[PathBuf],
 ) -> Option<crate::tools::bash::process::SandboxLaunch> {
     let sandbox = ctx.config.sandbox.as_ref()?;
-    if !matches!(
-        sandbox.state(false),
-        crate::sandbox::SandboxState::Sandboxed { .. }
-    ) {
-        return None;
-    }
+    let helper = crate::sandbox::helper_binary(sandbox.helper.as_deref()).ok()?;
+    let restricted = sandboxed
+        && matches!(
+            sandbox.state(false),
+            crate::sandbox::SandboxState::Sandboxed { .. }
+        );
     Some(crate::tools::bash::process::SandboxLaunch {
-        helper: crate::sandbox::helper_binary(sandbox.helper.as_deref()).ok()?,
-        policy: sandbox.policy(extra_writable),
+        helper,
+        policy: restricted.then(|| sandbox.policy(extra_writable)),
         temp_dir: sandbox.temp_dir.clone(),
     })
 }
@@ -85,9 +88,7 @@ pub(crate) async fn run_foreground(
     let cwd_file = tempfile::NamedTempFile::new()
         .map_err(|e| ToolError::io("could not create the working-directory file", e))?;
     // The shell writes its final directory to the tracking file: the sandbox lets it.
-    let launch = sandboxed
-        .then(|| sandbox_launch(ctx, &[cwd_file.path().to_path_buf()]))
-        .flatten();
+    let launch = sandbox_launch(ctx, sandboxed, &[cwd_file.path().to_path_buf()]);
     let mut shell = spawn_bash(
         &tracking_script(cwd_file.path()),
         &[command],

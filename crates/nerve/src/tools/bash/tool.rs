@@ -180,7 +180,7 @@ impl Tool for BashTool {
         let sandboxed = input.dangerously_disable_sandbox != Some(true);
         if input.run_in_background == Some(true) {
             let (cwd, note) = start_dir(ctx);
-            let launch = if sandboxed { sandbox_launch(ctx, &[]) } else { None };
+            let launch = sandbox_launch(ctx, sandboxed, &[]);
             let info = ctx
                 .exec
                 .background
