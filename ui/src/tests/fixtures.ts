@@ -34,7 +34,7 @@ export function queued(
   summary = `${name} ${id}`,
   destructive = false,
 ): Event {
-  return { type: "tool_queued", tool_use_id: id, tool_name: name, summary, batch_id: batch, concurrent, destructive };
+  return { type: "tool_queued", tool_use_id: id, tool_name: name, summary, batch_id: batch, concurrent, destructive, sandbox: null };
 }
 
 export function completed(id: string, extra: Partial<Omit<ToolCompleted, "type" | "tool_use_id">> = {}): Event {
@@ -66,6 +66,7 @@ export function request(fields: Partial<PermissionRequest> & Pick<PermissionRequ
     destructive: false,
     preview: null,
     agent_label: null,
+    sandbox: null,
     ...fields,
   };
 }

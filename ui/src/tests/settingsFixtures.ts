@@ -93,6 +93,7 @@ export function bashCheck(): PermissionCheck {
       classifier_approvable: false,
     },
     rule_warnings: [],
+    sandbox: null,
   };
 }
 

@@ -1,0 +1,20 @@
+// The icon of each settings section, shown in its heading and in the section list.
+import type { LucideIcon } from "@lucide/svelte";
+import FlaskConical from "@lucide/svelte/icons/flask-conical";
+import Palette from "@lucide/svelte/icons/palette";
+import Plug from "@lucide/svelte/icons/plug";
+import Server from "@lucide/svelte/icons/server";
+import ShieldCheck from "@lucide/svelte/icons/shield-check";
+import SlidersHorizontal from "@lucide/svelte/icons/sliders-horizontal";
+import Webhook from "@lucide/svelte/icons/webhook";
+import type { SectionId } from "./sections";
+
+export const SECTION_ICONS: Record<SectionId, LucideIcon> = {
+  "model-server": Server,
+  defaults: SlidersHorizontal,
+  rules: ShieldCheck,
+  tester: FlaskConical,
+  mcp: Plug,
+  hooks: Webhook,
+  appearance: Palette,
+};
