@@ -1634,3 +1634,313 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// What is inside the session on screen (the other live sessions stay mounted, hidden).
+fn on_screen(css: &str) -> String {
+    format!("[data-testid='session-view']:not([hidden]) {css}")
+}
+
+/// The sidebar's row of session `id`.
+fn row(id: &str) -> String {
+    format!("[data-testid='sidebar-session'][data-session-id='{id}']")
+}
+
+/// The id of the session on screen.
+async fn active_session(client: &Client) -> String {
+    element(client, "[data-testid='sidebar-session'][aria-current='true']")
+        .await
+        .attr("data-session-id")
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// Opens a project folder from the sidebar (a project without sessions starts one at once) and
+/// returns the new session's id.
+async fn open_from_sidebar(client: &Client, root: &Path) -> String {
+    click(client, "[data-testid='sidebar-open-project']").await;
+    type_into(
+        client,
+        "[data-testid='project-path-input']",
+        &root.display().to_string(),
+    )
+    .await;
+    click(client, "[data-testid='project-path-open']").await;
+    let project = format!(
+        "[data-testid='sidebar-project'][data-path='{}'] [data-testid='sidebar-session'][aria-current='true']",
+        root.display()
+    );
+    element(client, &project).await;
+    element(client, &on_screen("[data-testid='prompt-input']")).await;
+    active_session(client).await
+}
+
+async fn send_here(client: &Client, prompt: &str) {
+    type_into(client, &on_screen("[data-testid='prompt-input']"), prompt).await;
+    click(client, &on_screen("[data-testid='send-button']")).await;
+}
+
+async fn session_action(client: &Client, id: &str, action: &str) {
+    click(client, &format!("{} [data-testid='session-menu']", row(id))).await;
+    click(client, &format!("[data-testid='{action}']")).await;
+}
+
+fn two_projects_scenario() -> Scenario {
+    let steps = json!([
+        // Project A: a slow command, allowed by the project's rules, keeps its session running…
+        {
+            "expect": {"last_user_text_contains": "Build slowly"},
+            "response": stream(vec![tool_use("toolu_slow", "Bash", json!({"command": "sleep 12", "description": "Build"}))], "tool_use"),
+        },
+        // …while project B's session asks before creating a file.
+        {
+            "expect": {"last_user_text_contains": "Touch the file"},
+            "response": stream(vec![tool_use("toolu_touch", "Bash", json!({"command": "touch made-by-b.txt", "description": "Create a file"}))], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_slow", "is_error": false}},
+            "response": stream(vec![json!({"type": "text", "text": "Built."})], "end_turn"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_touch", "is_error": false}},
+            "response": stream(vec![json!({"type": "text", "text": "Touched."})], "end_turn"),
+        },
+    ]);
+    Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
+}
+
+/// Several sessions at once, from the sidebar: a session in project A runs a slow command while a
+/// session in project B waits for an approval; both badges show, the window title counts the
+/// waiting approval from either session; switching back to B answers it while A finishes on its own.
+/// Then B is renamed, A forked (the fork holds A's conversation) and the fork deleted after a
+/// confirmation, its files gone from the data folder.
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn several_sessions_from_the_sidebar_in_the_desktop_app() {
+    let a_dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(a_dir.path().join(".nerve")).unwrap();
+    std::fs::write(
+        a_dir.path().join(".nerve/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(sleep:*)"]}}"#,
+    )
+    .unwrap();
+    let b_dir = tempfile::tempdir().unwrap();
+    std::fs::write(b_dir.path().join("notes.md"), "# B\n").unwrap();
+    let (a, b) = (
+        a_dir.path().canonicalize().unwrap(),
+        b_dir.path().canonicalize().unwrap(),
+    );
+    let data = tempfile::tempdir().unwrap();
+    let server = MockServer::start(two_projects_scenario()).await.unwrap();
+    let port = free_port();
+    let _driver = start_driver(port, data.path(), "sidebar");
+    let client = connect(port).await;
+    set_up(&client, &server, &a).await;
+    let a_session = active_session(&client).await;
+
+    send_here(&client, "Build slowly.").await;
+    element(
+        &client,
+        &format!("{} [data-testid='badge-running']", row(&a_session)),
+    )
+    .await;
+    let b_session = open_from_sidebar(&client, &b).await;
+    assert_ne!(a_session, b_session);
+    send_here(&client, "Touch the file.").await;
+    dialog_for(&client, "Bash").await;
+    // Both at once: A runs, B waits.
+    element(
+        &client,
+        &format!("{} [data-testid='badge-waiting']", row(&b_session)),
+    )
+    .await;
+    element(
+        &client,
+        &format!("{} [data-testid='badge-running']", row(&a_session)),
+    )
+    .await;
+    let b_name = b.file_name().unwrap().to_string_lossy().to_string();
+    assert_eq!(client.title().await.unwrap(), format!("(1) Nerve — {b_name}"));
+    screenshot(&client, "18-sidebar-two-sessions").await;
+    check_layout(&client, "sidebar").await;
+
+    // On A's screen the title still counts B's approval; A finishes by itself.
+    click(&client, &row(&a_session)).await;
+    let a_name = a.file_name().unwrap().to_string_lossy().to_string();
+    wait_for(Some(&client), "A on screen, B's approval counted", || {
+        let c = client.clone();
+        let want = format!("(1) Nerve — {a_name}");
+        async move { (c.title().await.ok()? == want).then_some(()) }
+    })
+    .await;
+    wait_for_text(&client, &on_screen("[data-testid='assistant-text']"), "Built.").await;
+    element(
+        &client,
+        &format!("{} [data-testid='badge-waiting']", row(&b_session)),
+    )
+    .await;
+
+    // Back to B: its dialog is still there; allowing it lets the turn finish.
+    click(&client, &row(&b_session)).await;
+    dialog_for(&client, "Bash").await;
+    click(&client, "[data-testid='allow-once']").await;
+    wait_for_text(&client, &on_screen("[data-testid='assistant-text']"), "Touched.").await;
+    assert!(b.join("made-by-b.txt").exists());
+    assert_eq!(client.title().await.unwrap(), format!("Nerve — {b_name}"));
+
+    // Rename B.
+    session_action(&client, &b_session, "session-rename").await;
+    let input = element(&client, "[data-testid='session-rename-input']").await;
+    input.clear().await.unwrap();
+    input
+        .send_keys(&format!("Touch work{}", Key::Enter))
+        .await
+        .unwrap();
+    wait_for_text(
+        &client,
+        &format!("{} [data-testid='sidebar-session-title']", row(&b_session)),
+        "Touch work",
+    )
+    .await;
+
+    // Fork A: the fork opens with A's conversation.
+    session_action(&client, &a_session, "session-fork").await;
+    let fork = wait_for(Some(&client), "the fork on screen", || {
+        let c = client.clone();
+        let (a_session, b_session) = (a_session.clone(), b_session.clone());
+        async move {
+            let id = c
+                .find(Locator::Css(
+                    "[data-testid='sidebar-session'][aria-current='true']",
+                ))
+                .await
+                .ok()?
+                .attr("data-session-id")
+                .await
+                .ok()??;
+            (id != a_session && id != b_session).then_some(id)
+        }
+    })
+    .await;
+    wait_for_text(&client, &on_screen("[data-testid='assistant-text']"), "Built.").await;
+    screenshot(&client, "19-sidebar-fork").await;
+
+    // Delete the fork, after a confirmation: its transcript and folder are gone.
+    let project_data = std::fs::read_dir(data.path().join("projects"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join(format!("{fork}.jsonl")).exists())
+        .expect("the fork's transcript is on disk");
+    session_action(&client, &fork, "session-delete").await;
+    wait_for_text(
+        &client,
+        "[data-testid='session-delete-confirm']",
+        "Delete this session for good?",
+    )
+    .await;
+    screenshot(&client, "20-sidebar-delete-confirm").await;
+    click(&client, "[data-testid='session-delete-yes']").await;
+    wait_for_text(&client, "[data-testid='session-deleted-note']", "freed").await;
+    assert!(!project_data.join(format!("{fork}.jsonl")).exists());
+    assert!(!project_data.join(&fork).exists());
+    assert!(
+        client.find(Locator::Css(&row(&fork))).await.is_err(),
+        "the row is gone"
+    );
+    assert!(
+        project_data.join(format!("{a_session}.jsonl")).exists(),
+        "the original stays"
+    );
+
+    // Search finds B by its prompt.
+    type_into(&client, "[data-testid='sidebar-search']", "touch the").await;
+    wait_for(Some(&client), "only B listed", || {
+        let c = client.clone();
+        let b_session = b_session.clone();
+        async move {
+            let rows = c
+                .find_all(Locator::Css("[data-testid='sidebar-session']"))
+                .await
+                .ok()?;
+            let mut ids = Vec::new();
+            for r in rows {
+                ids.push(r.attr("data-session-id").await.ok()??);
+            }
+            (ids == [b_session]).then_some(())
+        }
+    })
+    .await;
+    assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+    client.close().await.unwrap();
+}
+
+/// The demo, from the first screen without a key: the sample project and the scripted model walk
+/// through a parallel batch of reads, an Edit allowed from its diff, a `sed -i` allowed from its
+/// preview, an `rm -rf` denied by the project's rules and a persisted output, in a temporary folder.
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn the_demo_in_the_desktop_app() {
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _driver = start_driver(port, data.path(), "demo");
+    let client = connect(port).await;
+    element(&client, "[data-testid='first-run']").await;
+    wait_for_text(
+        &client,
+        "[data-testid='demo-offer']",
+        "nothing of yours is touched",
+    )
+    .await;
+    click(&client, "[data-testid='start-demo']").await;
+    let banner = element(&client, &on_screen("[data-testid='demo-banner']")).await;
+    let banner = banner.text().await.unwrap();
+    let project = banner
+        .split('(')
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("the banner names the sample folder: {banner}"));
+    assert!(
+        project.starts_with(std::env::temp_dir()) && project.join("src/greeter.py").exists(),
+        "{banner}"
+    );
+
+    let batch = on_screen("[data-testid='batch'][data-concurrent='true'][data-size='3']");
+    element(&client, &batch).await;
+    dialog_for(&client, "Edit").await;
+    element(&client, "[data-testid='permission-diff']").await;
+    screenshot(&client, "21-demo-edit").await;
+    click(&client, "[data-testid='allow-once']").await;
+    dialog_for(&client, "Bash").await;
+    wait_for_text(&client, "[data-testid='sed-preview']", "debug = false").await;
+    click(&client, "[data-testid='allow-once']").await;
+    element(
+        &client,
+        &on_screen("[data-testid='tool-card'][data-tool-use-id='toolu_demo_rm'][data-status='denied']"),
+    )
+    .await;
+    element(
+        &client,
+        &on_screen(
+            "[data-testid='tool-card'][data-tool-use-id='toolu_demo_seq'] [data-testid='persisted-badge']",
+        ),
+    )
+    .await;
+    wait_for_text(
+        &client,
+        &on_screen("[data-testid='assistant-text']"),
+        "That was the tour",
+    )
+    .await;
+    screenshot(&client, "22-demo-done").await;
+    let greeter = std::fs::read_to_string(project.join("src/greeter.py")).unwrap();
+    assert!(greeter.contains("Hello, {name}!"), "{greeter}");
+    let config = std::fs::read_to_string(project.join("config.toml")).unwrap();
+    assert!(config.contains("debug = false"), "{config}");
+    assert!(
+        project.join("build").exists(),
+        "the denied rm -rf removed nothing"
+    );
+    client.close().await.unwrap();
+}

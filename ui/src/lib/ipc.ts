@@ -34,6 +34,9 @@ import type { SearchHit } from "../bindings/SearchHit";
 import type { SearchDone } from "../bindings/SearchDone";
 import type { OutputLine } from "../bindings/OutputLine";
 import type { Deleted } from "../bindings/Deleted";
+import type { SessionSummary } from "../bindings/SessionSummary";
+import type { DeletedSession } from "../bindings/DeletedSession";
+import type { DemoStarted } from "../bindings/DemoStarted";
 
 export const getAppState = () => invoke<AppState>("get_app_state");
 
@@ -49,6 +52,27 @@ export const openProject = (path: string) => invoke<ProjectInfo>("open_project",
 
 export const startSession = (projectPath: string, resume: string | null) =>
   invoke<SessionInfo>("start_session", { projectPath, resume });
+
+/** A project's sessions, newest first; with a query (searched in the engine), only those whose
+ *  title or a prompt contains it (`matched_prompt` says which prompt, when the title did not). */
+export const listSessions = (projectPath: string, query: string | null) =>
+  invoke<SessionSummary[]>("list_sessions", { projectPath, query });
+
+/** Names a session (open or not); the name as kept. A blank name is refused. */
+export const renameSession = (projectPath: string, sessionId: string, title: string) =>
+  invoke<string>("rename_session", { projectPath, sessionId, title });
+
+/** Copies a session into a new one; its id, to resume with `startSession`. */
+export const forkSession = (projectPath: string, sessionId: string) =>
+  invoke<string>("fork_session", { projectPath, sessionId });
+
+/** Deletes a session for good (ended first if open): transcript, checkpoints, saved outputs. */
+export const deleteSession = (projectPath: string, sessionId: string) =>
+  invoke<DeletedSession>("delete_session", { projectPath, sessionId });
+
+/** The demo: a sample project in a temporary folder and a scripted model; a live session on them
+ *  and the prompt that starts the tour. A demo already running ends first. */
+export const startDemo = () => invoke<DemoStarted>("start_demo");
 
 /** Resolves when the turn ends; events arrive on `onEvent` meanwhile, in order. Attached images
  *  are checked by the engine (type, size) before anything is sent; a bad one rejects the call. */

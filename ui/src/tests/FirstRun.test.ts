@@ -227,7 +227,17 @@ describe("App flow", () => {
     // commands once the session shows.
     await waitFor(() => expect(calls).toContain("get_changes"));
     await waitFor(() => expect(calls).toContain("list_commands"));
-    expect(calls).toEqual(["get_app_state", "set_api_key", "get_app_state", "open_project", "start_session", "get_changes", "list_commands"]);
+    // The sidebar lists the project's sessions too (list_sessions), once it is open.
+    expect(calls).toContain("list_sessions");
+    expect(calls.filter((c) => c !== "list_sessions")).toEqual([
+      "get_app_state",
+      "set_api_key",
+      "get_app_state",
+      "open_project",
+      "start_session",
+      "get_changes",
+      "list_commands",
+    ]);
   });
 
   it("goes from first run to the project picker once a local server is chosen", async () => {

@@ -52,6 +52,7 @@ export function sessionInfo(fields: Partial<SessionInfo> = {}): SessionInfo {
     context_window: 200_000,
     session_cost_usd: null,
     warnings: [],
+    demo: false,
     ...fields,
   };
 }

@@ -37,6 +37,15 @@ export interface UnsentPrompt extends PromptDraft {
 export class SessionStore {
   readonly id: string;
   readonly projectPath: string;
+  /** The demo: a scripted model in a sample project (the screen says so). */
+  readonly demo: boolean;
+  /** `.mcp.json` servers this session did not start because they are not approved. */
+  readonly unapprovedMcpServers: string[];
+  /** When the UI started (or resumed) it: a live session the engine has not listed yet sorts by it. */
+  readonly startedMs = Date.now();
+  /** Turns ended so far (counted here, not by the engine): the sidebar re-lists the project after
+   *  each, since its title and cost may have changed. */
+  turnsEnded = $state(0);
   /** The main model (`/model` changes it for this session). */
   model: string = $state("");
   state: ConversationState = $state() as ConversationState;
@@ -57,6 +66,8 @@ export class SessionStore {
   constructor(info: SessionInfo, unapprovedMcpServers: string[] = []) {
     this.id = info.session_id;
     this.projectPath = info.project_path;
+    this.demo = info.demo ?? false;
+    this.unapprovedMcpServers = unapprovedMcpServers;
     this.model = info.model;
     let state = fromHistory(info.history, info.mode, info.past_calls, info.prompts);
     // A resumed session's meter and cost start where they were (the engine keeps usage).
@@ -214,6 +225,7 @@ export class SessionStore {
   /** The turn's command resolved: the authoritative end, with or without its `turn_ended`. */
   private endTurn(turn: OpenTurn, summary: TurnSummary) {
     this.open = null;
+    this.turnsEnded++;
     // The engine usually sent the same message as an `error` event already: show it once.
     const error = summary.error;
     if (error && !this.state.items.some((i) => i.kind === "notice" && i.level === "error" && i.text === error)) {

@@ -1,0 +1,54 @@
+// The sessions the engine lists for each project the sidebar shows, with the search applied in
+// the engine (`list_sessions` with the query). A refresh's answer is dropped when a newer one for
+// the same project was asked for meanwhile (the search changed, a turn ended), so an old answer
+// never replaces a newer one.
+import { untrack } from "svelte";
+import type { SessionSummary } from "../../../bindings/SessionSummary";
+import { errorText, listSessions } from "../../ipc";
+
+export interface Listing {
+  sessions: SessionSummary[];
+  /** An answer came (the list may be empty). */
+  loaded: boolean;
+  /** Why the last listing failed (the previous sessions stay). */
+  error: string | null;
+}
+
+export class SessionListings {
+  byPath: Record<string, Listing> = $state({});
+  /** The search the listings answer ("" lists everything). */
+  query = $state("");
+  private asked: Record<string, number> = {};
+
+  /** Whether the project was ever asked for. */
+  requested(path: string): boolean {
+    return path in this.asked;
+  }
+
+  /** Lists the project's sessions again (with the current search). Never throws. */
+  async refresh(path: string): Promise<void> {
+    const n = (this.asked[path] ?? 0) + 1;
+    this.asked[path] = n;
+    const query = untrack(() => this.query.trim());
+    try {
+      const sessions = (await listSessions(path, query === "" ? null : query)) ?? [];
+      if (this.asked[path] !== n) return;
+      this.byPath[path] = { sessions, loaded: true, error: null };
+    } catch (e) {
+      if (this.asked[path] !== n) return;
+      this.byPath[path] = { sessions: this.byPath[path]?.sessions ?? [], loaded: true, error: errorText(e) };
+    }
+  }
+
+  /** A session is gone (deleted): its row goes at once, before the project is listed again. */
+  drop(path: string, sessionId: string) {
+    const listing = this.byPath[path];
+    if (listing) this.byPath[path] = { ...listing, sessions: listing.sessions.filter((s) => s.session_id !== sessionId) };
+  }
+
+  /** A new search: every given project is listed again with it. */
+  search(query: string, paths: string[]) {
+    this.query = query;
+    for (const path of paths) void this.refresh(path);
+  }
+}
