@@ -894,6 +894,7 @@ async fn review_and_rewind_in_the_desktop_app() {
     assert_eq!(row("new.txt").await.trim(), "+1 −0");
     assert_eq!(row("a.txt").await.trim(), "+1 −1");
     screenshot(&client, "08-changes-panel").await;
+    check_layout(&client, "changes-panel").await;
     click(&client, "[data-testid='open-changes']").await;
 
     // Rewind the code to just before the first prompt: the preview lists the four files.
@@ -911,6 +912,7 @@ async fn review_and_rewind_in_the_desktop_app() {
     .await;
     assert_eq!(planned, expected);
     screenshot(&client, "09-rewind-preview").await;
+    check_layout(&client, "rewind-preview").await;
     click(&client, "[data-testid='rewind-confirm']").await;
     wait_file("new.txt to be removed", &root.join("new.txt"), |t| t.is_none()).await;
     assert_eq!(read("a.txt").as_deref(), Some("alpha\nshared line\n"));
@@ -1911,9 +1913,20 @@ async fn the_demo_in_the_desktop_app() {
     dialog_for(&client, "Edit").await;
     element(&client, "[data-testid='permission-diff']").await;
     screenshot(&client, "21-demo-edit").await;
+    check_layout(&client, "permission-dialog").await;
     click(&client, "[data-testid='allow-once']").await;
     dialog_for(&client, "Bash").await;
     wait_for_text(&client, "[data-testid='sed-preview']", "debug = false").await;
+    // The dialog and the card say whether the command runs in the sandbox (as this kernel allows).
+    let sandboxed = nerve::sandbox::availability().is_available().to_string();
+    let note = element(&client, "[data-testid='permission-sandbox']").await;
+    assert_eq!(note.attr("data-sandboxed").await.unwrap(), Some(sandboxed.clone()));
+    let badge = element(
+        &client,
+        &on_screen("[data-testid='tool-card'][data-tool-use-id='toolu_demo_sed'] [data-testid='sandbox-badge']"),
+    )
+    .await;
+    assert_eq!(badge.attr("data-sandboxed").await.unwrap(), Some(sandboxed));
     click(&client, "[data-testid='allow-once']").await;
     element(
         &client,
@@ -1934,6 +1947,7 @@ async fn the_demo_in_the_desktop_app() {
     )
     .await;
     screenshot(&client, "22-demo-done").await;
+    check_layout(&client, "demo").await;
     let greeter = std::fs::read_to_string(project.join("src/greeter.py")).unwrap();
     assert!(greeter.contains("Hello, {name}!"), "{greeter}");
     let config = std::fs::read_to_string(project.join("config.toml")).unwrap();

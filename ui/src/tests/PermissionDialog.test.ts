@@ -74,6 +74,25 @@ describe("PermissionDialog: Bash", () => {
   });
 });
 
+describe("PermissionDialog: the sandbox", () => {
+  it("says why a command would run without the sandbox, and that a sandboxed one has no network", () => {
+    const { unmount } = setup([
+      {
+        ...bashRequest(),
+        sandbox: { state: "unsandboxed", reason: "commands cannot be sandboxed here: no Landlock", needs_approval: true },
+      },
+    ]);
+    const note = screen.getByTestId("permission-sandbox");
+    expect([note.textContent, note.dataset.sandboxed]).toEqual([
+      "Runs without the sandbox: commands cannot be sandboxed here: no Landlock.",
+      "false",
+    ]);
+    unmount();
+    setup([{ ...bashRequest(), sandbox: { state: "sandboxed", network: false } }]);
+    expect(screen.getByTestId("permission-sandbox").textContent).toContain("has no network");
+  });
+});
+
 describe("PermissionDialog: destructive commands", () => {
   it("says so in words and colour, and offers only the exact command with the engine's reason", () => {
     setup([

@@ -44,6 +44,25 @@ describe("tool cards and batches", () => {
     expect(within(card("ls")).queryByTestId("tool-destructive")).toBeNull();
   });
 
+  it("says on each Bash card whether it runs in the sandbox, as the engine decided", () => {
+    const conversation = stateOf([
+      { ...queued("in", 1, false, "Bash", "Bash cargo test"), sandbox: { state: "sandboxed", network: false } } as Event,
+      {
+        ...queued("out", 2, false, "Bash", "Bash curl example.com"),
+        sandbox: { state: "unsandboxed", reason: "the model asked to run this command outside the sandbox", needs_approval: true },
+      } as Event,
+      queued("read", 3, true, "Read", "Read a.txt"),
+    ]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    const inside = within(card("in")).getByTestId("sandbox-badge");
+    expect([inside.textContent, inside.dataset.sandboxed]).toEqual(["sandboxed", "true"]);
+    expect(inside.title).toContain("no network");
+    const outside = within(card("out")).getByTestId("sandbox-badge");
+    expect([outside.textContent, outside.dataset.sandboxed]).toEqual(["not sandboxed", "false"]);
+    expect(outside.title).toBe("Runs without the sandbox: the model asked to run this command outside the sandbox.");
+    expect(within(card("read")).queryByTestId("sandbox-badge")).toBeNull();
+  });
+
   it("marks a call whose permission request waits for the user, until it is answered", () => {
     const asking = stateOf([
       queued("x", 1, false, "Bash"),

@@ -184,6 +184,7 @@ export function newToolCall(fields: Partial<ToolCall> & Pick<ToolCall, "tool_use
     batch_id: 0,
     concurrent: false,
     destructive: false,
+    sandbox: null,
     status: "queued",
     started_at: null,
     elapsed_ms: null,
@@ -211,6 +212,7 @@ function queueTool(state: ConversationState, e: Extract<Event, { type: "tool_que
     batch_id: batchId,
     concurrent: e.concurrent,
     destructive: e.destructive,
+    sandbox: e.sandbox ?? null,
   });
   const tools = { ...state.tools, [e.tool_use_id]: tool };
   // Consecutive calls with the same batch_id form one group; the engine decides, we never guess.

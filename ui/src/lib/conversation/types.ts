@@ -5,6 +5,7 @@ import type { PermissionRequest } from "../../bindings/PermissionRequest";
 import type { Progress } from "../../bindings/Progress";
 import type { ResultBlock } from "../../bindings/ResultBlock";
 import type { TodoItem } from "../../bindings/TodoItem";
+import type { SandboxState } from "../../bindings/SandboxState";
 
 /** How far a search (Grep, Glob) has got: the engine's `search` progress report. */
 export type SearchProgress = Extract<Progress, { kind: "search" }>;
@@ -19,6 +20,8 @@ export interface ToolCall {
   concurrent: boolean;
   /** The engine says the call may destroy data. */
   destructive: boolean;
+  /** Whether the call runs in the sandbox (Bash), as the engine decided; null for other tools. */
+  sandbox: SandboxState | null;
   status: ToolStatus;
   /** Wall-clock ms when tool_started arrived (drives the live timer). */
   started_at: number | null;
