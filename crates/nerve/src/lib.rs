@@ -13,6 +13,7 @@ pub mod credentials;
 pub mod errors;
 pub mod events;
 pub mod executor;
+pub mod fuzz;
 pub mod hooks;
 pub mod input;
 pub mod mcp;

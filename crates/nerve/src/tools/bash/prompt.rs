@@ -10,6 +10,8 @@ pub(crate) fn description() -> String {
 
 Each call runs `bash -c` (non-login, no rc files, stdin is /dev/null) in the session's working directory. The working directory persists between calls: after `cd sub`, the next command starts in `sub` — but only inside the project's working directories; a `cd` elsewhere is undone and you are told so. Shell state does not persist: variables, functions, aliases and `source`d files are gone in the next call.
 
+Commands usually run in a sandbox: they may write only inside the working directories and $TMPDIR, cannot read credentials (~/.ssh, ~/.aws, keyrings...) and have no network unless the user allowed it. A command that fails with "Permission denied", "Operation not permitted" or a network error for that reason may be retried with `dangerouslyDisableSandbox: true`; the user is then always asked first, so say in `description` why it needs to run outside the sandbox. Never use it for commands that work in the sandbox.
+
 Before running:
 - Prefer the dedicated tools, they are faster and need fewer approvals: Read (not cat/head/tail), Grep (not grep/rg), Glob (not find/ls for finding files), Edit/Write (not sed/awk/echo > file). Use Bash for builds, tests, git, package managers and other programs.
 - If the command creates files or folders, check the parent folder exists first (`ls`).
