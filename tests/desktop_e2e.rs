@@ -1920,10 +1920,15 @@ async fn the_demo_in_the_desktop_app() {
     // The dialog and the card say whether the command runs in the sandbox (as this kernel allows).
     let sandboxed = nerve::sandbox::availability().is_available().to_string();
     let note = element(&client, "[data-testid='permission-sandbox']").await;
-    assert_eq!(note.attr("data-sandboxed").await.unwrap(), Some(sandboxed.clone()));
+    assert_eq!(
+        note.attr("data-sandboxed").await.unwrap(),
+        Some(sandboxed.clone())
+    );
     let badge = element(
         &client,
-        &on_screen("[data-testid='tool-card'][data-tool-use-id='toolu_demo_sed'] [data-testid='sandbox-badge']"),
+        &on_screen(
+            "[data-testid='tool-card'][data-tool-use-id='toolu_demo_sed'] [data-testid='sandbox-badge']",
+        ),
     )
     .await;
     assert_eq!(badge.attr("data-sandboxed").await.unwrap(), Some(sandboxed));
