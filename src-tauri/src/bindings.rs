@@ -53,7 +53,7 @@ mod tests {
         nerve::outputs::Deleted::export_all(&cfg).unwrap();
         nerve::session::DeletedSession::export_all(&cfg).unwrap();
         crate::session_commands::DemoStarted::export_all(&cfg).unwrap();
-        crate::dto::SessionSummary::export_all(&cfg).unwrap();
+        nerve::session::SessionInfo::export_all(&cfg).unwrap();
     }
 
     fn files(dir: &Path) -> BTreeMap<PathBuf, String> {

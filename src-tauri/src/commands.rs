@@ -19,7 +19,7 @@ use tauri::ipc::Channel;
 
 use crate::dto::{
     AppSettings, AppState, CompactOutcome, KeySource, PersistedChunk, ProjectInfo, RewindOutcome,
-    SessionInfo, SessionSummary, TurnSummary,
+    SessionInfo, TurnSummary,
 };
 use crate::error::{ShellError, to_shell};
 use crate::sessions::{Sessions, StartRequest};
@@ -153,11 +153,7 @@ fn open_project_now(settings: &SettingsStore, path: &str) -> Result<ProjectInfo,
     let mut options = ProjectOptions::new(PathBuf::from(path.trim()));
     options.fallback_mode = settings.load()?.settings.default_mode;
     let project = Project::open(options).map_err(to_shell)?;
-    let sessions = list_sessions(&project.data_dir())
-        .map_err(to_shell)?
-        .into_iter()
-        .map(SessionSummary::from)
-        .collect();
+    let sessions = list_sessions(&project.data_dir()).map_err(to_shell)?;
     let (_, unapproved) =
         nerve::mcp::collect_servers(project.dir(), project.mcp_approval(), &[]).map_err(to_shell)?;
     let path = project.dir().display().to_string();

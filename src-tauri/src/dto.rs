@@ -68,47 +68,6 @@ pub struct AppState {
     pub recent_projects: Vec<String>,
 }
 
-/// A session of a project, as the sidebar lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-pub struct SessionSummary {
-    /// Its id (to resume).
-    pub session_id: String,
-    /// Last change, in milliseconds since the Unix epoch.
-    #[ts(type = "number")]
-    pub modified_ms: u64,
-    /// When it started, in milliseconds since the Unix epoch (0 when unknown).
-    #[ts(type = "number")]
-    pub created_ms: u64,
-    /// The name the user gave it, or else its first prompt, shortened.
-    pub title: String,
-    /// Whether the title is a name the user gave.
-    pub named: bool,
-    /// Prompts sent.
-    pub prompts: u32,
-    /// Its cost in USD, when every response's price is known.
-    pub cost_usd: Option<f64>,
-    /// The session it was forked from.
-    pub forked_from: Option<String>,
-    /// When listed by a search: the prompt that matched (when the title did not).
-    pub matched_prompt: Option<String>,
-}
-
-impl From<nerve::session::SessionInfo> for SessionSummary {
-    fn from(s: nerve::session::SessionInfo) -> Self {
-        Self {
-            session_id: s.session_id,
-            modified_ms: s.modified_ms,
-            created_ms: s.created_ms,
-            title: s.title,
-            named: s.named,
-            prompts: s.prompts,
-            cost_usd: s.cost_usd,
-            forked_from: s.forked_from,
-            matched_prompt: s.matched_prompt,
-        }
-    }
-}
-
 /// An opened project folder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ProjectInfo {
@@ -117,7 +76,7 @@ pub struct ProjectInfo {
     /// The mode sessions start in (from the settings).
     pub mode: PermissionMode,
     /// Earlier sessions, newest first.
-    pub sessions: Vec<SessionSummary>,
+    pub sessions: Vec<nerve::session::SessionInfo>,
     /// `.mcp.json` servers that are not started until the settings approve them.
     pub unapproved_mcp_servers: Vec<String>,
 }

@@ -11,7 +11,7 @@ use ts_rs::TS;
 
 use crate::commands::{Shell, blocking};
 use crate::demo::Demo;
-use crate::dto::{SessionInfo, SessionSummary};
+use crate::dto::SessionInfo;
 use crate::error::{ShellError, to_shell};
 use crate::sessions::StartRequest;
 
@@ -27,14 +27,10 @@ fn data_dir(project_path: &str) -> Result<PathBuf, ShellError> {
 pub async fn list_sessions(
     project_path: String,
     query: Option<String>,
-) -> Result<Vec<SessionSummary>, ShellError> {
+) -> Result<Vec<session::SessionInfo>, ShellError> {
     blocking(move || {
         let data = data_dir(&project_path)?;
-        Ok(session::search_sessions(&data, query.as_deref().unwrap_or(""))
-            .map_err(to_shell)?
-            .into_iter()
-            .map(SessionSummary::from)
-            .collect())
+        session::search_sessions(&data, query.as_deref().unwrap_or("")).map_err(to_shell)
     })
     .await
 }

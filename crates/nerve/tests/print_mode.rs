@@ -35,6 +35,23 @@ fn nerve(dir: &Path, server: &MockServer, args: &[&str]) -> Command {
     c
 }
 
+/// Resumes `session_id` with the prompt "go on": its JSON result (null when there is none) and
+/// its stderr.
+async fn go_on(dir: &Path, server: &MockServer, session_id: &str) -> (Value, String) {
+    let out = nerve(
+        dir,
+        server,
+        &["-p", "go on", "--resume", session_id, "--output-format", "json"],
+    )
+    .output()
+    .await
+    .unwrap();
+    (
+        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 fn setup() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(d.path().join("project")).unwrap();
@@ -160,21 +177,8 @@ async fn resume_after_kill_9_answers_the_interrupted_call() {
     child.start_kill().unwrap(); // SIGKILL
     child.wait().await.unwrap();
 
-    let out = nerve(
-        d.path(),
-        &server,
-        &["-p", "go on", "--resume", &session_id, "--output-format", "json"],
-    )
-    .output()
-    .await
-    .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    assert_eq!(
-        v["result"],
-        "Picking up where we left off.",
-        "{v} {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (v, stderr) = go_on(d.path(), &server, &session_id).await;
+    assert_eq!(v["result"], "Picking up where we left off.", "{v} {stderr}");
     assert_eq!(v["session_id"], session_id.as_str());
 }
 
@@ -281,20 +285,10 @@ async fn sigkill_at_random_points_loses_nothing_and_leaves_no_process() {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
 
-        let out = nerve(
-            d.path(),
-            &server,
-            &["-p", "go on", "--resume", &session_id, "--output-format", "json"],
-        )
-        .output()
-        .await
-        .unwrap();
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let (v, stderr) = go_on(d.path(), &server, &session_id).await;
         assert_eq!(
-            v["result"],
-            "Resumed.",
-            "seed {seed} (killed after {kill_after_ms} ms): {v} {}",
-            String::from_utf8_lossy(&out.stderr)
+            v["result"], "Resumed.",
+            "seed {seed} (killed after {kill_after_ms} ms): {v} {stderr}"
         );
         let resumed = server.requests().last().unwrap().body.clone();
         let first = &resumed["messages"][0]["content"];

@@ -8,26 +8,15 @@ import App from "../App.svelte";
 import type { DeletedSession } from "../bindings/DeletedSession";
 import type { DemoStarted } from "../bindings/DemoStarted";
 import type { SessionSummary } from "../bindings/SessionSummary";
-import { bashRequest, editRequest, queued } from "./fixtures";
+import { bashRequest, editRequest, queued, sessionSummary } from "./fixtures";
 import { appState, liveSession, projectInfo, sessionInfo, type Handler, type Live } from "./live";
 
 const ALPHA = "/home/me/projects/alpha";
 const BETA = "/home/me/work/beta";
 
-function summary(id: string, fields: Partial<SessionSummary> = {}): SessionSummary {
-  return {
-    session_id: id,
-    modified_ms: Date.now() - 5 * 60_000,
-    created_ms: Date.now() - 60 * 60_000,
-    title: `Session ${id}`,
-    named: false,
-    prompts: 1,
-    cost_usd: null,
-    forked_from: null,
-    matched_prompt: null,
-    ...fields,
-  };
-}
+/** Listed sessions changed a few minutes ago (the sidebar shows relative times). */
+const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSummary =>
+  sessionSummary(id, { modified_ms: Date.now() - 5 * 60_000, created_ms: Date.now() - 60 * 60_000, ...fields });
 
 interface Options {
   recent?: string[];

@@ -7,6 +7,7 @@ import type { FileChange } from "../bindings/FileChange";
 import type { PermissionRequest } from "../bindings/PermissionRequest";
 import type { PlannedRestore } from "../bindings/PlannedRestore";
 import type { UnseenCall } from "../bindings/UnseenCall";
+import type { SessionSummary } from "../bindings/SessionSummary";
 
 type ToolCompleted = Extract<Event, { type: "tool_completed" }>;
 type Usage = Extract<Event, { type: "usage" }>;
@@ -240,3 +241,18 @@ export function planned(path: string, fields: Partial<PlannedRestore> = {}): Pla
 }
 
 export const rewindPlan = (to_turn: number, files: PlannedRestore[], unseen: UnseenCall[] = []): CodeRewindPlan => ({ to_turn, files, unseen });
+
+/** A session as the sidebar lists it. */
+export const sessionSummary = (id: string, fields: Partial<SessionSummary> = {}): SessionSummary => ({
+  session_id: id,
+  path: `/data/projects/p/${id}.jsonl`,
+  modified_ms: 1_000,
+  created_ms: 0,
+  title: `Session ${id}`,
+  named: false,
+  prompts: 1,
+  cost_usd: null,
+  forked_from: null,
+  matched_prompt: null,
+  ...fields,
+});

@@ -1,24 +1,12 @@
 // The sidebar's pure parts (which projects, which rows, their words) and the live sessions' store.
 import { describe, expect, it } from "vitest";
-import type { SessionSummary } from "../bindings/SessionSummary";
 import { deletedNote, mergeRows, relativeTime, rowCost, rowTitle, shownProjects } from "../lib/components/sidebar/rows";
 import { SessionStore } from "../lib/conversation/session.svelte";
 import { LiveSessions } from "../lib/sessions.svelte";
-import { bashRequest, queued } from "./fixtures";
+import { bashRequest, queued, sessionSummary } from "./fixtures";
 import { sessionInfo } from "./live";
 
-const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSummary => ({
-  session_id: id,
-  modified_ms: 1_000,
-  created_ms: 0,
-  title: `Session ${id}`,
-  named: false,
-  prompts: 1,
-  cost_usd: null,
-  forked_from: null,
-  matched_prompt: null,
-  ...fields,
-});
+const summary = sessionSummary;
 
 describe("shownProjects", () => {
   it("lists the live sessions' projects, then recent ones, each once, at most eight", () => {

@@ -31,16 +31,21 @@ const NAME_CHARS: usize = 200;
 /// Bumped when the summary's shape or meaning changes; older summaries are rebuilt.
 const SUMMARY_VERSION: u32 = 1;
 
-/// A session found on disk.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A session found on disk, as lists show it (the CLI's `nerve sessions`, the app's sidebar, where
+/// TypeScript knows it as `SessionSummary`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SessionSummary"))]
 pub struct SessionInfo {
     /// The id.
     pub session_id: String,
     /// The transcript.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub path: PathBuf,
     /// Last modification (milliseconds since the Unix epoch).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub modified_ms: u64,
     /// When it started (milliseconds since the Unix epoch; 0 when the transcript does not say).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub created_ms: u64,
     /// The name the user gave it, or else the start of its first prompt.
     pub title: String,
@@ -54,7 +59,6 @@ pub struct SessionInfo {
     /// The session it was forked from.
     pub forked_from: Option<String>,
     /// When listed by a search: the prompt that matched (when the title did not).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub matched_prompt: Option<String>,
 }
 
