@@ -34,6 +34,8 @@ const COMMANDS: &[&str] = &[
     "check_call",
     "probe_mcp_servers",
     "set_mcp_server_approved",
+    "mcp_sign_in",
+    "mcp_sign_out",
     "list_models",
     "set_auth_token",
     "delete_auth_token",

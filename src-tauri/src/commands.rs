@@ -154,8 +154,7 @@ fn open_project_now(settings: &SettingsStore, path: &str) -> Result<ProjectInfo,
     options.fallback_mode = settings.load()?.settings.default_mode;
     let project = Project::open(options).map_err(to_shell)?;
     let sessions = list_sessions(&project.data_dir()).map_err(to_shell)?;
-    let (_, unapproved) =
-        nerve::mcp::collect_servers(project.dir(), project.mcp_approval(), &[]).map_err(to_shell)?;
+    let (_, unapproved) = project.mcp_servers(&[]).map_err(to_shell)?;
     let path = project.dir().display().to_string();
     settings.remember_project(&path)?;
     Ok(ProjectInfo {

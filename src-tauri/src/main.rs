@@ -22,6 +22,8 @@ use tauri::Manager;
 fn main() {
     // Started as the Bash sandbox's helper: restrict, then become the command (never returns).
     nerve::sandbox::helper::run_if_asked();
+    // One TLS provider for every reqwest client in the process (the engine's and Tauri's).
+    nerve::http::install_crypto_provider();
     let shell = Shell {
         settings: settings::SettingsStore::in_dir(&nerve::storage::data_dir()),
         sessions: sessions::Sessions::default(),
@@ -70,6 +72,8 @@ fn main() {
             settings_commands::check_call,
             settings_commands::probe_mcp_servers,
             settings_commands::set_mcp_server_approved,
+            settings_commands::mcp_sign_in,
+            settings_commands::mcp_sign_out,
             settings_commands::list_models,
             settings_commands::set_auth_token,
             settings_commands::delete_auth_token,

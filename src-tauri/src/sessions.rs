@@ -15,7 +15,7 @@ use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport
 use nerve::credentials::load_model_auth;
 use nerve::events::{Event, EventSink};
 use nerve::hooks::input::CompactTrigger;
-use nerve::mcp::{McpManager, McpOptions, collect_servers};
+use nerve::mcp::{McpManager, McpOptions};
 use nerve::model::api_key::ApiKey;
 use nerve::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
 use nerve::permissions::{ModeSwitch, PendingPrompts, PermissionMode, UserAnswer};
@@ -91,7 +91,12 @@ impl LiveSession {
             ShellError::new("a turn is already running in this session; wait for it or abort it")
         })?;
         let images = prepare_prompt_images(images).map_err(to_shell)?;
-        let expanded = CustomCommands::for_project(self.project.dir()).expand(prompt);
+        // `/mcp__server__prompt args` asks the server for its prompt; other `/name args` are the
+        // user's or the project's custom commands.
+        let expanded = match self.mcp.expand_prompt(prompt).await {
+            Some(result) => Some(result.map_err(|e| ShellError::new(e.to_string()))?),
+            None => CustomCommands::for_project(self.project.dir()).expand(prompt),
+        };
         let prompt = expanded.as_deref().unwrap_or(prompt);
         let cancel = CancellationToken::new();
         let interrupt = CancellationToken::new();
@@ -146,9 +151,12 @@ impl LiveSession {
         }
     }
 
-    /// The slash commands: built-ins, then the user's and the project's custom commands.
+    /// The slash commands: built-ins, the user's and the project's custom commands, then the MCP
+    /// servers' prompts.
     pub fn commands(&self) -> Vec<SlashCommand> {
-        CustomCommands::for_project(self.project.dir()).listing()
+        let mut commands = CustomCommands::for_project(self.project.dir()).listing();
+        commands.extend(self.mcp.prompt_commands());
+        commands
     }
 
     /// The project's files best matching `query` (the `@` picker).
@@ -396,8 +404,7 @@ impl Sessions {
                 }
             })
         };
-        let (servers, _unapproved) =
-            collect_servers(project.dir(), project.mcp_approval(), &[]).map_err(to_shell)?;
+        let (servers, _unapproved) = project.mcp_servers(&[]).map_err(to_shell)?;
         let mcp = McpManager::connect(&servers, project.dir(), &McpOptions::from_env(), &events).await;
         warnings.extend(mcp.failures().iter().map(|f| f.message.clone()));
         let session_id = request

@@ -145,6 +145,60 @@ pub async fn set_mcp_server_approved(
     .await
 }
 
+/// Signs in to a remote MCP server with OAuth: the authorization page opens in the browser
+/// (`$BROWSER` when set, else the system's), the token goes to the OS keyring, and the servers
+/// are checked again so the row shows the result.
+#[tauri::command]
+pub async fn mcp_sign_in(
+    app: tauri::AppHandle,
+    project_path: String,
+    name: String,
+) -> Result<Vec<McpServerView>, ShellError> {
+    let project = blocking(move || open(&project_path)).await?;
+    let service = nerve::mcp::McpOptions::from_env().keyring_service;
+    settings_view::mcp_login(project.dir(), project.locations(), &name, &service, |url| {
+        let opened = if std::env::var_os("BROWSER").is_some() {
+            nerve::mcp::oauth::open_in_browser(url)
+        } else {
+            use tauri_plugin_opener::OpenerExt;
+            app.opener()
+                .open_url(url, None::<&str>)
+                .map_err(|e| e.to_string())
+        };
+        if let Err(e) = opened {
+            tracing::warn!("could not open the sign-in page: {e}");
+        }
+    })
+    .await
+    .map_err(to_shell)?;
+    settings_view::probe_mcp_servers(
+        project.dir(),
+        project.locations(),
+        project.reads_claude_settings(),
+    )
+    .await
+    .map_err(to_shell)
+}
+
+/// Forgets a remote MCP server's stored sign-in.
+#[tauri::command]
+pub async fn mcp_sign_out(project_path: String, name: String) -> Result<Vec<McpServerView>, ShellError> {
+    let project = blocking(move || open(&project_path)).await?;
+    let service = nerve::mcp::McpOptions::from_env().keyring_service;
+    settings_view::mcp_logout(project.dir(), project.locations(), &name, &service)
+        .await
+        .map_err(to_shell)?;
+    blocking(move || {
+        settings_view::mcp_servers(
+            project.dir(),
+            project.locations(),
+            project.reads_claude_settings(),
+        )
+        .map_err(to_shell)
+    })
+    .await
+}
+
 /// The models a model server lists (`GET /v1/models`), reached with the credentials and headers a
 /// session would use. `base_url` is the one being edited (the saved one when `None`).
 #[tauri::command]

@@ -14,13 +14,19 @@ fn scenario(value: Value) -> Scenario {
     Scenario::from_json(&value.to_string()).unwrap()
 }
 
+/// A plain client; the process's rustls provider first (see the dev-dependency's comment).
+fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 fn request_body() -> Value {
     json!({"model": "claude-test", "max_tokens": 64, "stream": true,
            "messages": [{"role": "user", "content": "hello"}]})
 }
 
 async fn post(server: &MockServer, body: &Value) -> reqwest::Response {
-    reqwest::Client::new()
+    client()
         .post(format!("{}/v1/messages", server.url()))
         .header("x-api-key", "sk-test-secret")
         .header("anthropic-version", "2023-06-01")
@@ -136,7 +142,7 @@ async fn invalid_requests_get_the_api_error_shape_without_consuming_steps() {
         "messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
     );
 
-    let no_key = reqwest::Client::new()
+    let no_key = client()
         .post(format!("{}/v1/messages", server.url()))
         .header("anthropic-version", "2023-06-01")
         .json(&request_body())

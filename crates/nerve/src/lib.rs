@@ -15,6 +15,7 @@ pub mod events;
 pub mod executor;
 pub mod fuzz;
 pub mod hooks;
+pub mod http;
 pub mod input;
 pub mod mcp;
 pub mod model;

@@ -270,6 +270,26 @@ impl Project {
         &self.mcp_approval
     }
 
+    /// The files its MCP servers are configured in (user and local settings, `.mcp.json`).
+    pub fn mcp_config_files(&self) -> crate::mcp::McpConfigFiles {
+        let dir = self.dir();
+        crate::mcp::McpConfigFiles::new(
+            dir,
+            self.options
+                .locations
+                .path_for(crate::permissions::RuleSource::UserSettings, dir),
+        )
+    }
+
+    /// The servers a session of this project starts (see [`crate::mcp::collect_servers`]), and
+    /// the `.mcp.json` servers left out for want of approval.
+    pub fn mcp_servers(
+        &self,
+        cli_files: &[PathBuf],
+    ) -> Result<(Vec<crate::mcp::McpServerConfig>, Vec<String>), crate::mcp::McpConfigError> {
+        crate::mcp::collect_servers(&self.mcp_config_files(), &self.mcp_approval, cli_files)
+    }
+
     /// The project's hooks.
     pub fn hooks(&self) -> Arc<HookConfig> {
         Arc::clone(&self.hooks)

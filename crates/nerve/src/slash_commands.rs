@@ -27,6 +27,8 @@ pub enum CommandSource {
     User,
     /// The project's command folders.
     Project,
+    /// A prompt of a connected MCP server (`/mcp__server__prompt`).
+    Mcp,
 }
 
 /// A command as a front-end lists it.

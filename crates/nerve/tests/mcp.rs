@@ -59,13 +59,17 @@ async fn tools_are_listed_with_their_names_schemas_and_hints_after_the_builtins(
     assert_eq!(
         names,
         [
+            "ListMcpResourcesTool",
+            "ReadMcpResourceTool",
             "mcp__test__add",
             "mcp__test__approve",
             "mcp__test__crash",
             "mcp__test__dotted_name",
             "mcp__test__echo",
             "mcp__test__fail",
+            "mcp__test__flood",
             "mcp__test__image",
+            "mcp__test__progress",
             "mcp__test__slow"
         ]
     );
@@ -254,20 +258,17 @@ async fn a_crashed_server_gives_clear_errors_and_the_session_goes_on() {
     );
     let out = s.run_one(&call("c", "mcp__test__crash", json!({}))).await;
     assert!(out.is_error);
-    assert!(
-        text_of(&out.content).contains("MCP server test is not running"),
-        "{:?}",
-        out.content
-    );
-    let out = s
-        .run_one(&call("e", "mcp__test__echo", json!({"text": "x"})))
-        .await;
-    assert!(out.is_error);
     let text = text_of(&out.content);
     assert!(
-        text.contains("MCP server test is not running") && text.contains("exited"),
+        text.contains("MCP server test is not running") && text.contains("exited or crashed"),
         "{text}"
     );
+    assert!(text.contains("Nerve restarts it on the next call"), "{text}");
+    // The next call starts the server again and goes through.
+    let out = s
+        .run_one(&call("e", "mcp__test__echo", json!({"text": "back"})))
+        .await;
+    assert_eq!(out.content, vec![ResultBlock::text("back")], "{:?}", out.content);
 
     let out = s
         .run_one(&call("o", "mcp__other__echo", json!({"text": "still here"})))
@@ -277,7 +278,64 @@ async fn a_crashed_server_gives_clear_errors_and_the_session_goes_on() {
     let out = s
         .run_one(&call("o2", "mcp__other__echo", json!({"text": "x"})))
         .await;
-    assert!(text_of(&out.content).contains("MCP server other is not running: the connection was shut down"));
+    assert_eq!(
+        text_of(&out.content),
+        "MCP server other is not running: the connection was shut down"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_keeps_dying_is_restarted_a_bounded_number_of_times() {
+    let p = TestProject::new();
+    let dir = tempfile::tempdir().unwrap();
+    // A wrapper that runs the real server the first time only, then fails to start.
+    let marker = dir.path().join("started");
+    let wrapper = dir.path().join("server.sh");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nif [ -e {m} ]; then echo 'gone for good' >&2; exit 7; fi\ntouch {m}\nexec {SERVER}\n",
+            m = marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let config = McpServerConfig {
+        transport: McpTransport::Stdio {
+            command: wrapper.display().to_string(),
+            args: vec![],
+            env: Default::default(),
+        },
+        ..server("flaky", &[])
+    };
+    let mcp = connect(&[config], &EventSink::discard()).await;
+    assert!(mcp.failures().is_empty(), "{:?}", mcp.failures());
+    let s = p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[(RuleBehavior::Allow, "mcp__flaky")],
+        SessionSetup::default(),
+    );
+    s.run_one(&call("c", "mcp__flaky__crash", json!({}))).await;
+    let mut errors = Vec::new();
+    for i in 0..5 {
+        let out = s
+            .run_one(&call(&format!("e{i}"), "mcp__flaky__echo", json!({"text": "x"})))
+            .await;
+        assert!(out.is_error);
+        errors.push(text_of(&out.content));
+    }
+    for (i, text) in errors.iter().take(3).enumerate() {
+        assert!(
+            text.contains(&format!("restarting it failed (attempt {} of 3)", i + 1)),
+            "{i}: {text}"
+        );
+    }
+    for text in &errors[3..] {
+        assert!(text.contains("could not be restarted (3 attempts)"), "{text}");
+    }
+    mcp.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -293,8 +351,8 @@ async fn servers_that_cannot_start_or_hang_are_reported_and_left_out() {
     };
     let remote = McpServerConfig {
         transport: McpTransport::Unsupported {
-            kind: "http".into(),
-            url: Some("https://example.com/mcp".into()),
+            kind: "ws".into(),
+            url: Some("wss://example.com/mcp".into()),
         },
         ..server("remote", &[])
     };
@@ -326,15 +384,21 @@ async fn servers_that_cannot_start_or_hang_are_reported_and_left_out() {
     assert!(
         failures[1]
             .1
-            .contains("`http` transport, which Nerve does not support yet"),
+            .contains("`ws` transport, which Nerve does not support"),
         "{failures:?}"
     );
     assert!(
-        failures[2].1.contains("did not finish starting within 1.5 s"),
+        failures[2]
+            .1
+            .contains("did not finish starting: no answer within 1.5 s"),
         "{failures:?}"
     );
     assert_eq!(mcp.connected(), vec!["test"]);
-    assert!(mcp.tools().iter().all(|t| t.name().starts_with("mcp__test__")));
+    assert!(
+        mcp.tools()
+            .iter()
+            .all(|t| t.name().starts_with("mcp__test__") || t.name().contains("McpResource"))
+    );
     let notices: Vec<String> = notices
         .events()
         .into_iter()
@@ -727,9 +791,9 @@ async fn mcp_tools_are_deferred_by_default_unless_pinned_or_too_few_to_matter() 
         "alwaysLoad tools are sent in full"
     );
     assert!(
-        !deferred
-            .iter()
-            .any(|n| !n.starts_with("mcp__") && *n != "WebFetch")
+        !deferred.iter().any(|n| !n.starts_with("mcp__")
+            && !["WebFetch", "ListMcpResourcesTool", "ReadMcpResourceTool"].contains(n)),
+        "{deferred:?}"
     );
     assert!(specs.iter().any(|s| s.name == "ToolSearch"));
     assert!(
@@ -753,4 +817,415 @@ async fn mcp_tools_are_deferred_by_default_unless_pinned_or_too_few_to_matter() 
     assert!(specs.iter().all(|s| !s.deferred));
     assert!(!specs.iter().any(|s| s.name == "ToolSearch"));
     mcp.shutdown().await;
+}
+
+// ---- remote servers ----
+
+/// A server process that prints its URL on its first stdout line; killed when dropped.
+struct HttpServer {
+    url: String,
+    _child: tokio::process::Child,
+}
+
+async fn http_server(args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+    let mut child = Command::new(SERVER)
+        .args(["--http", "127.0.0.1:0"])
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let url = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    HttpServer { url, _child: child }
+}
+
+fn remote(name: &str, transport: McpTransport) -> McpServerConfig {
+    McpServerConfig {
+        name: name.into(),
+        transport,
+        source: McpConfigSource::CliFile(PathBuf::from("test.json")),
+    }
+}
+
+/// The progress statuses a call of `tool` reported.
+async fn progress_of(mcp: &McpManager, tool: &str, input: Value) -> (Vec<String>, String) {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink_seen = Arc::clone(&seen);
+    let sink = nerve::tool::ProgressSink::new(
+        "p",
+        Arc::new(move |_: &str, progress| {
+            if let nerve::tool::Progress::Status { message } = progress {
+                sink_seen.lock().unwrap().push(message);
+            }
+        }),
+    );
+    let tool = mcp.find_tool(tool).unwrap();
+    let blocks = tool
+        .call_with_progress(
+            input.as_object().unwrap().clone(),
+            &tokio_util::sync::CancellationToken::new(),
+            Some(&sink),
+        )
+        .await
+        .unwrap();
+    let statuses = seen.lock().unwrap().clone();
+    (statuses, text_of(&blocks))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamable_http_server_gives_tools_resources_prompts_progress_and_cancellation() {
+    let p = TestProject::new();
+    let log = p.dir.path().join("server.log");
+    let web = http_server(&[], &[("NERVE_TEST_MCP_LOG", log.to_str().unwrap())]).await;
+    let config = remote(
+        "web",
+        McpTransport::Http {
+            url: web.url.clone(),
+            headers: [("X-Team".to_string(), "nerve".to_string())].into(),
+        },
+    );
+    let mcp = connect(&[config], &EventSink::discard()).await;
+    assert!(mcp.failures().is_empty(), "{:?}", mcp.failures());
+    let s = Arc::new(p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[(RuleBehavior::Allow, "mcp__web")],
+        SessionSetup::default(),
+    ));
+    let out = s
+        .run_one(&call("e", "mcp__web__echo", json!({"text": "over http"})))
+        .await;
+    assert_eq!(out.content, vec![ResultBlock::text("over http")]);
+
+    // Resources: listed across servers and read by URI, without asking (read-only).
+    let out = s.run_one(&call("l", "ListMcpResourcesTool", json!({}))).await;
+    assert!(!out.is_error, "{:?}", out.content);
+    let listed: Value = serde_json::from_str(&text_of(&out.content)).unwrap();
+    assert_eq!(
+        listed,
+        json!([
+            {"server": "web", "uri": "note://readme", "name": "readme", "mimeType": "text/plain",
+             "description": "What this server is"},
+            {"server": "web", "uri": "note://logo", "name": "logo", "mimeType": "image/png"}
+        ])
+    );
+    let out = s
+        .run_one(&call(
+            "r",
+            "ReadMcpResourceTool",
+            json!({"server": "web", "uri": "note://readme"}),
+        ))
+        .await;
+    assert_eq!(
+        out.content,
+        vec![ResultBlock::text("note://readme:\nThe test server's readme.")]
+    );
+    let out = s
+        .run_one(&call(
+            "r2",
+            "ReadMcpResourceTool",
+            json!({"server": "nope", "uri": "note://readme"}),
+        ))
+        .await;
+    assert!(
+        text_of(&out.content)
+            .contains("no connected MCP server is named \"nope\"; the connected servers are: web"),
+        "{:?}",
+        out.content
+    );
+
+    // Prompts: slash commands whose words fill the declared arguments.
+    let commands = mcp.prompt_commands();
+    assert_eq!(
+        commands,
+        vec![nerve::slash_commands::SlashCommand {
+            name: "mcp__web__review".into(),
+            description: "Review a file".into(),
+            argument_hint: Some("<file> [focus]".into()),
+            source: nerve::slash_commands::CommandSource::Mcp,
+        }]
+    );
+    let expanded = mcp
+        .expand_prompt("/mcp__web__review src/main.rs error handling")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(expanded, "Please review src/main.rs, focusing on error handling.");
+    let missing = mcp.expand_prompt("/mcp__web__review").await.unwrap().unwrap_err();
+    assert_eq!(
+        missing.to_string(),
+        "/mcp__web__review needs the argument `file` (The file to review)"
+    );
+    assert!(mcp.expand_prompt("/review x").await.is_none());
+
+    // Progress notifications reach the call's progress sink.
+    let (statuses, text) = progress_of(&mcp, "mcp__web__progress", json!({"steps": 3})).await;
+    assert_eq!(statuses, ["step 1 (1/3)", "step 2 (2/3)", "step 3 (3/3)"]);
+    assert_eq!(text, "3 steps done");
+
+    // A result over the limit is persisted like any large output.
+    let out = s
+        .run_one(&call("f", "mcp__web__flood", json!({"chars": 100_000})))
+        .await;
+    let text = text_of(&out.content);
+    assert!(
+        text.starts_with("<persisted-output>\nOutput too large"),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+
+    // Cancelling a call over HTTP tells the server.
+    let cancel = s.context.exec.cancel.clone();
+    let runner = Arc::clone(&s);
+    let task = tokio::spawn(async move {
+        runner
+            .run_one(&call("s", "mcp__web__slow", json!({"ms": 60_000})))
+            .await
+    });
+    wait_for_line(&log, "slow started").await;
+    cancel.cancel();
+    let out = tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(out.is_error, "{:?}", out.content);
+    wait_for_line(&log, "slow cancelled").await;
+    mcp.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_server_that_wants_oauth_needs_a_sign_in_and_one_that_is_down_fails_clearly() {
+    let protected = http_server(&["--oauth"], &[]).await;
+    let options = McpOptions {
+        // A keyring service no test stores into: nothing is signed in.
+        keyring_service: format!("nerve-test-none-{}", std::process::id()),
+        connect_timeout: Duration::from_secs(10),
+        ..McpOptions::default()
+    };
+    let down = remote(
+        "down",
+        McpTransport::Http {
+            url: "http://127.0.0.1:9/mcp".into(),
+            headers: Default::default(),
+        },
+    );
+    let config = remote(
+        "locked",
+        McpTransport::Http {
+            url: protected.url.clone(),
+            headers: Default::default(),
+        },
+    );
+    let mcp = McpManager::connect(
+        &[config, down],
+        &std::env::temp_dir(),
+        &options,
+        &EventSink::discard(),
+    )
+    .await;
+    let failures: Vec<_> = mcp
+        .failures()
+        .iter()
+        .map(|f| (f.server.as_str(), f.needs_sign_in, f.message.as_str()))
+        .collect();
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert_eq!(failures[0].0, "locked");
+    assert!(failures[0].1, "{failures:?}");
+    assert!(failures[0].2.contains("needs you to sign in"), "{failures:?}");
+    assert!(failures[0].2.contains("`nerve mcp login locked`"), "{failures:?}");
+    assert_eq!(failures[1].0, "down");
+    assert!(!failures[1].1);
+    assert!(
+        failures[1]
+            .2
+            .starts_with("MCP server `down` failed to initialize"),
+        "{failures:?}"
+    );
+}
+
+// ---- the reference "everything" server (npm, installed by scripts/test.sh) ----
+
+fn everything_server() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        path.exists(),
+        "{} is missing: run `npm ci --prefix tests/mcp-servers` (scripts/test.sh does)",
+        path.display()
+    );
+    path
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `node index.js MODE` on a free port, once it listens.
+async fn everything_over(mode: &str) -> (tokio::process::Child, u16) {
+    let port = free_port();
+    let mut child = Command::new("node")
+        .arg(everything_server())
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return (child, port);
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the everything server ({mode}) exited: {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the everything server ({mode}) did not listen on {port}");
+}
+
+/// What the tests ask of the everything server over any transport: its tools, a call, a resource
+/// read, a prompt, a long-running tool's progress, and a cancelled call.
+async fn exercise_everything(name: &str, transport: McpTransport) {
+    let p = TestProject::new();
+    let mcp = connect(&[remote(name, transport)], &EventSink::discard()).await;
+    assert!(mcp.failures().is_empty(), "{:?}", mcp.failures());
+    let names: Vec<String> = mcp.tools().iter().map(|t| t.name().to_string()).collect();
+    for expected in [
+        format!("mcp__{name}__echo"),
+        format!("mcp__{name}__get-sum"),
+        format!("mcp__{name}__trigger-long-running-operation"),
+        "ListMcpResourcesTool".to_string(),
+        "ReadMcpResourceTool".to_string(),
+    ] {
+        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    }
+    let s = Arc::new(p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[(RuleBehavior::Allow, &format!("mcp__{name}"))],
+        SessionSetup::default(),
+    ));
+    let out = s
+        .run_one(&call(
+            "e",
+            &format!("mcp__{name}__echo"),
+            json!({"message": "hi"}),
+        ))
+        .await;
+    assert_eq!(text_of(&out.content), "Echo: hi", "{:?}", out.content);
+    let out = s
+        .run_one(&call(
+            "a",
+            &format!("mcp__{name}__get-sum"),
+            json!({"a": 2, "b": 40}),
+        ))
+        .await;
+    assert!(text_of(&out.content).contains("42"), "{:?}", out.content);
+
+    let out = s
+        .run_one(&call("l", "ListMcpResourcesTool", json!({"server": name})))
+        .await;
+    let listed: Value = serde_json::from_str(&text_of(&out.content)).unwrap();
+    let first = listed[0]["uri"].as_str().unwrap().to_string();
+    let out = s
+        .run_one(&call(
+            "r",
+            "ReadMcpResourceTool",
+            json!({"server": name, "uri": first}),
+        ))
+        .await;
+    assert!(!out.is_error, "{:?}", out.content);
+    assert!(
+        text_of(&out.content).starts_with(&format!("{first}")),
+        "{:?}",
+        out.content
+    );
+
+    let prompt = mcp
+        .expand_prompt(&format!("/mcp__{name}__simple-prompt"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!prompt.trim().is_empty());
+
+    let (statuses, _) = progress_of(
+        &mcp,
+        &format!("mcp__{name}__trigger-long-running-operation"),
+        json!({"duration": 0.3, "steps": 3}),
+    )
+    .await;
+    // The last report may race the result (the server sends both at once): the ones that arrive
+    // before it are the first steps, in order.
+    assert!(statuses.len() >= 2, "{statuses:?}");
+    assert_eq!(statuses[..], ["1/3", "2/3", "3/3"][..statuses.len()]);
+
+    let cancel = s.context.exec.cancel.clone();
+    let runner = Arc::clone(&s);
+    let tool = format!("mcp__{name}__trigger-long-running-operation");
+    let task = tokio::spawn(async move {
+        runner
+            .run_one(&call("long", &tool, json!({"duration": 60, "steps": 2})))
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    cancel.cancel();
+    let out = tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(out.is_error, "{:?}", out.content);
+    mcp.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_over_stdio() {
+    exercise_everything(
+        "everything",
+        McpTransport::Stdio {
+            command: "node".into(),
+            args: vec![everything_server().display().to_string(), "stdio".into()],
+            env: Default::default(),
+        },
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_over_streamable_http() {
+    let (_server, port) = everything_over("streamableHttp").await;
+    exercise_everything(
+        "everything",
+        McpTransport::Http {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            headers: Default::default(),
+        },
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_over_sse() {
+    let (_server, port) = everything_over("sse").await;
+    exercise_everything(
+        "everything",
+        McpTransport::Sse {
+            url: format!("http://127.0.0.1:{port}/sse"),
+            headers: Default::default(),
+        },
+    )
+    .await;
 }

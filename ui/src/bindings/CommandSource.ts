@@ -3,4 +3,4 @@
 /**
  * Where a command comes from.
  */
-export type CommandSource = "builtin" | "user" | "project";
+export type CommandSource = "builtin" | "user" | "project" | "mcp";

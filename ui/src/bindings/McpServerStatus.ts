@@ -7,7 +7,11 @@ export type McpServerStatus = { "state": "not_approved" } | { "state": "not_star
 /**
  * Full tool names (`mcp__server__tool`).
  */
-tools: Array<string>, } | { "state": "failed", 
+tools: Array<string>, } | { "state": "needs_sign_in", 
+/**
+ * What the connection said.
+ */
+message: string, } | { "state": "failed", 
 /**
  * Why.
  */

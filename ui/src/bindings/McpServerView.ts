@@ -10,6 +10,10 @@ export type McpServerView = {
  */
 name: string, 
 /**
+ * Where it is configured: `user`, `project` (`.mcp.json`) or `local`.
+ */
+scope: string, 
+/**
  * The file that configures it.
  */
 config_file: string, 
@@ -18,9 +22,14 @@ config_file: string,
  */
 transport: string, 
 /**
- * The personal settings file that approves it, when one does.
+ * The personal settings file that approves it, when one does (for a user or local server,
+ * its own file: a personal file needs no approval).
  */
 approved_in: string | null, 
+/**
+ * Whether it is a remote server that can be signed in to with OAuth (`http`).
+ */
+remote: boolean, 
 /**
  * Whether the approval switch can change it here: approval (and its withdrawal) is written
  * to the project's local settings, so an approval from another file is shown, not switched.

@@ -5,10 +5,16 @@
 //!                               "env": { "TOKEN": "${GITHUB_TOKEN}" } } } }
 //! ```
 //!
-//! `type` defaults to `"stdio"`. `"http"`, `"sse"` and `"ws"` servers parse, but connecting to
-//! them fails with a "not supported yet" report naming the server (the session goes on without
-//! them). `${VAR}` and `${VAR:-default}` are expanded in `command`, `args`, `env` and `url`, as
-//! Claude Code does.
+//! `type` defaults to `"stdio"`. `"http"` (streamable HTTP) and `"sse"` (the older HTTP+SSE
+//! transport) servers take a `"url"` and optional `"headers"` (a bearer token, usually from an
+//! environment variable); `"ws"` parses, but connecting fails with a "not supported" report naming
+//! the server. `${VAR}` and `${VAR:-default}` are expanded in `command`, `args`, `env`, `url` and
+//! `headers`, as Claude Code does.
+//!
+//! Servers come from four places, in Claude Code's scopes: the user's settings (`mcpServers` in
+//! `~/.config/nerve/settings.json`, every project), the project's `.mcp.json` (shared, committed,
+//! started only once approved), the project's local settings (`mcpServers` in
+//! `.nerve/settings.local.json`, personal) and `--mcp-config` files.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,7 +33,22 @@ pub enum McpTransport {
         /// Extra environment variables (added to Nerve's own environment).
         env: BTreeMap<String, String>,
     },
-    /// A remote transport (`http`, `sse`, `ws`) that Nerve does not speak yet.
+    /// Streamable HTTP: JSON-RPC over POST, answers as JSON or an SSE stream.
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Extra request headers (`Authorization: Bearer ...`).
+        headers: BTreeMap<String, String>,
+    },
+    /// The older HTTP+SSE transport: an event stream from GET, messages POSTed to the endpoint
+    /// the stream names.
+    Sse {
+        /// The event stream's URL.
+        url: String,
+        /// Extra request headers.
+        headers: BTreeMap<String, String>,
+    },
+    /// A transport Nerve does not speak (`ws`).
     Unsupported {
         /// The `type` as written.
         kind: String,
@@ -36,20 +57,61 @@ pub enum McpTransport {
     },
 }
 
-/// Where a server's configuration came from.
+impl McpTransport {
+    /// The URL of a remote server.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            Self::Http { url, .. } | Self::Sse { url, .. } => Some(url),
+            Self::Unsupported { url, .. } => url.as_deref(),
+            Self::Stdio { .. } => None,
+        }
+    }
+
+    /// How it is reached, in one line (`npx -y server --flag`, `http https://...`).
+    pub fn summary(&self) -> String {
+        match self {
+            Self::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Self::Http { url, .. } => format!("http {url}"),
+            Self::Sse { url, .. } => format!("sse {url}"),
+            Self::Unsupported { kind, url } => match url {
+                Some(url) => format!("{kind} {url}"),
+                None => kind.clone(),
+            },
+        }
+    }
+}
+
+/// Where a server's configuration came from: its scope and file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum McpConfigSource {
     /// The project's `.mcp.json` (used only when settings approve the server).
     ProjectFile(PathBuf),
     /// A `--mcp-config FILE` given on the command line (always used).
     CliFile(PathBuf),
+    /// `mcpServers` in the user's settings (every project; personal, so always used).
+    UserSettings(PathBuf),
+    /// `mcpServers` in the project's local settings (personal, so always used).
+    LocalSettings(PathBuf),
 }
 
 impl McpConfigSource {
     /// The file.
     pub fn path(&self) -> &Path {
         match self {
-            Self::ProjectFile(p) | Self::CliFile(p) => p,
+            Self::ProjectFile(p) | Self::CliFile(p) | Self::UserSettings(p) | Self::LocalSettings(p) => p,
+        }
+    }
+
+    /// The scope's name, as `nerve mcp add --scope` spells it (`cli` for `--mcp-config`).
+    pub fn scope(&self) -> &'static str {
+        match self {
+            Self::ProjectFile(_) => "project",
+            Self::CliFile(_) => "cli",
+            Self::UserSettings(_) => "user",
+            Self::LocalSettings(_) => "local",
         }
     }
 }
@@ -99,7 +161,15 @@ struct RawFile {
     mcp_servers: BTreeMap<String, RawServerFields>,
 }
 
-/// One server entry. Keys Nerve does not use (`headers`, `oauth`...) are ignored, as Claude Code's
+/// A settings file, where `mcpServers` is optional.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawSettingsFile {
+    #[serde(default)]
+    mcp_servers: BTreeMap<String, RawServerFields>,
+}
+
+/// One server entry. Keys Nerve does not use (`oauth`, `timeout`...) are ignored, as Claude Code's
 /// own files may carry them.
 #[derive(Deserialize)]
 struct RawServerFields {
@@ -111,6 +181,8 @@ struct RawServerFields {
     #[serde(default)]
     env: BTreeMap<String, String>,
     url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
 }
 
 impl RawServerFields {
@@ -127,8 +199,25 @@ impl RawServerFields {
                     env: self.env,
                 })
             }
-            kind @ ("http" | "sse" | "ws") => Ok(McpTransport::Unsupported {
-                kind: kind.to_string(),
+            kind @ ("http" | "sse" | "streamable-http") => {
+                let url = self
+                    .url
+                    .filter(|u| !u.trim().is_empty())
+                    .ok_or_else(|| format!("an {kind} server needs a \"url\""))?;
+                Ok(if kind == "sse" {
+                    McpTransport::Sse {
+                        url,
+                        headers: self.headers,
+                    }
+                } else {
+                    McpTransport::Http {
+                        url,
+                        headers: self.headers,
+                    }
+                })
+            }
+            "ws" => Ok(McpTransport::Unsupported {
+                kind: "ws".to_string(),
                 url: self.url,
             }),
             other => Err(format!(
@@ -185,10 +274,15 @@ fn expand_transport(t: McpTransport, lookup: &dyn Fn(&str) -> Option<String>) ->
         McpTransport::Stdio { command, args, env } => McpTransport::Stdio {
             command: expand_env(&command, lookup),
             args: args.iter().map(|a| expand_env(a, lookup)).collect(),
-            env: env
-                .into_iter()
-                .map(|(k, v)| (k, expand_env(&v, lookup)))
-                .collect(),
+            env: expand_values(env, lookup),
+        },
+        McpTransport::Http { url, headers } => McpTransport::Http {
+            url: expand_env(&url, lookup),
+            headers: expand_values(headers, lookup),
+        },
+        McpTransport::Sse { url, headers } => McpTransport::Sse {
+            url: expand_env(&url, lookup),
+            headers: expand_values(headers, lookup),
         },
         McpTransport::Unsupported { kind, url } => McpTransport::Unsupported {
             kind,
@@ -197,9 +291,19 @@ fn expand_transport(t: McpTransport, lookup: &dyn Fn(&str) -> Option<String>) ->
     }
 }
 
-/// Parses the text of an MCP config file.
+fn expand_values(
+    map: BTreeMap<String, String>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> BTreeMap<String, String> {
+    map.into_iter()
+        .map(|(k, v)| (k, expand_env(&v, lookup)))
+        .collect()
+}
+
+/// Parses the text of an MCP config file (for settings files, of their `mcpServers`, which may be
+/// absent).
 pub fn parse_config(text: &str, source: McpConfigSource) -> Result<Vec<McpServerConfig>, McpConfigError> {
-    let raw: RawFile = serde_json::from_str(text).map_err(|e| {
+    let invalid = |e: serde_json::Error| {
         let full = e.to_string();
         let suffix = format!(" at line {} column {}", e.line(), e.column());
         McpConfigError::Invalid {
@@ -208,9 +312,24 @@ pub fn parse_config(text: &str, source: McpConfigSource) -> Result<Vec<McpServer
             column: e.column(),
             message: full.strip_suffix(&suffix).unwrap_or(&full).to_string(),
         }
-    })?;
+    };
+    let servers = match source {
+        McpConfigSource::ProjectFile(_) | McpConfigSource::CliFile(_) => {
+            serde_json::from_str::<RawFile>(text)
+                .map_err(invalid)?
+                .mcp_servers
+        }
+        McpConfigSource::UserSettings(_) | McpConfigSource::LocalSettings(_) if text.trim().is_empty() => {
+            BTreeMap::new()
+        }
+        McpConfigSource::UserSettings(_) | McpConfigSource::LocalSettings(_) => {
+            serde_json::from_str::<RawSettingsFile>(text)
+                .map_err(invalid)?
+                .mcp_servers
+        }
+    };
     let lookup = |name: &str| std::env::var(name).ok();
-    raw.mcp_servers
+    servers
         .into_iter()
         .map(|(name, server)| {
             let transport = server.into_transport().map_err(|message| {
@@ -260,27 +379,73 @@ impl ProjectServerApproval {
     }
 }
 
-/// The servers a session uses: the project's `.mcp.json` servers the settings approve, then every
-/// `--mcp-config` file in order. A later file's server replaces an earlier one of the same name.
-/// A missing `--mcp-config` file is an error; a missing `.mcp.json` is not.
+/// The files servers are configured in, besides `--mcp-config`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpConfigFiles {
+    /// The user's settings file (`~/.config/nerve/settings.json`), if known.
+    pub user_settings: Option<PathBuf>,
+    /// The project's `.mcp.json`.
+    pub project_file: PathBuf,
+    /// The project's local settings (`.nerve/settings.local.json`).
+    pub local_settings: PathBuf,
+}
+
+impl McpConfigFiles {
+    /// The files of the project at `project_dir`, with the user's settings file.
+    pub fn new(project_dir: &Path, user_settings: Option<PathBuf>) -> Self {
+        Self {
+            user_settings,
+            project_file: project_dir.join(".mcp.json"),
+            local_settings: project_dir.join(".nerve").join("settings.local.json"),
+        }
+    }
+
+    /// The file of `scope` (`user`, `project`, `local`).
+    pub fn source(&self, scope: &str) -> Option<McpConfigSource> {
+        match scope {
+            "user" => self.user_settings.clone().map(McpConfigSource::UserSettings),
+            "project" => Some(McpConfigSource::ProjectFile(self.project_file.clone())),
+            "local" => Some(McpConfigSource::LocalSettings(self.local_settings.clone())),
+            _ => None,
+        }
+    }
+
+    /// Every configured server, scope by scope from the lowest precedence (user, project, local),
+    /// unapproved project servers included.
+    pub fn all_servers(&self) -> Result<Vec<McpServerConfig>, McpConfigError> {
+        let mut all = Vec::new();
+        for scope in ["user", "project", "local"] {
+            if let Some(source) = self.source(scope) {
+                all.extend(load_config(source)?.unwrap_or_default());
+            }
+        }
+        Ok(all)
+    }
+}
+
+/// The servers a session uses, by precedence as in Claude Code (a later scope's server replaces an
+/// earlier one of the same name): the user's, the project's `.mcp.json` ones the settings approve,
+/// the project-local ones, then every `--mcp-config` file in order. A missing `--mcp-config` file
+/// is an error; a missing settings file or `.mcp.json` is not.
 ///
 /// Unapproved `.mcp.json` servers are returned in the second list so a front-end can say how to
 /// enable them. They are never started: a repository's `.mcp.json` runs commands, and cloning a
 /// repository must not be enough to run them.
 pub fn collect_servers(
-    project_dir: &Path,
+    files: &McpConfigFiles,
     approval: &ProjectServerApproval,
     cli_files: &[PathBuf],
 ) -> Result<(Vec<McpServerConfig>, Vec<String>), McpConfigError> {
     let mut servers: Vec<McpServerConfig> = Vec::new();
     let mut unapproved = Vec::new();
-    let project_file = McpConfigSource::ProjectFile(project_dir.join(".mcp.json"));
-    for s in load_config(project_file)?.unwrap_or_default() {
-        if approval.approves(&s.name) {
-            servers.push(s);
-        } else {
+    for s in files.all_servers()? {
+        if matches!(s.source, McpConfigSource::ProjectFile(_)) && !approval.approves(&s.name) {
             unapproved.push(s.name);
+            continue;
         }
+        servers.retain(|old| old.name != s.name);
+        unapproved.retain(|old| old != &s.name);
+        servers.push(s);
     }
     for path in cli_files {
         let source = McpConfigSource::CliFile(path.clone());
@@ -324,18 +489,84 @@ mod tests {
     }
 
     #[test]
-    fn remote_types_parse_as_unsupported() {
+    fn remote_servers_take_a_url_and_headers_with_variables() {
         let servers = parse_config(
-            r#"{"mcpServers": {"r": {"type": "http", "url": "https://x/mcp"}}}"#,
+            r#"{"mcpServers": {
+                "h": {"type": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer ${NERVE_TEST_NO_SUCH_TOKEN:-t0k}"}},
+                "s": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+                "w": {"type": "ws", "url": "wss://x"}}}"#,
             cli(),
         )
         .unwrap();
+        let transports: Vec<_> = servers.into_iter().map(|s| s.transport).collect();
         assert_eq!(
-            servers[0].transport,
-            McpTransport::Unsupported {
-                kind: "http".into(),
-                url: Some("https://x/mcp".into())
-            }
+            transports,
+            vec![
+                McpTransport::Http {
+                    url: "https://x/mcp".into(),
+                    headers: BTreeMap::from([("Authorization".into(), "Bearer t0k".into())]),
+                },
+                McpTransport::Sse {
+                    url: "http://127.0.0.1:9/sse".into(),
+                    headers: BTreeMap::new(),
+                },
+                McpTransport::Unsupported {
+                    kind: "ws".into(),
+                    url: Some("wss://x".into())
+                },
+            ]
+        );
+        let err = parse_config(r#"{"mcpServers": {"h": {"type": "http"}}}"#, cli()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("server \"h\": an http server needs a \"url\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn personal_scopes_need_no_approval_and_local_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user-settings.json");
+        std::fs::write(
+            &user,
+            r#"{"permissions": {}, "mcpServers": {"u": {"command": "u1"}, "both": {"command": "from-user"}}}"#,
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join(".nerve")).unwrap();
+        std::fs::write(
+            dir.path().join(".nerve/settings.local.json"),
+            r#"{"mcpServers": {"both": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join(".mcp.json"),
+            r#"{"mcpServers": {"both": {"command": "from-project"}, "p": {"command": "p1"}}}"#,
+        )
+        .unwrap();
+        let files = McpConfigFiles::new(dir.path(), Some(user.clone()));
+        let (servers, unapproved) = collect_servers(&files, &ProjectServerApproval::default(), &[]).unwrap();
+        let listed: Vec<(String, &str, String)> = servers
+            .iter()
+            .map(|s| (s.name.clone(), s.source.scope(), s.transport.summary()))
+            .collect();
+        assert_eq!(
+            listed,
+            vec![
+                ("u".to_string(), "user", "u1".to_string()),
+                (
+                    "both".to_string(),
+                    "local",
+                    "http http://127.0.0.1:1/mcp".to_string()
+                ),
+            ]
+        );
+        assert_eq!(unapproved, vec!["p"]);
+        // A settings file without `mcpServers`, or empty, configures nothing.
+        std::fs::write(&user, "").unwrap();
+        assert_eq!(
+            load_config(McpConfigSource::UserSettings(user)).unwrap(),
+            Some(vec![])
         );
     }
 
@@ -385,8 +616,12 @@ mod tests {
         let cli_file = dir.path().join("cli.json");
         std::fs::write(&cli_file, r#"{"mcpServers": {"a": {"command": "a2"}}}"#).unwrap();
 
-        let (servers, unapproved) =
-            collect_servers(dir.path(), &ProjectServerApproval::default(), &[]).unwrap();
+        let (servers, unapproved) = collect_servers(
+            &McpConfigFiles::new(dir.path(), None),
+            &ProjectServerApproval::default(),
+            &[],
+        )
+        .unwrap();
         assert!(servers.is_empty());
         assert_eq!(unapproved, vec!["a", "b"]);
 
@@ -394,8 +629,12 @@ mod tests {
             all: false,
             names: vec!["a".into()],
         };
-        let (servers, unapproved) =
-            collect_servers(dir.path(), &approval, std::slice::from_ref(&cli_file)).unwrap();
+        let (servers, unapproved) = collect_servers(
+            &McpConfigFiles::new(dir.path(), None),
+            &approval,
+            std::slice::from_ref(&cli_file),
+        )
+        .unwrap();
         assert_eq!(unapproved, vec!["b"]);
         assert_eq!(servers.len(), 1);
         assert_eq!(servers[0].source, McpConfigSource::CliFile(cli_file));
@@ -404,11 +643,11 @@ mod tests {
             all: true,
             names: vec![],
         };
-        let (servers, _) = collect_servers(dir.path(), &all, &[]).unwrap();
+        let (servers, _) = collect_servers(&McpConfigFiles::new(dir.path(), None), &all, &[]).unwrap();
         assert_eq!(servers.len(), 2);
 
         let missing = dir.path().join("nope.json");
-        let err = collect_servers(dir.path(), &all, &[missing]).unwrap_err();
+        let err = collect_servers(&McpConfigFiles::new(dir.path(), None), &all, &[missing]).unwrap_err();
         assert!(err.to_string().contains("nope.json"), "{err}");
     }
 }

@@ -8,8 +8,11 @@ use std::time::Duration;
 use crate::events::{Event, EventSink};
 use crate::input::CompiledSchema;
 use crate::mcp::config::McpServerConfig;
-use crate::mcp::connection::McpConnection;
+use crate::mcp::connection::{ConnectError, ConnectTarget, McpConnection};
+use crate::mcp::prompts::{McpPromptCommand, find_command};
+use crate::mcp::resources::{ListMcpResourcesTool, ReadMcpResourceTool};
 use crate::mcp::tool::McpTool;
+use crate::slash_commands::SlashCommand;
 use crate::tool::ToolRef;
 
 /// Default time a server gets to start, initialise and list its tools.
@@ -24,6 +27,8 @@ pub struct McpOptions {
     pub connect_timeout: Duration,
     /// [`crate::tool::Tool::max_result_size_chars`] of every MCP tool.
     pub max_result_chars: usize,
+    /// The keyring service OAuth tokens are kept under ([`crate::mcp::oauth::KEYRING_SERVICE`]).
+    pub keyring_service: String,
 }
 
 impl Default for McpOptions {
@@ -31,6 +36,7 @@ impl Default for McpOptions {
         Self {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             max_result_chars: DEFAULT_MAX_RESULT_CHARS,
+            keyring_service: crate::mcp::oauth::KEYRING_SERVICE.to_string(),
         }
     }
 }
@@ -55,7 +61,21 @@ impl McpOptions {
         if let Some(n) = number("NERVE_MCP_MAX_RESULT_CHARS") {
             options.max_result_chars = usize::try_from(n).unwrap_or(usize::MAX);
         }
+        if let Some(service) = lookup("NERVE_MCP_KEYRING_SERVICE").filter(|s| !s.trim().is_empty()) {
+            options.keyring_service = service;
+        }
         options
+    }
+
+    /// What a connection to `server` needs.
+    pub fn target(&self, server: &McpServerConfig, cwd: &Path) -> ConnectTarget {
+        ConnectTarget {
+            name: server.name.clone(),
+            transport: server.transport.clone(),
+            cwd: cwd.to_path_buf(),
+            timeout: self.connect_timeout,
+            keyring_service: self.keyring_service.clone(),
+        }
     }
 }
 
@@ -86,6 +106,8 @@ pub struct ServerFailure {
     pub server: String,
     /// What happened, for the user.
     pub message: String,
+    /// The server needs an OAuth sign-in before it can be used.
+    pub needs_sign_in: bool,
 }
 
 /// The session's MCP servers and their tools.
@@ -93,6 +115,8 @@ pub struct ServerFailure {
 pub struct McpManager {
     connections: Vec<Arc<McpConnection>>,
     tools: Vec<Arc<McpTool>>,
+    prompts: Vec<McpPromptCommand>,
+    max_result_chars: usize,
     failures: Vec<ServerFailure>,
 }
 
@@ -108,27 +132,86 @@ impl McpManager {
     ) -> Self {
         let starts = servers
             .iter()
-            .map(|s| McpConnection::start(&s.name, &s.transport, cwd, options.connect_timeout));
+            .map(|s| McpConnection::start(options.target(s, cwd)));
         let results = futures::future::join_all(starts).await;
-        let mut manager = Self::default();
+        let mut manager = Self {
+            max_result_chars: options.max_result_chars,
+            ..Self::default()
+        };
         for (server, result) in servers.iter().zip(results) {
             match result {
                 Ok((connection, remote_tools)) => {
                     manager.add_tools(&connection, &remote_tools, options);
                     manager.connections.push(connection);
                 }
-                Err(message) => manager.failures.push(ServerFailure {
+                Err(error) => manager.failures.push(ServerFailure {
                     server: server.name.clone(),
-                    message,
+                    needs_sign_in: matches!(error, ConnectError::NeedsSignIn(_)),
+                    message: error.message().to_string(),
                 }),
             }
         }
+        manager.list_prompts(options.connect_timeout).await;
         for f in &manager.failures {
             events.emit(Event::Notice {
                 message: f.message.clone(),
             });
         }
         manager
+    }
+
+    /// Lists the prompts of the servers that offer them (a server that fails to list them keeps
+    /// its tools; the failure is reported).
+    async fn list_prompts(&mut self, timeout: Duration) {
+        let offering: Vec<Arc<McpConnection>> = self
+            .connections
+            .iter()
+            .filter(|c| c.offers().1)
+            .cloned()
+            .collect();
+        let lists = futures::future::join_all(
+            offering
+                .iter()
+                .map(|c| tokio::time::timeout(timeout, c.list_prompts())),
+        )
+        .await;
+        for (connection, listed) in offering.into_iter().zip(lists) {
+            match listed {
+                Ok(Ok(prompts)) => self.prompts.extend(
+                    prompts
+                        .into_iter()
+                        .map(|p| McpPromptCommand::new(Arc::clone(&connection), p)),
+                ),
+                Ok(Err(e)) => self.failures.push(ServerFailure {
+                    server: connection.name().to_string(),
+                    message: format!(
+                        "the prompts of MCP server {} could not be listed: {e}",
+                        connection.name()
+                    ),
+                    needs_sign_in: false,
+                }),
+                Err(_) => self.failures.push(ServerFailure {
+                    server: connection.name().to_string(),
+                    message: format!(
+                        "MCP server {} did not list its prompts in time",
+                        connection.name()
+                    ),
+                    needs_sign_in: false,
+                }),
+            }
+        }
+    }
+
+    /// The servers' prompts as slash commands.
+    pub fn prompt_commands(&self) -> Vec<SlashCommand> {
+        self.prompts.iter().map(McpPromptCommand::listing).collect()
+    }
+
+    /// If `prompt` is `/mcp__server__prompt args`, the server's prompt for it (or why it could not
+    /// be had); `None` for any other text.
+    pub async fn expand_prompt(&self, prompt: &str) -> Option<Result<String, crate::tool::ToolError>> {
+        let (command, args) = find_command(&self.prompts, prompt)?;
+        Some(command.expand(args).await)
     }
 
     /// Keeps the tools whose schema compiles and whose normalised name is new; a server's bad tool
@@ -151,6 +234,7 @@ impl McpManager {
             if let Some(reason) = unusable_reason(&name, &schema) {
                 self.failures.push(ServerFailure {
                     server: connection.name().to_string(),
+                    needs_sign_in: false,
                     message: format!(
                         "MCP tool `{}` of server {} was skipped: {reason}",
                         remote.name,
@@ -162,6 +246,7 @@ impl McpManager {
             if !names.insert(name.clone()) {
                 self.failures.push(ServerFailure {
                     server: connection.name().to_string(),
+                    needs_sign_in: false,
                     message: format!(
                         "MCP tool `{}` of server {} was skipped: another tool already has the name {name}",
                         remote.name,
@@ -174,9 +259,24 @@ impl McpManager {
         }
     }
 
-    /// Every usable tool, for [`crate::registry::assemble_tool_pool`]'s `external`.
+    /// Every usable tool, for [`crate::registry::assemble_tool_pool`]'s `external`: the servers'
+    /// tools, and the two resource tools when a connected server offers resources.
     pub fn tools(&self) -> Vec<ToolRef> {
-        self.tools.iter().map(|t| Arc::clone(t) as ToolRef).collect()
+        let mut tools: Vec<ToolRef> = self.tools.iter().map(|t| Arc::clone(t) as ToolRef).collect();
+        let with_resources: Vec<Arc<McpConnection>> = self
+            .connections
+            .iter()
+            .filter(|c| c.offers().0)
+            .cloned()
+            .collect();
+        if !with_resources.is_empty() {
+            tools.push(Arc::new(ListMcpResourcesTool::new(with_resources.clone())));
+            tools.push(Arc::new(ReadMcpResourceTool::new(
+                with_resources,
+                self.max_result_chars,
+            )));
+        }
+        tools
     }
 
     /// A tool by its full name (`mcp__server__tool`).
@@ -194,6 +294,11 @@ impl McpManager {
             .filter(|t| t.server() == server)
             .map(|t| crate::tool::Tool::name(t.as_ref()).to_string())
             .collect()
+    }
+
+    /// The connected servers.
+    pub fn connections(&self) -> &[Arc<McpConnection>] {
+        &self.connections
     }
 
     /// The names of the connected servers.
@@ -243,7 +348,8 @@ mod tests {
             McpOptions::from_lookup(&|_| None),
             McpOptions {
                 connect_timeout: Duration::from_secs(30),
-                max_result_chars: 25_000
+                max_result_chars: 25_000,
+                keyring_service: "nerve-mcp-oauth".to_string(),
             }
         );
         let env = |k: &str| match k {
@@ -255,10 +361,11 @@ mod tests {
             McpOptions::from_lookup(&env),
             McpOptions {
                 connect_timeout: Duration::from_millis(1500),
-                max_result_chars: 1000
+                max_result_chars: 1000,
+                keyring_service: "nerve-mcp-oauth".to_string(),
             }
         );
-        let bad = |_: &str| Some("0".to_string());
+        let bad = |k: &str| (k != "NERVE_MCP_KEYRING_SERVICE").then(|| "0".to_string());
         assert_eq!(McpOptions::from_lookup(&bad), McpOptions::default());
     }
 }

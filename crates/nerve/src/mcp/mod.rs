@@ -18,14 +18,21 @@ mod connection;
 mod content;
 mod manager;
 mod names;
+pub mod oauth;
 mod prompt_tool;
+mod prompts;
+mod resources;
+mod sse;
 mod tool;
 
 pub use config::{
-    McpConfigError, McpConfigSource, McpServerConfig, McpTransport, ProjectServerApproval, collect_servers,
+    McpConfigError, McpConfigFiles, McpConfigSource, McpServerConfig, McpTransport, ProjectServerApproval,
+    collect_servers,
 };
-pub use connection::McpConnection;
+pub use connection::{ConnectError, ConnectTarget, McpConnection};
 pub use manager::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RESULT_CHARS, McpManager, McpOptions, ServerFailure};
 pub use names::{mcp_tool_name, normalize_name_part};
 pub use prompt_tool::McpPermissionPrompter;
+pub use prompts::McpPromptCommand;
+pub use resources::{ListMcpResourcesTool, ReadMcpResourceTool};
 pub use tool::McpTool;

@@ -83,7 +83,20 @@ impl McpTool {
         arguments: Map<String, Value>,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<Vec<ResultBlock>, ToolError> {
-        let result = self.connection.call(&self.remote_name, arguments, cancel).await?;
+        self.call_with_progress(arguments, cancel, None).await
+    }
+
+    /// [`McpTool::call_direct`], with the server's progress reports sent to `progress`.
+    pub async fn call_with_progress(
+        &self,
+        arguments: Map<String, Value>,
+        cancel: &tokio_util::sync::CancellationToken,
+        progress: Option<&ProgressSink>,
+    ) -> Result<Vec<ResultBlock>, ToolError> {
+        let result = self
+            .connection
+            .call(&self.remote_name, arguments, cancel, progress)
+            .await?;
         let blocks = result_blocks(&result);
         if result.is_error == Some(true) {
             Err(ToolError::WithContent(blocks))
@@ -155,9 +168,11 @@ impl Tool for McpTool {
         &self,
         input: Self::Input,
         ctx: &ToolUseContext,
-        _progress: &ProgressSink,
+        progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
-        let content = self.call_direct(input, &ctx.exec.cancel).await?;
+        let content = self
+            .call_with_progress(input, &ctx.exec.cancel, Some(progress))
+            .await?;
         Ok(ToolOutput {
             content,
             ..ToolOutput::default()

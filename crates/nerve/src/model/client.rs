@@ -175,7 +175,7 @@ impl ModelClient {
             ))
         })?;
         let headers = build_headers(&config)?;
-        let http = reqwest::Client::builder()
+        let http = crate::http::client_builder()
             .connect_timeout(config.connect_timeout)
             .build()
             .map_err(|e| ModelError::Config(format!("could not build the HTTP client: {e}")))?;

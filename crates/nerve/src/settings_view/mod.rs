@@ -13,7 +13,10 @@ mod rules;
 
 pub use check::{PermissionCheck, check_call};
 pub use hooks::{HookView, hooks_of};
-pub use mcp::{McpServerStatus, McpServerView, mcp_servers, probe_mcp_servers, set_mcp_server_approved};
+pub use mcp::{
+    McpServerStatus, McpServerView, McpViewError, add_mcp_server, find_mcp_server, mcp_login, mcp_logout,
+    mcp_servers, probe_mcp_servers, remove_mcp_server, server_entry, set_mcp_server_approved,
+};
 pub use rules::{
     RuleEntry, RuleSyntax, RuleSyntaxError, RulesView, check_rule_syntax, edit_rule, rules_view,
 };

@@ -1,6 +1,7 @@
 //! `nerve`: the headless front-end of the engine.
 
 mod auth;
+mod mcp;
 mod outputs;
 mod print;
 mod rewind;
@@ -13,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
 use clap::{Args, Parser, Subcommand};
 use nerve::events::{Event, EventSink};
-use nerve::mcp::{McpManager, McpOptions, collect_servers};
+use nerve::mcp::{McpManager, McpOptions};
 use nerve::permissions::{
     PermissionMode, PermissionPrompter, PermissionRequest, RuleBehavior, RuleScope, UserAnswer,
 };
@@ -105,6 +106,11 @@ enum Command {
         #[command(subcommand)]
         action: outputs::OutputsCommand,
     },
+    /// MCP servers: list with their status, show, add, remove, sign in and out.
+    Mcp {
+        #[command(subcommand)]
+        action: mcp::McpCommand,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -175,7 +181,7 @@ async fn connect_mcp(project: &Project, common: &CommonArgs) -> Result<McpManage
     if common.mcp_config.is_empty() && common.bare {
         return Ok(McpManager::default());
     }
-    let (servers, _unapproved) = collect_servers(project.dir(), project.mcp_approval(), &common.mcp_config)?;
+    let (servers, _unapproved) = project.mcp_servers(&common.mcp_config)?;
     let mcp = McpManager::connect(
         &servers,
         project.dir(),
@@ -458,6 +464,7 @@ fn run(cli: Cli) -> Result<()> {
                 std::process::exit(code);
             }
             Some(Command::Outputs { action }) => outputs::run(action),
+            Some(Command::Mcp { action }) => mcp::run(action).await,
             None => match cli.print.prompt.clone() {
                 Some(prompt) => {
                     let code = print::run(cli.print, prompt).await?;

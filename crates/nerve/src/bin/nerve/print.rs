@@ -16,7 +16,7 @@ use clap::{Args, ValueEnum};
 use nerve::agent::{LaunchOptions, launch, models, today};
 use nerve::credentials::load_model_auth;
 use nerve::events::{Event, EventSink, TurnEnd};
-use nerve::mcp::{McpManager, McpOptions, McpPermissionPrompter, collect_servers};
+use nerve::mcp::{McpManager, McpOptions, McpPermissionPrompter};
 use nerve::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
 use nerve::permissions::settings::SettingsFile;
 use nerve::permissions::{PermissionMode, PermissionPrompter, RuleBehavior, RuleSource};
@@ -203,7 +203,7 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         })
     };
 
-    let (servers, unapproved) = collect_servers(project.dir(), project.mcp_approval(), &args.mcp_config)?;
+    let (servers, unapproved) = project.mcp_servers(&args.mcp_config)?;
     for name in unapproved {
         eprintln!(
             "note: MCP server `{name}` from .mcp.json is not started: approve it with \
@@ -322,7 +322,12 @@ async fn run_turn(
     for w in &commands.warnings {
         eprintln!("warning: {w}");
     }
-    let prompt = commands.expand(&prompt).unwrap_or(prompt);
+    // `/mcp__server__prompt args` asks the server for its prompt first.
+    let prompt = match mcp.expand_prompt(&prompt).await {
+        Some(Ok(expanded)) => expanded,
+        Some(Err(e)) => anyhow::bail!("{e}"),
+        None => commands.expand(&prompt).unwrap_or(prompt),
+    };
     let outcome = agent.send(&prompt, cancel).await;
     let is_error = !matches!(outcome.end, TurnEnd::EndTurn);
     let subtype = match outcome.end {
@@ -365,8 +370,9 @@ async fn run_turn(
     Ok(if is_error { 1 } else { 0 })
 }
 
-/// `[{"name", "status"}]` as in Claude Code's init message: `connected`, or `failed` for a server
-/// that never connected (a connected server whose single tool was skipped is still connected).
+/// `[{"name", "status"}]` as in Claude Code's init message: `connected`, `needs-auth` for a remote
+/// server waiting for an OAuth sign-in, or `failed` for a server that never connected (a connected
+/// server whose single tool was skipped is still connected).
 fn mcp_statuses(mcp: &McpManager) -> Vec<Value> {
     let connected = mcp.connected();
     let mut out: Vec<Value> = connected
@@ -376,7 +382,8 @@ fn mcp_statuses(mcp: &McpManager) -> Vec<Value> {
     for f in mcp.failures() {
         let known = connected.contains(&f.server) || out.iter().any(|v| v["name"] == f.server.as_str());
         if !known {
-            out.push(json!({"name": f.server, "status": "failed"}));
+            let status = if f.needs_sign_in { "needs-auth" } else { "failed" };
+            out.push(json!({"name": f.server, "status": status}));
         }
     }
     out

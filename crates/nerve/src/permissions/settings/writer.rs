@@ -132,6 +132,38 @@ pub fn set_mcpjson_server_enabled(path: &Path, name: &str, enabled: bool) -> Res
     })
 }
 
+/// Sets (`Some`) or removes (`None`) the server `name` under `mcpServers` of the JSON file at
+/// `path` (a settings file or a `.mcp.json`), keeping everything else. Returns whether the server
+/// was there before.
+pub fn set_mcp_server_entry(path: &Path, name: &str, entry: Option<Value>) -> Result<bool, SettingsError> {
+    let mut existed = false;
+    update_settings_file(path, |root| {
+        let servers = root
+            .entry("mcpServers")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if servers.is_null() {
+            *servers = Value::Object(Map::new());
+        }
+        let Value::Object(servers) = servers else {
+            return Err(SettingsError::Shape {
+                path: path.to_path_buf(),
+                message: "`mcpServers` is not a JSON object".to_string(),
+            });
+        };
+        existed = servers.contains_key(name);
+        match entry {
+            Some(entry) => {
+                servers.insert(name.to_string(), entry);
+            }
+            None => {
+                servers.remove(name);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(existed)
+}
+
 fn same_rule(existing: &Value, rule: &RuleValue) -> bool {
     match existing {
         Value::String(text) => {

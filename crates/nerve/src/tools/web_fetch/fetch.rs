@@ -128,7 +128,7 @@ pub async fn fetch(client: &reqwest::Client, url: Url, limits: &FetchLimits) -> 
 
 /// A client that never follows redirects itself (each hop is checked here).
 pub fn build_client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
+    crate::http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(connect_timeout)
         .build()
