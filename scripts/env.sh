@@ -56,3 +56,12 @@ ensure_ui_packages() {
     npm --prefix ui ci --no-audit --no-fund
   fi
 }
+
+# The reference MCP servers the MCP tests run against (the MCP project's "everything" server),
+# at the versions tests/mcp-servers/package-lock.json pins.
+ensure_mcp_test_servers() {
+  local dir=tests/mcp-servers
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    npm --prefix "$dir" ci --no-audit --no-fund
+  fi
+}

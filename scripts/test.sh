@@ -18,6 +18,7 @@ ensure_desktop_build_deps
 ensure_apt_packages xvfb xauth webkit2gtk-driver
 ensure_node
 ensure_ui_packages
+ensure_mcp_test_servers
 if ! command -v tauri-driver >/dev/null 2>&1; then
   cargo install tauri-driver --locked
 fi

@@ -236,3 +236,158 @@ fn without_a_secret_service_the_key_goes_to_a_private_file() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!file.exists());
 }
+
+/// The test MCP server over streamable HTTP, behind its own OAuth authorization server; killed
+/// when dropped. Access tokens live `ttl` seconds.
+struct OAuthServer {
+    url: String,
+    child: std::process::Child,
+}
+
+impl Drop for OAuthServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn oauth_server(ttl: u64) -> OAuthServer {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nerve-test-mcp-server"))
+        .args(["--http", "127.0.0.1:0", "--oauth"])
+        .env("NERVE_TEST_OAUTH_TTL", ttl.to_string())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    OAuthServer {
+        url: url.trim().to_string(),
+        child,
+    }
+}
+
+/// `nerve mcp ARGS` in `project`, with MCP tokens under `service`, and the test server as the
+/// browser (it follows the authorization page's redirect back to the loopback port).
+fn nerve_mcp(
+    service: &str,
+    home: &std::path::Path,
+    project: &std::path::Path,
+    args: &[&str],
+) -> (bool, String) {
+    let mut command = nerve_command(
+        service,
+        home,
+        &["mcp", args[0], "--cwd", project.to_str().unwrap()],
+    );
+    command
+        .args(&args[1..])
+        .env("NERVE_MCP_KEYRING_SERVICE", service)
+        .env("BROWSER", env!("CARGO_BIN_EXE_nerve-test-mcp-server"));
+    let out = run_with(command, None);
+    (
+        out.status.success(),
+        format!("{}{}", text(&out.stdout), text(&out.stderr)),
+    )
+}
+
+#[test]
+fn mcp_oauth_sign_in_refresh_revocation_and_sign_out_against_the_real_keyring() {
+    if !keyring_available() {
+        return;
+    }
+    let server = oauth_server(2);
+    let service = unique_service();
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let mcp = |args: &[&str]| nerve_mcp(&service, home.path(), project.path(), args);
+
+    let (ok, out) = mcp(&["add", "--transport", "http", "secure", &server.url]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("Added http MCP server secure to local config"),
+        "{out}"
+    );
+    let (ok, out) = mcp(&["list"]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains(&format!(
+            "secure: http {} - ! Needs sign-in: run `nerve mcp login secure`",
+            server.url
+        )),
+        "{out}"
+    );
+
+    let (ok, out) = mcp(&["login", "secure"]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("Signed in to secure; the token is stored in the OS keyring."),
+        "{out}"
+    );
+    let entry = KeyringStore::new(&service, format!("secure {}", server.url));
+    let stored = |entry: &KeyringStore| -> serde_json::Value {
+        serde_json::from_str(&entry.read().unwrap().expect("a token in the keyring")).unwrap()
+    };
+    let first = stored(&entry)["token_response"]["access_token"].clone();
+    assert!(first.as_str().unwrap().starts_with("access-"), "{first}");
+    // Never in a settings file.
+    let settings = std::fs::read_to_string(project.path().join(".nerve/settings.local.json")).unwrap();
+    assert!(!settings.contains("access-"), "{settings}");
+
+    let (ok, out) = mcp(&["list"]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("secure: http") && out.contains("✓ Connected ("),
+        "{out}"
+    );
+
+    // The access token expires; the next use refreshes it.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let (ok, out) = mcp(&["get", "secure"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("Status: ✓ Connected"), "{out}");
+    assert!(out.contains("mcp__secure__echo"), "{out}");
+    let refreshed = stored(&entry)["token_response"]["access_token"].clone();
+    assert_ne!(refreshed, first, "the token was refreshed");
+
+    // The server revokes every token: the server needs a sign-in again, said clearly.
+    {
+        use std::io::{Read, Write};
+        let address = server
+            .url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_string();
+        let mut stream = std::net::TcpStream::connect(&address).unwrap();
+        write!(
+            stream,
+            "POST /test/revoke HTTP/1.1\r\nHost: {address}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    }
+    let (ok, out) = mcp(&["list"]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("! Needs sign-in: run `nerve mcp login secure`"),
+        "{out}"
+    );
+
+    let (ok, out) = mcp(&["logout", "secure"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("Signed out of secure"), "{out}");
+    assert_eq!(entry.read(), Ok(None));
+    let (ok, out) = mcp(&["remove", "secure"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("Removed MCP server secure from"), "{out}");
+    let (ok, out) = mcp(&["get", "secure"]);
+    assert!(!ok);
+    assert!(
+        out.contains("no MCP server named \"secure\" is configured"),
+        "{out}"
+    );
+}

@@ -1150,7 +1150,7 @@ async fn exercise_everything(name: &str, transport: McpTransport) {
         .await;
     assert!(!out.is_error, "{:?}", out.content);
     assert!(
-        text_of(&out.content).starts_with(&format!("{first}")),
+        text_of(&out.content).starts_with(first.as_str()),
         "{:?}",
         out.content
     );
@@ -1228,4 +1228,141 @@ async fn the_everything_server_over_sse() {
         },
     )
     .await;
+}
+
+// ---- nerve mcp ----
+
+/// `nerve mcp ARGS` for the project in `dir/project`, with the user's config under `dir/home`.
+async fn nerve_mcp(dir: &Path, args: &[&str]) -> (bool, String) {
+    // Options before the server's command: after `--`, everything is the command's.
+    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+        .arg("mcp")
+        .arg(args[0])
+        .arg("--cwd")
+        .arg(dir.join("project"))
+        .args(&args[1..])
+        .env("HOME", dir.join("home"))
+        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
+        .env("NERVE_DATA_DIR", dir.join("data"))
+        .env("SECRET_TOKEN", "s3cret")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nerve_mcp_adds_lists_shows_and_removes_servers_in_each_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("project")).unwrap();
+    let mcp = |args: Vec<&str>| {
+        let dir = dir.path().to_path_buf();
+        let args: Vec<String> = args.into_iter().map(str::to_string).collect();
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            nerve_mcp(&dir, &args).await
+        }
+    };
+    let (ok, out) = mcp(vec![
+        "add",
+        "-s",
+        "user",
+        "-e",
+        "TOKEN=${SECRET_TOKEN}",
+        "tools",
+        "--",
+        SERVER,
+    ])
+    .await;
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("Added stdio MCP server tools to user config"),
+        "{out}"
+    );
+    let (ok, out) = mcp(vec!["add", "-s", "project", "shared", "--", SERVER, "--flag"]).await;
+    assert!(ok, "{out}");
+    let (ok, out) = mcp(vec!["add", "-s", "project", "shared", "--", SERVER]).await;
+    assert!(!ok);
+    assert!(
+        out.contains("an MCP server named \"shared\" already exists in the project scope"),
+        "{out}"
+    );
+    let (ok, out) = mcp(vec![
+        "add",
+        "-t",
+        "http",
+        "-H",
+        "Authorization: Bearer ${SECRET_TOKEN}",
+        "web",
+        "http://127.0.0.1:9/mcp",
+    ])
+    .await;
+    assert!(ok, "{out}");
+    let (ok, out) = mcp(vec!["add", "-t", "http", "bad", "ftp://x"]).await;
+    assert!(!ok);
+    assert!(
+        out.contains("\"ftp://x\" is not an http:// or https:// URL"),
+        "{out}"
+    );
+
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("home/.config/nerve/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        written,
+        json!({"mcpServers": {"tools": {"type": "stdio", "command": SERVER, "args": [], "env": {"TOKEN": "${SECRET_TOKEN}"}}}})
+    );
+    let shared: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("project/.mcp.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        shared,
+        json!({"mcpServers": {"shared": {"type": "stdio", "command": SERVER, "args": ["--flag"]}}})
+    );
+
+    let (ok, out) = mcp(vec!["list"]).await;
+    assert!(ok, "{out}");
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains(" - ")).collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with(&format!("tools: {SERVER} - ✓ Connected (")),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("shared: ") && lines[1].contains("not approved"),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with(
+            "web: http http://127.0.0.1:9/mcp - ✗ Failed: MCP server `web` failed to initialize"
+        ),
+        "{out}"
+    );
+
+    let (ok, out) = mcp(vec!["get", "web"]).await;
+    assert!(ok, "{out}");
+    assert!(out.contains("Scope: local ("), "{out}");
+    assert!(out.contains("Header: Authorization: …"), "{out}");
+    assert!(!out.contains("s3cret"), "header values are not printed: {out}");
+
+    let (ok, out) = mcp(vec!["remove", "tools"]).await;
+    assert!(ok, "{out}");
+    let (ok, out) = mcp(vec!["remove", "tools"]).await;
+    assert!(!ok);
+    assert!(
+        out.contains("no MCP server named \"tools\" is configured"),
+        "{out}"
+    );
+    let (ok, out) = mcp(vec!["login", "shared"]).await;
+    assert!(!ok);
+    assert!(out.contains("there is nothing to sign in to"), "{out}");
 }

@@ -159,13 +159,23 @@ export const editRule = (projectPath: string, source: RuleSource, behavior: Rule
 export const checkCall = (projectPath: string, tool: string, input: string) =>
   invoke<PermissionCheck>("check_call", { projectPath, tool, input });
 
-/** Starts each approved `.mcp.json` server, lists its tools, stops it again. */
+/** Starts each configured server that may start (a `.mcp.json` one once approved), lists its tools,
+ *  stops it again. */
 export const probeMcpServers = (projectPath: string) =>
   invoke<McpServerView[]>("probe_mcp_servers", { projectPath });
 
 /** Approves (or withdraws) a `.mcp.json` server in the project's local settings. */
 export const setMcpServerApproved = (projectPath: string, name: string, approved: boolean) =>
   invoke<McpServerView[]>("set_mcp_server_approved", { projectPath, name, approved });
+
+/** Signs in to a remote server with OAuth: opens the browser, waits for the sign-in to finish (up
+ *  to 5 minutes), then checks every server again. */
+export const mcpSignIn = (projectPath: string, name: string) =>
+  invoke<McpServerView[]>("mcp_sign_in", { projectPath, name });
+
+/** Forgets a remote server's stored sign-in; the servers as they are then. */
+export const mcpSignOut = (projectPath: string, name: string) =>
+  invoke<McpServerView[]>("mcp_sign_out", { projectPath, name });
 
 /** The models a model server lists (`GET /v1/models`); the saved base URL when `baseUrl` is null. */
 export const listModels = (baseUrl: string | null, customHeaders: string | null) =>

@@ -78,6 +78,29 @@ describe("slash commands", () => {
     expect(live.turns).toHaveLength(0);
   });
 
+  it("labels where each command comes from: none for a built-in, an MCP server's prompt as one", async () => {
+    const prompt = command("mcp__docs__summarize", "Summarise a page of the docs", "URL", "mcp");
+    const { live, user, box } = setup({ list_commands: () => [...COMMANDS, prompt] });
+    await waitFor(() => expect(live.called("list_commands")).toEqual([{ sessionId: "s1" }]));
+    await user.type(box, "/");
+    const source = (name: string) => {
+      const item = items("command-item").find((i) => i.dataset.name === name);
+      if (!item) throw new Error(`no command ${name}`);
+      return within(item).queryByTestId("command-source")?.textContent ?? null;
+    };
+    expect(source("compact")).toBeNull();
+    expect(source("review")).toBe("project");
+    expect(source("pr-review")).toBe("user");
+    expect(source("mcp__docs__summarize")).toBe("MCP prompt");
+
+    await user.type(box, "summ");
+    expect(names()).toEqual(["mcp__docs__summarize"]);
+    expect(items("command-item")[0]!.textContent).toContain("Summarise a page of the docs");
+    expect(items("command-item")[0]!.textContent).toContain("URL");
+    await user.keyboard("{Tab}");
+    expect(box.value).toBe("/mcp__docs__summarize ");
+  });
+
   it("sends a custom command as typed (the engine expands it), and an unknown /word as text", async () => {
     const { live, user, box } = setup();
     await user.type(box, "/rev{Tab}src/a.rs{Enter}");

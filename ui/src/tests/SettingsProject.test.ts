@@ -1,12 +1,12 @@
-// The project's side of Settings: the call tester, MCP server approval and probing, the hooks,
-// and what shows without a project.
+// The project's side of Settings: the call tester, MCP servers (approval, probing, scopes, signing
+// in and out), the hooks, and what shows without a project.
 import { describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import SettingsPanel from "../lib/components/SettingsPanel.svelte";
 import type { McpServerView } from "../bindings/McpServerView";
 import { appState } from "./live";
-import { bashCheck, LOCAL_FILE, mcpServers, mockSettings, PROJECT, USER_FILE } from "./settingsFixtures";
+import { bashCheck, LOCAL_FILE, mcpServers, mockSettings, PROJECT, projectSettings, USER_FILE } from "./settingsFixtures";
 
 function renderPanel(projectPath: string | null = PROJECT) {
   render(SettingsPanel, { app: appState(), onchanged: vi.fn(), onclose: vi.fn(), projectPath, sessionId: null });
@@ -115,6 +115,121 @@ describe("MCP servers", () => {
     expect(within(server("docs")).getByTestId("mcp-status").textContent).toBe("failed");
     expect(within(server("docs")).getByTestId("mcp-error").textContent).toContain("connection refused");
     expect(screen.queryByText(/Checking…/)).toBeNull();
+  });
+});
+
+describe("MCP scopes and sign-in", () => {
+  const LINEAR: McpServerView = {
+    name: "linear",
+    scope: "user",
+    config_file: USER_FILE,
+    transport: "http https://mcp.linear.app/mcp",
+    approved_in: USER_FILE,
+    remote: true,
+    switchable: false,
+    status: { state: "needs_sign_in", message: "401 Unauthorized: sign in to https://mcp.linear.app/mcp" },
+  };
+  const withServers = (...extra: McpServerView[]) => () => ({ ...projectSettings(), mcp_servers: [...mcpServers(), ...extra] });
+
+  it("shows each server's scope, and a user or local server's own file instead of an approval switch", async () => {
+    const notes: McpServerView = {
+      name: "notes",
+      scope: "local",
+      config_file: LOCAL_FILE,
+      transport: "node ./tools/notes-server.js",
+      approved_in: LOCAL_FILE,
+      remote: false,
+      switchable: false,
+      status: { state: "not_started" },
+    };
+    mockSettings({ get_project_settings: withServers(notes) });
+    renderPanel();
+    await screen.findAllByTestId("mcp-server");
+    expect(within(server("github")).getByTestId("mcp-scope").textContent).toBe("project");
+    expect(within(server("notes")).getByTestId("mcp-scope").textContent).toBe("local");
+    expect(within(server("notes")).queryByTestId("mcp-approve")).toBeNull();
+    const configured = within(server("notes")).getByTestId("mcp-configured-in");
+    expect(configured.textContent).toContain("Configured in");
+    expect(configured.title).toBe(LOCAL_FILE);
+    expect(server("notes").textContent).not.toContain("Approved in");
+    // Not remote: nothing to sign in to or out of.
+    expect(within(server("notes")).queryByTestId("mcp-sign-in")).toBeNull();
+    expect(within(server("notes")).queryByTestId("mcp-sign-out")).toBeNull();
+    // The project's servers keep their approval.
+    expect(within(server("github")).getByTestId("mcp-approve")).not.toBeNull();
+    expect(within(server("github")).queryByTestId("mcp-configured-in")).toBeNull();
+  });
+
+  it("signs in to a remote server that asks for it, waiting for the browser, then shows the servers as checked again", async () => {
+    let finish: (servers: McpServerView[]) => void = () => {};
+    const after: McpServerView[] = [...mcpServers(), { ...LINEAR, status: { state: "connected", tools: ["mcp__linear__list_issues"] } }];
+    const ipc = mockSettings({
+      get_project_settings: withServers(LINEAR),
+      mcp_sign_in: () => new Promise((resolve) => (finish = resolve)),
+    });
+    const user = userEvent.setup();
+    renderPanel();
+    await screen.findAllByTestId("mcp-server");
+    expect(within(server("linear")).getByTestId("mcp-scope").textContent).toBe("user");
+    expect(within(server("linear")).getByTestId("mcp-status").textContent).toBe("Needs sign-in");
+    expect(within(server("linear")).getByTestId("mcp-sign-in-reason").textContent).toContain("401 Unauthorized");
+    expect(within(server("linear")).queryByTestId("mcp-error")).toBeNull();
+    expect(within(server("linear")).queryByTestId("mcp-sign-out")).toBeNull();
+    expect(within(server("linear")).queryByTestId("mcp-approve")).toBeNull();
+
+    const signIn = within(server("linear")).getByTestId("mcp-sign-in") as HTMLButtonElement;
+    expect(signIn.textContent).toContain("Sign in");
+    await user.click(signIn);
+    expect(ipc.called("mcp_sign_in")).toEqual([{ projectPath: PROJECT, name: "linear" }]);
+    await waitFor(() => expect(within(server("linear")).getByTestId("mcp-sign-in").textContent).toContain("Waiting for the browser…"));
+    expect(within(server("linear")).getByTestId("mcp-sign-in").querySelector(".spin")).not.toBeNull();
+    // Nothing else runs meanwhile.
+    expect((within(server("linear")).getByTestId("mcp-sign-in") as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByTestId("mcp-probe") as HTMLButtonElement).disabled).toBe(true);
+    expect((within(server("github")).getByTestId("mcp-approve") as HTMLInputElement).disabled).toBe(true);
+    expect((within(server("docs")).getByTestId("mcp-sign-out") as HTMLButtonElement).disabled).toBe(true);
+    finish(after);
+
+    await waitFor(() => expect(within(server("linear")).getByTestId("mcp-status").textContent).toBe("connected"));
+    expect(server("linear").textContent).toContain("list_issues");
+    expect(within(server("linear")).queryByTestId("mcp-sign-in")).toBeNull();
+    expect(within(server("linear")).queryByTestId("mcp-sign-in-reason")).toBeNull();
+    expect(within(server("linear")).getByTestId("mcp-sign-out")).not.toBeNull();
+    expect((screen.getByTestId("mcp-probe") as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it("says why a sign-in failed, and lets it be tried again", async () => {
+    mockSettings({
+      get_project_settings: withServers(LINEAR),
+      mcp_sign_in: () => Promise.reject("the sign-in was not finished within 5 minutes"),
+    });
+    const user = userEvent.setup();
+    renderPanel();
+    await screen.findAllByTestId("mcp-server");
+    await user.click(within(server("linear")).getByTestId("mcp-sign-in"));
+    const alert = await screen.findByRole("alert");
+    expect(alert.textContent).toContain("Could not sign in to linear");
+    expect(alert.textContent).toContain("within 5 minutes");
+    const again = within(server("linear")).getByTestId("mcp-sign-in") as HTMLButtonElement;
+    expect(again.textContent).toContain("Sign in");
+    expect(again.disabled).toBe(false);
+  });
+
+  it("signs out of a connected remote server and shows the answer", async () => {
+    const connected: McpServerView = { ...LINEAR, status: { state: "connected", tools: ["mcp__linear__list_issues"] } };
+    const after: McpServerView[] = [...mcpServers(), { ...LINEAR, status: { state: "needs_sign_in", message: "no stored sign-in" } }];
+    const ipc = mockSettings({ get_project_settings: withServers(connected), mcp_sign_out: () => after });
+    const user = userEvent.setup();
+    renderPanel();
+    await screen.findAllByTestId("mcp-server");
+    expect(within(server("linear")).queryByTestId("mcp-sign-in")).toBeNull();
+    await user.click(within(server("linear")).getByTestId("mcp-sign-out"));
+
+    await waitFor(() => expect(ipc.called("mcp_sign_out")).toEqual([{ projectPath: PROJECT, name: "linear" }]));
+    await waitFor(() => expect(within(server("linear")).getByTestId("mcp-status").textContent).toBe("Needs sign-in"));
+    expect(within(server("linear")).getByTestId("mcp-sign-in-reason").textContent).toBe("no stored sign-in");
+    expect(within(server("linear")).queryByTestId("mcp-sign-out")).toBeNull();
+    expect(within(server("linear")).getByTestId("mcp-sign-in")).not.toBeNull();
   });
 });
 

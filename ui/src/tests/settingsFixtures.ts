@@ -43,17 +43,21 @@ export function mcpServers(): McpServerView[] {
   return [
     {
       name: "github",
+      scope: "project",
       config_file: `${PROJECT}/.mcp.json`,
       transport: "npx -y @modelcontextprotocol/server-github",
       approved_in: null,
+      remote: false,
       switchable: true,
       status: { state: "not_approved" },
     },
     {
       name: "docs",
+      scope: "project",
       config_file: `${PROJECT}/.mcp.json`,
       transport: "http https://docs.example.com/mcp",
       approved_in: USER_FILE,
+      remote: true,
       switchable: false,
       status: { state: "not_started" },
     },
