@@ -98,6 +98,12 @@ impl LiveSession {
             None => CustomCommands::for_project(self.project.dir()).expand(prompt),
         };
         let prompt = expanded.as_deref().unwrap_or(prompt);
+        // A server that said its tool list changed gets its new tools now, between turns.
+        if let Some(tools) = self.mcp.refresh_changed_tools().await
+            && let Err(e) = agent.replace_external_tools(tools)
+        {
+            tracing::warn!("the MCP tools could not be refreshed: {e}");
+        }
         let cancel = CancellationToken::new();
         let interrupt = CancellationToken::new();
         *lock(&self.turn_cancel) = Some(cancel.clone());

@@ -92,6 +92,7 @@ pub struct ToolPool {
     schema_values: Vec<Arc<Value>>,
     deferred: HashSet<String>,
     loaded: RwLock<HashSet<String>>,
+    defer_loading: bool,
 }
 
 impl std::fmt::Debug for ToolPool {
@@ -187,7 +188,39 @@ impl ToolPool {
             schema_values,
             deferred,
             loaded: RwLock::new(HashSet::new()),
+            defer_loading,
         })
+    }
+
+    /// The same pool with its external tools replaced by `external` (a server's tool list changed
+    /// between turns), for the prompt cache's sake keeping the order: built-ins and kept tools
+    /// where they were (a changed tool in its old place), removed ones gone, new ones last, each
+    /// dropped when a deny rule names it bare. Tools the model loaded through tool search stay
+    /// loaded.
+    pub fn with_external_tools(
+        &self,
+        external: Vec<ToolRef>,
+        builtin_names: &HashSet<String>,
+        permissions: &PermissionContext,
+    ) -> Result<Self, SchemaError> {
+        let rules = permissions.rules.snapshot();
+        let mut fresh: Vec<ToolRef> = external
+            .into_iter()
+            .filter(|t| t.is_enabled() && rules.bare_deny_for(t.name()).is_none())
+            .collect();
+        let mut tools: Vec<ToolRef> = Vec::with_capacity(self.tools.len() + fresh.len());
+        for old in &self.tools {
+            if let Some(at) = fresh.iter().position(|t| t.name() == old.name()) {
+                tools.push(fresh.remove(at));
+            } else if builtin_names.contains(old.name()) {
+                tools.push(Arc::clone(old));
+            }
+        }
+        tools.extend(fresh);
+        let pool = Self::new(tools, self.defer_loading)?;
+        let loaded = self.loaded_names();
+        pool.mark_loaded(loaded.iter().map(String::as_str));
+        Ok(pool)
     }
 
     /// Finds a tool by name, falling back to aliases (old transcripts may use a renamed tool).

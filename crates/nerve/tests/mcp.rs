@@ -68,6 +68,7 @@ async fn tools_are_listed_with_their_names_schemas_and_hints_after_the_builtins(
             "mcp__test__echo",
             "mcp__test__fail",
             "mcp__test__flood",
+            "mcp__test__grow",
             "mcp__test__image",
             "mcp__test__progress",
             "mcp__test__slow"
@@ -1365,4 +1366,63 @@ async fn nerve_mcp_adds_lists_shows_and_removes_servers_in_each_scope() {
     let (ok, out) = mcp(vec!["login", "shared"]).await;
     assert!(!ok);
     assert!(out.contains("there is nothing to sign in to"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_tool_list_is_taken_between_turns_keeping_the_order() {
+    let p = TestProject::new();
+    let mcp = connect(&[server("test", &[])], &EventSink::discard()).await;
+    assert!(mcp.refresh_changed_tools().await.is_none(), "nothing changed yet");
+    let permissions = PermissionContext::default();
+    let pool = assemble_tool_pool(
+        all_builtin_tools(),
+        mcp.tools(),
+        &permissions,
+        &PoolOptions::default(),
+    )
+    .unwrap();
+    let before: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
+    pool.mark_loaded(["mcp__test__echo"]);
+
+    let s = p.session_with_setup(
+        mcp.tools(),
+        false,
+        PermissionMode::Default,
+        &[(RuleBehavior::Allow, "mcp__test")],
+        SessionSetup::default(),
+    );
+    let out = s.run_one(&call("g", "mcp__test__grow", json!({}))).await;
+    assert_eq!(out.content, vec![ResultBlock::text("grown")]);
+    let mut refreshed = None;
+    for _ in 0..100 {
+        refreshed = mcp.refresh_changed_tools().await;
+        if refreshed.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let external = refreshed.expect("the server's list_changed was seen");
+    assert!(mcp.find_tool("mcp__test__extra").is_some());
+    assert!(mcp.find_tool("mcp__test__dotted_name").is_none());
+
+    let builtin_names = all_builtin_tools().iter().map(|t| t.name().to_string()).collect();
+    let next = pool
+        .with_external_tools(external, &builtin_names, &permissions)
+        .unwrap();
+    let after: Vec<String> = next.tools().iter().map(|t| t.name().to_string()).collect();
+    let mut expected: Vec<String> = before
+        .iter()
+        .filter(|n| *n != "mcp__test__dotted_name")
+        .cloned()
+        .collect();
+    expected.push("mcp__test__extra".into());
+    assert_eq!(
+        after, expected,
+        "the earlier tools keep their order; the new one comes last"
+    );
+    assert!(
+        !next.is_unloaded_deferred("mcp__test__echo"),
+        "what tool search loaded stays loaded"
+    );
+    mcp.shutdown().await;
 }

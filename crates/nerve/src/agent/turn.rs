@@ -301,6 +301,36 @@ impl Agent {
         }
     }
 
+    /// Replaces the session's MCP tools between turns (a server said its tool list changed), keeping
+    /// the order of the tools the model has seen (see [`crate::registry::ToolPool::with_external_tools`]).
+    pub fn replace_external_tools(
+        &mut self,
+        external: Vec<crate::tool::ToolRef>,
+    ) -> Result<(), crate::input::SchemaError> {
+        let builtin_names: std::collections::HashSet<String> = crate::registry::all_builtin_tools()
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect();
+        let old = std::sync::Arc::clone(&self.runtime.pipeline);
+        let pool = std::sync::Arc::new(old.pool.with_external_tools(
+            external,
+            &builtin_names,
+            &self.runtime.context.permissions,
+        )?);
+        self.runtime.pipeline = std::sync::Arc::new(crate::pipeline::Pipeline {
+            pool: std::sync::Arc::clone(&pool),
+            hooks: std::sync::Arc::clone(&old.hooks),
+            store: old.store.clone(),
+            resolver: old.resolver.clone(),
+            events: old.events.clone(),
+            batch_ids: old.batch_ids.clone(),
+        });
+        let mut config = (*self.runtime.context.config).clone();
+        config.tool_pool = Some(pool);
+        self.runtime.context.config = std::sync::Arc::new(config);
+        Ok(())
+    }
+
     /// Ends the session: runs SessionEnd hooks.
     pub async fn end_session(&mut self) {
         let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);

@@ -37,6 +37,8 @@ const TINY_PNG: &str =
 #[derive(Clone)]
 struct TestServer {
     log: Option<Arc<std::path::PathBuf>>,
+    /// `grow` was called: the tool list has `extra` too (and lost `dotted.name`).
+    grown: Arc<std::sync::atomic::AtomicBool>,
 }
 
 fn schema(value: Value) -> Arc<JsonObject> {
@@ -46,7 +48,7 @@ fn schema(value: Value) -> Arc<JsonObject> {
     }
 }
 
-fn tools() -> Vec<Tool> {
+fn tools(grown: bool) -> Vec<Tool> {
     let text_schema = || {
         schema(json!({
             "type": "object",
@@ -120,8 +122,25 @@ fn tools() -> Vec<Tool> {
             "Has a dot in its name.",
             schema(json!({"type": "object"})),
         ),
+        Tool::new(
+            "grow",
+            "Adds the tool `extra`, removes `dotted.name`, and says the tool list changed.",
+            schema(json!({"type": "object"})),
+        ),
+        Tool::new(
+            "extra",
+            "Exists once `grow` was called.",
+            schema(json!({"type": "object"})),
+        ),
     ]
     .into_iter()
+    .filter(|t| {
+        if grown {
+            t.name != "dotted.name"
+        } else {
+            t.name != "extra"
+        }
+    })
     .chain(bulk_tools())
     .collect()
 }
@@ -209,6 +228,7 @@ impl ServerHandler for TestServer {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
+                .enable_tool_list_changed()
                 .enable_resources()
                 .enable_prompts()
                 .build(),
@@ -302,7 +322,9 @@ impl ServerHandler for TestServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        Ok(ListToolsResult::with_all_items(tools(
+            self.grown.load(std::sync::atomic::Ordering::SeqCst),
+        )))
     }
 
     async fn call_tool(
@@ -367,6 +389,12 @@ impl ServerHandler for TestServer {
             "approve" => Self::approve(&request),
             "crash" => std::process::exit(3),
             "dotted.name" => CallToolResult::success(vec![ContentBlock::text("dotted")]),
+            "grow" => {
+                self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
+                let _ = context.peer.notify_tool_list_changed().await;
+                CallToolResult::success(vec![ContentBlock::text("grown")])
+            }
+            "extra" => CallToolResult::success(vec![ContentBlock::text("extra")]),
             other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         };
         Ok(result.into())
@@ -387,6 +415,7 @@ async fn main() -> Result<()> {
     }
     let server = TestServer {
         log: std::env::var_os("NERVE_TEST_MCP_LOG").map(|p| Arc::new(p.into())),
+        grown: Arc::default(),
     };
     server.record(&format!("pid {}", std::process::id()));
     if let Some(at) = args.iter().position(|a| a == "--http") {

@@ -114,7 +114,8 @@ pub struct ServerFailure {
 #[derive(Debug, Default)]
 pub struct McpManager {
     connections: Vec<Arc<McpConnection>>,
-    tools: Vec<Arc<McpTool>>,
+    /// Behind a lock: a server's `list_changed` replaces its tools between turns.
+    tools: std::sync::Mutex<Vec<Arc<McpTool>>>,
     prompts: Vec<McpPromptCommand>,
     max_result_chars: usize,
     failures: Vec<ServerFailure>,
@@ -222,8 +223,11 @@ impl McpManager {
         remote_tools: &[rmcp::model::Tool],
         options: &McpOptions,
     ) {
-        let mut names: HashSet<String> = self
+        let mut tools = self
             .tools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut names: HashSet<String> = tools
             .iter()
             .map(|t| crate::tool::Tool::name(t.as_ref()).to_string())
             .collect();
@@ -255,14 +259,14 @@ impl McpManager {
                 });
                 continue;
             }
-            self.tools.push(Arc::new(tool));
+            tools.push(Arc::new(tool));
         }
     }
 
     /// Every usable tool, for [`crate::registry::assemble_tool_pool`]'s `external`: the servers'
     /// tools, and the two resource tools when a connected server offers resources.
     pub fn tools(&self) -> Vec<ToolRef> {
-        let mut tools: Vec<ToolRef> = self.tools.iter().map(|t| Arc::clone(t) as ToolRef).collect();
+        let mut tools: Vec<ToolRef> = self.current_tools().into_iter().map(|t| t as ToolRef).collect();
         let with_resources: Vec<Arc<McpConnection>> = self
             .connections
             .iter()
@@ -281,19 +285,93 @@ impl McpManager {
 
     /// A tool by its full name (`mcp__server__tool`).
     pub fn find_tool(&self, name: &str) -> Option<Arc<McpTool>> {
-        self.tools
-            .iter()
+        self.current_tools()
+            .into_iter()
             .find(|t| crate::tool::Tool::name(t.as_ref()) == name)
-            .cloned()
     }
 
     /// The full names of `server`'s usable tools.
     pub fn tools_of(&self, server: &str) -> Vec<String> {
-        self.tools
+        self.current_tools()
             .iter()
             .filter(|t| t.server() == server)
             .map(|t| crate::tool::Tool::name(t.as_ref()).to_string())
             .collect()
+    }
+
+    fn current_tools(&self) -> Vec<Arc<McpTool>> {
+        self.tools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Lists again the tools of every server that sent `notifications/tools/list_changed` since
+    /// the last look, and returns the new [`McpManager::tools`] when anything changed (`None`
+    /// otherwise). Called between turns, never during one. The order of the earlier tools is kept
+    /// (a changed tool stays where it was, a removed one goes, new ones come last), so the request
+    /// prefix the API has cached stays as long as it can.
+    pub async fn refresh_changed_tools(&self) -> Option<Vec<ToolRef>> {
+        let changed: Vec<Arc<McpConnection>> = self
+            .connections
+            .iter()
+            .filter(|c| c.notices().take_tools_changed())
+            .cloned()
+            .collect();
+        if changed.is_empty() {
+            return None;
+        }
+        let mut fresh: Vec<(Arc<McpConnection>, Vec<rmcp::model::Tool>)> = Vec::new();
+        for connection in changed {
+            match connection.list_tools().await {
+                Ok(remote) => fresh.push((connection, remote)),
+                // The old list stays; the next call of a vanished tool says so itself.
+                Err(e) => tracing::warn!(
+                    "MCP server {} changed its tools but could not list them: {e}",
+                    connection.name()
+                ),
+            }
+        }
+        if fresh.is_empty() {
+            return None;
+        }
+        let max_result_chars = self.max_result_chars;
+        let mut tools = self
+            .tools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut kept: Vec<Arc<McpTool>> = Vec::new();
+        for tool in tools.iter() {
+            match fresh.iter().find(|(c, _)| c.name() == tool.server()) {
+                None => kept.push(Arc::clone(tool)),
+                Some((connection, remote)) => {
+                    if let Some(r) = remote.iter().find(|r| r.name.as_ref() == tool.remote_name()) {
+                        kept.push(Arc::new(McpTool::new(
+                            r,
+                            Arc::clone(connection),
+                            max_result_chars,
+                        )));
+                    }
+                }
+            }
+        }
+        let mut names: HashSet<String> = kept
+            .iter()
+            .map(|t| crate::tool::Tool::name(t.as_ref()).to_string())
+            .collect();
+        for (connection, remote) in &fresh {
+            for r in remote {
+                let tool = McpTool::new(r, Arc::clone(connection), max_result_chars);
+                let name = crate::tool::Tool::name(&tool).to_string();
+                let schema = crate::tool::Tool::input_schema(&tool);
+                if unusable_reason(&name, &schema).is_none() && names.insert(name) {
+                    kept.push(Arc::new(tool));
+                }
+            }
+        }
+        *tools = kept;
+        drop(tools);
+        Some(self.tools())
     }
 
     /// The connected servers.
