@@ -989,6 +989,39 @@ fn test_mcp_server() -> PathBuf {
     path
 }
 
+/// The test MCP server over streamable HTTP behind its own OAuth authorization server; killed
+/// when dropped.
+struct OAuthMcpServer {
+    url: String,
+    child: std::process::Child,
+}
+
+impl OAuthMcpServer {
+    fn start() -> Self {
+        use std::io::BufRead;
+        let mut child = Command::new(test_mcp_server())
+            .args(["--http", "127.0.0.1:0", "--oauth"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        Self {
+            url: url.trim().to_string(),
+            child,
+        }
+    }
+}
+
+impl Drop for OAuthMcpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// A project with a `.mcp.json` server nobody approved yet.
 fn settings_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -1142,15 +1175,30 @@ async fn new_session(client: &Client) {
 async fn settings_images_and_attention_in_the_desktop_app() {
     let dir = settings_project();
     let root = dir.path().canonicalize().unwrap();
+    // A remote MCP server behind OAuth, in the project's local scope (personal: no approval).
+    let secure = OAuthMcpServer::start();
+    std::fs::create_dir_all(root.join(".nerve")).unwrap();
+    std::fs::write(
+        root.join(".nerve/settings.local.json"),
+        json!({"mcpServers": {"secure": {"type": "http", "url": secure.url}}}).to_string(),
+    )
+    .unwrap();
+    let mcp_service = format!("nerve-e2e-mcp-{}", std::process::id());
     let data = tempfile::tempdir().unwrap();
     let attention = data.path().join("attention.jsonl");
     let server = MockServer::start(settings_scenario()).await.unwrap();
     let port = free_port();
+    let browser = test_mcp_server();
     let _driver = start_driver_with(
         port,
         data.path(),
         "settings",
-        &[("NERVE_ATTENTION_LOG", &attention)],
+        &[
+            ("NERVE_ATTENTION_LOG", &attention),
+            // The sign-in's "browser" is the test server, which follows the redirect back.
+            ("BROWSER", &browser),
+            ("NERVE_MCP_KEYRING_SERVICE", Path::new(&mcp_service)),
+        ],
     );
     let client = connect(port).await;
 
@@ -1271,7 +1319,46 @@ async fn settings_images_and_attention_in_the_desktop_app() {
         "[data-testid='mcp-server'][data-server='kit'] [title='mcp__kit__echo']",
     )
     .await;
+    // The remote server wants a sign-in; Sign in goes through the browser and the token lands in
+    // the keyring, and the server connects.
+    wait_for_text(
+        &client,
+        "[data-testid='mcp-server'][data-server='secure'] [data-testid='mcp-status']",
+        "Needs sign-in",
+    )
+    .await;
+    wait_for_text(
+        &client,
+        "[data-testid='mcp-server'][data-server='secure'] [data-testid='mcp-scope']",
+        "local",
+    )
+    .await;
+    click(&client, "[data-testid='mcp-sign-in'][data-server='secure']").await;
+    element(
+        &client,
+        "[data-testid='mcp-server'][data-server='secure'] [title='mcp__secure__echo']",
+    )
+    .await;
+    let entry = nerve::credentials::KeyringStore::new(&mcp_service, format!("secure {}", secure.url));
+    let stored = nerve::credentials::SecretStore::read(&entry)
+        .unwrap()
+        .expect("the token is in the keyring");
+    assert!(stored.contains("access-"), "{stored}");
+    let local = std::fs::read_to_string(root.join(".nerve/settings.local.json")).unwrap();
+    assert!(!local.contains("access-"), "no token in a settings file: {local}");
     screenshot(&client, "12-settings-rules-and-mcp").await;
+    click(&client, "[data-testid='mcp-sign-out'][data-server='secure']").await;
+    for _ in 0..100 {
+        if nerve::credentials::SecretStore::read(&entry).unwrap().is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        nerve::credentials::SecretStore::read(&entry).unwrap(),
+        None,
+        "signed out"
+    );
     click(&client, "[data-testid='settings-close']").await;
 
     // A new session: the rule lets the command run without asking; the server's tools are offered.
