@@ -1426,3 +1426,113 @@ async fn a_changed_tool_list_is_taken_between_turns_keeping_the_order() {
     );
     mcp.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn print_mode_runs_an_mcp_prompt_as_a_slash_command() {
+    let p = TestProject::new();
+    let config = write_config(p.dir.path(), "mcp.json", json!({}));
+    let server = mock(json!([
+        {"expect": {"last_user_text_contains": "Please review src/lib.rs, focusing on the error paths."},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "Reviewed."}]}}
+    ]))
+    .await;
+    let out = nerve(
+        p.dir.path(),
+        &server,
+        &[
+            "-p",
+            "/mcp__test__review src/lib.rs the error paths",
+            "--mcp-config",
+            config.to_str().unwrap(),
+            "--output-format",
+            "json",
+        ],
+    )
+    .output()
+    .await
+    .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["result"], "Reviewed.", "{v}");
+    assert_eq!(server.remaining_steps(), 0);
+
+    // A prompt missing its required argument is a clear error, before any request.
+    let server = mock(json!([])).await;
+    let out = nerve(
+        p.dir.path(),
+        &server,
+        &["-p", "/mcp__test__review", "--mcp-config", config.to_str().unwrap()],
+    )
+    .output()
+    .await
+    .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("/mcp__test__review needs the argument `file` (The file to review)"),
+        "{stderr}"
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_request_after_a_list_change_carries_the_new_tools_after_the_old_ones() {
+    let p = TestProject::new();
+    let mcp = connect(&[server("test", &[])], &EventSink::discard()).await;
+    let pool = assemble_tool_pool(
+        all_builtin_tools(),
+        mcp.tools(),
+        &PermissionContext::default(),
+        &PoolOptions::default(),
+    )
+    .unwrap();
+    let runtime = p.session_with_setup(
+        pool.tools().to_vec(),
+        false,
+        PermissionMode::Default,
+        &[],
+        SessionSetup::default(),
+    );
+    let model = mock(json!([
+        {"expect": {"tools_include": ["mcp__test__dotted_name"], "tools_exclude": ["mcp__test__extra"]},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "one"}]}},
+        {"expect": {"tools_include": ["mcp__test__extra"], "tools_exclude": ["mcp__test__dotted_name"]},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "two"}]}}
+    ]))
+    .await;
+    let mut agent = nerve::agent::Agent::new(
+        support::client(&model),
+        runtime,
+        nerve::agent::AgentConfig::new("claude-test"),
+        vec!["You are Nerve.".into()],
+        None,
+    );
+    agent.send("first", tokio_util::sync::CancellationToken::new()).await;
+    let grow = mcp.find_tool("mcp__test__grow").unwrap();
+    grow.call_direct(serde_json::Map::new(), &tokio_util::sync::CancellationToken::new())
+        .await
+        .unwrap();
+    let mut refreshed = None;
+    for _ in 0..100 {
+        refreshed = mcp.refresh_changed_tools().await;
+        if refreshed.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    agent.replace_external_tools(refreshed.unwrap()).unwrap();
+    agent.send("second", tokio_util::sync::CancellationToken::new()).await;
+    assert_eq!(model.remaining_steps(), 0);
+    let names = |i: usize| -> Vec<String> {
+        model.requests()[i].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut expected: Vec<String> = names(0).into_iter().filter(|n| n != "mcp__test__dotted_name").collect();
+    expected.push("mcp__test__extra".into());
+    assert_eq!(names(1), expected, "the cached prefix of tools is unchanged");
+    mcp.shutdown().await;
+}
