@@ -108,6 +108,11 @@ pub struct SessionInfo {
     pub context_window: u64,
     /// The session's cost so far in USD (kept across resumes), when the model's price is known.
     pub session_cost_usd: Option<f64>,
+    /// The session's cache reads so far, in tokens (kept across resumes).
+    #[ts(type = "number")]
+    pub session_cache_read_tokens: u64,
+    /// What the session's cache reads saved so far in USD, when the model's price is known.
+    pub session_cache_saved_usd: Option<f64>,
     /// Problems met while starting (damaged transcript lines, MCP servers that failed).
     pub warnings: Vec<String>,
     /// Whether this is the demo (a scripted model in a sample project).

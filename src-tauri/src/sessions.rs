@@ -458,6 +458,8 @@ impl Sessions {
             context_tokens: agent.context_tokens(),
             context_window: agent.context_window(),
             session_cost_usd: agent.totals().cost_usd,
+            session_cache_read_tokens: agent.totals().tokens.cache_read_input_tokens,
+            session_cache_saved_usd: agent.totals().cache_saved_usd,
             warnings,
             demo: request.demo_model.is_some(),
         };

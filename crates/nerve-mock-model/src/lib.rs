@@ -72,6 +72,7 @@
 //!   `retry_after` / `retry_after_ms` header values, or `raw_body` to send plain text instead
 //!   of the JSON error.
 
+pub mod cache;
 pub mod expect;
 pub mod frames;
 pub mod scenario;

@@ -17,6 +17,10 @@ pub struct Scenario {
     /// The models `GET /v1/models` lists (a default pair when absent).
     #[serde(default)]
     pub models: Option<Vec<String>>,
+    /// Count each answer's input, cache reads and cache writes from the request, as the API's
+    /// prompt cache would (see [`crate::cache`]), instead of the scripted `usage` figures.
+    #[serde(default)]
+    pub prompt_cache: bool,
 }
 
 /// Which credentials the mock asks for.

@@ -51,6 +51,8 @@ struct Shared {
     models: Vec<String>,
     next_step: usize,
     requests: Vec<RecordedRequest>,
+    /// The simulated prompt cache, when the scenario asks for one.
+    cache: Option<crate::cache::PromptCache>,
 }
 
 type SharedState = Arc<Mutex<Shared>>;
@@ -105,6 +107,7 @@ impl MockServer {
                 .unwrap_or_else(|| vec!["claude-sonnet-4-5".to_owned(), "claude-haiku-4-5".to_owned()]),
             next_step: 0,
             requests: Vec::new(),
+            cache: scenario.prompt_cache.then(crate::cache::PromptCache::default),
         }));
         let app = Router::new()
             .route("/v1/messages", post(messages))
@@ -300,11 +303,23 @@ async fn messages(State(state): State<SharedState>, headers: HeaderMap, body: By
                             step: step_index,
                             message,
                         },
-                        Ok(()) => Plan::Play {
-                            step: step_index,
-                            response: Box::new(step.response),
-                            body: parsed,
-                        },
+                        Ok(()) => {
+                            let mut response = step.response;
+                            if let (Some(cache), StepResponse::Stream(stream)) =
+                                (shared.cache.as_mut(), &mut response)
+                            {
+                                let counted = cache.account(&parsed);
+                                stream.usage.input_tokens = counted.input_tokens;
+                                stream.usage.cache_creation_input_tokens =
+                                    counted.cache_creation_input_tokens;
+                                stream.usage.cache_read_input_tokens = counted.cache_read_input_tokens;
+                            }
+                            Plan::Play {
+                                step: step_index,
+                                response: Box::new(response),
+                                body: parsed,
+                            }
+                        }
                     }
                 }
             },

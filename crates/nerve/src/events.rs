@@ -120,6 +120,11 @@ pub enum Event {
         cache_creation_input_tokens: u64,
         /// The session's cost so far in USD, when the model's price is known.
         session_cost_usd: Option<f64>,
+        /// The session's cache reads so far, in tokens.
+        session_cache_read_tokens: u64,
+        /// What the session's cache reads saved so far in USD (against the same tokens
+        /// uncached), when the model's price is known.
+        session_cache_saved_usd: Option<f64>,
         /// How much of the context window this response used (its whole input and output).
         context_tokens: u64,
         /// The model's context window.

@@ -609,7 +609,9 @@ async fn near_the_context_limit_the_conversation_is_compacted_and_resumes_from_t
         {"response": {"type": "stream", "blocks": [
             {"type": "tool_use", "id": "e1", "name": "TestEcho", "input": {"text": "one"}}],
             "usage": {"input_tokens": 900, "output_tokens": 50}}},
-        {"expect": {"system_contains": "write the summary"},
+        // The summary request keeps the session's tools and system prompt (a cache hit), and
+        // asks for the summary in the last user message.
+        {"expect": {"last_user_text_contains": "write the summary", "tools_include": ["TestEcho"]},
          "response": {"type": "stream", "blocks": [{"type": "text", "text": "SUMMARY: echoed one"}]}},
         {"expect": {"message_count": 1, "last_user_text_contains": "SUMMARY: echoed one"},
          "response": {"type": "stream", "blocks": [{"type": "text", "text": "continuing"}]}},

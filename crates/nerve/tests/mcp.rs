@@ -1461,7 +1461,12 @@ async fn print_mode_runs_an_mcp_prompt_as_a_slash_command() {
     let out = nerve(
         p.dir.path(),
         &server,
-        &["-p", "/mcp__test__review", "--mcp-config", config.to_str().unwrap()],
+        &[
+            "-p",
+            "/mcp__test__review",
+            "--mcp-config",
+            config.to_str().unwrap(),
+        ],
     )
     .output()
     .await
@@ -1507,11 +1512,16 @@ async fn the_next_request_after_a_list_change_carries_the_new_tools_after_the_ol
         vec!["You are Nerve.".into()],
         None,
     );
-    agent.send("first", tokio_util::sync::CancellationToken::new()).await;
+    agent
+        .send("first", tokio_util::sync::CancellationToken::new())
+        .await;
     let grow = mcp.find_tool("mcp__test__grow").unwrap();
-    grow.call_direct(serde_json::Map::new(), &tokio_util::sync::CancellationToken::new())
-        .await
-        .unwrap();
+    grow.call_direct(
+        serde_json::Map::new(),
+        &tokio_util::sync::CancellationToken::new(),
+    )
+    .await
+    .unwrap();
     let mut refreshed = None;
     for _ in 0..100 {
         refreshed = mcp.refresh_changed_tools().await;
@@ -1521,7 +1531,9 @@ async fn the_next_request_after_a_list_change_carries_the_new_tools_after_the_ol
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     agent.replace_external_tools(refreshed.unwrap()).unwrap();
-    agent.send("second", tokio_util::sync::CancellationToken::new()).await;
+    agent
+        .send("second", tokio_util::sync::CancellationToken::new())
+        .await;
     assert_eq!(model.remaining_steps(), 0);
     let names = |i: usize| -> Vec<String> {
         model.requests()[i].body["tools"]
@@ -1531,7 +1543,10 @@ async fn the_next_request_after_a_list_change_carries_the_new_tools_after_the_ol
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect()
     };
-    let mut expected: Vec<String> = names(0).into_iter().filter(|n| n != "mcp__test__dotted_name").collect();
+    let mut expected: Vec<String> = names(0)
+        .into_iter()
+        .filter(|n| n != "mcp__test__dotted_name")
+        .collect();
     expected.push("mcp__test__extra".into());
     assert_eq!(names(1), expected, "the cached prefix of tools is unchanged");
     mcp.shutdown().await;

@@ -151,6 +151,15 @@ cache_creation_input_tokens: number,
  */
 session_cost_usd: number | null, 
 /**
+ * The session's cache reads so far, in tokens.
+ */
+session_cache_read_tokens: number, 
+/**
+ * What the session's cache reads saved so far in USD (against the same tokens
+ * uncached), when the model's price is known.
+ */
+session_cache_saved_usd: number | null, 
+/**
  * How much of the context window this response used (its whole input and output).
  */
 context_tokens: number, 

@@ -53,6 +53,14 @@ context_window: number,
  */
 session_cost_usd: number | null, 
 /**
+ * The session's cache reads so far, in tokens (kept across resumes).
+ */
+session_cache_read_tokens: number, 
+/**
+ * What the session's cache reads saved so far in USD, when the model's price is known.
+ */
+session_cache_saved_usd: number | null, 
+/**
  * Problems met while starting (damaged transcript lines, MCP servers that failed).
  */
 warnings: Array<string>, 

@@ -20,7 +20,8 @@ is cleared. Be complete about what matters and brief about everything else.";
 const INSTRUCTION: &str = "Summarise this conversation so the work can continue from the summary alone. Include: the \
 user's requests and goals in their own words; decisions made and why; files read, created or changed (with paths); \
 commands run and their outcomes; errors and how they were resolved; the current state; and the next steps. Keep \
-every path of a <persisted-output> file, so those outputs stay reachable. Answer with the summary only.";
+every path of a <persisted-output> file, so those outputs stay reachable. Do not call any tool: answer with the summary \
+only, as text.";
 
 impl Agent {
     /// Whether the last response used enough of the context window to compact before the next call.
@@ -53,8 +54,12 @@ impl Agent {
             self.notify_all(&notices);
         }
 
+        // The summary request is the session's next request plus an instruction: same tools, same
+        // system prompt, same messages, so the API reads the whole conversation from its prompt
+        // cache instead of charging it again as fresh input (a compaction happens when the context
+        // is at its largest). The summarizer's role goes in the instruction for the same reason.
         let mut messages = self.messages.clone();
-        let mut instruction = INSTRUCTION.to_string();
+        let mut instruction = format!("{SUMMARIZER}\n\n{INSTRUCTION}");
         if !guidance.trim().is_empty() {
             instruction.push_str(&format!(
                 "\n\nAlso follow these instructions for the summary:\n{guidance}"
@@ -64,17 +69,15 @@ impl Agent {
             Some(last) if last.role == Role::User => last.content.push(ContentBlock::text(instruction)),
             _ => messages.push(Message::user_text(instruction)),
         }
-        let mut system = self.system.clone();
-        system.push(SUMMARIZER.to_string());
-        let mut request = build_request(
+        let specs = self.runtime.pipeline.pool.specs();
+        let request = build_request(
             &self.config.model,
             self.config.max_tokens,
-            &system,
-            &[],
+            &self.system,
+            &specs,
             &messages,
             None,
         );
-        request.tools.clear();
         let mut stream = self.client.stream_message(request, cancel.clone());
         let mut summary = None;
         while let Some(item) = stream.next().await {

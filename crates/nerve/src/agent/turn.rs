@@ -849,6 +849,8 @@ impl Agent {
             cache_read_input_tokens: usage.cache_read_input_tokens,
             cache_creation_input_tokens: usage.cache_creation_input_tokens,
             session_cost_usd: self.totals.cost_usd,
+            session_cache_read_tokens: self.totals.tokens.cache_read_input_tokens,
+            session_cache_saved_usd: self.totals.cache_saved_usd,
             context_tokens: self.context_tokens,
             context_window: self.config.context_window,
         });

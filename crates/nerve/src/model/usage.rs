@@ -30,6 +30,12 @@ impl ModelPrice {
             + usage.cache_read_input_tokens as f64 * input * 0.1
             + usage.output_tokens as f64 * per_token(self.output_per_mtok)
     }
+
+    /// What `usage`'s cache reads saved against sending the same tokens uncached (a read costs
+    /// 0.1x the input price).
+    pub fn cache_savings(&self, usage: &Usage) -> f64 {
+        usage.cache_read_input_tokens as f64 * self.input_per_mtok / 1_000_000.0 * 0.9
+    }
 }
 
 /// (model id without date suffix, input, output).
@@ -79,17 +85,27 @@ pub struct UsageTotals {
     pub cost_usd: Option<f64>,
     /// Number of responses added.
     pub responses: u64,
+    /// What the cache reads saved, in USD; `None` as soon as one response came from a model
+    /// without a known price (as `cost_usd`).
+    #[serde(default)]
+    pub cache_saved_usd: Option<f64>,
 }
 
 impl UsageTotals {
     /// Adds one response's usage.
     pub fn add(&mut self, model: &str, usage: &Usage) {
-        let cost = cost_usd(model, usage);
-        self.cost_usd = match (self.responses, self.cost_usd, cost) {
-            (0, _, cost) => cost,
-            (_, Some(total), Some(cost)) => Some(total + cost),
+        let sum = |responses: u64, total: Option<f64>, this: Option<f64>| match (responses, total, this) {
+            (0, _, this) => this,
+            (_, Some(total), Some(this)) => Some(total + this),
             (_, None, _) | (_, _, None) => None,
         };
+        let price = price_for(model);
+        self.cost_usd = sum(self.responses, self.cost_usd, price.map(|p| p.cost(usage)));
+        self.cache_saved_usd = sum(
+            self.responses,
+            self.cache_saved_usd,
+            price.map(|p| p.cache_savings(usage)),
+        );
         self.tokens += *usage;
         self.responses += 1;
     }
@@ -131,6 +147,17 @@ mod tests {
         )
         .unwrap();
         assert!(close(cost, 22.05), "{cost}");
+    }
+
+    #[test]
+    fn cache_reads_save_nine_tenths_of_the_input_price() {
+        let mut totals = UsageTotals::default();
+        totals.add("claude-sonnet-4-5", &usage(10, 5, 0, 1_000_000));
+        totals.add("claude-sonnet-4-5", &usage(10, 5, 0, 1_000_000));
+        assert!(close(totals.cache_saved_usd.unwrap(), 5.4), "{totals:?}");
+        totals.add("unpriced-model", &usage(10, 5, 0, 10));
+        assert_eq!(totals.cache_saved_usd, None);
+        assert_eq!(totals.tokens.cache_read_input_tokens, 2_000_010);
     }
 
     #[test]
