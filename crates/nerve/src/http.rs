@@ -9,8 +9,34 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
+/// The TLS setup every client shares: the platform's verifier (the system's trusted roots), built
+/// once. Each reqwest client would otherwise read and parse every certificate under
+/// `/etc/ssl/certs` again (a session builds three clients before its first request).
+fn shared_tls() -> Option<rustls::ClientConfig> {
+    static TLS: std::sync::OnceLock<Option<rustls::ClientConfig>> = std::sync::OnceLock::new();
+    TLS.get_or_init(|| {
+        use rustls_platform_verifier::ConfigVerifierExt;
+        match rustls::ClientConfig::with_platform_verifier() {
+            Ok(mut config) => {
+                config.alpn_protocols = vec![b"http/1.1".to_vec()];
+                Some(config)
+            }
+            Err(e) => {
+                // reqwest then builds its own (and reports the same problem on the first https call).
+                tracing::warn!("the system's certificate verifier could not be set up: {e}");
+                None
+            }
+        }
+    })
+    .clone()
+}
+
 /// A client builder on the engine's TLS stack. Every HTTP client in the engine starts here.
 pub fn client_builder() -> reqwest::ClientBuilder {
     install_crypto_provider();
-    reqwest::Client::builder()
+    let builder = reqwest::Client::builder();
+    match shared_tls() {
+        Some(config) => builder.tls_backend_preconfigured(config),
+        None => builder,
+    }
 }

@@ -88,7 +88,10 @@ pub struct ToolPool {
     tools: Vec<ToolRef>,
     by_name: HashMap<String, usize>,
     by_alias: HashMap<String, usize>,
-    schemas: Vec<Arc<CompiledSchema>>,
+    /// Compiled on first use for built-in tools (their schemas are the engine's own, checked by a
+    /// test; compiling all of them at start-up was 40% of `nerve -p`'s time to its first request),
+    /// at once for others (a server's bad schema is refused when the pool is built).
+    schemas: Vec<std::sync::OnceLock<Option<Arc<CompiledSchema>>>>,
     schema_values: Vec<Arc<Value>>,
     deferred: HashSet<String>,
     loaded: RwLock<HashSet<String>>,
@@ -174,7 +177,11 @@ impl ToolPool {
                 by_alias.insert((*alias).to_string(), i);
             }
             let schema = t.input_schema();
-            schemas.push(Arc::new(CompiledSchema::compile(t.name(), &schema)?));
+            let compiled = std::sync::OnceLock::new();
+            if t.origin() != ToolOrigin::BuiltIn {
+                let _ = compiled.set(Some(Arc::new(CompiledSchema::compile(t.name(), &schema)?)));
+            }
+            schemas.push(compiled);
             schema_values.push(Arc::new(schema));
             if defer_loading && is_deferrable(t.as_ref()) {
                 deferred.insert(t.name().to_string());
@@ -230,7 +237,14 @@ impl ToolPool {
 
     /// The compiled schema of a tool found by [`ToolPool::find`].
     pub fn schema(&self, name: &str) -> Option<Arc<CompiledSchema>> {
-        self.index_of(name).map(|i| Arc::clone(&self.schemas[i]))
+        let i = self.index_of(name)?;
+        self.schemas[i]
+            .get_or_init(|| {
+                CompiledSchema::compile(self.tools[i].name(), &self.schema_values[i])
+                    .ok()
+                    .map(Arc::new)
+            })
+            .clone()
     }
 
     /// The JSON schema of a tool (computed once, when the pool was built).
@@ -403,6 +417,19 @@ mod tests {
             .map(|t| t.name().to_string())
             .collect();
         assert_eq!(lax, Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_builtin_schema_compiles() {
+        // The pool compiles built-in schemas on first use: this is where a broken one shows.
+        let broken: Vec<String> = all_builtin_tools()
+            .iter()
+            .filter_map(|t| CompiledSchema::compile(t.name(), &t.input_schema()).err())
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(broken, Vec::<String>::new());
+        let pool = ToolPool::new(all_builtin_tools(), false).unwrap();
+        assert!(pool.tools().iter().all(|t| pool.schema(t.name()).is_some()));
     }
 
     #[test]
