@@ -21,6 +21,14 @@ pub struct Scenario {
     /// prompt cache would (see [`crate::cache`]), instead of the scripted `usage` figures.
     #[serde(default)]
     pub prompt_cache: bool,
+    /// Keep each request's body for `requests()` (the default). A long benchmark turns it off:
+    /// every request carries the whole conversation, so keeping them all grows quadratically.
+    #[serde(default = "keep_bodies")]
+    pub record_bodies: bool,
+}
+
+fn keep_bodies() -> bool {
+    true
 }
 
 /// Which credentials the mock asks for.

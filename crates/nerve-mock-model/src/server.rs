@@ -53,6 +53,7 @@ struct Shared {
     requests: Vec<RecordedRequest>,
     /// The simulated prompt cache, when the scenario asks for one.
     cache: Option<crate::cache::PromptCache>,
+    record_bodies: bool,
 }
 
 type SharedState = Arc<Mutex<Shared>>;
@@ -108,6 +109,7 @@ impl MockServer {
             next_step: 0,
             requests: Vec::new(),
             cache: scenario.prompt_cache.then(crate::cache::PromptCache::default),
+            record_bodies: scenario.record_bodies,
         }));
         let app = Router::new()
             .route("/v1/messages", post(messages))
@@ -117,6 +119,11 @@ impl MockServer {
             .with_state(Arc::clone(&state));
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
+            // Answers go out as they are written, as the API's do: with Nagle's algorithm on, a
+            // streamed answer's last small write waits for the client's delayed ACK (~40 ms).
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             let serve = axum::serve(listener, app).with_graceful_shutdown(async {
                 let _ = stopped.await;
             });
@@ -282,8 +289,14 @@ enum Plan {
 }
 
 async fn messages(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
-    let recorded_body = serde_json::from_slice::<Value>(&body)
-        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
+    // Parsed once more only to be kept: a long benchmark that keeps no bodies skips it.
+    let keep = lock(&state).record_bodies;
+    let recorded_body = if keep {
+        serde_json::from_slice::<Value>(&body)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()))
+    } else {
+        Value::Null
+    };
     let (index, plan) = {
         let mut shared = lock(&state);
         let index = shared.requests.len();

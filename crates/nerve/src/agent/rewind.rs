@@ -109,12 +109,7 @@ impl SessionFiles {
         let live = live_entries(entries);
         let mut found = prompts(&live);
         let at = crate::agent::turn::replay(live).prompt_messages;
-        for prompt in &mut found {
-            prompt.message_index = at
-                .iter()
-                .find(|(turn, _)| *turn == prompt.turn)
-                .and_then(|(_, index)| u32::try_from(*index).ok());
-        }
+        place_prompts(&mut found, &at);
         Ok(found)
     }
 
@@ -215,6 +210,9 @@ impl Agent {
 
     /// The prompts of the conversation as it stands (what a rewind can go back to).
     pub fn prompts(&self) -> Result<Vec<PromptInfo>, RewindError> {
+        if let Some(prompts) = &self.resumed_prompts {
+            return Ok(prompts.clone());
+        }
         self.session_files().ok_or(RewindError::NotRecorded)?.prompts()
     }
 
@@ -228,6 +226,8 @@ impl Agent {
     /// Rewinds to just before prompt `request.to_turn`; with `conversation`, the next request
     /// starts from the history as it was then.
     pub fn rewind(&mut self, request: &RewindRequest) -> Result<RewindReport, RewindError> {
+        // The rewind writes to the transcript itself: the prompts found at resume are stale.
+        self.resumed_prompts = None;
         let files = self.session_files().ok_or(RewindError::NotRecorded)?;
         let report = files.rewind(request)?;
         if report.conversation.is_some() {
@@ -277,5 +277,15 @@ impl Agent {
             checkpoints.begin_turn(turn);
         }
         self.emit(crate::events::Event::TurnStarted { turn });
+    }
+}
+
+/// Sets each prompt's `message_index` from a replay's (turn, message index) pairs.
+pub(crate) fn place_prompts(found: &mut [PromptInfo], at: &[(u32, usize)]) {
+    for prompt in found {
+        prompt.message_index = at
+            .iter()
+            .find(|(turn, _)| *turn == prompt.turn)
+            .and_then(|(_, index)| u32::try_from(*index).ok());
     }
 }

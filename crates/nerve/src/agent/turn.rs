@@ -117,6 +117,9 @@ pub struct Agent {
     intent: Option<RecentIntent>,
     /// The number the next prompt gets (see [`TranscriptEntry::TurnStart`]).
     pub(crate) next_turn: u32,
+    /// The prompts found while resuming, until the transcript grows: a front-end asks for them
+    /// right after, and reading the transcript a second time doubled the resume.
+    pub(crate) resumed_prompts: Option<Vec<crate::session::PromptInfo>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -152,6 +155,7 @@ impl Agent {
             pending_context: Vec::new(),
             intent: None,
             next_turn: 1,
+            resumed_prompts: None,
         };
         let entry = TranscriptEntry::SessionStart {
             session_id: agent.runtime.context.config.session_id.clone(),
@@ -177,7 +181,14 @@ impl Agent {
         let (entries, warnings) = read_transcript(transcript_path)?;
         let next_turn = crate::session::next_turn(&entries);
         let (totals, context_tokens) = usage_of(&entries);
-        let (messages, records) = history_of(crate::session::live_entries(entries));
+        let live = crate::session::live_entries(entries);
+        let mut resumed_prompts = crate::session::prompts(&live);
+        let Replayed {
+            messages,
+            records,
+            prompt_messages,
+        } = replay(live);
+        crate::agent::rewind::place_prompts(&mut resumed_prompts, &prompt_messages);
         let before = messages.len();
         let mut messages = messages;
         answer_missing_tool_uses(&mut messages);
@@ -198,6 +209,7 @@ impl Agent {
             pending_context: Vec::new(),
             intent: None,
             next_turn,
+            resumed_prompts: Some(resumed_prompts),
         };
         if agent.messages.len() != before || !warnings.is_empty() {
             // Record the repaired tail so the transcript itself becomes valid again.
@@ -351,6 +363,7 @@ impl Agent {
     }
 
     pub(crate) fn record(&mut self, entry: &TranscriptEntry) {
+        self.resumed_prompts = None;
         if let Some(t) = &mut self.transcript
             && let Err(e) = t.append(entry)
         {

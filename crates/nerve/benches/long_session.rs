@@ -1,0 +1,208 @@
+//! A long headless session: 1,000 prompts of 5 parallel Read calls each (5,000 tool calls,
+//! `NERVE_BENCH_TURNS` prompts), against the in-process mock Messages API (bodies not kept).
+//!
+//! Prints, measured in the same run: the time per turn near the end against near the start (the
+//! requests grow with the conversation, as the API requires, so the part that must grow is shown
+//! beside it: the request size), the process's resident memory growth, the transcript's size at
+//! half and at the end (linear means 2.0x), and resuming the session against reading its
+//! transcript file.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
+
+use std::time::Instant;
+
+use nerve::agent::{Agent, AgentConfig};
+use nerve::model::api_key::ApiKey;
+use nerve::model::client::{ModelClient, ModelConfig};
+use nerve::project::{Project, ProjectOptions, SessionSetup};
+use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use nerve::session::Transcript;
+use nerve_mock_model::{MockServer, Scenario};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+fn rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let turns: usize = std::env::var("NERVE_BENCH_TURNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<String> = (0..5)
+            .map(|i| {
+                let path = dir.path().join(format!("src/module_{i}.rs"));
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, format!("pub fn f{i}() -> u32 {{ {i} }}\n").repeat(8)).unwrap();
+                path.display().to_string()
+            })
+            .collect();
+        let mut steps = Vec::with_capacity(turns * 2);
+        for turn in 0..turns {
+            let reads: Vec<_> = files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    json!({"type": "tool_use", "id": format!("toolu_{turn}_{i}"), "name": "Read",
+                           "input": {"file_path": f, "offset": 1 + (turn % 3), "limit": 4}})
+                })
+                .collect();
+            steps.push(json!({"response": {"type": "stream", "blocks": reads}}));
+            steps.push(json!({"response": {"type": "stream", "blocks": [
+                {"type": "text", "text": format!("Turn {turn}: the five modules each return their index.")}]}}));
+        }
+        let scenario = json!({"steps": steps, "record_bodies": false});
+        let server = MockServer::start(Scenario::from_json(&scenario.to_string()).unwrap())
+            .await
+            .unwrap();
+        let data = dir.path().join("data");
+        let mut options = ProjectOptions::new(dir.path());
+        options.bare = true;
+        options.data_dir = data.clone();
+        let project = Project::open(options).unwrap();
+        let pool = || {
+            assemble_tool_pool(
+                all_builtin_tools(),
+                Vec::new(),
+                &project.permission_context(true),
+                &PoolOptions::default(),
+            )
+            .unwrap()
+        };
+        let runtime = project.session(
+            pool(),
+            SessionSetup {
+                headless: true,
+                ..SessionSetup::default()
+            },
+        );
+        let session_id = runtime.context.config.session_id.clone();
+        let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
+        let client = || {
+            ModelClient::new(ModelConfig::with_base_url_override(
+                ApiKey::new("k"),
+                Some(server.url()),
+            ))
+            .unwrap()
+        };
+        let mut agent = Agent::new(
+            client(),
+            runtime,
+            AgentConfig::new("claude-sonnet-4-5"),
+            vec!["You are Nerve.".into()],
+            Some(Transcript::open(&transcript_path).unwrap()),
+        );
+        // What a request must cost whatever the engine does: writing the conversation as JSON
+        // (the client) and reading it back (the mock), twice a turn.
+        let floor_ms = |agent: &Agent| {
+            let start = Instant::now();
+            for _ in 0..2 {
+                let bytes = serde_json::to_vec(agent.messages()).unwrap();
+                let _: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            }
+            start.elapsed().as_secs_f64() * 1e3
+        };
+        let mut floor_early = 0.0;
+        let mut per_turn = Vec::with_capacity(turns);
+        let mut rss_after_warmup = 0.0;
+        let mut transcript_at_half = 0;
+        for turn in 0..turns {
+            let start = Instant::now();
+            let outcome = agent
+                .send(&format!("Turn {turn}: read the five modules."), CancellationToken::new())
+                .await;
+            assert!(outcome.error.is_none(), "turn {turn}: {:?}", outcome.error);
+            per_turn.push(start.elapsed().as_secs_f64() * 1e3);
+            if turn == 9 {
+                rss_after_warmup = rss_mb();
+                floor_early = floor_ms(&agent);
+            }
+            if turn + 1 == turns / 2 {
+                transcript_at_half = std::fs::metadata(&transcript_path).unwrap().len();
+            }
+        }
+        let rss_end = rss_mb();
+        let transcript_end = std::fs::metadata(&transcript_path).unwrap().len();
+        let request_bytes = |agent: &Agent| serde_json::to_vec(agent.messages()).unwrap().len();
+        let last_request = request_bytes(&agent);
+        let floor_late = floor_ms(&agent);
+        drop(agent);
+
+        let start = Instant::now();
+        let raw = std::fs::read(&transcript_path).unwrap();
+        let read_ms = start.elapsed().as_secs_f64() * 1e3;
+        drop(raw);
+        let start = Instant::now();
+        let runtime = project.session(
+            pool(),
+            SessionSetup {
+                headless: true,
+                session_id: Some(session_id.clone()),
+                ..SessionSetup::default()
+            },
+        );
+        let (resumed, _warnings) = Agent::resume(
+            client(),
+            runtime,
+            AgentConfig::new("claude-sonnet-4-5"),
+            vec!["You are Nerve.".into()],
+            &transcript_path,
+        )
+        .unwrap();
+        let prompts = resumed.prompts().unwrap();
+        let calls = resumed.past_calls();
+        let resume_ms = start.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(prompts.len(), turns);
+        assert_eq!(calls.len(), turns * 5);
+
+        let early = median(&per_turn[5.min(turns - 1)..15.min(turns)]);
+        let late = median(&per_turn[turns.saturating_sub(10)..]);
+        println!("{turns} prompts x 5 Read calls = {} tool calls in one session", turns * 5);
+        println!(
+            "  time per turn (engine + in-process mock, 2 requests each): turns 6-15 {early:.2} ms, last 10 {late:.2} ms -> last/early = {:.2}x",
+            late / early
+        );
+        println!(
+            "  the conversation the last request carries: {:.1} MB (it grows with the session, as the API requires)",
+            last_request as f64 / 1e6
+        );
+        println!(
+            "  beyond writing and parsing that conversation twice a turn ({floor_early:.2} ms early, {floor_late:.2} ms late): {:.2} ms early, {:.2} ms late -> {:.2}x",
+            early - floor_early,
+            late - floor_late,
+            (late - floor_late) / (early - floor_early)
+        );
+        println!(
+            "  resident memory: {rss_after_warmup:.1} MB after 10 turns, {rss_end:.1} MB after {turns} -> +{:.1} MB ({:.1} KB per tool call)",
+            rss_end - rss_after_warmup,
+            (rss_end - rss_after_warmup) * 1024.0 / (turns * 5) as f64
+        );
+        println!(
+            "  transcript: {:.1} MB at half, {:.1} MB at the end -> end/half = {:.2}x (linear: 2.00x)",
+            transcript_at_half as f64 / 1e6,
+            transcript_end as f64 / 1e6,
+            transcript_end as f64 / transcript_at_half as f64
+        );
+        println!(
+            "  resume with its prompts and {} cards: {resume_ms:.1} ms; reading the transcript's bytes alone: {read_ms:.2} ms",
+            calls.len()
+        );
+    });
+}
