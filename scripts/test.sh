@@ -44,6 +44,8 @@ if grep -q '"name": "Test' "$tools_dir/tools.json"; then
   exit 1
 fi
 rm -rf "$tools_dir"
+echo "== every benchmark, small and unoptimised (so none rots; the figures mean nothing here)"
+scripts/bench.sh --short
 echo "== keyring test against a real Secret Service (must not skip)"
 NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test -p nerve --locked --test keyring
 echo "== desktop app end to end (Xvfb, tauri-driver, WebKitWebDriver, real keyring, mock model)"

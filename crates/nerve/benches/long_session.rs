@@ -36,6 +36,8 @@ fn median(v: &[f64]) -> f64 {
 }
 
 fn main() {
+    // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
+    nerve::sandbox::helper::run_if_asked();
     let turns: usize = std::env::var("NERVE_BENCH_TURNS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -7,7 +7,15 @@ use std::io::Write;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const SIZE: usize = 100 * 1024 * 1024;
+/// `NERVE_BENCH_SCALE` divides it (the test command's short run uses 50).
+fn size() -> usize {
+    100 * 1024 * 1024
+        / std::env::var("NERVE_BENCH_SCALE")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(1)
+}
 const RUNS: usize = 21;
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -16,12 +24,14 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 fn main() {
+    // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
+    nerve::sandbox::helper::run_if_asked();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big-output.txt");
     let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     let mut written = 0;
     let mut n = 0u64;
-    while written < SIZE {
+    while written < size() {
         let line = format!("line {n}: {}\n", "x".repeat(70));
         file.write_all(line.as_bytes()).unwrap();
         written += line.len();
@@ -50,7 +60,7 @@ fn main() {
     let (ours, tail) = (median(ours), median(tail));
     println!(
         "last line of a {} MB output: tail_lines {:.3} ms, `tail -n 1` {:.3} ms (process start included), ratio {:.2}x",
-        SIZE / (1024 * 1024),
+        size() / (1024 * 1024),
         ours.as_secs_f64() * 1000.0,
         tail.as_secs_f64() * 1000.0,
         ours.as_secs_f64() / tail.as_secs_f64()

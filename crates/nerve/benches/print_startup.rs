@@ -29,6 +29,8 @@ fn stats(mut v: Vec<f64>) -> (f64, f64) {
 }
 
 fn main() {
+    // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
+    nerve::sandbox::helper::run_if_asked();
     let rounds: usize = std::env::var("NERVE_BENCH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -11,8 +11,22 @@ use nerve::model::types::{ContentBlock, Message, Role};
 use nerve::session::{Transcript, TranscriptEntry, list_sessions, read_transcript};
 use serde_json::json;
 
-const SESSIONS: usize = 500;
-const CALLS: usize = 1_000;
+/// `NERVE_BENCH_SCALE` divides both (the test command's short run uses 50).
+fn sessions_n() -> usize {
+    (500 / scale()).max(2)
+}
+
+fn calls_n() -> usize {
+    (1_000 / scale()).max(2)
+}
+
+fn scale() -> usize {
+    std::env::var("NERVE_BENCH_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n: &usize| *n > 0)
+        .unwrap_or(1)
+}
 
 fn message(role: Role, blocks: serde_json::Value) -> Message {
     let content: Vec<ContentBlock> = serde_json::from_value(blocks).unwrap();
@@ -20,16 +34,18 @@ fn message(role: Role, blocks: serde_json::Value) -> Message {
 }
 
 fn main() {
+    // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
+    nerve::sandbox::helper::run_if_asked();
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    for s in 0..SESSIONS {
+    for s in 0..sessions_n() {
         let path = Transcript::path_for(dir.path(), &format!("session-{s:04}"));
         let mut t = Transcript::open(&path).unwrap();
         t.append(&TranscriptEntry::Message {
             message: Message::user_text(format!("Fix the failing test number {s}")),
         })
         .unwrap();
-        for c in 0..CALLS {
+        for c in 0..calls_n() {
             let id = format!("toolu_{s}_{c}");
             t.append(&TranscriptEntry::Message {
                 message: message(
@@ -53,7 +69,9 @@ fn main() {
         .map(|e| e.metadata().unwrap().len())
         .sum();
     println!(
-        "{SESSIONS} sessions of {CALLS} calls ({} MB) written in {:?}",
+        "{} sessions of {} calls ({} MB) written in {:?}",
+        sessions_n(),
+        calls_n(),
         bytes / 1_000_000,
         started.elapsed()
     );
@@ -69,7 +87,7 @@ fn main() {
         let t = Instant::now();
         let sessions = list_sessions(dir.path()).unwrap();
         listed.push(t.elapsed());
-        assert_eq!(sessions.len(), SESSIONS);
+        assert_eq!(sessions.len(), sessions_n());
         assert!(
             sessions
                 .iter()
@@ -82,7 +100,7 @@ fn main() {
             entries += read_transcript(&s.path).unwrap().0.len();
         }
         full.push(t.elapsed());
-        assert_eq!(entries, SESSIONS * (2 * CALLS + 1));
+        assert_eq!(entries, sessions_n() * (2 * calls_n() + 1));
     }
     let listed = listed.into_iter().min().unwrap();
     let full = full.into_iter().min().unwrap();

@@ -88,6 +88,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
+    nerve::sandbox::helper::run_if_asked();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

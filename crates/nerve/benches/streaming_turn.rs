@@ -26,6 +26,8 @@ const TOOL_MS: u64 = 400;
 const GAP_MS: u64 = 300;
 
 fn main() {
+    // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
+    nerve::sandbox::helper::run_if_asked();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
