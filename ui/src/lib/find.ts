@@ -1,9 +1,9 @@
 // Find in conversation, the pure part: which texts of the conversation are searched (from the
 // view state, not the DOM, so rows a virtualised list has not rendered count too), the search
 // itself, and marking the matches in the HTML the components render.
-import type { ConversationState } from "./conversation/types";
+import type { ConversationState, Item } from "./conversation/types";
 import type { LoadedOutput } from "./conversation/persisted.svelte";
-import { renderMarkdown, sanitize } from "./markdown";
+import { renderBlock, renderMarkdown, renderMarkdownCached, sanitize, splitBlocks } from "./markdown";
 
 /** One searchable text, as it is shown. Ids say where: `u:`/`a:`/`t:`/`n:` + item key (prompt,
  *  assistant text, thinking, notice), `s:`/`o:`/`p:` + call id (summary, live output, loaded saved
@@ -64,7 +64,8 @@ export function conversationSources(state: ConversationState, outputs: Record<st
         break;
       case "assistant":
         if (item.thinking) out.push({ id: `t:${item.key}`, text: item.thinking });
-        if (item.text) out.push({ id: `a:${item.key}`, text: markdownText(item.text) });
+        // A streaming message shows block by block (see MarkdownStream): searched as it shows.
+        if (item.text) out.push({ id: `a:${item.key}`, text: item.streaming ? streamingMarkdownText(item.text) : markdownText(item.text) });
         break;
       case "notice":
         out.push({ id: `n:${item.key}`, text: item.text });
@@ -89,15 +90,73 @@ export function conversationSources(state: ConversationState, outputs: Record<st
   return out;
 }
 
-/** The text a rendered Markdown message shows (what the user can find in it). */
+/** The text a rendered Markdown message shows (what the user can find in it). Kept for as many
+ *  messages as a day-long session has: every search goes through all of them. */
 const markdownCache = new Map<string, string>();
 export function markdownText(markdown: string): string {
   const hit = markdownCache.get(markdown);
   if (hit !== undefined) return hit;
-  const text = parseHtml(renderMarkdown(markdown)).textContent ?? "";
-  if (markdownCache.size >= 1000) markdownCache.delete(markdownCache.keys().next().value!);
+  const text = htmlText(renderMarkdownCached(markdown));
+  if (markdownCache.size >= 5000) markdownCache.delete(markdownCache.keys().next().value!);
   markdownCache.set(markdown, text);
   return text;
+}
+
+/** The text of a finished block of a streaming message (blocks recur: kept like markdownText). */
+const blockTextCache = new Map<string, string>();
+export function blockText(block: string): string {
+  const hit = blockTextCache.get(block);
+  if (hit !== undefined) return hit;
+  const text = htmlText(renderBlock(block));
+  if (blockTextCache.size >= 4000) blockTextCache.delete(blockTextCache.keys().next().value!);
+  blockTextCache.set(block, text);
+  return text;
+}
+
+/** The text a streaming message shows: its finished blocks', then its tail's. */
+export function streamingMarkdownText(markdown: string): string {
+  const blocks = splitBlocks(markdown);
+  const tail = blocks.pop() ?? "";
+  return blocks.map(blockText).join("") + htmlText(renderMarkdown(tail));
+}
+
+/** The text content of sanitised HTML. */
+export function htmlText(html: string): string {
+  return parseHtml(html).textContent ?? "";
+}
+
+/** The matches that fall in `[from, to)` of a text, as offsets from `from` (a piece of a message
+ *  rendered on its own marks its own); null when none does. */
+export function sliceHits(hits: Hits, from: number, to: number): Hits | null {
+  const starts: number[] = [];
+  let current = -1;
+  for (let i = 0; i < hits.starts.length; i++) {
+    const start = hits.starts[i]!;
+    if (start >= to) break;
+    if (start + hits.length <= from) continue;
+    if (i === hits.current) current = starts.length;
+    starts.push(start - from);
+  }
+  return starts.length ? { starts, length: hits.length, current, reveal: hits.reveal } : null;
+}
+
+/** The key of the item that shows a source (a call's texts show in its batch), or null. */
+export function itemKeyOf(sourceId: string, items: Item[]): string | null {
+  const colon = sourceId.indexOf(":");
+  const kind = sourceId.slice(0, colon);
+  const rest = sourceId.slice(colon + 1);
+  if (kind === "u" || kind === "a" || kind === "t" || kind === "n") return rest;
+  // A result block's id ends in its index: `r:<call id>:<index>`.
+  return batchKeyOf(kind === "r" ? rest.slice(0, rest.lastIndexOf(":")) : rest, items);
+}
+
+/** The key of the batch item holding a call, or null. */
+export function batchKeyOf(callId: string, items: Item[]): string | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.kind === "batch" && item.tool_ids.includes(callId)) return item.key;
+  }
+  return null;
 }
 
 function parseHtml(html: string): DocumentFragment {

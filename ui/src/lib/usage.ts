@@ -1,6 +1,6 @@
 // Wording and arithmetic for the header's context meter and costs. The figures are the engine's;
 // nothing here estimates tokens or prices.
-import type { ContextMeter } from "./conversation/types";
+import type { CacheState, ContextMeter } from "./conversation/types";
 
 /** Past these shares of the window the meter changes colour (the engine auto-compacts near the end). */
 export const CONTEXT_HIGH = 0.7;
@@ -52,4 +52,12 @@ export function formatUsd(usd: number): string {
   if (usd < 0.0001) return "<$0.0001";
   if (usd < 1) return `$${usd.toFixed(4)}`;
   return `$${usd.toFixed(2)}`;
+}
+
+/** The session's cache reads and what they saved: "cache 1.2M read, saved $0.4500"; no savings
+ *  part when the price is unknown, nothing at all before the cache was read. */
+export function cacheText(cache: CacheState): string | null {
+  if (cache.read_tokens <= 0) return null;
+  const read = `cache ${shortTokens(cache.read_tokens)} read`;
+  return cache.saved_usd === null ? read : `${read}, saved ${formatUsd(cache.saved_usd)}`;
 }

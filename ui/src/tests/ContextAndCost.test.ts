@@ -2,7 +2,7 @@
 // engine (SessionInfo at start, then each `usage` event), and the conversation rebuilt from the
 // outcome of a compaction, whether the button or `/compact` asked for it.
 import { describe, expect, it, vi } from "vitest";
-import { render, screen, waitFor } from "@testing-library/svelte";
+import { cleanup, render, screen, waitFor } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { PromptInfo } from "../bindings/PromptInfo";
@@ -137,6 +137,32 @@ describe("cost", () => {
     live.turns[0]!.send(usage({ session_cost_usd: null }));
     await waitFor(() => expect(text("session-cost")).toBe("cost unknown for this model"));
     expect(text("turn-cost")).toBeNull();
+  });
+});
+
+describe("cache reads", () => {
+  it("shows the resumed session's cache reads and what they saved, then each response's totals", async () => {
+    const { live, user, box } = setup(sessionInfo({ session_cost_usd: 1.23, session_cache_read_tokens: 1_200_000, session_cache_saved_usd: 0.45 }));
+    expect(text("usage-cache")).toBe("cache 1.2M read, saved $0.4500");
+    expect(text("session-cost")).toBe("session $1.23");
+    await user.type(box, "go{Enter}");
+    await waitFor(() => expect(live.turns).toHaveLength(1));
+    live.turns[0]!.send(usage({ session_cost_usd: 1.5, session_cache_read_tokens: 1_250_000, session_cache_saved_usd: 1.5 }));
+    await waitFor(() => expect(text("usage-cache")).toBe("cache 1.25M read, saved $1.50"));
+    // A model without a known price: the reads still count, the savings are not said.
+    live.turns[0]!.send(usage({ session_cost_usd: null, session_cache_read_tokens: 1_300_000, session_cache_saved_usd: null }));
+    await waitFor(() => expect(text("usage-cache")).toBe("cache 1.3M read"));
+  });
+
+  it("says nothing about the cache before anything was read from it, and keeps it through a compaction", async () => {
+    setup(sessionInfo({ history: resumed.history, prompts: resumed.prompts, session_cache_saved_usd: 0 }));
+    expect(text("usage-cache")).toBeNull();
+    cleanup();
+    const { user } = setup({ ...resumed, session_cache_read_tokens: 40_000, session_cache_saved_usd: 0.012 });
+    expect(text("usage-cache")).toBe("cache 40k read, saved $0.0120");
+    await user.click(compactButton());
+    await waitFor(() => expect(notices().at(-1)).toBe("Conversation compacted: the model now sees a summary of it."));
+    expect(text("usage-cache")).toBe("cache 40k read, saved $0.0120");
   });
 });
 

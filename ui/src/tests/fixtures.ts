@@ -21,6 +21,8 @@ export function usage(fields: Partial<Omit<Usage, "type">> = {}): Event {
     cache_read_input_tokens: 0,
     cache_creation_input_tokens: 0,
     session_cost_usd: null,
+    session_cache_read_tokens: 0,
+    session_cache_saved_usd: null,
     context_tokens: 110,
     context_window: 200_000,
     ...fields,

@@ -51,6 +51,8 @@ export function sessionInfo(fields: Partial<SessionInfo> = {}): SessionInfo {
     context_tokens: 0,
     context_window: 200_000,
     session_cost_usd: null,
+    session_cache_read_tokens: 0,
+    session_cache_saved_usd: null,
     warnings: [],
     demo: false,
     ...fields,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contextLevel, contextPercent, contextText, contextTooltip, formatUsd, shortTokens } from "../lib/usage";
+import { cacheText, contextLevel, contextPercent, contextText, contextTooltip, formatUsd, shortTokens } from "../lib/usage";
 
 const meter = (tokens: number, window = 200_000, compacted = false) => ({ tokens, window, compacted });
 
@@ -33,5 +33,12 @@ describe("context meter wording", () => {
   it("formats token counts and dollars", () => {
     expect([950, 128_000, 200_000, 1_000_000, 1_050_000].map(shortTokens)).toEqual(["950", "128k", "200k", "1M", "1.05M"]);
     expect([0, 0.00004, 0.0123, 0.98765, 1.234, 25].map(formatUsd)).toEqual(["$0.00", "<$0.0001", "$0.0123", "$0.9877", "$1.23", "$25.00"]);
+  });
+
+  it("says how much the session read from the cache and what that saved", () => {
+    expect(cacheText({ read_tokens: 1_200_000, saved_usd: 0.45 })).toBe("cache 1.2M read, saved $0.4500");
+    expect(cacheText({ read_tokens: 1_200_000, saved_usd: 1.234 })).toBe("cache 1.2M read, saved $1.23");
+    expect(cacheText({ read_tokens: 950, saved_usd: null })).toBe("cache 950 read");
+    expect(cacheText({ read_tokens: 0, saved_usd: 0 })).toBeNull();
   });
 });

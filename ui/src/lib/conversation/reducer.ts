@@ -26,6 +26,7 @@ export function initialState(mode: PermissionMode = "default"): ConversationStat
     usage: null,
     context: { tokens: 0, window: 0, compacted: false },
     cost: { session_usd: null, answered: false, turn_start_usd: null },
+    cache: { read_tokens: 0, saved_usd: null },
     running: false,
     last_end: null,
     turn: null,
@@ -54,9 +55,52 @@ function joinText(blocks: Block[], type: "text" | "thinking"): string {
     .join("\n\n");
 }
 
+// Copy-on-write. `reduce` never changes the state it is given; but a frame's worth of events
+// (a stream of deltas, a Bash call's output lines) would then copy the item list and the map of
+// calls once per event, which grows with the session. `reduceAll` lets the arrays and maps it
+// copied itself be written in place by the later events of the same batch: it hands back one new
+// state and leaves the old one untouched, so the outcome is the same as reducing one by one.
+let owned: WeakSet<object> | null = null;
+
+/** Entries copied for copy-on-write (items and calls), for tests to check that a batch of events
+ *  or a resumed history costs a bounded number of copies without timing it. */
+export const copyStats = { entries: 0 };
+
+function own<T extends object>(value: T): T {
+  owned?.add(value);
+  return value;
+}
+
+function writableItems(items: Item[]): Item[] {
+  if (owned?.has(items)) return items;
+  copyStats.entries += items.length;
+  return own(items.slice());
+}
+
+function writableTools(tools: Record<string, ToolCall>): Record<string, ToolCall> {
+  if (owned?.has(tools)) return tools;
+  copyStats.entries += Object.keys(tools).length;
+  return own({ ...tools });
+}
+
+/** Applies events in order, as many `reduce` calls would, copying the item list and the call map
+ *  at most once for all of them. */
+export function reduceAll(state: ConversationState, events: Iterable<Event>, now: number): ConversationState {
+  const outer = owned;
+  owned = new WeakSet();
+  try {
+    for (const event of events) state = reduce(state, event, now);
+  } finally {
+    owned = outer;
+  }
+  return state;
+}
+
 function withItem(state: ConversationState, make: (key: string) => Item): ConversationState {
   const seq = state.seq + 1;
-  return { ...state, seq, items: [...state.items, make(`i${seq}`)] };
+  const items = writableItems(state.items);
+  items.push(make(`i${seq}`));
+  return { ...state, seq, items };
 }
 
 /** Index of the assistant item currently streaming, if the last item is one. */
@@ -77,7 +121,7 @@ function appendStream(state: ConversationState, field: "text" | "thinking", chun
       streaming: true,
     }));
   }
-  const items = state.items.slice();
+  const items = writableItems(state.items);
   const cur = items[idx] as Extract<Item, { kind: "assistant" }>;
   items[idx] = { ...cur, [field]: cur[field] + chunk };
   return { ...state, items };
@@ -103,7 +147,7 @@ function finishAssistant(state: ConversationState, message: unknown): Conversati
   const pieces = streamed.map((i) => state.items[i] as Extract<Item, { kind: "assistant" }>);
   const sameText = pieces.map((p) => p.text).join("") === text;
   const sameThinking = pieces.map((p) => p.thinking).join("") === thinking;
-  let items = state.items.slice();
+  let items = writableItems(state.items);
   if (sameText && sameThinking) {
     for (const i of streamed) {
       items[i] = { ...(items[i] as Extract<Item, { kind: "assistant" }>), streaming: false };
@@ -111,12 +155,18 @@ function finishAssistant(state: ConversationState, message: unknown): Conversati
   } else {
     const [first, ...rest] = streamed;
     items[first!] = { ...(items[first!] as Extract<Item, { kind: "assistant" }>), text, thinking, streaming: false };
-    const drop = new Set(rest);
-    items = items.filter((_, i) => !drop.has(i));
+    if (rest.length) {
+      const drop = new Set(rest);
+      items = own(items.filter((_, i) => !drop.has(i)));
+    }
   }
   // A piece with nothing in it (a tool-use-only stretch) is not worth a row.
-  items = items.filter((it) => !(it.kind === "assistant" && !it.text && !it.thinking));
+  if (items.some(isEmptyAssistant)) items = own(items.filter((it) => !isEmptyAssistant(it)));
   return { ...state, items };
+}
+
+function isEmptyAssistant(it: Item): boolean {
+  return it.kind === "assistant" && !it.text && !it.thinking;
 }
 
 /** Context the engine adds to a user message (hook output, notes); not the person's words. */
@@ -155,7 +205,9 @@ function updateTool(
 ): ConversationState {
   const tool = state.tools[id];
   if (!tool) return state; // an event for a call we never saw queued: nothing sensible to show
-  return { ...state, tools: { ...state.tools, [id]: change(tool) } };
+  const tools = writableTools(state.tools);
+  tools[id] = change(tool);
+  return { ...state, tools };
 }
 
 function tailLines(previous: string[], text: string): string[] {
@@ -214,11 +266,12 @@ function queueTool(state: ConversationState, e: Extract<Event, { type: "tool_que
     destructive: e.destructive,
     sandbox: e.sandbox ?? null,
   });
-  const tools = { ...state.tools, [e.tool_use_id]: tool };
+  const tools = writableTools(state.tools);
+  tools[e.tool_use_id] = tool;
   // Consecutive calls with the same batch_id form one group; the engine decides, we never guess.
   const last = state.items[state.items.length - 1];
   if (last && last.kind === "batch" && last.batch_id === batchId) {
-    const items = state.items.slice();
+    const items = writableItems(state.items);
     items[items.length - 1] = { ...last, tool_ids: [...last.tool_ids, e.tool_use_id] };
     return { ...state, tools, items };
   }
@@ -271,9 +324,10 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
         changed_files: event.changed_files ?? [],
       }));
       // A request for a finished call can no longer be answered: drop it from the queue.
+      const asked = next.permissions.some((p) => p.tool_use_id === event.tool_use_id);
       return {
         ...next,
-        permissions: next.permissions.filter((p) => p.tool_use_id !== event.tool_use_id),
+        permissions: asked ? next.permissions.filter((p) => p.tool_use_id !== event.tool_use_id) : next.permissions,
         changes_seq: (event.changed_files ?? []).length > 0 ? next.changes_seq + 1 : next.changes_seq,
       };
     }
@@ -305,12 +359,17 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
         context: { tokens: Number(event.context_tokens), window: Number(event.context_window), compacted: false },
         // The engine's total: null once a response came from a model without a known price.
         cost: { ...state.cost, session_usd: event.session_cost_usd, answered: true },
+        cache: { read_tokens: Number(event.session_cache_read_tokens), saved_usd: event.session_cache_saved_usd },
       };
     }
     case "turn_ended": {
-      const items = state.items.map((it) =>
-        it.kind === "assistant" && it.streaming ? { ...it, streaming: false } : it,
-      );
+      let items = state.items;
+      if (items.some((it) => it.kind === "assistant" && it.streaming)) {
+        items = writableItems(items);
+        items.forEach((it, i) => {
+          if (it.kind === "assistant" && it.streaming) items[i] = { ...it, streaming: false };
+        });
+      }
       let next: ConversationState = {
         ...state,
         items,
@@ -357,7 +416,7 @@ export const MODEL_CALL_LIMIT_NOTICE = "Stopped after the limit of model calls f
 export function withdrawOffer(state: ConversationState, key?: string): ConversationState {
   const offers = (it: Item) => it.kind === "notice" && it.action !== undefined && (key === undefined || it.key === key);
   if (!state.items.some(offers)) return state;
-  return { ...state, items: state.items.map((it) => (it.kind === "notice" && offers(it) ? { ...it, action: undefined } : it)) };
+  return { ...state, items: own(state.items.map((it) => (it.kind === "notice" && offers(it) ? { ...it, action: undefined } : it))) };
 }
 
 /** The session's cost now: nothing before the first response; null when the price is unknown. */
@@ -389,6 +448,7 @@ export function rebuild(
     usage: before.usage,
     context: before.context,
     cost: before.cost,
+    cache: before.cache,
     todos: before.todos,
     running: before.running,
     permissions: before.permissions,
@@ -408,6 +468,11 @@ export function dropPermission(state: ConversationState, requestId: string): Con
  * engine describes each call as the live events did (`pastCalls`: summary, batch, denial, saved
  * output, changed files) and lists the prompts with their numbers (`prompts`). A call it does not
  * describe gets a card of its own with its raw input.
+ *
+ * One pass that appends to a list and a map it owns: a day-long session has thousands of calls,
+ * and rebuilding through the reducer's immutable steps copied both for every one of them. The
+ * outcome is what those steps give (no item of a history streams, so an assistant message is
+ * simply its text; no prompt waits for a number, so a user item has none until numberPrompts).
  */
 export function fromHistory(
   messages: unknown[],
@@ -415,7 +480,15 @@ export function fromHistory(
   pastCalls: PastCall[] = [],
   prompts: PromptInfo[] = [],
 ): ConversationState {
-  let state = initialState(mode);
+  const items: Item[] = [];
+  const tools: Record<string, ToolCall> = {};
+  let seq = 0;
+  const add = (make: (key: string) => Item): Item => {
+    seq += 1;
+    const item = make(`i${seq}`);
+    items.push(item);
+    return item;
+  };
   const described = new Map(pastCalls.map((c) => [c.tool_use_id, c]));
   // The user item each message became, by the message's index, for numbering prompts.
   const userItems = new Map<number, string>();
@@ -423,7 +496,9 @@ export function fromHistory(
     const role = (message as { role?: string } | null)?.role;
     const blocks = blocksOf(message);
     if (role === "assistant") {
-      state = finishAssistant(state, message);
+      const text = joinText(blocks, "text");
+      const thinking = joinText(blocks, "thinking");
+      if (text || thinking) add((key) => ({ kind: "assistant", key, text, thinking, streaming: false }));
       // The engine's batch index of the group item last added, to put batch mates together.
       let openBatch: number | null = null;
       for (const b of blocks) {
@@ -432,8 +507,9 @@ export function fromHistory(
         const name = typeof b.name === "string" ? b.name : "tool";
         const past = described.get(id);
         const joins = past !== undefined && openBatch === past.batch_index;
-        const batchId = joins ? lastBatchId(state) : -state.seq - 1;
-        const tool = newToolCall({
+        const last = items[items.length - 1];
+        const batchId = joins && last?.kind === "batch" ? last.batch_id : -seq - 1;
+        tools[id] = newToolCall({
           tool_use_id: id,
           tool_name: past?.tool_name ?? name,
           summary: past?.summary || `${name} ${compactJson(b.input)}`,
@@ -447,40 +523,36 @@ export function fromHistory(
           persisted_bytes: past?.persisted_bytes ?? null,
           changed_files: past?.changed_files ?? [],
         });
-        state = { ...state, tools: { ...state.tools, [id]: tool } };
         if (joins) {
-          const items = state.items.slice();
-          const last = items[items.length - 1];
-          if (last?.kind === "batch") items[items.length - 1] = { ...last, tool_ids: [...last.tool_ids, id] };
-          state = { ...state, items };
+          // Every item here was made by this pass and is not shared yet: growing it is safe.
+          if (last?.kind === "batch") last.tool_ids.push(id);
         } else {
-          state = withItem(state, (key) => ({
-            kind: "batch",
-            key,
-            batch_id: batchId,
-            concurrent: past?.concurrent ?? false,
-            tool_ids: [id],
-          }));
+          add((key) => ({ kind: "batch", key, batch_id: batchId, concurrent: past?.concurrent ?? false, tool_ids: [id] }));
           openBatch = past?.batch_index ?? null;
         }
       }
     } else {
-      const before = state.items.length;
-      state = addUser(state, message);
-      const added = state.items[before];
-      if (added?.kind === "user") userItems.set(index, added.key);
+      const text = joinText(blocks.filter((b) => !isEngineContext(b)), "text");
+      const images = imagesOf(blocks);
+      if (text || images.length > 0) {
+        const added = add((key) => ({ kind: "user", key, text, turn: null, images }));
+        userItems.set(index, added.key);
+      }
       for (const b of blocks) {
         if (b.type !== "tool_result" || typeof b.tool_use_id !== "string") continue;
+        const tool = tools[b.tool_use_id];
+        if (!tool) continue;
         const isError = b.is_error === true;
-        state = updateTool(state, b.tool_use_id, (t) => ({
-          ...t,
-          status: finalStatus(isError, t.denied),
+        tools[b.tool_use_id] = {
+          ...tool,
+          status: finalStatus(isError, tool.denied),
           is_error: isError,
           content: resultBlocks(b.content),
-        }));
+        };
       }
     }
   }
+  const state: ConversationState = { ...initialState(mode), items, tools, seq };
   return { ...numberPrompts(state, userItems, prompts), turn: prompts.at(-1)?.turn ?? null };
 }
 
@@ -498,11 +570,6 @@ function numberPrompts(state: ConversationState, userItems: Map<number, string>,
   if (turns.size === 0) return state;
   const items = state.items.map((it) => (it.kind === "user" && turns.has(it.key) ? { ...it, turn: turns.get(it.key)! } : it));
   return { ...state, items };
-}
-
-function lastBatchId(state: ConversationState): number {
-  const last = state.items[state.items.length - 1];
-  return last?.kind === "batch" ? last.batch_id : -state.seq - 1;
 }
 
 function resultBlocks(content: unknown): ResultBlock[] {

@@ -13,7 +13,7 @@ import * as ipc from "../ipc";
 import type { SlashCommand } from "../../bindings/SlashCommand";
 import { MODES, modeNamed } from "../slashCommands";
 import { PersistedOutputs } from "./persisted.svelte";
-import { dropPermission, fromHistory, rebuild, reduce, withdrawOffer } from "./reducer";
+import { dropPermission, fromHistory, rebuild, reduce, reduceAll, withdrawOffer } from "./reducer";
 import { keepLate, OpenTurn } from "./turns";
 import type { ConversationState } from "./types";
 
@@ -48,16 +48,33 @@ export class SessionStore {
   turnsEnded = $state(0);
   /** The main model (`/model` changes it for this session). */
   model: string = $state("");
-  state: ConversationState = $state() as ConversationState;
+  /**
+   * The conversation as the reducer made it. Held raw, not as a deep proxy: the reducer replaces
+   * what changes and never mutates, so proxying every item and call of a long session only costs.
+   * Views read the parts below, each of which changes only when its own part was replaced.
+   */
+  state: ConversationState = $state.raw() as ConversationState;
+  readonly items = $derived(this.state.items);
+  readonly tools = $derived(this.state.tools);
+  readonly permissions = $derived(this.state.permissions);
+  readonly mode = $derived(this.state.mode);
+  readonly todos = $derived(this.state.todos);
+  readonly usage = $derived(this.state.usage);
+  readonly context = $derived(this.state.context);
+  readonly cost = $derived(this.state.cost);
+  readonly cache = $derived(this.state.cache);
+  readonly turn = $derived(this.state.turn);
+  readonly changesSeq = $derived(this.state.changes_seq);
+  private readonly stateRunning = $derived(this.state.running);
   /** Prompts typed while a turn runs; sent one by one when it ends. */
-  queue: QueuedPrompt[] = $state([]);
+  queue: QueuedPrompt[] = $state.raw([]);
   private nextQueueId = 1;
   /** Refused prompts the composer has not taken back yet (see `takeUnsent`). */
-  unsent: UnsentPrompt[] = $state([]);
+  unsent: UnsentPrompt[] = $state.raw([]);
   /** Prompts of this session, oldest first, for recalling with Up/Down in the prompt box. */
-  history: string[] = $state([]);
+  history: string[] = $state.raw([]);
   /** The slash commands the prompt box offers (built-ins first); asked for by `loadCommands`. */
-  commands: SlashCommand[] = $state([]);
+  commands: SlashCommand[] = $state.raw([]);
   /** A compaction (`/compact` or the Compact button) is under way. */
   compacting = $state(false);
   /** Saved outputs as far as the user loaded them (find in conversation searches them). */
@@ -75,6 +92,7 @@ export class SessionStore {
       ...state,
       context: { tokens: info.context_tokens, window: info.context_window, compacted: false },
       cost: { session_usd: info.session_cost_usd, answered: info.session_cost_usd !== null || info.context_tokens > 0, turn_start_usd: null },
+      cache: { read_tokens: info.session_cache_read_tokens, saved_usd: info.session_cache_saved_usd },
     };
     // Problems met while starting are shown, not swallowed: the user should know what is missing.
     for (const message of info.warnings) state = reduce(state, { type: "notice", message }, 0);
@@ -97,12 +115,12 @@ export class SessionStore {
   /** A turn runs: the view says so, or its command has not resolved yet (the engine holds the
    *  session until it does, and would refuse another prompt). */
   get running() {
-    return this.state.running || this.open !== null;
+    return this.stateRunning || this.open !== null;
   }
 
   /** How many permission requests wait for the user. */
   get waitingApprovals() {
-    return this.state.permissions.length;
+    return this.permissions.length;
   }
 
   /** Applies one engine event at once (also used by tests to replay a stream). */
@@ -133,17 +151,13 @@ export class SessionStore {
   private flush() {
     this.flushScheduled = false;
     if (this.pending.length === 0) return;
-    const events = this.pending;
+    const pending = this.pending;
     this.pending = [];
-    let state = this.state;
-    const now = Date.now();
-    for (const { event, turn } of events) {
-      // Only the open turn's events may change the status; a finished turn's late ones are
-      // sorted by keepLate.
-      if (turn !== this.open?.token && !keepLate(event, turn < this.lastToken)) continue;
-      state = reduce(state, event, now);
-    }
-    this.state = state;
+    // Only the open turn's events may change the status; a finished turn's late ones are sorted
+    // by keepLate.
+    const events = pending.filter(({ event, turn }) => turn === this.open?.token || keepLate(event, turn < this.lastToken));
+    if (events.length === 0) return;
+    this.state = reduceAll(this.state, events.map((e) => e.event), Date.now());
   }
 
   /** Sends now when idle, otherwise queues (visibly) for after the current turn or compaction.

@@ -97,6 +97,15 @@ export interface CostState {
   turn_start_usd: number | null;
 }
 
+/** The engine's totals of the session's prompt-cache reads (kept across resumes). */
+export interface CacheState {
+  /** Tokens read from the cache so far. */
+  read_tokens: number;
+  /** What those reads saved in USD against the same tokens uncached; null when the model's price
+   *  is unknown. */
+  saved_usd: number | null;
+}
+
 export interface ConversationState {
   items: Item[];
   tools: Record<string, ToolCall>;
@@ -108,6 +117,7 @@ export interface ConversationState {
   usage: UsageTotals | null;
   context: ContextMeter;
   cost: CostState;
+  cache: CacheState;
   running: boolean;
   last_end: string | null;
   /** The latest prompt's number (from `turn_started`, or the last of a session's prompts). */

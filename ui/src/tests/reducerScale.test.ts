@@ -1,0 +1,229 @@
+// The reducer over a day-long session: resuming thousands of calls rebuilds the same state as
+// replaying them through the reducer, without copying per call, and a frame's batch of events
+// gives what reducing them one by one gives, copying the list and the call map once.
+import { describe, expect, it } from "vitest";
+import type { Event } from "../bindings/Event";
+import type { PastCall } from "../bindings/PastCall";
+import type { PromptInfo } from "../bindings/PromptInfo";
+import type { ResultBlock } from "../bindings/ResultBlock";
+import { copyStats, finalStatus, fromHistory, initialState, newToolCall, reduce, reduceAll } from "../lib/conversation/reducer";
+import type { ConversationState, ToolCall } from "../lib/conversation/types";
+import { completed, queued, usage } from "./fixtures";
+
+type Message = { role: string; content: unknown };
+
+/** A resumed session of `calls` tool calls: prompts, answers with text and thinking, batches of
+ *  one to three calls (some undescribed, denied, failed, with saved outputs or changed files),
+ *  a prompt with an image, and a compacted prompt without its message. */
+function longHistory(calls: number): { messages: Message[]; pastCalls: PastCall[]; prompts: PromptInfo[] } {
+  const messages: Message[] = [];
+  const pastCalls: PastCall[] = [];
+  const prompts: PromptInfo[] = [{ turn: 1, text: "compacted away", time_ms: 0, message_index: null }];
+  let made = 0;
+  let batch = 0;
+  for (let round = 0; made < calls; round++) {
+    if (round % 5 === 0) {
+      const index = messages.length;
+      const image = round % 15 === 0 ? [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }] : [];
+      messages.push({ role: "user", content: [...image, { type: "text", text: `prompt ${round}` }] });
+      prompts.push({ turn: prompts.length + 1, text: `prompt ${round}`, time_ms: round, message_index: index });
+    }
+    const content: unknown[] = [];
+    if (round % 2 === 0) content.push({ type: "thinking", thinking: `thinking ${round}` });
+    if (round % 3 !== 0) content.push({ type: "text", text: `answer **${round}**` });
+    const results: unknown[] = [];
+    const inRound = Math.min(calls - made, 1 + (round % 4));
+    for (let k = 0; k < inRound; k++, made++) {
+      const id = `t${made}`;
+      content.push({ type: "tool_use", id, name: k % 2 ? "Read" : "Bash", input: { n: made } });
+      // Every seventh call is not described by the engine: it gets its own card from its input.
+      if (made % 7 !== 3) {
+        if (k !== 1) batch++; // the second call of a round joins the first one's batch
+        pastCalls.push({
+          tool_use_id: id,
+          tool_name: k % 2 ? "Read" : "Bash",
+          summary: made % 11 === 0 ? "" : `call ${made}`,
+          batch_index: batch,
+          concurrent: k > 0,
+          denied: made % 13 === 0,
+          destructive: made % 17 === 0,
+          persisted_path: made % 19 === 0 ? `/o/${made}.txt` : null,
+          persisted_bytes: made % 19 === 0 ? 4096 : null,
+          changed_files: made % 23 === 0 ? [`/p/f${made}.rs`] : [],
+        });
+      }
+      if (made % 29 !== 5) {
+        results.push({
+          type: "tool_result",
+          tool_use_id: id,
+          is_error: made % 9 === 0,
+          content: made % 2 ? `out ${made}` : [{ type: "text", text: `out ${made}` }],
+        });
+      }
+    }
+    messages.push({ role: "assistant", content });
+    if (results.length) messages.push({ role: "user", content: results });
+  }
+  return { messages, pastCalls, prompts };
+}
+
+/**
+ * The same history replayed through the reducer: each message as the engine's event for it, each
+ * call queued as a live `tool_queued` (in the batch the engine described), then the call as the
+ * engine describes it and its result. The call map is kept aside (the reducer would copy it per
+ * call, which is what made resuming slow), and merged at the end.
+ */
+function replay(messages: Message[], pastCalls: PastCall[], prompts: PromptInfo[]): ConversationState {
+  let s = initialState("default");
+  const tools: Record<string, ToolCall> = {};
+  const described = new Map(pastCalls.map((c) => [c.tool_use_id, c]));
+  const userItems = new Map<number, string>();
+  messages.forEach((message, index) => {
+    const blocks = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+    if (message.role === "assistant") {
+      s = reduce(s, { type: "assistant_message", message } as Event, 0);
+      let open: number | null = null;
+      for (const b of blocks) {
+        if (b.type !== "tool_use") continue;
+        const id = b.id as string;
+        const name = b.name as string;
+        const past = described.get(id);
+        const joins = past !== undefined && open === past.batch_index;
+        const last = s.items.at(-1);
+        const batchId = joins && last?.kind === "batch" ? last.batch_id : -s.seq - 1;
+        const summary = past?.summary || `${name} ${JSON.stringify(b.input)}`;
+        s = { ...reduce(s, queued(id, batchId, past?.concurrent ?? false, past?.tool_name ?? name, summary), 0), tools: {} };
+        if (!joins) open = past?.batch_index ?? null;
+        tools[id] = newToolCall({
+          tool_use_id: id,
+          tool_name: past?.tool_name ?? name,
+          summary,
+          status: "completed",
+          from_history: true,
+          batch_id: batchId,
+          concurrent: past?.concurrent ?? false,
+          denied: past?.denied ?? false,
+          destructive: past?.destructive ?? false,
+          persisted_path: past?.persisted_path ?? null,
+          persisted_bytes: past?.persisted_bytes ?? null,
+          changed_files: past?.changed_files ?? [],
+        });
+      }
+    } else {
+      const before = s.items.length;
+      s = reduce(s, { type: "user_message", message } as Event, 0);
+      if (s.items.length > before) userItems.set(index, s.items.at(-1)!.key);
+      for (const b of blocks) {
+        if (b.type !== "tool_result") continue;
+        const t = tools[b.tool_use_id as string]!;
+        const content: ResultBlock[] = typeof b.content === "string" ? [{ type: "text", text: b.content }] : (b.content as ResultBlock[]);
+        tools[t.tool_use_id] = { ...t, status: finalStatus(b.is_error === true, t.denied), is_error: b.is_error === true, content };
+      }
+    }
+  });
+  const turns = new Map(prompts.flatMap((p) => (p.message_index === null ? [] : [[userItems.get(p.message_index), p.turn] as const])));
+  const items = s.items.map((it) => (it.kind === "user" && turns.has(it.key) ? { ...it, turn: turns.get(it.key)! } : it));
+  return { ...s, items, tools, turn: prompts.at(-1)?.turn ?? null };
+}
+
+describe("resuming a day-long session", () => {
+  it("rebuilds 5,000 calls as replaying them through the reducer does", () => {
+    const { messages, pastCalls, prompts } = longHistory(5000);
+    const rebuilt = fromHistory(messages, "default", pastCalls, prompts);
+    expect(Object.keys(rebuilt.tools)).toHaveLength(5000);
+    expect(rebuilt.items.filter((i) => i.kind === "batch").length).toBeGreaterThan(2000);
+    expect(rebuilt).toEqual(replay(messages, pastCalls, prompts));
+    // Spot checks that the history exercises what it should.
+    expect(rebuilt.tools.t13!.status).toBe("denied");
+    expect(rebuilt.tools.t9!.status).toBe("error");
+    expect(rebuilt.tools.t3!.summary).toBe('Bash {"n":3}');
+    expect(rebuilt.items.some((i) => i.kind === "user" && i.images.length === 1)).toBe(true);
+    expect(rebuilt.items.find((i) => i.kind === "user")).toMatchObject({ turn: 2 });
+  });
+
+  it("copies nothing per call: the work grows with the history, not with its square", () => {
+    for (const calls of [1000, 4000]) {
+      const { messages, pastCalls, prompts } = longHistory(calls);
+      const before = copyStats.entries;
+      fromHistory(messages, "default", pastCalls, prompts);
+      expect(copyStats.entries - before).toBe(0);
+    }
+    // Rebuilt call by call through the reducer, every queued call copies the map of the calls
+    // before it: about n²/2 entries.
+    const { messages } = longHistory(1000);
+    const before = copyStats.entries;
+    replayWithCalls(messages);
+    expect(copyStats.entries - before).toBeGreaterThan(1000 * 999 / 2);
+  });
+});
+
+/** Calls queued one by one through `reduce`, as rebuilding used to add them. */
+function replayWithCalls(messages: Message[]) {
+  let s = initialState("default");
+  for (const message of messages) {
+    const blocks = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+    for (const b of blocks) {
+      if (b.type === "tool_use") s = reduce(s, queued(b.id as string, s.seq, false), 0);
+    }
+  }
+  return s;
+}
+
+/** Freezes a state all the way down: reducing must never write into the state it was given. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+describe("a frame's batch of events", () => {
+  const stream = (): Event[] => [
+    { type: "turn_started", turn: 1 },
+    { type: "user_message", message: { role: "user", content: "go" } },
+    { type: "thinking_delta", text: "hm" },
+    { type: "text_delta", text: "Reading " },
+    { type: "text_delta", text: "the files." },
+    queued("a", 1, true, "Read"),
+    queued("b", 1, true, "Read"),
+    { type: "tool_started", tool_use_id: "a" },
+    ...Array.from({ length: 50 }, (_, i): Event => ({ type: "tool_progress", tool_use_id: "a", progress: { kind: "output", text: `line ${i}\n` } })),
+    completed("a", { changed_files: ["/p/x"] }),
+    { type: "assistant_message", message: { role: "assistant", content: [{ type: "thinking", thinking: "hm" }, { type: "text", text: "Reading the files." }] } },
+    { type: "text_delta", text: "" },
+    usage({ session_cost_usd: 0.5, session_cache_read_tokens: 1234, session_cache_saved_usd: 0.25 }),
+    { type: "text_delta", text: "Done" },
+    { type: "turn_ended", reason: "max_turns" },
+    { type: "turn_started", turn: 2 },
+  ];
+
+  it("gives what reducing the events one by one gives, and leaves the state it got alone", () => {
+    const start = deepFreeze(fromHistory([{ role: "user", content: "earlier" }, { role: "assistant", content: "yes" }], "default"));
+    const events = stream();
+    const one = events.reduce((s, e) => reduce(s, e, 7), start);
+    let all!: ConversationState;
+    expect(() => (all = reduceAll(start, events, 7))).not.toThrow();
+    expect(all).toEqual(one);
+    expect(all.cache).toEqual({ read_tokens: 1234, saved_usd: 0.25 });
+    // Split into frames anywhere, the outcome is the same.
+    const a = reduceAll(start, events.slice(0, 20), 7);
+    expect(reduceAll(deepFreeze(a), events.slice(20), 7)).toEqual(one);
+  });
+
+  it("copies the item list and the call map once per batch, not once per event", () => {
+    const { messages, pastCalls, prompts } = longHistory(2000);
+    let s = fromHistory(messages, "default", pastCalls, prompts);
+    s = reduce(s, queued("live", 99, false, "Bash"), 0);
+    s = reduce(s, { type: "tool_started", tool_use_id: "live" }, 0);
+    const output: Event[] = Array.from({ length: 200 }, (_, i) => ({ type: "tool_progress", tool_use_id: "live", progress: { kind: "output", text: `${i}\n` } }));
+    const deltas: Event[] = Array.from({ length: 200 }, () => ({ type: "text_delta", text: "x" }));
+    const before = copyStats.entries;
+    reduceAll(s, [...output, ...deltas], 0);
+    const perBatch = copyStats.entries - before;
+    expect(perBatch).toBeLessThanOrEqual(s.items.length + Object.keys(s.tools).length);
+    const beforeOne = copyStats.entries;
+    [...output, ...deltas].reduce((state, e) => reduce(state, e, 0), s);
+    expect(copyStats.entries - beforeOne).toBeGreaterThan(100 * perBatch);
+  });
+});
