@@ -1368,6 +1368,17 @@ async fn nerve_mcp_adds_lists_shows_and_removes_servers_in_each_scope() {
     assert!(out.contains("there is nothing to sign in to"), "{out}");
 }
 
+/// The new tool list once the server's `list_changed` notification has arrived.
+async fn changed_tools(mcp: &McpManager) -> Vec<nerve::tool::ToolRef> {
+    for _ in 0..100 {
+        if let Some(tools) = mcp.refresh_changed_tools().await {
+            return tools;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server's list_changed never arrived");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_changed_tool_list_is_taken_between_turns_keeping_the_order() {
     let p = TestProject::new();
@@ -1393,15 +1404,7 @@ async fn a_changed_tool_list_is_taken_between_turns_keeping_the_order() {
     );
     let out = s.run_one(&call("g", "mcp__test__grow", json!({}))).await;
     assert_eq!(out.content, vec![ResultBlock::text("grown")]);
-    let mut refreshed = None;
-    for _ in 0..100 {
-        refreshed = mcp.refresh_changed_tools().await;
-        if refreshed.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let external = refreshed.expect("the server's list_changed was seen");
+    let external = changed_tools(&mcp).await;
     assert!(mcp.find_tool("mcp__test__extra").is_some());
     assert!(mcp.find_tool("mcp__test__dotted_name").is_none());
 
@@ -1522,15 +1525,7 @@ async fn the_next_request_after_a_list_change_carries_the_new_tools_after_the_ol
     )
     .await
     .unwrap();
-    let mut refreshed = None;
-    for _ in 0..100 {
-        refreshed = mcp.refresh_changed_tools().await;
-        if refreshed.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    agent.replace_external_tools(refreshed.unwrap()).unwrap();
+    agent.replace_external_tools(changed_tools(&mcp).await).unwrap();
     agent
         .send("second", tokio_util::sync::CancellationToken::new())
         .await;

@@ -42,8 +42,12 @@ pub fn command_line(policy: Option<&SandboxPolicy>) -> Result<Vec<OsString>, ser
         Some(p) => serde_json::to_string(p)?,
         None => "-".to_string(),
     };
+    // The engine's own PID: the helper compares its parent with it from the start. Reading its
+    // parent itself would miss an engine killed while the helper was still starting (it would
+    // already have been reparented, and watch the wrong process).
     Ok(vec![
         OsString::from(HELPER_ARG),
+        OsString::from(std::process::id().to_string()),
         OsString::from(policy),
         OsString::from("--"),
     ])
@@ -54,11 +58,20 @@ fn run(args: &[OsString]) -> i32 {
         eprintln!("{FAILURE_MARKER}{message}");
         SANDBOX_FAILED
     };
-    let [policy, dashes, program, rest @ ..] = args else {
-        return fail("usage: __nerve-sandbox-exec POLICY -- PROGRAM [ARGS...]".into());
+    const USAGE: &str = "usage: __nerve-sandbox-exec ENGINE_PID POLICY -- PROGRAM [ARGS...]";
+    let [engine, policy, dashes, program, rest @ ..] = args else {
+        return fail(USAGE.into());
     };
     if dashes != "--" {
-        return fail("usage: __nerve-sandbox-exec POLICY -- PROGRAM [ARGS...]".into());
+        return fail(USAGE.into());
+    }
+    let Some(engine) = engine.to_str().and_then(|p| p.parse::<i32>().ok()) else {
+        return fail(USAGE.into());
+    };
+    let engine = nix::unistd::Pid::from_raw(engine);
+    if nix::unistd::getppid() != engine {
+        // The engine died before the command started: start nothing.
+        return SANDBOX_FAILED;
     }
     if policy != "-" {
         let policy: SandboxPolicy = match policy.to_str().map(serde_json::from_str) {
@@ -70,15 +83,19 @@ fn run(args: &[OsString]) -> i32 {
             return fail(format!("could not apply the sandbox: {e}"));
         }
     }
-    supervise(program, rest, fail)
+    supervise(engine, program, rest, fail)
 }
 
 /// Runs the program and exits as it did (a death by signal `n` as 128 + n, as shells report it),
 /// killing its process group if the engine's process goes away first.
 #[cfg(unix)]
-fn supervise(program: &OsString, rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+fn supervise(
+    parent: nix::unistd::Pid,
+    program: &OsString,
+    rest: &[OsString],
+    fail: impl Fn(String) -> i32,
+) -> i32 {
     use std::os::unix::process::ExitStatusExt;
-    let parent = nix::unistd::getppid();
     let mut child = match std::process::Command::new(program).args(rest).spawn() {
         Ok(c) => c,
         Err(e) => return fail(format!("could not start {}: {e}", program.to_string_lossy())),
@@ -103,7 +120,12 @@ fn supervise(program: &OsString, rest: &[OsString], fail: impl Fn(String) -> i32
 }
 
 #[cfg(not(unix))]
-fn supervise(_program: &OsString, _rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+fn supervise(
+    _parent: nix::unistd::Pid,
+    _program: &OsString,
+    _rest: &[OsString],
+    fail: impl Fn(String) -> i32,
+) -> i32 {
     fail("the sandbox is only implemented for Linux".into())
 }
 

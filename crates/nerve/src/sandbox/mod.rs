@@ -9,7 +9,7 @@
 //! Landlock, every other IPv4/IPv6 socket through a seccomp filter; Unix sockets stay open).
 //!
 //! Enforcement needs no privileges and no setuid helper: the binary that hosts the engine (the
-//! `nerve` CLI, the desktop app) re-executes itself as `<exe> __nerve-sandbox-exec POLICY -- bash
+//! `nerve` CLI, the desktop app) re-executes itself as `<exe> __nerve-sandbox-exec ENGINE_PID POLICY -- bash
 //! ...` ([`helper`]); the helper restricts itself with Landlock and seccomp, then `exec`s the
 //! command, which inherits the restrictions, as do all of its children. The process group, the
 //! pipes and the working directory set by the parent are kept, so background tasks, `cd`
