@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
 
 use nerve::agent::{
     Agent, AttachedImage, LaunchOptions, RewindRequest, SessionFiles, launch, models, prepare_prompt_images,
@@ -20,7 +19,7 @@ use nerve::model::api_key::ApiKey;
 use nerve::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
 use nerve::permissions::{ModeSwitch, PendingPrompts, PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
-use nerve::project_files::{FileMatch, ProjectFiles};
+use nerve::project_files::{FileIndex, FileMatch};
 use nerve::slash_commands::{CustomCommands, SlashCommand};
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
@@ -50,12 +49,10 @@ pub struct LiveSession {
     /// The session's rules (settings, and what was allowed during the session), for the settings
     /// screen; readable while a turn runs.
     rules: nerve::permissions::SharedRules,
-    /// The project's file list for the `@` picker, with when it was made.
-    project_files: Mutex<Option<(Instant, Arc<ProjectFiles>)>>,
+    /// The project's files for the `@` picker: one index per project, kept fresh by a watcher,
+    /// listed from the moment the session opens.
+    project_files: Arc<FileIndex>,
 }
-
-/// How long the `@` picker's file list is reused before the project is walked again.
-const FILE_LIST_FRESH: Duration = Duration::from_secs(10);
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // These slots hold plain values; a panic elsewhere cannot leave them half-written.
@@ -167,18 +164,7 @@ impl LiveSession {
 
     /// The project's files best matching `query` (the `@` picker).
     pub fn find_files(&self, query: &str, limit: usize) -> Vec<FileMatch> {
-        let files = {
-            let mut slot = lock(&self.project_files);
-            match slot.as_ref() {
-                Some((made, files)) if made.elapsed() < FILE_LIST_FRESH => Arc::clone(files),
-                _ => {
-                    let files = Arc::new(ProjectFiles::scan(self.project.dir()));
-                    *slot = Some((Instant::now(), Arc::clone(&files)));
-                    files
-                }
-            }
-        };
-        files.find(query, limit)
+        self.project_files.find(query, limit)
     }
 
     /// Compacts the conversation now; refused while a turn runs. Returns the conversation as it
@@ -466,6 +452,7 @@ impl Sessions {
         let files = agent.session_files();
         let mode_switch = agent.mode_switch();
         let rules = agent.rules();
+        let project_files = FileIndex::for_project(project.dir());
         let live = Arc::new(LiveSession {
             project,
             agent: tokio::sync::Mutex::new(agent),
@@ -477,7 +464,7 @@ impl Sessions {
             mcp,
             files,
             rules,
-            project_files: Mutex::new(None),
+            project_files,
         });
         let previous = lock(&self.live).insert(session_id, live);
         if let Some(previous) = previous {

@@ -664,6 +664,73 @@ async fn near_the_context_limit_the_conversation_is_compacted_and_resumes_from_t
     assert_eq!(out.final_text, "after resume", "{:?}", out.error);
 }
 
+/// A long session compacts again and again: after five compactions it still works, and its
+/// transcript resumes to exactly the conversation, totals and context the live session had.
+#[tokio::test]
+async fn a_session_that_compacts_five_times_resumes_exactly() {
+    let p = TestProject::new();
+    let mut steps = Vec::new();
+    for k in 1..=5 {
+        steps.push(json!({"expect": {"last_user_text_contains": format!("task {k}")},
+            "response": {"type": "stream", "blocks": [
+                {"type": "tool_use", "id": format!("echo{k}"), "name": "TestEcho", "input": {"text": format!("step {k}")}}],
+                "usage": {"input_tokens": 900, "output_tokens": 50}}}));
+        steps.push(json!({"expect": {"last_user_text_contains": "write the summary"},
+            "response": {"type": "stream", "blocks": [{"type": "text", "text": format!("SUMMARY {k}: echoed step {k}")}]}}));
+        steps.push(json!({"expect": {"message_count": 1, "last_user_text_contains": format!("SUMMARY {k}")},
+            "response": {"type": "stream", "blocks": [{"type": "text", "text": format!("finished task {k}")}]}}));
+    }
+    steps.push(
+        json!({"expect": {"message_count": 3, "last_user_text_contains": "one more"},
+        "response": {"type": "stream", "blocks": [{"type": "text", "text": "after resume"}]}}),
+    );
+    let server = mock(json!(steps)).await;
+    let runtime = p.session_with(PermissionMode::Default, &[], None, true);
+    let session_id = runtime.context.config.session_id.clone();
+    let path = Transcript::path_for(&p.dir.path().join("data"), &session_id);
+    let mut config = AgentConfig::new("claude-test");
+    config.context_window = 1_000;
+    let mut a = Agent::new(
+        client(&server),
+        runtime,
+        config.clone(),
+        vec!["You are Nerve.".into()],
+        Some(Transcript::open(&path).unwrap()),
+    );
+    for k in 1..=5 {
+        let out = a.send(&format!("task {k}"), CancellationToken::new()).await;
+        assert_eq!(out.final_text, format!("finished task {k}"), "{:?}", out.error);
+        assert_valid_history(&a);
+    }
+    assert_eq!(
+        a.totals().responses,
+        15,
+        "three responses a task, summaries included"
+    );
+    let (live_messages, live_totals, live_context) = (a.messages().to_vec(), *a.totals(), a.context_tokens());
+    drop(a);
+
+    let runtime = p.session_with(PermissionMode::Default, &[], None, true);
+    let (mut b, _) = Agent::resume(
+        client(&server),
+        runtime,
+        config,
+        vec!["You are Nerve.".into()],
+        &path,
+    )
+    .unwrap();
+    assert_eq!(
+        b.messages(),
+        live_messages.as_slice(),
+        "the conversation after the fifth compaction"
+    );
+    assert_eq!(*b.totals(), live_totals);
+    assert_eq!(b.context_tokens(), live_context);
+    let out = b.send("one more", CancellationToken::new()).await;
+    assert_eq!(out.final_text, "after resume", "{:?}", out.error);
+    assert_eq!(server.remaining_steps(), 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_message_interrupts_cancellable_calls_and_waits_for_blocking_ones() {
     let p = TestProject::new();

@@ -10,6 +10,7 @@ mod image;
 mod notebook;
 mod pdf;
 mod run;
+pub use run::{ReadOutcome, ReadRequest, read as read_file};
 mod sniff;
 mod special;
 mod text;

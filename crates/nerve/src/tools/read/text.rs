@@ -2,7 +2,7 @@
 //! line is counted and hashed, and the output stops growing once it is over the token budget, so a
 //! multi-gigabyte log costs time but not memory.
 
-use std::io::{BufRead as _, BufReader, Read};
+use std::io::Read;
 
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
@@ -53,61 +53,152 @@ pub enum ScanError {
     Cancelled,
 }
 
+/// Bytes read at a time. Lines outside the selection are only counted (`memchr` over the block),
+/// so reading the last lines of a multi-gigabyte file costs about what `wc -l` plus the hash do.
+const BLOCK: usize = 256 * 1024;
+
 /// Scans `reader`, keeping lines `offset..offset + limit` (1-based `offset`).
 pub fn scan_text(
-    reader: impl Read,
+    mut reader: impl Read,
     offset: usize,
     limit: usize,
     cancel: &CancellationToken,
 ) -> Result<TextScan, ScanError> {
-    let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut hasher = Sha256::new();
-    let mut buf = Vec::new();
-    let mut body = String::new();
-    let mut selected_chars = 0usize;
-    let budget_chars = MAX_TOKENS * CHARS_PER_TOKEN;
-    let (mut line_no, mut shown, mut cut) = (0usize, 0usize, 0usize);
-    let last = offset.saturating_add(limit);
+    let mut block = vec![0u8; BLOCK];
+    let mut selection = Selection::new(offset, limit);
+    // Lines ended so far; the line in progress is `ended + 1`.
+    let mut ended = 0usize;
+    // Whether bytes of a line without its newline yet have been seen.
+    let mut open_line = false;
     loop {
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf);
-        line_no += 1;
-        if line_no % 4096 == 0 && cancel.is_cancelled() {
+        let n = match reader.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        };
+        if cancel.is_cancelled() {
             return Err(ScanError::Cancelled);
         }
-        if line_no < offset || line_no >= last {
-            continue;
-        }
-        shown += 1;
-        let mut line = String::from_utf8_lossy(trim_line_break(&buf)).into_owned();
-        if line_no == 1 && line.starts_with('\u{feff}') {
-            line.remove(0);
-        }
-        let (line, was_cut) = cut_line(line);
-        cut += usize::from(was_cut);
-        let formatted = format!("{line_no:>6}\t{line}\n");
-        selected_chars += formatted.chars().count();
-        // Past the budget the text is only counted: the call fails anyway, with the total in its message.
-        if selected_chars <= budget_chars {
-            body.push_str(&formatted);
+        let mut rest = &block[..n];
+        hasher.update(rest);
+        open_line = rest.last() != Some(&b'\n');
+        while !rest.is_empty() {
+            let current = ended + 1;
+            if selection.wants(current) {
+                match memchr::memchr(b'\n', rest) {
+                    Some(at) => {
+                        selection.extend(&rest[..=at]);
+                        selection.finish_line(current);
+                        ended += 1;
+                        rest = &rest[at + 1..];
+                    }
+                    None => {
+                        selection.extend(rest);
+                        rest = &[];
+                    }
+                }
+            } else if current < offset {
+                // Skip to the first selected line, counting the newlines on the way.
+                let wanted = offset - current;
+                match memchr::memchr_iter(b'\n', rest).enumerate().nth(wanted - 1) {
+                    Some((_, at)) => {
+                        ended += wanted;
+                        rest = &rest[at + 1..];
+                    }
+                    None => {
+                        ended += memchr::memchr_iter(b'\n', rest).count();
+                        rest = &[];
+                    }
+                }
+            } else {
+                // Past the selection: only the count matters.
+                ended += memchr::memchr_iter(b'\n', rest).count();
+                rest = &[];
+            }
         }
     }
+    // A last line without a newline still counts.
+    if open_line {
+        let current = ended + 1;
+        if selection.wants(current) {
+            selection.finish_line(current);
+        }
+        ended += 1;
+    }
+    let Selection {
+        body,
+        chars: selected_chars,
+        shown,
+        cut,
+        ..
+    } = selection;
     let estimated_tokens = selected_chars.div_ceil(CHARS_PER_TOKEN);
-    if estimated_tokens > MAX_TOKENS {
-        body.clear();
-    }
+    let body = if estimated_tokens > MAX_TOKENS {
+        String::new()
+    } else {
+        body
+    };
     Ok(TextScan {
         body,
-        total_lines: line_no,
+        total_lines: ended,
         shown_lines: shown,
         cut_lines: cut,
         estimated_tokens,
         hash: hex(&hasher.finalize()),
     })
+}
+
+/// The selected lines as they are formatted.
+struct Selection {
+    first: usize,
+    end: usize,
+    /// The selected line in progress (its bytes so far).
+    line: Vec<u8>,
+    body: String,
+    chars: usize,
+    shown: usize,
+    cut: usize,
+}
+
+impl Selection {
+    fn new(offset: usize, limit: usize) -> Self {
+        Self {
+            first: offset,
+            end: offset.saturating_add(limit),
+            line: Vec::new(),
+            body: String::new(),
+            chars: 0,
+            shown: 0,
+            cut: 0,
+        }
+    }
+
+    fn wants(&self, line_no: usize) -> bool {
+        line_no >= self.first && line_no < self.end
+    }
+
+    fn extend(&mut self, bytes: &[u8]) {
+        self.line.extend_from_slice(bytes);
+    }
+
+    fn finish_line(&mut self, line_no: usize) {
+        self.shown += 1;
+        let mut line = String::from_utf8_lossy(trim_line_break(&self.line)).into_owned();
+        self.line.clear();
+        if line_no == 1 && line.starts_with('\u{feff}') {
+            line.remove(0);
+        }
+        let (line, was_cut) = cut_line(line);
+        self.cut += usize::from(was_cut);
+        let formatted = format!("{line_no:>6}\t{line}\n");
+        self.chars += formatted.chars().count();
+        // Past the budget the text is only counted: the call fails anyway, with the total in its message.
+        if self.chars <= MAX_TOKENS * CHARS_PER_TOKEN {
+            self.body.push_str(&formatted);
+        }
+    }
 }
 
 fn trim_line_break(buf: &[u8]) -> &[u8] {
@@ -170,6 +261,74 @@ mod tests {
             &s.body[..50]
         );
         assert!(s.body.len() < 2_100);
+    }
+
+    /// The scan as it was first written (a line at a time), to check the block scan against.
+    fn reference(text: &str, offset: usize, limit: usize) -> (String, usize, usize) {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let body: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l))
+            .filter(|(n, _)| *n >= offset && *n < offset.saturating_add(limit))
+            .map(|(n, l)| {
+                format!(
+                    "{n:>6}\t{}\n",
+                    String::from_utf8_lossy(trim_line_break(l.as_bytes()))
+                )
+            })
+            .collect();
+        let shown = body.lines().count();
+        (body, lines.len(), shown)
+    }
+
+    /// Hands out at most `step` bytes per read, so lines straddle every block boundary.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn every_block_boundary_gives_the_same_lines() {
+        let texts = [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n\n\nc",
+            "one\ntwo\nthree\nfour\nfive\n",
+            "\n\n\nx\n\n",
+        ];
+        for text in texts {
+            for step in [1, 2, 3, 7, 64] {
+                for offset in 1..=7 {
+                    for limit in [0, 1, 2, 5, 100] {
+                        let reader = Trickle {
+                            bytes: text.as_bytes(),
+                            step,
+                        };
+                        let s = scan_text(reader, offset, limit, &CancellationToken::new()).unwrap();
+                        let (body, total, shown) = reference(text, offset, limit);
+                        assert_eq!(
+                            (s.body, s.total_lines, s.shown_lines),
+                            (body, total, shown),
+                            "{text:?} step {step} offset {offset} limit {limit}"
+                        );
+                        assert_eq!(s.hash, hash_bytes(text.as_bytes()));
+                    }
+                }
+            }
+        }
     }
 
     #[test]
