@@ -116,6 +116,9 @@ impl MockServer {
             .route("/v1/models", get(list_models))
             .route("/__mock/requests", get(list_requests))
             .fallback(not_found)
+            // The API takes requests of up to 32 MB (axum's own default is 2 MB, which a long
+            // session's requests pass).
+            .layer(axum::extract::DefaultBodyLimit::max(MAX_REQUEST_BYTES))
             .with_state(Arc::clone(&state));
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
@@ -287,6 +290,9 @@ enum Plan {
         body: Value,
     },
 }
+
+/// The Messages API's request size limit.
+const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 
 async fn messages(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
     // Parsed once more only to be kept: a long benchmark that keeps no bodies skips it.

@@ -109,6 +109,34 @@ pub fn outcomes_to_user_message(
     )
 }
 
+/// Whether every tool_use already has its one tool_result, in request order, at the start of the
+/// next user message, and no other tool_result follows: the history [`answer_missing_tool_uses`]
+/// leaves as it is. Reads only (no copy of the history), so it can run before every request.
+pub fn tool_uses_are_answered(messages: &[Message]) -> bool {
+    messages.iter().enumerate().all(|(i, message)| {
+        if message.role != Role::Assistant {
+            return true;
+        }
+        let mut uses = message
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse(t) => Some(t.id.as_str()),
+                _ => None,
+            })
+            .peekable();
+        if uses.peek().is_none() {
+            return true;
+        }
+        let Some(next) = messages.get(i + 1).filter(|m| m.role == Role::User) else {
+            return false;
+        };
+        let mut blocks = next.content.iter();
+        uses.all(|id| matches!(blocks.next(), Some(ContentBlock::ToolResult(r)) if r.tool_use_id == id))
+            && !blocks.any(|b| matches!(b, ContentBlock::ToolResult(_)))
+    })
+}
+
 /// Repairs a history so every tool_use has exactly one tool_result in the next user message:
 /// missing answers are added as "interrupted" errors (a crash, a kill, an abort mid-turn), and
 /// results for unknown or duplicate ids are dropped. Used on resume and after failures.
@@ -228,5 +256,57 @@ mod tests {
         assert!(
             matches!(&history[4].content[0], ContentBlock::ToolResult(r) if r.tool_use_id == "c" && r.is_error)
         );
+    }
+
+    /// The read-only check says "answered" exactly when the repair would change nothing.
+    #[test]
+    fn the_check_agrees_with_the_repair() {
+        let assistant = |blocks: Vec<ContentBlock>| Message {
+            role: Role::Assistant,
+            content: blocks,
+        };
+        let user = |blocks: Vec<ContentBlock>| Message {
+            role: Role::User,
+            content: blocks,
+        };
+        let result = |id: &str| ContentBlock::tool_result(id, "ok", false);
+        let histories = vec![
+            vec![Message::user_text("go")],
+            vec![Message::user_text("go"), assistant(vec![tool_use("a")])],
+            vec![
+                Message::user_text("go"),
+                assistant(vec![tool_use("a"), tool_use("b")]),
+                user(vec![result("a"), result("b"), ContentBlock::text("and then")]),
+            ],
+            vec![
+                Message::user_text("go"),
+                assistant(vec![tool_use("a"), tool_use("b")]),
+                user(vec![result("b"), result("a")]),
+            ],
+            vec![
+                Message::user_text("go"),
+                assistant(vec![tool_use("a")]),
+                user(vec![result("a"), result("stray")]),
+            ],
+            vec![
+                Message::user_text("go"),
+                assistant(vec![tool_use("a")]),
+                user(vec![ContentBlock::text("first"), result("a")]),
+            ],
+            vec![
+                Message::user_text("go"),
+                assistant(vec![ContentBlock::text("no tools")]),
+                Message::user_text("next"),
+            ],
+        ];
+        for history in histories {
+            let mut repaired = history.clone();
+            answer_missing_tool_uses(&mut repaired);
+            assert_eq!(
+                tool_uses_are_answered(&history),
+                repaired == history,
+                "{history:?}"
+            );
+        }
     }
 }

@@ -21,7 +21,7 @@ pub use past_calls::PastCall;
 pub use prompt_image::{
     AttachedImage, MAX_ATTACHED_IMAGE_BYTES, MAX_IMAGES_PER_PROMPT, PromptImageError, prepare_prompt_images,
 };
-pub use request::build_request;
+pub use request::{body_with_history, build_request};
 pub use rewind::{ConversationRewind, RewindError, RewindReport, RewindRequest, SessionFiles};
 pub use subagent::{
     EXPLORE_TOOLS, ModelSubagentRunner, SubagentKind, SubagentReport, SubagentRunner, finished_normally,

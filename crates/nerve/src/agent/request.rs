@@ -2,10 +2,12 @@
 //! system prompt, after the last built-in tool (the stable prefix; external tools come after it),
 //! and on the latest message (so the next request reads the whole conversation from cache).
 
+use serde::Serialize;
+use serde::ser::SerializeSeq as _;
 use serde_json::json;
 
 use crate::model::types::{
-    CacheControl, ContentBlock, Message, MessagesRequest, SystemBlock, TextBlock, ThinkingConfig,
+    CacheControl, ContentBlock, Message, MessagesRequest, Metadata, SystemBlock, TextBlock, ThinkingConfig,
     ToolDefinition,
 };
 use crate::registry::ToolSpec;
@@ -71,6 +73,67 @@ pub fn build_request(
     }
 }
 
+/// The streamed request's body: `request` with `history` as its messages, written straight from
+/// the conversation (only the last message, which carries the cache breakpoint, is copied). The
+/// same bytes as serialising [`build_request`] over `history` with `stream: true`, without a deep
+/// copy of a conversation that grows all session.
+pub fn body_with_history(request: &MessagesRequest, history: &[Message]) -> serde_json::Result<Vec<u8>> {
+    let (earlier, last) = match history.split_last() {
+        Some((last, earlier)) => {
+            let mut last = last.clone();
+            mark_last_cacheable(&mut last);
+            (earlier, Some(last))
+        }
+        None => (history, None),
+    };
+    serde_json::to_vec(&RequestView {
+        model: &request.model,
+        max_tokens: request.max_tokens,
+        system: &request.system,
+        messages: HistoryView { earlier, last },
+        tools: &request.tools,
+        stream: true,
+        thinking: request.thinking,
+        metadata: request.metadata.as_ref(),
+        temperature: request.temperature,
+    })
+}
+
+/// [`MessagesRequest`]'s fields, in its order and with its omissions, borrowed.
+#[derive(Serialize)]
+struct RequestView<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "<[SystemBlock]>::is_empty")]
+    system: &'a [SystemBlock],
+    messages: HistoryView<'a>,
+    #[serde(skip_serializing_if = "<[ToolDefinition]>::is_empty")]
+    tools: &'a [ToolDefinition],
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<ThinkingConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+}
+
+struct HistoryView<'a> {
+    earlier: &'a [Message],
+    last: Option<Message>,
+}
+
+impl Serialize for HistoryView<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq =
+            serializer.serialize_seq(Some(self.earlier.len() + usize::from(self.last.is_some())))?;
+        for message in self.earlier.iter().chain(&self.last) {
+            seq.serialize_element(message)?;
+        }
+        seq.end()
+    }
+}
+
 fn mark_last_cacheable(message: &mut Message) {
     for block in message.content.iter_mut().rev() {
         let slot = match block {
@@ -91,6 +154,37 @@ fn mark_last_cacheable(message: &mut Message) {
 mod tests {
     use super::*;
     use crate::model::types::Role;
+
+    /// The borrowed body is byte for byte the request the typed struct would send.
+    #[test]
+    fn the_body_is_the_built_request_with_stream_on() {
+        let tools = [
+            spec("Read", ToolOrigin::BuiltIn),
+            spec("mcp__x__y", ToolOrigin::Mcp),
+        ];
+        let history = vec![
+            Message::user_text("hello"),
+            Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::text("hi"), ContentBlock::text("there")],
+            },
+            Message::user_text("more \"quoted\" text"),
+        ];
+        let thinking = Some(ThinkingConfig::Enabled { budget_tokens: 2048 });
+        for (system, history) in [
+            (vec!["You are Nerve.".to_string()], &history[..]),
+            (Vec::new(), &history[..1]),
+            (vec!["a".into(), "b".into()], &[][..]),
+        ] {
+            let mut expected = build_request("m", 100, &system, &tools, history, thinking);
+            expected.stream = true;
+            let head = build_request("m", 100, &system, &tools, &[], thinking);
+            assert_eq!(
+                String::from_utf8(body_with_history(&head, history).unwrap()).unwrap(),
+                serde_json::to_string(&expected).unwrap()
+            );
+        }
+    }
 
     fn spec(name: &str, origin: ToolOrigin) -> ToolSpec {
         ToolSpec {

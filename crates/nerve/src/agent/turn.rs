@@ -4,8 +4,10 @@ use futures::StreamExt;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::conversation::{answer_missing_tool_uses, outcomes_to_user_message};
-use crate::agent::request::build_request;
+use crate::agent::conversation::{
+    answer_missing_tool_uses, outcomes_to_user_message, tool_uses_are_answered,
+};
+use crate::agent::request::{body_with_history, build_request};
 use crate::agent::session_hooks;
 use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS};
 use crate::events::{Event, TurnEnd};
@@ -583,20 +585,21 @@ impl Agent {
     /// One model call and the tools it asked for.
     async fn model_step(&mut self, cancel: &CancellationToken) -> Step {
         let specs = self.runtime.pipeline.pool.specs();
-        let request = build_request(
+        let head = build_request(
             &self.config.model,
             self.config.max_tokens,
             &self.system,
             &specs,
-            &self.messages,
+            &[],
             self.config.thinking,
         );
+        let body = body_with_history(&head, &self.messages);
         let exec_cancel = cancel.child_token();
         let executor = self
             .runtime
             .executor(exec_cancel.clone(), self.config.executor.clone());
         let interrupt = self.config.executor.interrupt.clone();
-        let mut stream = self.client.stream_message(request, cancel.clone());
+        let mut stream = self.client.stream_body(body, cancel.clone());
         let mut tool_uses: Vec<ToolUseBlock> = Vec::new();
         let mut completed: Vec<ContentBlock> = Vec::new();
         // Tool calls refused for their input's size: (id, name, bytes).
@@ -906,11 +909,12 @@ impl Agent {
 
     /// Defence in depth: whatever happened above, the history must pair every tool_use.
     fn repair_history(&mut self) {
-        let before: Vec<Message> = self.messages.clone();
-        answer_missing_tool_uses(&mut self.messages);
-        if self.messages != before {
-            tracing::error!("the conversation had an unanswered tool call; it was answered as interrupted");
+        // Checked without copying: the history grows all session, and this runs every step.
+        if tool_uses_are_answered(&self.messages) {
+            return;
         }
+        answer_missing_tool_uses(&mut self.messages);
+        tracing::error!("the conversation had an unanswered tool call; it was answered as interrupted");
     }
 }
 

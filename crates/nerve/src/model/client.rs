@@ -243,12 +243,22 @@ impl ModelClient {
     /// [`ModelError::StreamInterrupted`]: discard the partial message and decide whether to
     /// resend.
     pub fn stream_message(&self, request: MessagesRequest, cancel: CancellationToken) -> ModelEventStream {
+        let mut request = request;
+        request.stream = true;
+        self.stream_body(serde_json::to_vec(&request), cancel)
+    }
+
+    /// [`Self::stream_message`] for a body already written (with `stream: true`), e.g. by
+    /// [`crate::agent::body_with_history`], which writes the conversation without copying it.
+    pub fn stream_body(
+        &self,
+        body: serde_json::Result<Vec<u8>>,
+        cancel: CancellationToken,
+    ) -> ModelEventStream {
         let (tx, rx) = mpsc::channel(64);
         let client = self.clone();
         let driver = async move {
-            let mut request = request;
-            request.stream = true;
-            let result = match serde_json::to_vec(&request) {
+            let result = match body {
                 Ok(body) => client.drive(Bytes::from(body), &tx, &cancel).await,
                 Err(e) => Err(ModelError::Config(format!(
                     "the request cannot be serialized: {e}"
