@@ -5,15 +5,41 @@
 #   scripts/bench.sh           the full benchmarks, optimised (the figures the README quotes)
 #   scripts/bench.sh --short   each one small and unoptimised, so they cannot rot (the test
 #                              command runs this; its figures mean nothing)
+#
+# Last comes the desktop app's benchmark (tests/desktop_bench.rs): the real app under Xvfb through a
+# long session (300 turns; --short: 12, unoptimised).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 
 ensure_rust
-ensure_apt_packages ripgrep
+ensure_apt_packages ripgrep fd-find
 
 benches=(pipeline streaming_turn grep_vs_rg deferred_tools speculative_classifier session_list
-  outputs_tail prompt_cache print_startup long_session)
+  outputs_tail prompt_cache print_startup long_session read_tail big_tree)
+
+# The desktop app's benchmark: the built app under Xvfb, driven through tauri-driver and
+# WebKitWebDriver, with a real keyring (as the end-to-end test is); $1 turns, then cargo's flags.
+desktop_bench() {
+  local turns="$1"
+  shift
+  ensure_apt_packages dbus-daemon gnome-keyring xvfb xauth webkit2gtk-driver
+  ensure_desktop_build_deps
+  if ! command -v tauri-driver >/dev/null 2>&1; then
+    cargo install tauri-driver --locked
+  fi
+  # The app embeds ui/dist when it is compiled: a UI older than its sources would be measured
+  # instead of the current one. (The bindings are types only, and the tests are not bundled.)
+  if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/vite.config.ts ui/package-lock.json \
+    \( -path ui/src/bindings -o -path ui/src/tests \) -prune -o -type f -newer ui/dist/index.html -print -quit)" ]; then
+    ensure_node
+    ensure_ui_packages
+    npm --prefix ui run build
+  fi
+  echo "== bench: desktop_bench ($turns turns)"
+  NERVE_BENCH_TURNS="$turns" timeout 1800 scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1920x1200x24" \
+    cargo test -p nerve-desktop --locked "$@" --test desktop_bench -- --ignored --nocapture --test-threads=1
+}
 
 if [ "${1:-}" = "--short" ]; then
   # The debug binary print_startup starts.
@@ -25,6 +51,7 @@ if [ "${1:-}" = "--short" ]; then
       NERVE_BENCH_TREE="$PWD/crates/nerve/src" \
       timeout 600 cargo test -p nerve --locked --bench "$bench" -- --quiet
   done
+  desktop_bench 12
   exit 0
 fi
 
@@ -34,3 +61,4 @@ for bench in "${benches[@]}"; do
   echo "== bench: $bench"
   cargo bench -p nerve --locked --bench "$bench"
 done
+desktop_bench 300 --release

@@ -162,7 +162,7 @@ mod tests {
             spec("Read", ToolOrigin::BuiltIn),
             spec("mcp__x__y", ToolOrigin::Mcp),
         ];
-        let history = vec![
+        let history = [
             Message::user_text("hello"),
             Message {
                 role: Role::Assistant,
