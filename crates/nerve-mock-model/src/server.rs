@@ -54,6 +54,8 @@ struct Shared {
     /// The simulated prompt cache, when the scenario asks for one.
     cache: Option<crate::cache::PromptCache>,
     record_bodies: bool,
+    /// Time spent reading, checking and answering requests (not streaming the answers).
+    busy: std::time::Duration,
 }
 
 type SharedState = Arc<Mutex<Shared>>;
@@ -110,6 +112,7 @@ impl MockServer {
             requests: Vec::new(),
             cache: scenario.prompt_cache.then(crate::cache::PromptCache::default),
             record_bodies: scenario.record_bodies,
+            busy: std::time::Duration::ZERO,
         }));
         let app = Router::new()
             .route("/v1/messages", post(messages))
@@ -155,6 +158,14 @@ impl MockServer {
     /// Every request received so far.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.state).requests.clone()
+    }
+
+    /// Time the server has spent reading, checking and answering requests, not counting the
+    /// streaming of answers: what a benchmark of the client subtracts to see the client's own time
+    /// (the server parses and checks every request whole, as the API does, so its share grows with
+    /// the conversation).
+    pub fn busy(&self) -> std::time::Duration {
+        lock(&self.state).busy
     }
 
     /// Steps not yet played.
@@ -295,8 +306,15 @@ enum Plan {
 const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 
 async fn messages(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
+    let started = std::time::Instant::now();
+    let response = answer_messages(&state, &headers, body);
+    lock(&state).busy += started.elapsed();
+    response
+}
+
+fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Response {
     // Parsed once more only to be kept: a long benchmark that keeps no bodies skips it.
-    let keep = lock(&state).record_bodies;
+    let keep = lock(state).record_bodies;
     let recorded_body = if keep {
         serde_json::from_slice::<Value>(&body)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()))
@@ -304,9 +322,9 @@ async fn messages(State(state): State<SharedState>, headers: HeaderMap, body: By
         Value::Null
     };
     let (index, plan) = {
-        let mut shared = lock(&state);
+        let mut shared = lock(state);
         let index = shared.requests.len();
-        let plan = match validate_request_with(&headers, &body, shared.auth) {
+        let plan = match validate_request_with(headers, &body, shared.auth) {
             // Rejected requests do not consume a step: the real API refuses them before
             // anything is generated.
             Err(rejection) => Plan::Reject(rejection),
@@ -355,7 +373,7 @@ async fn messages(State(state): State<SharedState>, headers: HeaderMap, body: By
         shared.requests.push(RecordedRequest {
             index,
             path: "/v1/messages".to_owned(),
-            headers: record_headers(&headers),
+            headers: record_headers(headers),
             body: recorded_body,
             step,
             status,

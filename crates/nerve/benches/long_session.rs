@@ -121,20 +121,35 @@ fn main() {
             }
             start.elapsed().as_secs_f64() * 1e3
         };
+        // What the engine itself must do per request: write the conversation into it.
+        let write_floor_ms = |agent: &Agent| {
+            let start = Instant::now();
+            for _ in 0..2 {
+                std::hint::black_box(serde_json::to_vec(agent.messages()).unwrap());
+            }
+            start.elapsed().as_secs_f64() * 1e3
+        };
         let mut floor_early = 0.0;
+        let mut write_floor_early = 0.0;
         let mut per_turn = Vec::with_capacity(turns);
+        // Each turn less the mock's time reading and checking its two requests.
+        let mut engine_per_turn = Vec::with_capacity(turns);
         let mut rss_after_warmup = 0.0;
         let mut transcript_at_half = 0;
         for turn in 0..turns {
             let start = Instant::now();
+            let busy = server.busy();
             let outcome = agent
                 .send(&format!("Turn {turn}: read the five modules."), CancellationToken::new())
                 .await;
             assert!(outcome.error.is_none(), "turn {turn}: {:?}", outcome.error);
-            per_turn.push(start.elapsed().as_secs_f64() * 1e3);
+            let took = start.elapsed().as_secs_f64() * 1e3;
+            per_turn.push(took);
+            engine_per_turn.push(took - (server.busy() - busy).as_secs_f64() * 1e3);
             if turn == 9 {
                 rss_after_warmup = rss_mb();
                 floor_early = floor_ms(&agent);
+                write_floor_early = write_floor_ms(&agent);
             }
             if turn + 1 == turns / 2 {
                 transcript_at_half = std::fs::metadata(&transcript_path).unwrap().len();
@@ -145,6 +160,7 @@ fn main() {
         let request_bytes = |agent: &Agent| serde_json::to_vec(agent.messages()).unwrap().len();
         let last_request = request_bytes(&agent);
         let floor_late = floor_ms(&agent);
+        let write_floor_late = write_floor_ms(&agent);
         drop(agent);
 
         let start = Instant::now();
@@ -176,6 +192,8 @@ fn main() {
 
         let early = median(&per_turn[5.min(turns - 1)..15.min(turns)]);
         let late = median(&per_turn[turns.saturating_sub(10)..]);
+        let engine_early = median(&engine_per_turn[5.min(turns - 1)..15.min(turns)]);
+        let engine_late = median(&engine_per_turn[turns.saturating_sub(10)..]);
         println!("{turns} prompts x 5 Read calls = {} tool calls in one session", turns * 5);
         println!(
             "  time per turn (engine + in-process mock, 2 requests each): turns 6-15 {early:.2} ms, last 10 {late:.2} ms -> last/early = {:.2}x",
@@ -190,6 +208,12 @@ fn main() {
             early - floor_early,
             late - floor_late,
             (late - floor_late) / (early - floor_early)
+        );
+        println!(
+            "  the engine's share (each turn less the mock's time reading and checking its requests): {engine_early:.2} ms early, {engine_late:.2} ms late; beyond writing the conversation into the requests ({write_floor_early:.2} ms early, {write_floor_late:.2} ms late): {:.2} ms early, {:.2} ms late -> {:.2}x",
+            engine_early - write_floor_early,
+            engine_late - write_floor_late,
+            (engine_late - write_floor_late) / (engine_early - write_floor_early)
         );
         println!(
             "  resident memory: {rss_after_warmup:.1} MB after 10 turns, {rss_end:.1} MB after {turns} -> +{:.1} MB ({:.1} KB per tool call)",
