@@ -81,6 +81,9 @@ pub struct WebFetchInput {
 pub struct WebFetchTool {
     options: WebFetchOptions,
     cache: Arc<PageCache>,
+    /// One HTTP client for the session's fetches (its connections and TLS sessions are reused),
+    /// built on the first fetch.
+    client: std::sync::OnceLock<reqwest::Client>,
 }
 
 impl Default for WebFetchTool {
@@ -93,7 +96,19 @@ impl WebFetchTool {
     /// A tool with these limits and its own cache.
     pub fn new(options: WebFetchOptions) -> Self {
         let cache = Arc::new(PageCache::new(options.cache_capacity, options.cache_ttl));
-        Self { options, cache }
+        Self {
+            options,
+            cache,
+            client: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, ToolError> {
+        if let Some(client) = self.client.get() {
+            return Ok(client);
+        }
+        let client = fetch::build_client(self.options.limits.connect_timeout).map_err(ToolError::Failed)?;
+        Ok(self.client.get_or_init(|| client))
     }
 
     /// The page for `url`: from the cache, or fetched and converted (and then cached). A redirect
@@ -108,8 +123,7 @@ impl WebFetchTool {
             return Ok(Ok(page));
         }
         progress.status(format!("fetching {key}"));
-        let client = fetch::build_client(self.options.limits.connect_timeout).map_err(ToolError::Failed)?;
-        let fetched = fetch::fetch(&client, url, &self.options.limits)
+        let fetched = fetch::fetch(self.client()?, url, &self.options.limits)
             .await
             .map_err(|e: FetchError| ToolError::Failed(e.to_string()))?;
         let page = match fetched {
