@@ -33,10 +33,12 @@
 //! when it is).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -45,6 +47,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use nerve_mock_model::{MockServer, Scenario};
 use serde_json::{Value, json};
+use support::{Driver, app_binary, free_port, stream, tool_use};
 
 const API_KEY: &str = "sk-ant-bench-test-key-0123456789";
 const WAIT: Duration = Duration::from_secs(60);
@@ -67,24 +70,6 @@ const REPORT_DELTA_DELAY_MS: u64 = 2;
 const REPORT_MARKER: &str = "REPORT-LAST-PARAGRAPH-7Q3X";
 /// Every Read card's summary names its file, `src/module_N.rs`: the find bar counts the cards.
 const CARD_TOKEN: &str = "module_";
-
-/// tauri-driver, killed when the benchmark ends however it ends.
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn epoch_ms() -> f64 {
     SystemTime::now()
@@ -260,14 +245,6 @@ fn report_chunks() -> Vec<String> {
         "That is the whole report; nothing else needs doing ({REPORT_MARKER})."
     ));
     chunks
-}
-
-fn tool_use(id: &str, name: &str, input: Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
-}
-
-fn stream(blocks: Vec<Value>, stop: &str) -> Value {
-    json!({"type": "stream", "blocks": blocks, "stop_reason": stop})
 }
 
 /// `turns` turns of five parallel Reads and a short answer; the long answer after turn
@@ -449,13 +426,6 @@ fn start_driver(port: u16, data_dir: &Path) -> Driver {
         .spawn()
         .expect("tauri-driver must be on PATH (cargo install tauri-driver --locked)");
     Driver(child)
-}
-
-/// The app under test: the one cargo built, or another (`NERVE_E2E_APP`).
-fn app_binary() -> PathBuf {
-    std::env::var_os("NERVE_E2E_APP")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_nerve-desktop")))
 }
 
 /// Waits until tauri-driver listens, so that creating the session is the app's launch alone.

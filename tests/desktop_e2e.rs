@@ -10,9 +10,10 @@
 //! one at a time (`--test-threads=1`): the first one quits its app with `pkill`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::net::TcpListener;
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::key::Key;
@@ -20,30 +21,13 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use nerve_mock_model::{MockServer, Scenario};
 use serde_json::{Value, json};
+use support::{Driver, app_binary, free_port, stream, tool_use};
 
 const API_KEY: &str = "sk-ant-e2e-test-key-0123456789";
 const WAIT: Duration = Duration::from_secs(60);
 /// A command that outlives the test unless closing the app stops it (a distinctive duration, so
 /// `pgrep` finds only this one).
 const SLEEP_COMMAND: &str = "sleep 297.31";
-
-/// tauri-driver, killed when the test ends however it ends.
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn screenshots_dir() -> PathBuf {
     let dir = std::env::var_os("NERVE_E2E_SCREENSHOTS")
@@ -150,14 +134,6 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-fn tool_use(id: &str, name: &str, input: Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
-}
-
-fn stream(blocks: Vec<Value>, stop: &str) -> Value {
-    json!({"type": "stream", "blocks": blocks, "stop_reason": stop})
-}
-
 fn scenario(dir: &Path) -> Scenario {
     let file = |name: &str| dir.join(name).display().to_string();
     let steps = json!([
@@ -258,14 +234,6 @@ fn start_driver_with(port: u16, data_dir: &Path, keyring: &str, env: &[(&str, &P
         .spawn()
         .expect("tauri-driver must be on PATH (cargo install tauri-driver --locked)");
     Driver(child)
-}
-
-/// The app under test: the one cargo built, or an installed one (`NERVE_E2E_APP`, set by
-/// `scripts/test-install.sh`).
-fn app_binary() -> PathBuf {
-    std::env::var_os("NERVE_E2E_APP")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_nerve-desktop")))
 }
 
 async fn connect(port: u16) -> Client {
