@@ -3,7 +3,7 @@
 // itself, and marking the matches in the HTML the components render.
 import type { ConversationState, Item } from "./conversation/types";
 import type { LoadedOutput } from "./conversation/persisted.svelte";
-import { renderBlock, renderMarkdown, renderMarkdownCached, sanitize, splitBlocks } from "./markdown";
+import { renderBlock, renderMarkdown, renderMessage, sanitize, splitBlocks } from "./markdown";
 
 /** One searchable text, as it is shown. Ids say where: `u:`/`a:`/`t:`/`n:` + item key (prompt,
  *  assistant text, thinking, notice), `s:`/`o:`/`p:` + call id (summary, live output, loaded saved
@@ -96,7 +96,8 @@ const markdownCache = new Map<string, string>();
 export function markdownText(markdown: string): string {
   const hit = markdownCache.get(markdown);
   if (hit !== undefined) return hit;
-  const text = htmlText(renderMarkdownCached(markdown));
+  // Part by part, as MarkdownView counts its matches' offsets.
+  const text = renderMessage(markdown).map((part) => htmlText(part.html)).join("");
   if (markdownCache.size >= 5000) markdownCache.delete(markdownCache.keys().next().value!);
   markdownCache.set(markdown, text);
   return text;

@@ -3,7 +3,7 @@
 // unsanitised. Links are kept as text-bearing anchors but never navigate by themselves
 // (MarkdownView cancels clicks); only http(s) and mailto URLs survive.
 import DOMPurify from "dompurify";
-import { Marked, type Tokens } from "marked";
+import { Marked, type Tokens, type TokensList } from "marked";
 import { escapeHtml, highlight } from "./highlight";
 
 const marked = new Marked({
@@ -77,25 +77,13 @@ class Lru<V> {
   }
 }
 
-// A virtualised conversation mounts a message again each time it scrolls back into view: its
-// HTML is kept rather than parsed, highlighted and sanitised again.
-const wholeCache = new Lru<string>(300);
-
-/** `renderMarkdown`, remembered for the texts rendered lately. */
-export function renderMarkdownCached(text: string): string {
-  let html = wholeCache.get(text);
-  if (html === undefined) {
-    html = renderMarkdown(text);
-    wholeCache.set(text, html);
-  }
-  return html;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Streaming. Rendering a growing message whole on every frame costs its size each time (size²
 // over the stream). Instead the text is cut into blocks at boundaries later text cannot move,
 // each finished block is rendered once (and kept by its text), and only the growing tail block is
-// rendered again. Once the message is complete it is rendered whole, as `renderMarkdown` does.
+// rendered again. A complete message is rendered the same way (see `renderMessage`): completing
+// a streamed one renders only its last block again, and a loaded one is never parsed whole, which
+// in the app's webview costs far more than its blocks one by one.
 
 /** A fence opening or closing a code block: up to three spaces, then ``` or ~~~ (or longer). */
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
@@ -103,6 +91,36 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 const LIST_ITEM = /^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/;
 /** The start of a line that may still turn out to be a list item's marker. */
 const MAYBE_LIST_ITEM = /^(?:[*+-]|\d{1,9}[.)]?)$/;
+/** The start of an HTML block that, unlike other HTML, runs on past blank lines to its end marker
+ *  (CommonMark's HTML blocks 1 to 5: script/pre/style/textarea, comment, processing instruction,
+ *  CDATA, declaration). */
+const RAW_HTML = /^ {0,3}(?:<(script|pre|style|textarea)(?=[\s>]|$)|(<!--)|(<\?)|(<!\[CDATA\[)|(<![a-z]))/i;
+
+interface Fence {
+  char: string;
+  length: number;
+}
+
+/** The fence a line opens, if any. */
+function fenceOpened(line: string): Fence | null {
+  const m = FENCE.exec(line);
+  // A backtick fence's info string may not hold a backtick (that line is inline code instead).
+  if (!m || (m[1]![0] === "`" && m[2]!.includes("`"))) return null;
+  return { char: m[1]![0]!, length: m[1]!.length };
+}
+
+function closesFence(line: string, fence: Fence): boolean {
+  const m = FENCE.exec(line);
+  return !!m && m[1]![0] === fence.char && m[1]!.length >= fence.length && m[2]!.trim() === "";
+}
+
+/** What ends the raw HTML block a line opens, or null when it opens none (or ends it at once). */
+function rawHtmlEnd(line: string): RegExp | null {
+  const m = RAW_HTML.exec(line);
+  if (!m) return null;
+  const end = m[1] ? new RegExp(`</${m[1]}>`, "i") : m[2] ? /-->/ : m[3] ? /\?>/ : m[4] ? /\]\]>/ : />/;
+  return end.test(line.slice(m[0].length)) ? null : end;
+}
 
 /**
  * Whether a block boundary goes before a line that follows a blank line: not before an indented
@@ -120,9 +138,9 @@ function boundaryBefore(line: string, complete: boolean): boolean | "wait" {
 
 /**
  * Finds block boundaries as text streams in. A boundary is the start of a line that follows a
- * blank line outside fenced code and passes `boundaryBefore`. Once found it never moves: later
- * text cannot change how the blocks before it render. Fed a longer text that keeps what was
- * looked at, it resumes where it stopped.
+ * blank line outside fenced code and raw HTML blocks and passes `boundaryBefore`. Once found it
+ * never moves: later text cannot change how the blocks before it render. Fed a longer text that
+ * keeps what was looked at, it resumes where it stopped.
  */
 export class BlockScanner {
   private text = "";
@@ -131,7 +149,9 @@ export class BlockScanner {
   /** How much of the text the findings depend on (a little past `pos` once an unfinished line
    *  was judged). */
   private seen = 0;
-  private fence: { char: string; length: number } | null = null;
+  private fence: Fence | null = null;
+  /** What ends the raw HTML block the scan is in. */
+  private rawEnd: RegExp | null = null;
   private afterBlank = false;
   private hasContent = false;
   /** Where each finished block ends (the next one starts). */
@@ -169,6 +189,7 @@ export class BlockScanner {
     this.pos = 0;
     this.seen = 0;
     this.fence = null;
+    this.rawEnd = null;
     this.afterBlank = false;
     this.hasContent = false;
     this.ends = [];
@@ -176,9 +197,11 @@ export class BlockScanner {
 
   private line(line: string, start: number) {
     if (this.fence) {
-      const m = FENCE.exec(line);
-      const closes = m && m[1]![0] === this.fence.char && m[1]!.length >= this.fence.length && m[2]!.trim() === "";
-      if (closes) this.fence = null;
+      if (closesFence(line, this.fence)) this.fence = null;
+      return;
+    }
+    if (this.rawEnd) {
+      if (this.rawEnd.test(line)) this.rawEnd = null;
       return;
     }
     if (line.trim() === "") {
@@ -188,9 +211,8 @@ export class BlockScanner {
     if (this.afterBlank && boundaryBefore(line, true) === true) this.ends.push(start);
     this.afterBlank = false;
     this.hasContent = true;
-    const m = FENCE.exec(line);
-    // A backtick fence's info string may not hold a backtick (that line is inline code instead).
-    if (m && !(m[1]![0] === "`" && m[2]!.includes("`"))) this.fence = { char: m[1]![0]!, length: m[1]!.length };
+    this.fence = fenceOpened(line);
+    if (!this.fence) this.rawEnd = rawHtmlEnd(line);
   }
 }
 
@@ -202,20 +224,72 @@ export function splitBlocks(text: string): string[] {
   return starts.map((start, i) => text.slice(start, starts[i + 1] ?? text.length));
 }
 
+/** A block rendered on its own. */
+interface Piece {
+  html: string;
+  /** It defines reference links, which blocks before and after it may use. */
+  definesLinks: boolean;
+  /** The blocks after it may render differently than alone: it ends in a fenced code block
+   *  that does not close (so the block boundary after it is wrong: fences in list items can
+   *  mislead BlockScanner), or in an HTML block (whose text runs on into the next block's, which
+   *  may lose its leading white space rendered alone), or its raw HTML leaves an element open
+   *  (the browser would put what follows inside that element). */
+  openEnded: boolean;
+}
+
+/** Elements without content, which no end tag closes. */
+const VOID_ELEMENTS = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
+const TAG = /<(\/?)([a-z][a-z0-9-]*)[^>]*?(\/?)>/gi;
+
+/** Whether raw HTML among the tokens opens an element it does not close. Errs towards yes: that
+ *  only costs a whole render. */
+function leavesHtmlOpen(tokens: TokensList): boolean {
+  const open = new Map<string, number>();
+  marked.walkTokens(tokens, (token) => {
+    if (token.type !== "html") return;
+    for (const [, close, name, selfClosing] of (token as Tokens.HTML).text.matchAll(TAG)) {
+      const tag = name!.toLowerCase();
+      if (VOID_ELEMENTS.has(tag) || selfClosing) continue;
+      const depth = open.get(tag) ?? 0;
+      open.set(tag, close ? Math.max(0, depth - 1) : depth + 1);
+    }
+  });
+  return [...open.values()].some((depth) => depth > 0);
+}
+
+/** Whether a code token is a fenced code block without its closing fence (it ran to the end). */
+function unclosedFence(token: Tokens.Code): boolean {
+  const [first, ...rest] = token.raw.trimEnd().split("\n");
+  const fence = fenceOpened(first!);
+  return fence !== null && !(rest.length > 0 && closesFence(rest.at(-1)!, fence));
+}
+
+function renderPiece(text: string): Piece {
+  const tokens = marked.lexer(text);
+  const html = sanitize(marked.parser(tokens));
+  const last = tokens.filter((t) => t.type !== "space").at(-1);
+  const openEnded = last?.type === "html" || (last?.type === "code" && unclosedFence(last as Tokens.Code)) || leavesHtmlOpen(tokens);
+  return { html, definesLinks: Object.keys(tokens.links).length > 0, openEnded };
+}
+
 // Finished blocks by their text: shared by every message and by find in conversation.
-const blockCache = new Lru<string>(4000);
+const blockCache = new Lru<Piece>(4000);
+
+function cachedPiece(text: string): Piece {
+  let piece = blockCache.get(text);
+  if (piece === undefined) {
+    piece = renderPiece(text);
+    blockCache.set(text, piece);
+  }
+  return piece;
+}
 
 /** A finished block's HTML: rendered (parsed, highlighted, sanitised) once for a given text. */
 export function renderBlock(text: string): string {
-  let html = blockCache.get(text);
-  if (html === undefined) {
-    html = renderMarkdown(text);
-    blockCache.set(text, html);
-  }
-  return html;
+  return cachedPiece(text).html;
 }
 
-/** One rendered piece of a streaming message. */
+/** One rendered piece of a message. */
 export interface MarkdownPart {
   source: string;
   html: string;
@@ -241,4 +315,27 @@ export class MarkdownStream {
     if (this.tail?.source !== source) this.tail = { source, html: renderMarkdown(source) };
     return [...this.done, this.tail];
   }
+}
+
+// A virtualised conversation mounts a message again each time it scrolls back into view: its
+// parts are kept rather than looked up block by block.
+const messageCache = new Lru<MarkdownPart[]>(300);
+
+/**
+ * A complete message's rendering: its blocks, each rendered once for a given text (so those a
+ * stream rendered are reused), or the whole text as one part when its blocks would not render
+ * alone as they do within the message (see `Piece`). Joined, the parts' HTML is what
+ * `renderMarkdown` makes of the whole text.
+ */
+export function renderMessage(text: string): MarkdownPart[] {
+  let parts = messageCache.get(text);
+  if (parts === undefined) {
+    const blocks = splitBlocks(text);
+    const pieces = blocks.map(cachedPiece);
+    // What follows the last block is nothing, as alone; a message of one block is whole anyway.
+    const fit = pieces.length === 1 || pieces.every((p, i) => !p.definesLinks && !(p.openEnded && i < pieces.length - 1));
+    parts = fit ? blocks.map((source, i) => ({ source, html: pieces[i]!.html })) : [{ source: text, html: renderMarkdown(text) }];
+    messageCache.set(text, parts);
+  }
+  return parts;
 }
