@@ -4,7 +4,30 @@
 //! hooks ([`hooks`]), permissions ([`permissions`]), the call, result budgeting ([`budget`]) and
 //! error classification ([`errors`]). The [`executor`] runs a turn's calls in batches while the
 //! model is still streaming, and hands results back in request order. Front-ends consume
-//! [`events::Event`]s and answer permission requests.
+//! [`events::Event`]s and answer permission requests; those types live in the `nerve-protocol`
+//! crate, below this one.
+//!
+//! # Layers
+//!
+//! Each module imports only modules of lower layers (the same layer does not count as lower), so
+//! nothing below knows what is built on it: the tool contract names no tool, permissions never call
+//! up into the pipeline or the loop. This table is the one statement of the layers; a test
+//! (`layers.rs`) reads it and fails on any `crate::` path that points up or sideways, and on a
+//! module missing from it.
+//!
+//! | Layer | Modules | What they are |
+//! |---|---|---|
+//! | 1 | `storage` `files` `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` | foundations: disk, HTTP, input checking, hook processes, the sandbox, the event sink |
+//! | 2 | `model` | the Messages API client |
+//! | 3 | `credentials` `permissions` `checkpoint` | the API key; rules, modes and evaluation; file checkpoints |
+//! | 4 | `tool` | the tool contract (and the small traits it needs: sub-agents, the small model) |
+//! | 5 | `tools` `budget` `errors` | the built-in tools; result budgets; error classification |
+//! | 6 | `registry` `session` | the list of tools and the pool; transcripts |
+//! | 7 | `pipeline` `outputs` | one path for every call (with the resolver that asks); persisted outputs |
+//! | 8 | `executor` `mcp` | batches and streaming; MCP servers as tool providers |
+//! | 9 | `project` | the facade front-ends start from |
+//! | 10 | `agent` | the agent loop, sub-agents, compaction, rewind |
+//! | 11 | `settings_view` `fuzz` | settings screens; fuzz targets |
 
 pub mod agent;
 pub mod budget;
@@ -13,6 +36,7 @@ pub mod credentials;
 pub mod errors;
 pub mod events;
 pub mod executor;
+pub mod files;
 pub mod fuzz;
 pub mod hooks;
 pub mod http;
@@ -32,3 +56,6 @@ pub mod slash_commands;
 pub mod storage;
 pub mod tool;
 pub mod tools;
+
+#[cfg(test)]
+mod layers;

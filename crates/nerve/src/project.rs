@@ -16,16 +16,16 @@ use crate::permissions::settings::{
     LoadOptions, MANAGED_SETTINGS_PATH, SettingsError, SettingsLocations, load_all,
 };
 use crate::permissions::{
-    AutoClassifier, PermissionContext, PermissionMode, PermissionPrompter, PermissionRule, Resolver,
-    RuleBehavior, RuleParseError, RuleSet, RuleSource, RuleValue, SharedRules,
+    AutoClassifier, PermissionContext, PermissionMode, PermissionPrompter, PermissionRule, RuleBehavior,
+    RuleParseError, RuleSet, RuleSource, RuleValue, SharedRules,
 };
+use crate::pipeline::Resolver;
 use crate::pipeline::{CallOutcome, Pipeline, ToolCall};
-use crate::registry::ToolPool;
 use crate::storage::{project_data_dir, safe_file_stem};
+use crate::tool::ToolPool;
 use crate::tool::{
     AgentIdentity, ExecutionState, ProgressSink, ReadFileState, SessionConfig, ToolUseContext, UiCallbacks,
 };
-use crate::tools::bash::BackgroundTasks;
 
 /// How to open a project.
 #[derive(Debug, Clone)]
@@ -358,7 +358,7 @@ impl Project {
                 read_files: ReadFileState::default(),
                 cwd: self.options.project_dir.clone(),
                 todos: Arc::default(),
-                background: BackgroundTasks::default(),
+                extensions: crate::tool::SessionExtensions::default(),
             },
             ui: UiCallbacks::default(),
             agent: AgentIdentity::default(),
@@ -388,7 +388,7 @@ pub struct SessionSetup {
     /// tools to degrade gracefully.
     pub small_model: Option<Arc<dyn SmallModel>>,
     /// Runs sub-agents for the Agent tool.
-    pub subagents: Option<Arc<dyn crate::agent::SubagentRunner>>,
+    pub subagents: Option<Arc<dyn crate::tool::SubagentRunner>>,
     /// Start the auto-mode classifier beside the PreToolUse hooks (see
     /// [`crate::permissions::resolver::SpeculativeClassification`]); on by default.
     pub speculative_classifier: bool,

@@ -428,7 +428,10 @@ async fn background_task_output_and_stop() {
         "{:?}",
         unknown.content
     );
-    assert_eq!(s.context.exec.background.list().len(), 2);
+    assert_eq!(
+        nerve::tools::bash::BackgroundTasks::of(&s.context).list().len(),
+        2
+    );
 }
 
 #[tokio::test]

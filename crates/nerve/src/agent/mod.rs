@@ -10,11 +10,11 @@ mod past_calls;
 mod prompt_image;
 mod request;
 mod rewind;
-pub mod session_hooks;
 mod subagent;
 mod system_prompt;
 mod turn;
 
+pub use crate::tool::{SubagentKind, SubagentReport, SubagentRunner};
 pub use conversation::{answer_missing_tool_uses, outcomes_to_user_message, tool_uses_of};
 pub use launch::{LaunchError, LaunchOptions, Launched, launch, today};
 pub use past_calls::PastCall;
@@ -23,8 +23,6 @@ pub use prompt_image::{
 };
 pub use request::{body_with_history, build_request};
 pub use rewind::{ConversationRewind, RewindError, RewindReport, RewindRequest, SessionFiles};
-pub use subagent::{
-    EXPLORE_TOOLS, ModelSubagentRunner, SubagentKind, SubagentReport, SubagentRunner, finished_normally,
-};
+pub use subagent::{EXPLORE_TOOLS, ModelSubagentRunner};
 pub use system_prompt::{SystemPromptInputs, build_system_prompt};
 pub use turn::{Agent, AgentConfig, Denial, TurnOutcome};

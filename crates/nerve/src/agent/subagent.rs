@@ -16,67 +16,26 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::json;
 
-use crate::agent::{Agent, AgentConfig, TurnOutcome};
+use crate::agent::{Agent, AgentConfig};
 use crate::budget::ResultStore;
-use crate::events::{Event, EventSink, TurnEnd};
+use crate::events::{Event, EventSink};
 use crate::hooks::HookConfig;
 use crate::hooks::HookEventInput;
 use crate::hooks::input::SubagentStopInput;
 use crate::model::client::ModelClient;
-use crate::permissions::{AutoClassifier, PermissionPrompter, Resolver};
+use crate::permissions::{AutoClassifier, PermissionPrompter};
 use crate::pipeline::Pipeline;
+use crate::pipeline::Resolver;
 use crate::project::SessionRuntime;
-use crate::registry::ToolPool;
 use crate::session::Transcript;
-use crate::tool::{AgentIdentity, Progress, ProgressSink, ToolRef, ToolUseContext};
-
-/// What a finished sub-agent reports.
-#[derive(Debug, Clone)]
-pub struct SubagentReport {
-    /// The child's id.
-    pub agent_id: String,
-    /// Its final answer.
-    pub final_text: String,
-    /// How its turn ended.
-    pub outcome: TurnOutcome,
-    /// Its whole conversation, as sent to the API.
-    pub messages: serde_json::Value,
-    /// Where its transcript is.
-    pub transcript_path: std::path::PathBuf,
-    /// How many of its calls were denied.
-    pub denials: usize,
-    /// What the child saw of the files it read or wrote (for the parent's staleness check).
-    pub read_files: crate::tool::ReadFileState,
-    /// The task list, when the child changed it.
-    pub todos: Option<Arc<Vec<crate::tool::TodoItem>>>,
-}
-
-/// The kinds of sub-agent the Agent tool starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SubagentKind {
-    /// The parent's tools (but Agent).
-    GeneralPurpose,
-    /// Only tools that read and search (Read, Grep, Glob, WebFetch): it changes
-    /// nothing, so several can run at once.
-    Explore,
-}
+use crate::tool::ToolPool;
+use crate::tool::{
+    AgentIdentity, Progress, ProgressSink, SubagentKind, SubagentReport, SubagentRunner, ToolRef,
+    ToolUseContext,
+};
 
 /// Tools an Explore agent gets: none of them changes anything.
 pub const EXPLORE_TOOLS: &[&str] = &["Read", "Grep", "Glob", "WebFetch"];
-
-/// Runs sub-agents on behalf of the Agent tool.
-#[async_trait]
-pub trait SubagentRunner: Send + Sync + std::fmt::Debug {
-    /// Runs a child with `prompt` until it is done, reporting its steps through `progress`.
-    async fn run(
-        &self,
-        parent: &ToolUseContext,
-        kind: SubagentKind,
-        description: &str,
-        prompt: &str,
-        progress: &ProgressSink,
-    ) -> Result<SubagentReport, String>;
-}
 
 /// The engine's sub-agent runner: the same model client, tools (without the Agent tool: children
 /// do not spawn children) and hooks as the parent session.
@@ -229,17 +188,14 @@ impl SubagentRunner for ModelSubagentRunner {
         Ok(SubagentReport {
             agent_id,
             final_text: outcome.final_text.clone(),
+            end: outcome.end.clone(),
+            error: outcome.error.clone(),
+            model_calls: outcome.model_calls,
             messages: serde_json::to_value(child.messages()).unwrap_or_default(),
             transcript_path,
             denials: child.denials().len(),
-            outcome,
             read_files,
             todos,
         })
     }
-}
-
-/// Whether a child's turn ended normally.
-pub fn finished_normally(report: &SubagentReport) -> bool {
-    report.outcome.end == TurnEnd::EndTurn
 }

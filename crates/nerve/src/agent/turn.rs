@@ -8,7 +8,6 @@ use crate::agent::conversation::{
     answer_missing_tool_uses, outcomes_to_user_message, tool_uses_are_answered,
 };
 use crate::agent::request::{body_with_history, build_request};
-use crate::agent::session_hooks;
 use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS};
 use crate::events::{Event, TurnEnd};
 use crate::executor::ExecutorOptions;
@@ -19,6 +18,7 @@ use crate::model::sse::{BlockDelta, StreamEvent};
 use crate::model::types::{ContentBlock, Message, Role, StopReason, ThinkingConfig, ToolUseBlock, Usage};
 use crate::model::usage::UsageTotals;
 use crate::permissions::classifier::RecentIntent;
+use crate::pipeline::session_hooks;
 use crate::pipeline::{CallOutcome, ToolCall};
 use crate::project::SessionRuntime;
 use crate::session::{Transcript, TranscriptEntry, read_transcript};

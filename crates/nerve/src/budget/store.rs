@@ -227,7 +227,7 @@ impl ResultStore {
                 kept.push('\n');
             }
         }
-        crate::tools::fs::write_atomic(&path, kept.as_bytes())
+        crate::files::write_atomic(&path, kept.as_bytes())
     }
 
     /// Reads `len` bytes at `offset` of a persisted output listed in the project's index. Paths not in

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::CheckpointError;
-use crate::tools::fs::hash_bytes;
+use crate::files::hash_bytes;
 
 /// Largest file a checkpoint keeps a copy of.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::blobs::read_file;
 use crate::checkpoint::{CallRef, CheckpointError, Checkpoints, Content, LogEntry, Seen, UnseenReason};
-use crate::tools::fs::{ChangeKind, DiffHunk, DiffTag, FileDiff};
+use crate::files::{ChangeKind, DiffHunk, DiffTag, FileDiff};
 
 /// Which changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

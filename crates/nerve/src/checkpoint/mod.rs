@@ -11,6 +11,7 @@
 
 mod blobs;
 pub mod changes;
+mod effect;
 mod error;
 mod lock;
 mod log;
@@ -20,6 +21,7 @@ pub mod worktree;
 
 pub use blobs::{BlobStore, Content, MAX_FILE_BYTES};
 pub use changes::{ChangeScope, ChangeSet, FileChange, FileStatus, UnseenCall};
+pub use effect::FileEffect;
 pub use error::CheckpointError;
 pub use lock::{TurnLock, TurnRunning};
 pub use log::{CallRef, LogEntry, Seen, UnseenReason};

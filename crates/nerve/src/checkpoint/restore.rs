@@ -183,7 +183,7 @@ pub fn apply(
             }
         }
         let done = match checkpoints.blobs().get(&file.target)? {
-            Some(bytes) => crate::tools::fs::write_atomic(&file.path, &bytes),
+            Some(bytes) => crate::files::write_atomic(&file.path, &bytes),
             None => std::fs::remove_file(&file.path),
         };
         if let Err(e) = done {

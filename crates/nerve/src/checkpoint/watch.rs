@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::checkpoint::FileEffect;
 use crate::checkpoint::worktree::{TreeState, git_root, scan};
 use crate::checkpoint::{CallRef, CheckpointError, Checkpoints, LogEntry, Seen, UnseenReason};
-use crate::tool::FileEffect;
 
 /// What to look at once a call is done.
 #[derive(Debug)]

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::input::coerce_to_schema;
 use crate::pipeline::ToolCall;
-use crate::registry::ToolPool;
+use crate::tool::ToolPool;
 
 /// A run of calls executed together (concurrent) or one call alone.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,6 +16,7 @@
 //! started only once approved), the project's local settings (`mcpServers` in
 //! `.nerve/settings.local.json`, personal) and `--mcp-config` files.
 
+pub use crate::permissions::settings::ProjectServerApproval;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -359,23 +360,6 @@ pub fn load_config(source: McpConfigSource) -> Result<Option<Vec<McpServerConfig
             path: source.path().to_path_buf(),
             source: e,
         }),
-    }
-}
-
-/// Which of the project's `.mcp.json` servers the settings approve (`enableAllProjectMcpServers`,
-/// `enabledMcpjsonServers`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ProjectServerApproval {
-    /// Every server in `.mcp.json` is approved.
-    pub all: bool,
-    /// These servers are approved by name.
-    pub names: Vec<String>,
-}
-
-impl ProjectServerApproval {
-    /// Whether `name` may start.
-    pub fn approves(&self, name: &str) -> bool {
-        self.all || self.names.iter().any(|n| n == name)
     }
 }
 

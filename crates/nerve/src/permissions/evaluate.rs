@@ -7,13 +7,13 @@
 
 use serde_json::Value;
 
+use crate::permissions::ToolPermission;
 use crate::permissions::protected::{is_inside_working_dirs, is_protected_path};
 use crate::permissions::suggest;
 use crate::permissions::{
     Access, DecidedBy, Evaluation, MatchedRule, PartDecision, PartVerdict, PermissionContext, PermissionMode,
     PermissionRule, PermissionSubject, ReadScope, RuleBehavior, RuleSet, RuleValue, ShellSubject, Verdict,
 };
-use crate::tool::ToolPermission;
 
 /// A PreToolUse hook's permission decision.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,31 +20,30 @@ mod context;
 pub mod evaluate;
 pub mod lint;
 pub mod matching;
-pub mod mode;
 mod mode_switch;
 pub mod paths;
 mod pending;
 pub mod protected;
 mod request;
-pub mod resolver;
 pub mod rule;
 pub mod rule_set;
 pub mod settings;
 mod subject;
 pub mod suggest;
+mod tool_opinion;
 mod verdict;
 
 pub use context::{PermissionContext, SharedRules};
 pub use evaluate::{CallFacts, HookPermission, evaluate};
-pub use mode::PermissionMode;
 pub use mode_switch::{ModeRefused, ModeSwitch, switch_mode};
+pub use nerve_protocol::permission::{PermissionMode, UnknownModeError};
 pub use pending::{NotWaiting, PendingPrompts};
 pub use request::{
     AutoClassifier, ClassifierRequest, ClassifierVerdict, MatchedRule, PermissionPrompter, PermissionRequest,
     RuleScope, UserAnswer,
 };
-pub use resolver::Resolver;
 pub use rule::{PermissionRule, RuleBehavior, RuleParseError, RuleSource, RuleValue};
 pub use rule_set::{Access, RuleSet};
 pub use subject::{PermissionSubject, ReadScope, ShellPart, ShellSubject};
+pub use tool_opinion::ToolPermission;
 pub use verdict::{DecidedBy, Evaluation, PartDecision, PartVerdict, Resolution, Verdict};

@@ -1,6 +1,7 @@
 //! Rule syntax: where a rule comes from, what it does, which tool and input it names, and the folder
 //! its relative paths are resolved against.
 
+pub use nerve_protocol::permission::RuleBehavior;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -104,40 +105,6 @@ pub struct AnchorRoots {
     pub cwd: PathBuf,
     /// The user's home folder.
     pub home: PathBuf,
-}
-
-/// What a matching rule does to a tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-pub enum RuleBehavior {
-    /// Run without asking.
-    Allow,
-    /// Ask the user, even if an allow rule or the mode would approve.
-    Ask,
-    /// Refuse.
-    Deny,
-}
-
-impl RuleBehavior {
-    /// All behaviours in the order the resolver consults them: deny beats ask beats allow.
-    pub const STRONGEST_FIRST: [RuleBehavior; 3] =
-        [RuleBehavior::Deny, RuleBehavior::Ask, RuleBehavior::Allow];
-
-    /// The key of this behaviour's list in a settings file's `permissions` object.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleBehavior::Allow => "allow",
-            RuleBehavior::Ask => "ask",
-            RuleBehavior::Deny => "deny",
-        }
-    }
-}
-
-impl fmt::Display for RuleBehavior {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// A rule as written: a tool name and optional content, e.g. `Bash(git *)`.

@@ -3,78 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use nerve_protocol::permission::{DecidedBy, PartDecision, PartVerdict, Verdict};
+
 use crate::permissions::MatchedRule;
-
-/// Allow, ask or deny.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// Runs without asking.
-    Allow,
-    /// Someone must decide.
-    Ask,
-    /// Refused.
-    Deny,
-}
-
-/// What decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum DecidedBy {
-    /// A permission rule.
-    Rule,
-    /// A PreToolUse or PermissionRequest hook.
-    Hook,
-    /// The tool's own check.
-    Tool,
-    /// The permission mode.
-    Mode,
-    /// The call only reads inside the working directories.
-    ReadOnly,
-    /// A protected path (never pre-approved).
-    ProtectedPath,
-    /// A command the parser could not understand.
-    Unparsed,
-    /// The auto-mode classifier.
-    Classifier,
-    /// The user.
-    User,
-    /// Nothing pre-approves it.
-    Default,
-}
-
-/// The verdict on one part of a shell command (or a redirection target).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum PartDecision {
-    /// A deny rule matched.
-    Denied,
-    /// An ask rule matched.
-    AskRule,
-    /// An allow rule matched.
-    AllowedByRule,
-    /// Known to only read.
-    ReadOnly,
-    /// Neither reads nor writes.
-    Neutral,
-    /// Nothing pre-approves it.
-    NeedsApproval,
-}
-
-/// One part of a command with its verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct PartVerdict {
-    /// The simple command, or `> path` for a redirection target.
-    pub part: String,
-    /// Its verdict.
-    pub decision: PartDecision,
-    /// The rule that decided, if any.
-    pub rule: Option<MatchedRule>,
-}
 
 /// The static evaluation of a call (everything before anyone is asked).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -14,11 +14,14 @@ mod call;
 mod check;
 pub(crate) mod hook_steps;
 mod outcome;
+mod resolver;
+pub mod session_hooks;
 
 pub use call::ToolCall;
 pub use check::{CheckReport, ValidationReport};
 pub use hook_steps::permission_request_hooks;
 pub use outcome::CallOutcome;
+pub use resolver::Resolver;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -31,8 +34,8 @@ use crate::errors::{ErrorClass, sanitize_for_model};
 use crate::events::EventSink;
 use crate::hooks::HookConfig;
 use crate::input::coerce_to_schema;
-use crate::permissions::{Resolution, Resolver};
-use crate::registry::ToolPool;
+use crate::permissions::Resolution;
+use crate::tool::ToolPool;
 use crate::tool::{DynTool, NewMessage, ProgressSink, ResultBlock, ToolError, ToolOutput, ToolUseContext};
 
 use hook_steps::{PostHookEffect, PreHookEffect};

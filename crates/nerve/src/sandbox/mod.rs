@@ -21,6 +21,7 @@ pub mod settings;
 
 pub use policy::{SandboxPolicy, default_denied_reads};
 
+pub use nerve_protocol::sandbox::SandboxState;
 use std::sync::OnceLock;
 
 /// Whether this kernel can sandbox commands, and how much of the policy it enforces.
@@ -97,26 +98,6 @@ fn probe() -> Availability {
     Availability::Unavailable {
         reason: "the sandbox is only implemented for Linux so far".into(),
     }
-}
-
-/// Whether a Bash call runs in the sandbox, as the card and the permission dialog say it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum SandboxState {
-    /// It runs sandboxed.
-    Sandboxed {
-        /// Whether it may use the network.
-        network: bool,
-    },
-    /// It runs without the sandbox.
-    Unsandboxed {
-        /// Why (the settings turned it off, the model asked, the kernel cannot).
-        reason: String,
-        /// Whether running it so needs the user's approval (always, unless the user turned the
-        /// sandbox off).
-        needs_approval: bool,
-    },
 }
 
 /// Names the environment variable that points the engine at another helper binary (the engine's

@@ -8,9 +8,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::model::small::SmallModel;
 use crate::permissions::PermissionContext;
-use crate::registry::ToolPool;
-use crate::tool::{ReadFileState, TodoItem};
-use crate::tools::bash::BackgroundTasks;
+use crate::tool::ToolPool;
+use crate::tool::{ReadFileState, SessionExtensions, TodoItem};
 
 /// Configuration set once when a session starts; mostly immutable.
 #[derive(Debug, Clone)]
@@ -33,7 +32,7 @@ pub struct SessionConfig {
     /// model configured; such tools degrade (WebFetch returns the page itself).
     pub small_model: Option<Arc<dyn SmallModel>>,
     /// Runs sub-agents for the Agent tool (`None` where no model is configured).
-    pub subagents: Option<Arc<dyn crate::agent::SubagentRunner>>,
+    pub subagents: Option<Arc<dyn crate::tool::SubagentRunner>>,
     /// Where files are saved before a turn changes them (`None`: no checkpoints, as for a lone
     /// tool run). Sub-agents share their parent's, so their changes belong to the parent's turn.
     pub checkpoints: Option<crate::checkpoint::Checkpoints>,
@@ -52,9 +51,9 @@ pub struct ExecutionState {
     pub cwd: PathBuf,
     /// The model's task list as TodoWrite last set it (shared, replaced whole on each write).
     pub todos: Arc<Vec<TodoItem>>,
-    /// The session's background commands (shared by every clone of the context; the last clone to
-    /// go kills those still running).
-    pub background: BackgroundTasks,
+    /// State the tools keep for the session (Bash's background commands), shared by every clone
+    /// of the context; the last clone to go drops it (which kills commands still running).
+    pub extensions: SessionExtensions,
 }
 
 /// Hooks into an interactive front-end. Headless runs leave them empty.
@@ -160,7 +159,7 @@ impl ToolUseContext {
                 read_files: ReadFileState::default(),
                 cwd,
                 todos: Arc::default(),
-                background: BackgroundTasks::default(),
+                extensions: SessionExtensions::default(),
             },
             ui: UiCallbacks::default(),
             agent: AgentIdentity::default(),

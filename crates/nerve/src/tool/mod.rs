@@ -6,21 +6,26 @@
 
 mod context;
 mod dyn_tool;
-mod effect;
+mod extensions;
+mod pool;
 mod progress;
 mod read_state;
 mod result;
 mod schema;
-mod todo;
+mod subagent;
 
+pub use crate::checkpoint::FileEffect;
+pub use crate::permissions::ToolPermission;
 pub use context::{AgentIdentity, ExecutionState, SessionConfig, ToolUseContext, UiCallbacks};
 pub use dyn_tool::{DynTool, ToolRef};
-pub use effect::FileEffect;
+pub use extensions::SessionExtensions;
+pub use nerve_protocol::tool::{TodoItem, TodoStatus};
+pub use pool::{ToolPool, ToolSpec, is_deferrable};
 pub use progress::{Progress, ProgressSink};
 pub use read_state::{FileReadRecord, ReadFileState};
 pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput, text_of};
 pub use schema::schema_of;
-pub use todo::{TodoItem, TodoStatus};
+pub use subagent::{SubagentKind, SubagentReport, SubagentRunner};
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -49,28 +54,6 @@ pub enum InterruptBehavior {
     Cancel,
     /// The new message waits until the call finishes.
     Block,
-}
-
-/// A tool-specific permission opinion, consulted after hooks and rules have had their say.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ToolPermission {
-    /// The tool has no objection of its own; the general system decides.
-    Passthrough,
-    /// The tool allows this input outright (for example a read-only command).
-    Allow {
-        /// Why, shown to the user and recorded.
-        reason: String,
-    },
-    /// The tool wants the user asked even where a mode would allow (for example an unparseable command).
-    Ask {
-        /// Why, shown in the prompt.
-        reason: String,
-    },
-    /// The tool refuses this input.
-    Deny {
-        /// Why, sent to the model.
-        reason: String,
-    },
 }
 
 /// Outcome of a tool's semantic input check.

@@ -2,36 +2,7 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
-/// One progress report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Progress {
-    /// A chunk of a process's output (Bash: stdout and stderr as written).
-    Output {
-        /// The text (lossily decoded).
-        text: String,
-    },
-    /// A short status line ("Searching… 120 matches").
-    Status {
-        /// The line.
-        message: String,
-    },
-    /// How far a search (Grep, Glob) has got.
-    Search {
-        /// Files searched so far.
-        files_searched: u64,
-        /// Matches so far: matching lines for Grep, matching files for Glob.
-        matches: u64,
-    },
-    /// Tool-specific structured data (a sub-agent's transcript step...).
-    Data {
-        /// The data.
-        value: serde_json::Value,
-    },
-}
+pub use nerve_protocol::tool::Progress;
 
 type Callback = Arc<dyn Fn(&str, Progress) + Send + Sync>;
 

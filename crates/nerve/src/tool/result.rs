@@ -2,48 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use nerve_protocol::tool::ResultBlock;
+
 use crate::tool::ToolUseContext;
-
-/// One block of a tool result, in the shapes the Messages API accepts inside `tool_result`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ResultBlock {
-    /// Plain text.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// A base64 image.
-    Image {
-        /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
-        media_type: String,
-        /// Base64 data.
-        data: String,
-    },
-    /// A base64 document (PDF).
-    Document {
-        /// `application/pdf`.
-        media_type: String,
-        /// Base64 data.
-        data: String,
-    },
-}
-
-impl ResultBlock {
-    /// A text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self::Text { text: text.into() }
-    }
-
-    /// Size counted against result budgets: text length, or the encoded data length.
-    pub fn budget_chars(&self) -> usize {
-        match self {
-            Self::Text { text } => text.len(),
-            Self::Image { data, .. } | Self::Document { data, .. } => data.len(),
-        }
-    }
-}
 
 /// A message a tool adds to the conversation besides its result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

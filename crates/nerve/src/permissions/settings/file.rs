@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::permissions::mode::PermissionMode;
+use crate::permissions::PermissionMode;
 use crate::permissions::rule::{RuleBehavior, RuleSource, RuleValue};
 use crate::permissions::settings::error::SettingsError;
 

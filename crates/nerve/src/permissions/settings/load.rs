@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::permissions::mode::PermissionMode;
+use crate::permissions::PermissionMode;
 use crate::permissions::paths::normalize_lexically;
 use crate::permissions::rule::{AnchorRoots, PermissionRule, RuleBehavior, RuleSource};
 use crate::permissions::rule_set::RuleSet;
@@ -101,8 +101,8 @@ impl LoadedSettings {
     /// `enabledMcpjsonServers` from the personal files (user, project-local, managed and Claude
     /// Code's local file). The shared project files are ignored for this: they come with the
     /// repository, and a repository must not approve its own commands.
-    pub fn project_mcp_approval(&self) -> crate::mcp::ProjectServerApproval {
-        let mut approval = crate::mcp::ProjectServerApproval::default();
+    pub fn project_mcp_approval(&self) -> ProjectServerApproval {
+        let mut approval = ProjectServerApproval::default();
         for f in &self.files {
             match f.source {
                 RuleSource::ProjectSettings | RuleSource::ClaudeProjectSettings => continue,
@@ -256,6 +256,23 @@ fn merge(files: Vec<SettingsFile>, roots: &AnchorRoots) -> LoadedSettings {
     }
 }
 
+/// Which of the project's `.mcp.json` servers the settings approve (`enableAllProjectMcpServers`,
+/// `enabledMcpjsonServers`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectServerApproval {
+    /// Every server in `.mcp.json` is approved.
+    pub all: bool,
+    /// These servers are approved by name.
+    pub names: Vec<String>,
+}
+
+impl ProjectServerApproval {
+    /// Whether `name` may start.
+    pub fn approves(&self, name: &str) -> bool {
+        self.all || self.names.iter().any(|n| n == name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,10 +415,7 @@ mod tests {
             r#"{"enableAllProjectMcpServers": true}"#,
         );
         let loaded = fixture.load(LoadOptions::default()).unwrap();
-        assert_eq!(
-            loaded.project_mcp_approval(),
-            crate::mcp::ProjectServerApproval::default()
-        );
+        assert_eq!(loaded.project_mcp_approval(), ProjectServerApproval::default());
 
         fixture.write(
             RuleSource::LocalSettings,

@@ -19,7 +19,9 @@ mod writer;
 
 pub use error::SettingsError;
 pub use file::{DisableBypass, PermissionsSettings, SettingsFile};
-pub use load::{AdditionalDirectory, HooksEntry, LoadOptions, LoadedSettings, load_all};
+pub use load::{
+    AdditionalDirectory, HooksEntry, LoadOptions, LoadedSettings, ProjectServerApproval, load_all,
+};
 pub use locations::{MANAGED_SETTINGS_PATH, SettingsLocations};
 pub use writer::{
     RuleEdit, add_rules_to_local_settings, edit_rules, local_settings_path, set_mcp_server_entry,

@@ -8,9 +8,9 @@ use serde_json::json;
 
 use std::sync::Arc;
 
-use crate::agent::{SubagentKind, finished_normally};
 use crate::tool::{
-    ContextModifier, NewMessage, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation,
+    ContextModifier, NewMessage, ProgressSink, SubagentKind, Tool, ToolError, ToolOutput, ToolUseContext,
+    Validation,
 };
 
 /// Input of the Agent tool.
@@ -128,12 +128,11 @@ impl Tool for AgentTool {
         } else {
             report.final_text.clone()
         };
-        if !finished_normally(&report) {
+        if !report.finished_normally() {
             text.push_str(&format!(
                 "\n\n(The sub-agent stopped early: {:?}{}.)",
-                report.outcome.end,
+                report.end,
                 report
-                    .outcome
                     .error
                     .as_deref()
                     .map(|e| format!(": {e}"))
@@ -149,10 +148,10 @@ impl Tool for AgentTool {
         let display = json!({
             "agent_id": report.agent_id,
             "transcript_path": report.transcript_path,
-            "model_calls": report.outcome.model_calls,
-            "end": report.outcome.end,
+            "model_calls": report.model_calls,
+            "end": report.end,
         });
-        let failed = !finished_normally(&report) && report.outcome.error.is_some();
+        let failed = !report.finished_normally() && report.error.is_some();
         let mut out = ToolOutput::text(text).with_display(display);
         // What the child changed that the parent must know, applied when the executor says (after
         // the batch, for Explore agents running side by side).

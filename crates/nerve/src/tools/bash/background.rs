@@ -108,6 +108,12 @@ impl std::fmt::Debug for BackgroundTasks {
 }
 
 impl BackgroundTasks {
+    /// The session's background tasks (kept in the context's extensions, so every clone of the
+    /// context and every sub-agent sees the same tasks).
+    pub fn of(ctx: &crate::tool::ToolUseContext) -> Self {
+        ctx.exec.extensions.get_or_default::<Self>()
+    }
+
     /// Every task of the session, oldest first.
     pub fn list(&self) -> Vec<TaskInfo> {
         self.tasks().iter().map(|t| t.info()).collect()

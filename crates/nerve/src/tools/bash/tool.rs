@@ -12,6 +12,7 @@ use crate::tool::{
     FileEffect, InterruptBehavior, PermissionPreview, ProgressSink, Tool, ToolError, ToolOutput,
     ToolPermission, ToolUseContext, Validation,
 };
+use crate::tools::bash::BackgroundTasks;
 use crate::tools::bash::limits::{DEFAULT_TIMEOUT_MS, MAX_RESULT_CHARS, MAX_TIMEOUT_MS};
 use crate::tools::bash::run::{output_dir, run_foreground, sandbox_launch, start_dir};
 use crate::tools::bash::sed_edit::{SIMULATED_SED_EDIT_FIELD, SimulatedSedEdit, apply_sed_edit, sed_preview};
@@ -181,9 +182,7 @@ impl Tool for BashTool {
         if input.run_in_background == Some(true) {
             let (cwd, note) = start_dir(ctx);
             let launch = sandbox_launch(ctx, sandboxed, &[]);
-            let info = ctx
-                .exec
-                .background
+            let info = BackgroundTasks::of(ctx)
                 .start(&input.command, &cwd, &output_dir(ctx), launch.as_ref())
                 .map_err(|e| ToolError::io("could not start the background command", e))?;
             let mut text = format!(

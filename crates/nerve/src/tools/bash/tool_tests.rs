@@ -331,7 +331,7 @@ async fn background_start_returns_an_id_while_the_command_still_runs() {
     i.run_in_background = Some(true);
     let out = run(&f.ctx, i).await.unwrap();
     assert!(text(&out.content).starts_with("Command running in background with ID: bash_1."));
-    let tasks = &f.ctx.exec.background;
+    let tasks = &crate::tools::bash::BackgroundTasks::of(&f.ctx);
     assert_eq!(
         tasks.get("bash_1").unwrap().status,
         crate::tools::bash::TaskStatus::Running

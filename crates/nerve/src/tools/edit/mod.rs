@@ -95,7 +95,11 @@ Usage:
             Some(snapshot) => TextFile::decode(&snapshot.bytes).ok()?.text,
             None => String::new(),
         };
-        Some(preview.diff.permission_preview(&old_text, &preview.new_text))
+        Some(crate::tools::fs::diff_preview(
+            &preview.diff,
+            &old_text,
+            &preview.new_text,
+        ))
     }
 
     async fn call(

@@ -1,18 +1,17 @@
 //! Helpers the file tools (Read, Edit, Write) share: where a path points, what the model has seen of
 //! a file, whether it changed since, how text is decoded and encoded again, atomic writes, diffs.
 
-pub mod atomic;
-pub mod diff;
 pub mod path;
+mod preview;
 pub mod similar_names;
 pub mod snapshot;
 pub mod staleness;
 pub mod text;
 
-pub use atomic::write_atomic;
-pub use diff::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff};
+pub use crate::files::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff, hash_bytes, write_atomic};
 pub use path::{absolute_path, display_path, permission_paths};
-pub use snapshot::{FileSnapshot, hash_bytes, record_known_content};
+pub use preview::diff_preview;
+pub use snapshot::{FileSnapshot, record_known_content};
 pub use staleness::{check_fresh, check_fresh_at};
 pub use text::{LineEnding, TextFile};
 

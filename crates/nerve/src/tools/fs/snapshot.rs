@@ -3,8 +3,7 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use sha2::{Digest, Sha256};
-
+use crate::files::hash_bytes;
 use crate::tool::{FileReadRecord, ToolUseContext};
 
 /// The whole content of a file at one moment, with what identifies it.
@@ -29,19 +28,6 @@ impl FileSnapshot {
             modified,
         })
     }
-}
-
-/// SHA-256 of `bytes` as lowercase hex.
-pub fn hash_bytes(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-pub(crate) fn hex(digest: &[u8]) -> String {
-    use std::fmt::Write as _;
-    digest.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 /// Records that the model knows `path` holds `bytes` (it just wrote them), with the file's current

@@ -7,7 +7,7 @@ use std::io::Read;
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
-use crate::tools::fs::snapshot::hex;
+use crate::files::hex;
 
 /// Lines shown when no `limit` is given.
 pub const DEFAULT_LINE_LIMIT: usize = 2_000;

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
-use crate::tools::bash::{TaskInfo, TaskStatus, task_report};
+use crate::tools::bash::{BackgroundTasks, TaskInfo, TaskStatus, task_report};
 
 /// Default wait when blocking, in milliseconds.
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -70,8 +70,8 @@ impl Tool for TaskOutputTool {
                 "timeout {t} ms is over the maximum of {MAX_TIMEOUT_MS} ms."
             ));
         }
-        if ctx.exec.background.get(&input.task_id).is_none() {
-            return Err(unknown_task(&input.task_id, &ctx.exec.background.list()));
+        if BackgroundTasks::of(ctx).get(&input.task_id).is_none() {
+            return Err(unknown_task(&input.task_id, &BackgroundTasks::of(ctx).list()));
         }
         Ok(())
     }
@@ -82,7 +82,7 @@ impl Tool for TaskOutputTool {
         ctx: &ToolUseContext,
         _progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
-        let tasks = &ctx.exec.background;
+        let tasks = BackgroundTasks::of(ctx);
         let info = if input.block.unwrap_or(true) {
             let wait = Duration::from_millis(input.timeout.unwrap_or(DEFAULT_TIMEOUT_MS).min(MAX_TIMEOUT_MS));
             tokio::select! {

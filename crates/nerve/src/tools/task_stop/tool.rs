@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolPermission, ToolUseContext, Validation};
-use crate::tools::bash::task_report;
+use crate::tools::bash::{BackgroundTasks, task_report};
 
 /// Input of [`TaskStopTool`].
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -45,8 +45,12 @@ impl Tool for TaskStopTool {
     }
 
     async fn validate_input(&self, input: &TaskStopInput, ctx: &ToolUseContext) -> Validation {
-        if ctx.exec.background.get(&input.task_id).is_none() {
-            let ids: Vec<String> = ctx.exec.background.list().into_iter().map(|t| t.id).collect();
+        if BackgroundTasks::of(ctx).get(&input.task_id).is_none() {
+            let ids: Vec<String> = BackgroundTasks::of(ctx)
+                .list()
+                .into_iter()
+                .map(|t| t.id)
+                .collect();
             return Err(format!(
                 "No background task with id {}. This session's tasks: {}.",
                 input.task_id,
@@ -66,9 +70,12 @@ impl Tool for TaskStopTool {
         ctx: &ToolUseContext,
         _progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
-        let info = ctx.exec.background.stop(&input.task_id).await.ok_or_else(|| {
-            ToolError::InvalidInput(format!("No background task with id {}.", input.task_id))
-        })?;
+        let info = BackgroundTasks::of(ctx)
+            .stop(&input.task_id)
+            .await
+            .ok_or_else(|| {
+                ToolError::InvalidInput(format!("No background task with id {}.", input.task_id))
+            })?;
         let text = task_report(&info)
             .map_err(|e| ToolError::io(format!("could not read the output of {}", info.id), e))?;
         Ok(ToolOutput::text(text))

@@ -2,7 +2,7 @@
 //! built-ins) are sent to the API by name and description only; the model finds and loads them
 //! here, and from the next request on their full schemas are sent.
 //!
-//! Loading marks the tools in the session's shared [`crate::registry::ToolPool`]; it changes what
+//! Loading marks the tools in the session's shared [`crate::tool::ToolPool`]; it changes what
 //! the model is shown, nothing in the user's world, so the tool counts as read-only and may run
 //! alongside other reads.
 
@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::registry::ToolPool;
+use crate::tool::ToolPool;
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolRef, ToolUseContext, Validation};
 
 use query::Query;

@@ -96,11 +96,11 @@ Usage:
                 .unwrap_or_else(|_| String::from_utf8_lossy(&snapshot.bytes).into_owned()),
             None => String::new(),
         };
-        Some(
-            preview
-                .diff
-                .permission_preview(&old_text, &normalize_newlines(&input.content)),
-        )
+        Some(crate::tools::fs::diff_preview(
+            &preview.diff,
+            &old_text,
+            &normalize_newlines(&input.content),
+        ))
     }
 
     async fn call(

@@ -152,8 +152,14 @@ impl Resolver {
         }
 
         // PermissionRequest hooks may answer the dialog for the user.
-        if let Some(answer) =
-            crate::pipeline::permission_request_hooks(&self.hooks, tool.name(), tool_use_id, input, ctx).await
+        if let Some(answer) = crate::pipeline::hook_steps::permission_request_hooks(
+            &self.hooks,
+            tool.name(),
+            tool_use_id,
+            input,
+            ctx,
+        )
+        .await
         {
             return answer;
         }
@@ -243,8 +249,13 @@ impl Resolver {
             let hook_ctx = ctx.clone();
             let message = format!("Nerve needs your permission to use {}", tool.name());
             tokio::spawn(async move {
-                crate::agent::session_hooks::notification(&hooks, &hook_ctx, "permission_prompt", &message)
-                    .await;
+                crate::pipeline::session_hooks::notification(
+                    &hooks,
+                    &hook_ctx,
+                    "permission_prompt",
+                    &message,
+                )
+                .await;
             });
         }
         let answer = tokio::select! {

@@ -129,27 +129,7 @@ impl FileDiff {
     pub fn to_value(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
-
-    /// The permission dialog's preview: the diff plus both whole texts, so the user can edit the
-    /// proposed text and see the diff recomputed. Texts too large to send to a window are left out
-    /// (the hunks still show every change).
-    pub fn permission_preview(&self, old_text: &str, new_text: &str) -> crate::tool::PermissionPreview {
-        let mut display = self.to_value();
-        if old_text.len() + new_text.len() <= MAX_PREVIEW_TEXT_BYTES
-            && let Some(map) = display.as_object_mut()
-        {
-            map.insert("old_text".into(), old_text.into());
-            map.insert("new_text".into(), new_text.into());
-        }
-        crate::tool::PermissionPreview {
-            display,
-            engine_input: serde_json::Map::new(),
-        }
-    }
 }
-
-/// Largest old + new text sent with a permission preview.
-const MAX_PREVIEW_TEXT_BYTES: usize = 4 * 1024 * 1024;
 
 #[cfg(test)]
 mod tests {

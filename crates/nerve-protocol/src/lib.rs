@@ -1,0 +1,23 @@
+//! The types Nerve's front-ends exchange with its engine: the events of a session, permission
+//! prompts and answers, tool progress and results, the task list, sandbox states and file diffs.
+//!
+//! This crate is the bottom of the workspace: it depends on no other Nerve crate, so a front-end
+//! (the desktop shell, the CLI, a test) can speak to the engine in these types alone, and the
+//! TypeScript bindings the desktop UI uses are generated from them (feature `ts`).
+
+pub mod diff;
+pub mod event;
+mod mode;
+pub mod permission;
+pub mod sandbox;
+mod todo;
+pub mod tool;
+
+pub use diff::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff};
+pub use event::{Event, TurnEnd};
+pub use permission::{
+    DecidedBy, MatchedRule, PartDecision, PartVerdict, PermissionMode, PermissionRequest, RuleBehavior,
+    RuleScope, UnknownModeError, UserAnswer, Verdict,
+};
+pub use sandbox::SandboxState;
+pub use tool::{Progress, ResultBlock, TodoItem, TodoStatus};

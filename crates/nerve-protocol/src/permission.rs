@@ -1,0 +1,197 @@
+//! Permission prompts and their explanations: what the user is asked, what decided, what they answer.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use crate::mode::{PermissionMode, UnknownModeError};
+use crate::sandbox::SandboxState;
+
+/// A question to the user about one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PermissionRequest {
+    /// Answer with this id.
+    pub id: String,
+    /// The call.
+    pub tool_use_id: String,
+    /// The tool.
+    pub tool_name: String,
+    /// What will run, as hooks and rules saw it (absolute paths...).
+    pub input: Value,
+    /// One line for the dialog's title.
+    pub summary: String,
+    /// Why the user is asked.
+    pub reason: String,
+    /// For shell commands: each part with its verdict and the deciding rule.
+    pub parts: Vec<PartVerdict>,
+    /// Suggested "always allow" rules (at most five; a literal whole command only for a call that
+    /// may destroy data, which never gets a broader one).
+    pub suggestions: Vec<String>,
+    /// Why the suggestions are narrower than usual, or absent.
+    pub suggestion_note: Option<String>,
+    /// Whether the call may destroy data (`rm -rf`, a hard reset, a forced push): the dialog says so.
+    pub destructive: bool,
+    /// Tool-specific preview (a diff, a sed simulation) for the dialog.
+    pub preview: Option<Value>,
+    /// Which sub-agent asks, if not the main agent.
+    pub agent_label: Option<String>,
+    /// Whether the call would run in the sandbox (Bash); the dialog says so.
+    #[serde(default)]
+    pub sandbox: Option<SandboxState>,
+}
+
+/// Where an "always allow" rule is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum RuleScope {
+    /// Until the session ends.
+    Session,
+    /// In the project's `.nerve/settings.local.json`.
+    ProjectLocal,
+}
+
+/// The user's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum UserAnswer {
+    /// Run it this once. `updated_input` is the input as the user edited it, if they did.
+    AllowOnce {
+        /// Edited input.
+        updated_input: Option<Value>,
+    },
+    /// Run it and add these rules.
+    AlwaysAllow {
+        /// The rules (as edited by the user).
+        rules: Vec<String>,
+        /// Where to keep them.
+        scope: RuleScope,
+        /// Edited input.
+        updated_input: Option<Value>,
+    },
+    /// Do not run it; `message` goes to the model.
+    Deny {
+        /// Optional message for the model.
+        message: Option<String>,
+    },
+}
+
+/// A rule that matched, for explanations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MatchedRule {
+    /// The rule as written (`Bash(git *)`).
+    pub rule: String,
+    /// Its behaviour.
+    pub behavior: RuleBehavior,
+    /// Where it came from (`projectSettings`...).
+    pub source: String,
+}
+
+/// Allow, ask or deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Runs without asking.
+    Allow,
+    /// Someone must decide.
+    Ask,
+    /// Refused.
+    Deny,
+}
+
+/// What decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    /// A permission rule.
+    Rule,
+    /// A PreToolUse or PermissionRequest hook.
+    Hook,
+    /// The tool's own check.
+    Tool,
+    /// The permission mode.
+    Mode,
+    /// The call only reads inside the working directories.
+    ReadOnly,
+    /// A protected path (never pre-approved).
+    ProtectedPath,
+    /// A command the parser could not understand.
+    Unparsed,
+    /// The auto-mode classifier.
+    Classifier,
+    /// The user.
+    User,
+    /// Nothing pre-approves it.
+    Default,
+}
+
+/// The verdict on one part of a shell command (or a redirection target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum PartDecision {
+    /// A deny rule matched.
+    Denied,
+    /// An ask rule matched.
+    AskRule,
+    /// An allow rule matched.
+    AllowedByRule,
+    /// Known to only read.
+    ReadOnly,
+    /// Neither reads nor writes.
+    Neutral,
+    /// Nothing pre-approves it.
+    NeedsApproval,
+}
+
+/// One part of a command with its verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PartVerdict {
+    /// The simple command, or `> path` for a redirection target.
+    pub part: String,
+    /// Its verdict.
+    pub decision: PartDecision,
+    /// The rule that decided, if any.
+    pub rule: Option<MatchedRule>,
+}
+
+/// What a matching rule does to a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum RuleBehavior {
+    /// Run without asking.
+    Allow,
+    /// Ask the user, even if an allow rule or the mode would approve.
+    Ask,
+    /// Refuse.
+    Deny,
+}
+
+impl RuleBehavior {
+    /// All behaviours in the order the resolver consults them: deny beats ask beats allow.
+    pub const STRONGEST_FIRST: [RuleBehavior; 3] =
+        [RuleBehavior::Deny, RuleBehavior::Ask, RuleBehavior::Allow];
+
+    /// The key of this behaviour's list in a settings file's `permissions` object.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleBehavior::Allow => "allow",
+            RuleBehavior::Ask => "ask",
+            RuleBehavior::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for RuleBehavior {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,75 @@
+//! What tools report: progress while they run, result blocks when they end, the model's task list.
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::todo::{TodoItem, TodoStatus};
+
+/// One progress report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Progress {
+    /// A chunk of a process's output (Bash: stdout and stderr as written).
+    Output {
+        /// The text (lossily decoded).
+        text: String,
+    },
+    /// A short status line ("Searching… 120 matches").
+    Status {
+        /// The line.
+        message: String,
+    },
+    /// How far a search (Grep, Glob) has got.
+    Search {
+        /// Files searched so far.
+        files_searched: u64,
+        /// Matches so far: matching lines for Grep, matching files for Glob.
+        matches: u64,
+    },
+    /// Tool-specific structured data (a sub-agent's transcript step...).
+    Data {
+        /// The data.
+        value: serde_json::Value,
+    },
+}
+
+/// One block of a tool result, in the shapes the Messages API accepts inside `tool_result`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResultBlock {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A base64 image.
+    Image {
+        /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+        media_type: String,
+        /// Base64 data.
+        data: String,
+    },
+    /// A base64 document (PDF).
+    Document {
+        /// `application/pdf`.
+        media_type: String,
+        /// Base64 data.
+        data: String,
+    },
+}
+
+impl ResultBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text { text: text.into() }
+    }
+
+    /// Size counted against result budgets: text length, or the encoded data length.
+    pub fn budget_chars(&self) -> usize {
+        match self {
+            Self::Text { text } => text.len(),
+            Self::Image { data, .. } | Self::Document { data, .. } => data.len(),
+        }
+    }
+}

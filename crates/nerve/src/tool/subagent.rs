@@ -1,0 +1,65 @@
+//! The Agent tool's view of sub-agents: what it asks a runner for and what it gets back. The agent
+//! loop implements the runner; the contract only names it, so tools never depend on the loop.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use nerve_protocol::TurnEnd;
+
+use crate::tool::{ProgressSink, ReadFileState, TodoItem, ToolUseContext};
+
+/// What a finished sub-agent reports.
+#[derive(Debug, Clone)]
+pub struct SubagentReport {
+    /// The child's id.
+    pub agent_id: String,
+    /// Its final answer.
+    pub final_text: String,
+    /// How its turn ended.
+    pub end: TurnEnd,
+    /// The error that ended it, if one did.
+    pub error: Option<String>,
+    /// How many model calls it made.
+    pub model_calls: u32,
+    /// Its whole conversation, as sent to the API.
+    pub messages: serde_json::Value,
+    /// Where its transcript is.
+    pub transcript_path: std::path::PathBuf,
+    /// How many of its calls were denied.
+    pub denials: usize,
+    /// What the child saw of the files it read or wrote (for the parent's staleness check).
+    pub read_files: ReadFileState,
+    /// The task list, when the child changed it.
+    pub todos: Option<Arc<Vec<TodoItem>>>,
+}
+
+/// The kinds of sub-agent the Agent tool starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubagentKind {
+    /// The parent's tools (but Agent).
+    GeneralPurpose,
+    /// Only tools that read and search (Read, Grep, Glob, WebFetch): it changes
+    /// nothing, so several can run at once.
+    Explore,
+}
+
+/// Runs sub-agents on behalf of the Agent tool.
+#[async_trait]
+pub trait SubagentRunner: Send + Sync + std::fmt::Debug {
+    /// Runs a child with `prompt` until it is done, reporting its steps through `progress`.
+    async fn run(
+        &self,
+        parent: &ToolUseContext,
+        kind: SubagentKind,
+        description: &str,
+        prompt: &str,
+        progress: &ProgressSink,
+    ) -> Result<SubagentReport, String>;
+}
+
+impl SubagentReport {
+    /// Whether the child's turn ended normally.
+    pub fn finished_normally(&self) -> bool {
+        self.end == TurnEnd::EndTurn
+    }
+}
