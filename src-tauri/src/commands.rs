@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use nerve::agent::{AttachedImage, RewindRequest, models};
-use nerve::budget::ResultStore;
 use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
 use nerve::credentials::{self, KeySource as EngineKeySource, load_api_key};
 use nerve::events::Event;
 use nerve::model::api_key::ApiKey;
+use nerve::outputs::read_chunk;
 use nerve::permissions::{PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
 use nerve::project_files::FileMatch;
@@ -27,9 +27,6 @@ use crate::settings::SettingsStore;
 
 /// Most matches one `find_files` call returns.
 const MAX_FILE_MATCHES: usize = 200;
-
-/// Most bytes one `read_persisted_output` call returns.
-const MAX_CHUNK_BYTES: usize = 1024 * 1024;
 
 /// The app's state, managed by Tauri.
 pub struct Shell {
@@ -402,49 +399,12 @@ pub async fn read_persisted_output(
     len: usize,
 ) -> Result<PersistedChunk, ShellError> {
     let data_dir = shell.sessions.get(&session_id)?.project().data_dir();
-    blocking(move || read_chunk(&data_dir, path, offset, len)).await
-}
-
-fn read_chunk(data_dir: &Path, path: String, offset: u64, len: usize) -> Result<PersistedChunk, ShellError> {
-    let path = PathBuf::from(path);
-    let mut bytes =
-        ResultStore::read_range(data_dir, &path, offset, len.min(MAX_CHUNK_BYTES)).map_err(to_shell)?;
-    let total_bytes = std::fs::metadata(&path).map_err(to_shell)?.len();
-    let at_end = offset.saturating_add(bytes.len() as u64) >= total_bytes;
-    if !at_end {
-        bytes.truncate(whole_chars_len(&bytes));
-    }
-    Ok(PersistedChunk {
-        text: String::from_utf8_lossy(&bytes).into_owned(),
-        offset,
-        next_offset: offset.saturating_add(bytes.len() as u64),
-        total_bytes,
-    })
-}
-
-/// The length of `bytes` without a UTF-8 character cut off at its end (invalid bytes elsewhere are
-/// left to the lossy decoding). Never 0 for a non-empty slice, so reading always moves on.
-fn whole_chars_len(bytes: &[u8]) -> usize {
-    let n = bytes.len();
-    for back in 1..=n.min(4) {
-        let byte = bytes[n - back];
-        if byte & 0b1100_0000 == 0b1000_0000 {
-            continue; // a continuation byte: the character starts further back
-        }
-        let needed = match byte {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            _ => 1,
-        };
-        return if back < needed && back < n { n - back } else { n };
-    }
-    n
+    blocking(move || read_chunk(&data_dir, Path::new(&path), offset, len).map_err(to_shell)).await
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{web_link, whole_chars_len};
+    use super::web_link;
 
     #[test]
     fn only_web_links_open() {
@@ -466,31 +426,5 @@ mod tests {
         ] {
             assert!(web_link(refused).is_err(), "{refused}");
         }
-    }
-
-    #[test]
-    fn a_character_cut_by_the_chunk_size_waits_for_the_next_chunk() {
-        let text = "ab─cd€😀".as_bytes();
-        // Every cut inside a character moves back to its start; cuts between characters stay.
-        let boundaries: Vec<usize> = (0..=text.len())
-            .filter(|&i| std::str::from_utf8(&text[..i]).is_ok())
-            .collect();
-        for cut in 1..=text.len() {
-            let kept = whole_chars_len(&text[..cut]);
-            let expected = *boundaries.iter().rev().find(|&&b| b <= cut).unwrap_or(&0);
-            assert_eq!(kept, if expected == 0 { cut } else { expected }, "cut at {cut}");
-            assert!(std::str::from_utf8(&text[..kept]).is_ok() || expected == 0);
-        }
-        assert_eq!(whole_chars_len(b""), 0);
-        assert_eq!(
-            whole_chars_len(&[0xE2]),
-            1,
-            "a lone partial character still moves the reader on"
-        );
-        assert_eq!(
-            whole_chars_len(&[b'a', 0xFF]),
-            2,
-            "invalid bytes are not held back"
-        );
     }
 }

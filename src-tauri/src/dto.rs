@@ -4,6 +4,7 @@
 
 use nerve::agent::{PastCall, RewindReport};
 use nerve::events::TurnEnd;
+pub use nerve::outputs::PersistedChunk;
 use nerve::permissions::PermissionMode;
 use nerve::session::PromptInfo;
 use serde::{Deserialize, Serialize};
@@ -128,23 +129,6 @@ pub struct TurnSummary {
     pub error: Option<String>,
     /// The session's cost so far in USD, when the model's price is known.
     pub session_cost_usd: Option<f64>,
-}
-
-/// A slice of a persisted tool output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-pub struct PersistedChunk {
-    /// The text (invalid UTF-8 replaced).
-    pub text: String,
-    /// Where the slice starts.
-    #[ts(type = "number")]
-    pub offset: u64,
-    /// Where the next chunk starts: the slice ends before a character split by the chunk size,
-    /// which then arrives whole in the next chunk.
-    #[ts(type = "number")]
-    pub next_offset: u64,
-    /// The whole file's size.
-    #[ts(type = "number")]
-    pub total_bytes: u64,
 }
 
 /// What a rewind did, and the conversation as it now stands (unchanged unless the conversation

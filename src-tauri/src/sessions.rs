@@ -6,21 +6,18 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use nerve::agent::{
-    Agent, AttachedImage, LaunchOptions, RewindRequest, SessionFiles, launch, models, prepare_prompt_images,
-    today,
-};
+use nerve::agent::{Agent, AttachedImage, RewindRequest, SessionFiles, prepare_prompt_images};
 use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
-use nerve::credentials::load_model_auth;
 use nerve::events::{Event, EventSink};
 use nerve::hooks::input::CompactTrigger;
-use nerve::mcp::{McpManager, McpOptions};
+use nerve::mcp::McpManager;
 use nerve::model::api_key::ApiKey;
-use nerve::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
+use nerve::model::client::ModelAuth;
 use nerve::permissions::{ModeSwitch, PendingPrompts, PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
 use nerve::project_files::{FileIndex, FileMatch};
 use nerve::slash_commands::{CustomCommands, SlashCommand};
+use nerve::start::{Asker, ModelServer, SessionOptions, StartedSession, start_session};
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
@@ -277,62 +274,6 @@ fn history_of(agent: &Agent) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The model server a session talks to, and how.
-struct ModelServer {
-    base_url: Option<String>,
-    auth: ModelAuth,
-    extra_headers: Vec<(String, String)>,
-    model: String,
-    fast_model: String,
-}
-
-impl ModelServer {
-    /// The demo's scripted model on this machine.
-    fn demo(url: &str) -> Self {
-        Self {
-            base_url: Some(url.to_string()),
-            auth: ModelAuth::ApiKey(ApiKey::new(DEMO_MODEL.to_string())),
-            extra_headers: Vec::new(),
-            model: DEMO_MODEL.to_string(),
-            fast_model: DEMO_MODEL.to_string(),
-        }
-    }
-
-    /// The server, credentials, headers and models the settings and the environment name.
-    async fn from_settings(settings: &AppSettings, warnings: &mut Vec<String>) -> Result<Self, ShellError> {
-        let base_url = settings
-            .base_url
-            .clone()
-            .or_else(|| std::env::var(BASE_URL_ENV).ok());
-        let for_auth = base_url.clone();
-        let loaded = tokio::task::spawn_blocking(move || load_model_auth(for_auth.as_deref()))
-            .await
-            .map_err(to_shell)?
-            .map_err(to_shell)?;
-        if let Some(problem) = &loaded.keyring_problem {
-            warnings.push(format!("{problem}; using {}", loaded.source));
-        }
-        // The settings' headers, then the environment's (which win for the same name).
-        let mut extra_headers = match &settings.custom_headers {
-            Some(text) => parse_custom_headers(text).map_err(to_shell)?,
-            None => Vec::new(),
-        };
-        if let Ok(text) = std::env::var(CUSTOM_HEADERS_ENV) {
-            for (name, value) in parse_custom_headers(&text).map_err(to_shell)? {
-                extra_headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
-                extra_headers.push((name, value));
-            }
-        }
-        Ok(Self {
-            base_url,
-            auth: loaded.auth,
-            extra_headers,
-            model: models::main_model(settings.model.as_deref()),
-            fast_model: models::fast_model(settings.fast_model.as_deref()),
-        })
-    }
-}
-
 /// Everything a new session needs from the app.
 pub struct StartRequest {
     /// The project folder.
@@ -376,11 +317,6 @@ impl Sessions {
         let mut options = ProjectOptions::new(&request.project_path);
         options.fallback_mode = request.settings.default_mode;
         let project = Project::open(options).map_err(to_shell)?;
-        let mut warnings = Vec::new();
-        let server = match &request.demo_model {
-            Some(url) => ModelServer::demo(url),
-            None => ModelServer::from_settings(&request.settings, &mut warnings).await?,
-        };
         let channel: TurnChannel = Arc::default();
         let alert = lock(&self.on_request).clone();
         let events = {
@@ -396,48 +332,48 @@ impl Sessions {
                 }
             })
         };
-        let (servers, _unapproved) = project.mcp_servers(&[]).map_err(to_shell)?;
-        let mcp = McpManager::connect(&servers, project.dir(), &McpOptions::from_env(), &events).await;
-        warnings.extend(mcp.failures().iter().map(|f| f.message.clone()));
-        let session_id = request
-            .resume
-            .clone()
-            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        let model = server.model.clone();
         let prompts = PendingPrompts::default();
-        let launched = launch(
-            &project,
-            LaunchOptions {
-                session_id: session_id.clone(),
-                resume: request.resume.is_some(),
-                model: model.clone(),
-                fast_model: server.fast_model,
-                auth: server.auth,
-                extra_headers: server.extra_headers,
-                base_url: server.base_url,
-                max_turns: request.settings.max_model_calls,
-                max_concurrency: request.settings.max_concurrency.map(|n| n as usize),
-                prompter: Some(Arc::new(prompts.clone())),
-                events,
-                external_tools: mcp.tools(),
-                date: today(),
-            },
-        );
-        let launched = match launched {
-            Ok(l) => l,
-            Err(e) => {
-                mcp.shutdown().await;
-                return Err(to_shell(e));
+        let mut options = SessionOptions::new(events);
+        options.resume = request.resume.clone();
+        options.max_turns = request.settings.max_model_calls;
+        options.max_concurrency = request.settings.max_concurrency.map(|n| n as usize);
+        options.asker = Asker::User(Arc::new(prompts.clone()));
+        match &request.demo_model {
+            // The demo's scripted model: no key is looked up and the settings' server, models and
+            // headers are not used.
+            Some(url) => {
+                options.server = ModelServer::Fixed {
+                    base_url: url.clone(),
+                    auth: ModelAuth::ApiKey(ApiKey::new(DEMO_MODEL.to_string())),
+                    extra_headers: Vec::new(),
+                };
+                options.model = Some(DEMO_MODEL.to_string());
+                options.fast_model = Some(DEMO_MODEL.to_string());
             }
-        };
-        warnings.extend(launched.warnings);
-        let agent = launched.agent;
+            None => {
+                options.server = ModelServer::Configured {
+                    base_url: request.settings.base_url.clone(),
+                    custom_headers: request.settings.custom_headers.clone(),
+                };
+                options.model = request.settings.model.clone();
+                options.fast_model = request.settings.fast_model.clone();
+            }
+        }
+        let StartedSession {
+            session_id,
+            model,
+            agent,
+            mcp,
+            tool_names,
+            warnings,
+            unapproved_mcp_servers: _,
+        } = start_session(&project, options).await.map_err(to_shell)?;
         let info = SessionInfo {
             session_id: session_id.clone(),
             project_path: project.dir().display().to_string(),
             mode: agent.permission_mode(),
             model,
-            tools: launched.tool_names,
+            tools: tool_names,
             history: history_of(&agent),
             past_calls: agent.past_calls(),
             prompts: agent.prompts().unwrap_or_default(),

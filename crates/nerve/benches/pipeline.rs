@@ -62,7 +62,12 @@ fn main() {
     c.bench_function("pipeline/echo (full path)", |b| {
         b.to_async(&rt).iter(|| async { session.run_one(&call).await });
     });
-    let tool = session.pipeline.pool.find("TestEcho").expect("echo tool").clone();
+    let tool = session
+        .pipeline
+        .pool()
+        .find("TestEcho")
+        .expect("echo tool")
+        .clone();
     c.bench_function("pipeline/echo (tool.call only)", |b| {
         let progress = ProgressSink::discard("x");
         b.to_async(&rt).iter(|| async {

@@ -27,7 +27,7 @@
 //! | 8 | `executor` `mcp` | batches and streaming; MCP servers as tool providers |
 //! | 9 | `project` | the facade front-ends start from |
 //! | 10 | `agent` | the agent loop, sub-agents, compaction, rewind |
-//! | 11 | `settings_view` `fuzz` | settings screens; fuzz targets |
+//! | 11 | `start` `settings_view` `fuzz` | one way to start a session; settings screens; fuzz targets |
 
 pub mod agent;
 pub mod budget;
@@ -53,6 +53,7 @@ pub mod sandbox;
 pub mod session;
 pub mod settings_view;
 pub mod slash_commands;
+pub mod start;
 pub mod storage;
 pub mod tool;
 pub mod tools;

@@ -389,8 +389,102 @@ pub fn disk_usage(project_data_dir: &Path) -> Result<u64, OutputsError> {
         .sum())
 }
 
+/// Most bytes one [`read_chunk`] returns.
+pub const MAX_CHUNK_BYTES: usize = 1024 * 1024;
+
+/// A slice of a persisted tool output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PersistedChunk {
+    /// The text (invalid UTF-8 replaced).
+    pub text: String,
+    /// Where the slice starts.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub offset: u64,
+    /// Where the next chunk starts: the slice ends before a character split by the chunk size,
+    /// which then arrives whole in the next chunk.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub next_offset: u64,
+    /// The whole file's size.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub total_bytes: u64,
+}
+
+/// Reads up to `len` bytes (at most [`MAX_CHUNK_BYTES`]) of the persisted output at `path` from
+/// `offset`, as text for a viewer that pages through it. Only a listed output of the project can
+/// be read. A character the chunk size would cut waits for the next chunk, so paging never shows
+/// half a character.
+pub fn read_chunk(
+    project_data_dir: &Path,
+    path: &Path,
+    offset: u64,
+    len: usize,
+) -> Result<PersistedChunk, OutputsError> {
+    let mut bytes = ResultStore::read_range(project_data_dir, path, offset, len.min(MAX_CHUNK_BYTES))
+        .map_err(io_error(format!("could not read {}", path.display())))?;
+    let total_bytes = std::fs::metadata(path)
+        .map_err(io_error(format!("could not read {}", path.display())))?
+        .len();
+    let at_end = offset.saturating_add(bytes.len() as u64) >= total_bytes;
+    if !at_end {
+        bytes.truncate(whole_chars_len(&bytes));
+    }
+    Ok(PersistedChunk {
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+        offset,
+        next_offset: offset.saturating_add(bytes.len() as u64),
+        total_bytes,
+    })
+}
+
+/// The length of `bytes` without a UTF-8 character cut off at its end (invalid bytes elsewhere are
+/// left to the lossy decoding). Never 0 for a non-empty slice, so reading always moves on.
+fn whole_chars_len(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(4) {
+        let byte = bytes[n - back];
+        if byte & 0b1100_0000 == 0b1000_0000 {
+            continue; // a continuation byte: the character starts further back
+        }
+        let needed = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        return if back < needed && back < n { n - back } else { n };
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_character_cut_by_the_chunk_size_waits_for_the_next_chunk() {
+        let text = "ab─cd€😀".as_bytes();
+        // Every cut inside a character moves back to its start; cuts between characters stay.
+        let boundaries: Vec<usize> = (0..=text.len())
+            .filter(|&i| std::str::from_utf8(&text[..i]).is_ok())
+            .collect();
+        for cut in 1..=text.len() {
+            let kept = whole_chars_len(&text[..cut]);
+            let expected = *boundaries.iter().rev().find(|&&b| b <= cut).unwrap_or(&0);
+            assert_eq!(kept, if expected == 0 { cut } else { expected }, "cut at {cut}");
+            assert!(std::str::from_utf8(&text[..kept]).is_ok() || expected == 0);
+        }
+        assert_eq!(whole_chars_len(b""), 0);
+        assert_eq!(
+            whole_chars_len(&[0xE2]),
+            1,
+            "a lone partial character still moves the reader on"
+        );
+        assert_eq!(
+            whole_chars_len(&[b'a', 0xFF]),
+            2,
+            "invalid bytes are not held back"
+        );
+    }
+
     use super::*;
     use crate::model::types::{ContentBlock, Message, ToolUseBlock};
     use crate::tool::ResultBlock;

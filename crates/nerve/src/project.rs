@@ -332,21 +332,14 @@ impl Project {
             )),
             sandbox: Some(Arc::new(self.session_sandbox(&session_id))),
         };
-        let resolver = Resolver {
-            prompter: setup.prompter,
-            classifier: setup.classifier,
-            hooks: Arc::clone(&self.hooks),
-            events: Some(setup.events.clone()),
-            classify_serially: !setup.speculative_classifier,
-        };
-        let pipeline = Pipeline {
-            pool,
-            hooks: Arc::clone(&self.hooks),
-            store,
-            resolver,
-            events: setup.events,
-            batch_ids: crate::pipeline::BatchIds::default(),
-        };
+        let resolver = Resolver::new(
+            setup.prompter,
+            setup.classifier,
+            Arc::clone(&self.hooks),
+            Some(setup.events.clone()),
+        )
+        .classifying_serially(!setup.speculative_classifier);
+        let pipeline = Pipeline::new(pool, Arc::clone(&self.hooks), store, resolver, setup.events);
         let context = ToolUseContext {
             config: Arc::new(config),
             permissions: PermissionContext {
@@ -431,7 +424,7 @@ pub struct SessionRuntime {
 impl SessionRuntime {
     /// Runs one call through the pipeline (progress goes to the session's events).
     pub async fn run_one(&self, call: &ToolCall) -> CallOutcome {
-        let events = self.pipeline.events.clone();
+        let events = self.pipeline.events().clone();
         let progress = ProgressSink::new(
             &call.id,
             Arc::new(move |id: &str, p| {

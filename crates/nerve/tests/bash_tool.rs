@@ -266,7 +266,7 @@ async fn a_failing_command_with_long_output_lists_its_saved_output() {
     let whole = std::fs::read_to_string(saved).unwrap();
     assert!(whole.starts_with("1\n2\n3\n") && whole.contains("\n200000\n"));
     // <project data dir>/<session>/tool-results/
-    let project_data = s.pipeline.store.results_dir().ancestors().nth(2).unwrap();
+    let project_data = s.pipeline.store().results_dir().ancestors().nth(2).unwrap();
     let listed = nerve::budget::ResultStore::list(project_data).unwrap();
     assert!(
         listed.iter().any(|o| o.tool_use_id == "fail" && o.path == saved),

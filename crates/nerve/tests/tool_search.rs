@@ -89,7 +89,7 @@ async fn a_deferred_call_fails_with_the_hint_until_tool_search_loads_the_tool() 
         &[(RuleBehavior::Allow, "mcp__tracker__create_issue")],
         SessionSetup::default(),
     );
-    let pool = &s.pipeline.pool;
+    let pool = &s.pipeline.pool();
     assert!(pool.is_unloaded_deferred("mcp__tracker__create_issue"));
     let spec = pool
         .specs()
@@ -181,7 +181,11 @@ async fn keyword_search_finds_and_loads_the_deferred_tool() {
         out.display.unwrap()["matches"],
         json!(["mcp__tracker__create_issue"])
     );
-    assert!(!s.pipeline.pool.is_unloaded_deferred("mcp__tracker__create_issue"));
+    assert!(
+        !s.pipeline
+            .pool()
+            .is_unloaded_deferred("mcp__tracker__create_issue")
+    );
 }
 
 #[test]

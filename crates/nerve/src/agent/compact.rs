@@ -38,7 +38,7 @@ impl Agent {
         instructions: Option<&str>,
         cancel: &CancellationToken,
     ) -> Result<(), String> {
-        let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);
+        let hooks = std::sync::Arc::clone(self.runtime.pipeline.hooks());
         let mut guidance = instructions.unwrap_or_default().to_string();
         if !hooks.is_empty() {
             let event = HookEventInput::PreCompact(PreCompactInput {
@@ -69,7 +69,7 @@ impl Agent {
             Some(last) if last.role == Role::User => last.content.push(ContentBlock::text(instruction)),
             _ => messages.push(Message::user_text(instruction)),
         }
-        let specs = self.runtime.pipeline.pool.specs();
+        let specs = self.runtime.pipeline.pool().specs();
         let request = build_request(
             &self.config.model,
             self.config.max_tokens,

@@ -43,13 +43,13 @@ pub struct PastCall {
 impl Agent {
     /// The conversation's tool calls, in order, as the live events described them.
     pub fn past_calls(&self) -> Vec<PastCall> {
-        let pool = &self.runtime.pipeline.pool;
+        let pool = &self.runtime.pipeline.pool();
         let cwd = &self.runtime.context.exec.cwd;
         let denied = self.denied_call_ids();
         let persisted: HashMap<String, (PathBuf, u64)> = self
             .runtime
             .pipeline
-            .store
+            .store()
             .session_outputs()
             .unwrap_or_default()
             .into_iter()

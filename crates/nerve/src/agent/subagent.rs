@@ -140,20 +140,13 @@ impl SubagentRunner for ModelSubagentRunner {
             label: Some(format!("Sub-agent: {description}")),
         };
 
-        let pipeline = Pipeline {
-            pool,
-            hooks: Arc::clone(&self.hooks),
-            store,
-            resolver: Resolver {
-                prompter: self.prompter.clone(),
-                classifier: self.classifier.clone(),
-                hooks: Arc::clone(&self.hooks),
-                events: Some(events.clone()),
-                classify_serially: false,
-            },
-            events,
-            batch_ids: crate::pipeline::BatchIds::default(),
-        };
+        let resolver = Resolver::new(
+            self.prompter.clone(),
+            self.classifier.clone(),
+            Arc::clone(&self.hooks),
+            Some(events.clone()),
+        );
+        let pipeline = Pipeline::new(pool, Arc::clone(&self.hooks), store, resolver, events);
         let runtime = SessionRuntime {
             pipeline: Arc::new(pipeline),
             context,

@@ -326,19 +326,12 @@ impl Agent {
             .map(|t| t.name().to_string())
             .collect();
         let old = std::sync::Arc::clone(&self.runtime.pipeline);
-        let pool = std::sync::Arc::new(old.pool.with_external_tools(
+        let pool = std::sync::Arc::new(old.pool().with_external_tools(
             external,
             &builtin_names,
             &self.runtime.context.permissions,
         )?);
-        self.runtime.pipeline = std::sync::Arc::new(crate::pipeline::Pipeline {
-            pool: std::sync::Arc::clone(&pool),
-            hooks: std::sync::Arc::clone(&old.hooks),
-            store: old.store.clone(),
-            resolver: old.resolver.clone(),
-            events: old.events.clone(),
-            batch_ids: old.batch_ids.clone(),
-        });
+        self.runtime.pipeline = std::sync::Arc::new(old.with_pool(std::sync::Arc::clone(&pool)));
         let mut config = (*self.runtime.context.config).clone();
         config.tool_pool = Some(pool);
         self.runtime.context.config = std::sync::Arc::new(config);
@@ -347,7 +340,7 @@ impl Agent {
 
     /// Ends the session: runs SessionEnd hooks.
     pub async fn end_session(&mut self) {
-        let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);
+        let hooks = std::sync::Arc::clone(self.runtime.pipeline.hooks());
         let r = session_hooks::session_end(&hooks, &self.runtime.context).await;
         self.notify_all(&r.notices);
     }
@@ -361,7 +354,7 @@ impl Agent {
     }
 
     pub(crate) fn emit(&self, event: Event) {
-        self.runtime.pipeline.events.emit(event);
+        self.runtime.pipeline.events().emit(event);
     }
 
     pub(crate) fn record(&mut self, entry: &TranscriptEntry) {
@@ -439,7 +432,7 @@ impl Agent {
         images: Vec<ContentBlock>,
         cancel: CancellationToken,
     ) -> TurnOutcome {
-        let hooks = std::sync::Arc::clone(&self.runtime.pipeline.hooks);
+        let hooks = std::sync::Arc::clone(self.runtime.pipeline.hooks());
         if !self.started {
             self.started = true;
             let r = session_hooks::session_start(&hooks, &self.runtime.context, self.resumed).await;
@@ -584,7 +577,7 @@ impl Agent {
 
     /// One model call and the tools it asked for.
     async fn model_step(&mut self, cancel: &CancellationToken) -> Step {
-        let specs = self.runtime.pipeline.pool.specs();
+        let specs = self.runtime.pipeline.pool().specs();
         let head = build_request(
             &self.config.model,
             self.config.max_tokens,
@@ -774,7 +767,7 @@ impl Agent {
         if !outcomes.is_empty() {
             let stop = outcomes.iter().find_map(|o| o.stop_reason.clone());
             self.note_denials(&tool_uses, &outcomes);
-            let store = &self.runtime.pipeline.store;
+            let store = &self.runtime.pipeline.store();
             let (user, records) =
                 outcomes_to_user_message(&outcomes, &mut self.replacements, store, MESSAGE_BUDGET_CHARS);
             for record in records {

@@ -228,8 +228,8 @@ impl Scheduler {
     }
 
     fn enqueue(&mut self, call: ToolCall) {
-        let safe = call_is_concurrency_safe(&self.pipeline.pool, &call);
-        let tool = self.pipeline.pool.find(&call.name);
+        let safe = call_is_concurrency_safe(self.pipeline.pool(), &call);
+        let tool = self.pipeline.pool().find(&call.name);
         let tool_name = tool.map_or_else(|| call.name.clone(), |t| t.name().to_string());
         // An unknown tool blocks: its call is answered at once anyway.
         let behavior = tool.map_or(InterruptBehavior::Block, |t| t.interrupt_behavior());
@@ -240,10 +240,10 @@ impl Scheduler {
             .unwrap_or_default();
         let joins_last = safe && self.entries.last().is_some_and(|e| e.safe);
         if !joins_last {
-            self.batch_counter = self.pipeline.batch_ids.next_id();
+            self.batch_counter = self.pipeline.next_batch_id();
         }
         let batch_id = self.batch_counter;
-        self.pipeline.events.emit(Event::ToolQueued {
+        self.pipeline.events().emit(Event::ToolQueued {
             tool_use_id: call.id.clone(),
             tool_name: tool_name.clone(),
             summary: summary.clone(),
@@ -326,7 +326,7 @@ impl Scheduler {
         entry.started = Some(Instant::now());
         let call = entry.call.clone();
         let tool_name = entry.tool_name.clone();
-        let events = self.pipeline.events.clone();
+        let events = self.pipeline.events().clone();
         events.emit(Event::ToolStarted {
             tool_use_id: call.id.clone(),
         });
@@ -432,12 +432,12 @@ impl Scheduler {
         let (mode, todos) = (self.ctx.permissions.mode, Arc::clone(&self.ctx.exec.todos));
         self.ctx = modifier.apply(self.ctx.clone());
         if self.ctx.permissions.mode != mode {
-            self.pipeline.events.emit(Event::ModeChanged {
+            self.pipeline.events().emit(Event::ModeChanged {
                 mode: self.ctx.permissions.mode,
             });
         }
         if !Arc::ptr_eq(&todos, &self.ctx.exec.todos) && *todos != *self.ctx.exec.todos {
-            self.pipeline.events.emit(Event::TodosChanged {
+            self.pipeline.events().emit(Event::TodosChanged {
                 todos: self.ctx.exec.todos.as_ref().clone(),
             });
         }
@@ -480,7 +480,7 @@ impl Scheduler {
     }
 
     fn finish_entry(&mut self, idx: usize, outcome: CallOutcome, elapsed_ms: u64) {
-        self.pipeline.events.emit(Event::ToolCompleted {
+        self.pipeline.events().emit(Event::ToolCompleted {
             tool_use_id: outcome.tool_use_id.clone(),
             content: outcome.content.clone(),
             is_error: outcome.is_error,

@@ -42,27 +42,21 @@ use hook_steps::{PostHookEffect, PreHookEffect};
 
 /// Everything the pipeline needs besides the call and its context.
 pub struct Pipeline {
-    /// The session's tools.
-    pub pool: Arc<ToolPool>,
-    /// Hooks from settings.
-    pub hooks: Arc<HookConfig>,
-    /// Where large results go.
-    pub store: ResultStore,
-    /// Permission resolution (rules, modes, prompts, classifier).
-    pub resolver: Resolver,
-    /// Events for the front-end.
-    pub events: EventSink,
-    /// Batch ids, unique within the session so a front-end can group calls across responses.
-    pub batch_ids: BatchIds,
+    pool: Arc<ToolPool>,
+    hooks: Arc<HookConfig>,
+    store: ResultStore,
+    resolver: Resolver,
+    events: EventSink,
+    batch_ids: BatchIds,
 }
 
 /// A session's source of batch ids (1, 2, 3...). Cloning shares the counter.
 #[derive(Debug, Clone, Default)]
-pub struct BatchIds(Arc<std::sync::atomic::AtomicU64>);
+struct BatchIds(Arc<std::sync::atomic::AtomicU64>);
 
 impl BatchIds {
     /// The next unused id.
-    pub fn next_id(&self) -> u64 {
+    fn next_id(&self) -> u64 {
         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
     }
 }
@@ -74,6 +68,63 @@ impl std::fmt::Debug for Pipeline {
 }
 
 impl Pipeline {
+    /// A session's pipeline: its tools, hooks from settings, the store large results go to,
+    /// permission resolution, and where events go. Batch ids start at 1.
+    pub fn new(
+        pool: Arc<ToolPool>,
+        hooks: Arc<HookConfig>,
+        store: ResultStore,
+        resolver: Resolver,
+        events: EventSink,
+    ) -> Self {
+        Self {
+            pool,
+            hooks,
+            store,
+            resolver,
+            events,
+            batch_ids: BatchIds::default(),
+        }
+    }
+
+    /// The same pipeline over another pool (MCP servers changed their tools); batch ids continue.
+    pub fn with_pool(&self, pool: Arc<ToolPool>) -> Self {
+        Self {
+            pool,
+            hooks: Arc::clone(&self.hooks),
+            store: self.store.clone(),
+            resolver: self.resolver.clone(),
+            events: self.events.clone(),
+            batch_ids: self.batch_ids.clone(),
+        }
+    }
+
+    /// The session's tools.
+    pub fn pool(&self) -> &Arc<ToolPool> {
+        &self.pool
+    }
+
+    /// Hooks from settings.
+    pub fn hooks(&self) -> &Arc<HookConfig> {
+        &self.hooks
+    }
+
+    /// Where large results go.
+    pub fn store(&self) -> &ResultStore {
+        &self.store
+    }
+
+    /// Events for the front-end.
+    pub fn events(&self) -> &EventSink {
+        &self.events
+    }
+
+    /// The next batch id, unique within the session so a front-end can group calls across
+    /// responses.
+    pub fn next_batch_id(&self) -> u64 {
+        self.batch_ids.next_id()
+    }
+
     /// Runs one call through every step. Never fails: failures become error outcomes.
     pub async fn run(&self, call: &ToolCall, ctx: &ToolUseContext, progress: &ProgressSink) -> CallOutcome {
         let span = tracing::info_span!("tool_call", tool = %telemetry_safe_name(&call.name, &self.pool),

@@ -19,16 +19,16 @@ use crate::tool::{DynTool, ToolUseContext};
 #[derive(Clone, Default)]
 pub struct Resolver {
     /// Who answers asks. `None`: asks are denied (headless).
-    pub prompter: Option<Arc<dyn PermissionPrompter>>,
+    prompter: Option<Arc<dyn PermissionPrompter>>,
     /// The auto-mode classifier.
-    pub classifier: Option<Arc<dyn AutoClassifier>>,
+    classifier: Option<Arc<dyn AutoClassifier>>,
     /// PermissionRequest and PermissionDenied hooks.
-    pub hooks: Arc<HookConfig>,
+    hooks: Arc<HookConfig>,
     /// Where permission requests are announced.
-    pub events: Option<EventSink>,
+    events: Option<EventSink>,
     /// Classify only after the PreToolUse hooks (the speculative start is the default; this is
     /// for measuring it).
-    pub classify_serially: bool,
+    classify_serially: bool,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -53,6 +53,31 @@ impl Drop for SpeculativeClassification {
 }
 
 impl Resolver {
+    /// A resolver asking `prompter` (`None`: asks are denied), consulting `classifier` in auto
+    /// mode, running `hooks`, and announcing requests on `events`. The classifier starts
+    /// speculatively, beside the PreToolUse hooks.
+    pub fn new(
+        prompter: Option<Arc<dyn PermissionPrompter>>,
+        classifier: Option<Arc<dyn AutoClassifier>>,
+        hooks: Arc<HookConfig>,
+        events: Option<EventSink>,
+    ) -> Self {
+        Self {
+            prompter,
+            classifier,
+            hooks,
+            events,
+            classify_serially: false,
+        }
+    }
+
+    /// The same resolver, classifying only after the PreToolUse hooks (for measuring the
+    /// speculative start).
+    pub fn classifying_serially(mut self, serially: bool) -> Self {
+        self.classify_serially = serially;
+        self
+    }
+
     /// Starts the auto-mode classifier for a call that would reach it: auto mode, a classifier,
     /// an ask it may settle (judged without hooks, which have not run yet), and a tool that gives
     /// it something to judge. `None` otherwise.

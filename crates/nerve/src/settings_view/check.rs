@@ -60,7 +60,7 @@ pub async fn check_call(
     let report = session.pipeline.check(&call, &session.context, unknown).await?;
     let sandbox = session
         .pipeline
-        .pool
+        .pool()
         .find(&call.name)
         .and_then(|t| t.sandbox_state(&call.input, &session.context));
     Ok(PermissionCheck {

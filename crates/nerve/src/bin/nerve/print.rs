@@ -13,14 +13,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use nerve::agent::{LaunchOptions, launch, models, today};
-use nerve::credentials::load_model_auth;
 use nerve::events::{Event, EventSink, TurnEnd};
-use nerve::mcp::{McpManager, McpOptions, McpPermissionPrompter};
-use nerve::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
+use nerve::mcp::McpManager;
 use nerve::permissions::settings::SettingsFile;
-use nerve::permissions::{PermissionMode, PermissionPrompter, RuleBehavior, RuleSource};
+use nerve::permissions::{PermissionMode, RuleBehavior, RuleSource};
 use nerve::project::{Project, ProjectOptions};
+use nerve::start::{Asker, ModelServer, SessionOptions, StartedSession, start_session};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -85,18 +83,6 @@ pub struct PrintArgs {
     /// An MCP tool (`mcp__server__tool`) that answers permission questions instead of denying them.
     #[arg(long = "permission-prompt-tool", value_name = "NAME")]
     pub permission_prompt_tool: Option<String>,
-}
-
-/// The credentials: `ANTHROPIC_AUTH_TOKEN`, the key from the OS keyring (or the credentials file,
-/// or `ANTHROPIC_API_KEY`), or none for a local model server (the keyring is a blocking D-Bus call).
-async fn model_auth(base_url: Option<String>) -> Result<ModelAuth> {
-    let loaded = tokio::task::spawn_blocking(move || load_model_auth(base_url.as_deref()))
-        .await
-        .context("the API key lookup stopped unexpectedly")??;
-    if let Some(problem) = &loaded.keyring_problem {
-        eprintln!("note: {problem}; using {}", loaded.source);
-    }
-    Ok(loaded.auth)
 }
 
 fn split_rules(list: &[String]) -> Vec<String> {
@@ -168,8 +154,6 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         }
     }
     let project = Project::open(options).context("could not open the project")?;
-    let model = models::main_model(args.model.as_deref());
-    let fast_model = models::fast_model(args.fast_model.as_deref());
 
     let printer = LinePrinter(Arc::new(Mutex::new(std::io::stdout())));
     let stream_json = args.output_format == OutputFormat::StreamJson;
@@ -203,109 +187,62 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         })
     };
 
-    let (servers, unapproved) = project.mcp_servers(&args.mcp_config)?;
-    for name in unapproved {
+    let mut options = SessionOptions::new(events);
+    options.resume = args.resume.clone();
+    options.session_id = Some(session_id);
+    options.model = args.model.clone();
+    options.fast_model = args.fast_model.clone();
+    options.server = ModelServer::Configured {
+        base_url: args.base_url.clone(),
+        custom_headers: None,
+    };
+    options.mcp_config_files = args.mcp_config.clone();
+    // With a prompt tool, asks go to it; without, nobody can be asked and asks are denied.
+    options.asker = match &args.permission_prompt_tool {
+        Some(name) => Asker::McpTool(name.clone()),
+        None => Asker::Nobody,
+    };
+    options.max_turns = args.max_turns;
+    let mut session = start_session(&project, options).await?;
+    for name in &session.unapproved_mcp_servers {
         eprintln!(
             "note: MCP server `{name}` from .mcp.json is not started: approve it with \
              \"enabledMcpjsonServers\": [\"{name}\"] (or \"enableAllProjectMcpServers\": true) in \
              .nerve/settings.local.json"
         );
     }
-    let mcp = McpManager::connect(&servers, project.dir(), &McpOptions::from_env(), &events).await;
-    for failure in mcp.failures() {
-        eprintln!("warning: {}", failure.message);
+    for w in &session.warnings {
+        eprintln!("warning: {w}");
     }
-    let outcome = run_turn(
-        &args,
-        prompt,
-        started,
-        &project,
-        &mcp,
-        Turn {
-            model,
-            fast_model,
-            printer,
-            events,
-            session_id,
-        },
-    )
-    .await;
-    mcp.shutdown().await;
+    let outcome = turn(&args, prompt, started, &project, printer, &mut session).await;
+    // SessionEnd hooks run and MCP servers stop whether the turn succeeded or not.
+    session.close().await;
     outcome
 }
 
-/// What `run` prepared for the turn.
-struct Turn {
-    model: String,
-    fast_model: String,
-    printer: LinePrinter,
-    events: EventSink,
-    session_id: String,
-}
-
-async fn run_turn(
+async fn turn(
     args: &PrintArgs,
     prompt: String,
     started: Instant,
     project: &Project,
-    mcp: &McpManager,
-    turn: Turn,
+    printer: LinePrinter,
+    session: &mut StartedSession,
 ) -> Result<i32> {
-    let Turn {
-        model,
-        fast_model,
-        printer,
-        events,
-        session_id,
-    } = turn;
     let stream_json = args.output_format == OutputFormat::StreamJson;
-    let prompter: Option<Arc<dyn PermissionPrompter>> = match &args.permission_prompt_tool {
-        Some(name) => {
-            let tool = mcp.find_tool(name).with_context(|| {
-                format!(
-                    "--permission-prompt-tool {name}: no such MCP tool (connected servers: {})",
-                    match mcp.connected().join(", ") {
-                        s if s.is_empty() => "none".to_string(),
-                        s => s,
-                    }
-                )
-            })?;
-            Some(Arc::new(McpPermissionPrompter::new(tool)))
-        }
-        None => None,
-    };
-    let base_url = args.base_url.clone().or_else(|| std::env::var(BASE_URL_ENV).ok());
-    let launched = launch(
-        project,
-        LaunchOptions {
-            session_id: session_id.clone(),
-            resume: args.resume.is_some(),
-            model: model.clone(),
-            fast_model,
-            auth: model_auth(base_url.clone()).await?,
-            extra_headers: match std::env::var(CUSTOM_HEADERS_ENV) {
-                Ok(text) => parse_custom_headers(&text)?,
-                Err(_) => Vec::new(),
-            },
-            base_url,
-            max_turns: args.max_turns,
-            max_concurrency: None,
-            // With a prompt tool, asks go to it; without, nobody can be asked and asks are denied.
-            prompter,
-            events,
-            external_tools: mcp.tools(),
-            date: today(),
-        },
-    )?;
-    for w in &launched.warnings {
-        eprintln!("warning: {w}");
-    }
-    let mut agent = launched.agent;
+    let StartedSession {
+        session_id,
+        model,
+        agent,
+        mcp,
+        tool_names,
+        ..
+    } = session;
+    let (session_id, model) = (session_id.clone(), model.clone());
     let mode = agent.permission_mode();
     if stream_json {
         printer.print(&json!({
             "type": "system", "subtype": "init", "session_id": session_id, "cwd": project.dir(),
-            "model": model, "tools": launched.tool_names, "permissionMode": mode.as_str(),
+            "model": model, "tools": tool_names, "permissionMode": mode.as_str(),
             "mcp_servers": mcp_statuses(mcp),
         }));
     }

@@ -1,0 +1,309 @@
+//! One way to start a session, for every front-end: the model server and its credentials, the
+//! project's MCP servers (discovered, approved, connected), who answers permission requests, the
+//! agent itself, and the cleanup when any step fails. The desktop shell and `nerve -p` only choose
+//! [`SessionOptions`]; what they do with the started session is theirs.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::agent::{Agent, LaunchError, LaunchOptions, launch, models, today};
+use crate::credentials::{CredentialError, load_model_auth};
+use crate::events::EventSink;
+use crate::mcp::{McpConfigError, McpManager, McpOptions, McpPermissionPrompter};
+use crate::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
+use crate::model::error::ModelError;
+use crate::permissions::PermissionPrompter;
+use crate::project::Project;
+
+/// Where the model is and how to reach it.
+#[derive(Debug, Clone)]
+pub enum ModelServer {
+    /// The server the settings and the environment name: the base URL given (else
+    /// `ANTHROPIC_BASE_URL`, else the API), the credentials found for it
+    /// ([`load_model_auth`]: a token, the OS keyring, the credentials file, or none for a server on
+    /// this machine), and the headers given as `Name: value` lines, with `ANTHROPIC_CUSTOM_HEADERS`
+    /// winning for the same name.
+    Configured {
+        /// The base URL from the front-end's settings or command line.
+        base_url: Option<String>,
+        /// Extra headers from the front-end's settings, one `Name: value` per line.
+        custom_headers: Option<String>,
+    },
+    /// Exactly this server with these credentials and headers (a scripted model for a demo or a
+    /// test); nothing is looked up.
+    Fixed {
+        /// The base URL.
+        base_url: String,
+        /// The credentials.
+        auth: ModelAuth,
+        /// Extra headers.
+        extra_headers: Vec<(String, String)>,
+    },
+}
+
+/// Who answers the session's permission requests.
+#[derive(Clone, Default)]
+pub enum Asker {
+    /// Nobody: what would ask is denied (headless).
+    #[default]
+    Nobody,
+    /// A front-end that shows requests to the user.
+    User(Arc<dyn PermissionPrompter>),
+    /// An MCP tool (`mcp__server__tool`, `--permission-prompt-tool`), found once the servers are
+    /// connected.
+    McpTool(String),
+}
+
+impl std::fmt::Debug for Asker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Nobody => f.write_str("Nobody"),
+            Self::User(_) => f.write_str("User"),
+            Self::McpTool(name) => f.debug_tuple("McpTool").field(name).finish(),
+        }
+    }
+}
+
+/// What a front-end decides about a session.
+#[derive(Debug)]
+pub struct SessionOptions {
+    /// The session to resume; `None` starts a new one.
+    pub resume: Option<String>,
+    /// The id of a new session (`None`: a fresh UUID); a resumed session keeps its own.
+    pub session_id: Option<String>,
+    /// The main model (`None`: `NERVE_MODEL`, else the default).
+    pub model: Option<String>,
+    /// The fast model for side jobs (`None`: `NERVE_FAST_MODEL`, else the default).
+    pub fast_model: Option<String>,
+    /// The model server.
+    pub server: ModelServer,
+    /// MCP config files whose servers start whatever the settings say (`--mcp-config`).
+    pub mcp_config_files: Vec<PathBuf>,
+    /// Who answers permission requests.
+    pub asker: Asker,
+    /// Where the session's events go (MCP progress included).
+    pub events: EventSink,
+    /// Most model calls per prompt (`None`: the default).
+    pub max_turns: Option<u32>,
+    /// Most tool calls running at once (`None`: `NERVE_MAX_TOOL_USE_CONCURRENCY` or the default).
+    pub max_concurrency: Option<usize>,
+}
+
+impl SessionOptions {
+    /// A new headless session on the configured server, events going to `events`.
+    pub fn new(events: EventSink) -> Self {
+        Self {
+            resume: None,
+            session_id: None,
+            model: None,
+            fast_model: None,
+            server: ModelServer::Configured {
+                base_url: None,
+                custom_headers: None,
+            },
+            mcp_config_files: Vec::new(),
+            asker: Asker::Nobody,
+            events,
+            max_turns: None,
+            max_concurrency: None,
+        }
+    }
+}
+
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The credentials could not be looked up.
+    #[error("could not look up the API credentials: {0}")]
+    Credentials(#[from] CredentialError),
+    /// The credentials lookup stopped before it answered.
+    #[error("the API credentials lookup stopped unexpectedly")]
+    CredentialsLookupStopped,
+    /// Extra headers are malformed.
+    #[error("bad custom headers: {0}")]
+    Headers(#[source] ModelError),
+    /// The MCP configuration could not be read.
+    #[error(transparent)]
+    McpConfig(#[from] McpConfigError),
+    /// The permission prompt tool is not a tool of any connected server.
+    #[error("--permission-prompt-tool {name}: no such MCP tool (connected servers: {connected})")]
+    NoPromptTool {
+        /// The tool asked for.
+        name: String,
+        /// The servers that did connect, or `none`.
+        connected: String,
+    },
+    /// The agent could not start.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+}
+
+/// A started session: the agent, its MCP servers, and what the front-end may show about it.
+pub struct StartedSession {
+    /// The session's id (new, or the one resumed).
+    pub session_id: String,
+    /// The main model.
+    pub model: String,
+    /// The agent, ready for [`Agent::send`].
+    pub agent: Agent,
+    /// The connected MCP servers (shut down by [`StartedSession::close`] or [`McpManager::shutdown`]).
+    pub mcp: McpManager,
+    /// The names of the tools the model gets.
+    pub tool_names: Vec<String>,
+    /// What the user should know: a keyring problem, MCP servers that failed, damaged transcript
+    /// lines, rules that are easy to dodge.
+    pub warnings: Vec<String>,
+    /// Servers in the project's `.mcp.json` that the settings do not approve, so not started.
+    pub unapproved_mcp_servers: Vec<String>,
+}
+
+impl std::fmt::Debug for StartedSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartedSession")
+            .field("session_id", &self.session_id)
+            .field("model", &self.model)
+            .field("tool_names", &self.tool_names)
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StartedSession {
+    /// Ends the session: SessionEnd hooks run, MCP servers shut down. The transcript is written as
+    /// the session goes, so nothing is lost.
+    pub async fn close(mut self) {
+        self.agent.end_session().await;
+        self.mcp.shutdown().await;
+    }
+}
+
+/// The model server's URL, credentials and headers.
+struct Reach {
+    base_url: Option<String>,
+    auth: ModelAuth,
+    extra_headers: Vec<(String, String)>,
+}
+
+async fn reach(server: ModelServer, warnings: &mut Vec<String>) -> Result<Reach, StartError> {
+    let (base_url, custom_headers) = match server {
+        ModelServer::Fixed {
+            base_url,
+            auth,
+            extra_headers,
+        } => {
+            return Ok(Reach {
+                base_url: Some(base_url),
+                auth,
+                extra_headers,
+            });
+        }
+        ModelServer::Configured {
+            base_url,
+            custom_headers,
+        } => (base_url, custom_headers),
+    };
+    let base_url = base_url
+        .map(|u| u.trim().to_owned())
+        .filter(|u| !u.is_empty())
+        .or_else(|| std::env::var(BASE_URL_ENV).ok());
+    // The keyring is a blocking D-Bus call.
+    let for_lookup = base_url.clone();
+    let loaded = tokio::task::spawn_blocking(move || load_model_auth(for_lookup.as_deref()))
+        .await
+        .map_err(|_| StartError::CredentialsLookupStopped)??;
+    if let Some(problem) = &loaded.keyring_problem {
+        warnings.push(format!("{problem}; using {}", loaded.source));
+    }
+    let mut extra_headers = match &custom_headers {
+        Some(text) => parse_custom_headers(text).map_err(StartError::Headers)?,
+        None => Vec::new(),
+    };
+    if let Ok(text) = std::env::var(CUSTOM_HEADERS_ENV) {
+        for (name, value) in parse_custom_headers(&text).map_err(StartError::Headers)? {
+            extra_headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+            extra_headers.push((name, value));
+        }
+    }
+    Ok(Reach {
+        base_url,
+        auth: loaded.auth,
+        extra_headers,
+    })
+}
+
+/// Starts (or resumes) a session of `project`. On any failure after the MCP servers started, they
+/// are shut down before the error returns.
+pub async fn start_session(project: &Project, options: SessionOptions) -> Result<StartedSession, StartError> {
+    let SessionOptions {
+        resume,
+        session_id,
+        model,
+        fast_model,
+        server,
+        mcp_config_files,
+        asker,
+        events,
+        max_turns,
+        max_concurrency,
+    } = options;
+    let mut warnings = Vec::new();
+    let reach = reach(server, &mut warnings).await?;
+    let (servers, unapproved_mcp_servers) = project.mcp_servers(&mcp_config_files)?;
+    let mcp = McpManager::connect(&servers, project.dir(), &McpOptions::from_env(), &events).await;
+    warnings.extend(mcp.failures().iter().map(|f| f.message.clone()));
+    let prompter: Option<Arc<dyn PermissionPrompter>> = match asker {
+        Asker::Nobody => None,
+        Asker::User(prompter) => Some(prompter),
+        Asker::McpTool(name) => match mcp.find_tool(&name) {
+            Some(tool) => Some(Arc::new(McpPermissionPrompter::new(tool))),
+            None => {
+                let connected = match mcp.connected().join(", ") {
+                    s if s.is_empty() => "none".to_string(),
+                    s => s,
+                };
+                mcp.shutdown().await;
+                return Err(StartError::NoPromptTool { name, connected });
+            }
+        },
+    };
+    let session_id = resume
+        .clone()
+        .or(session_id)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let model = models::main_model(model.as_deref());
+    let launched = launch(
+        project,
+        LaunchOptions {
+            session_id: session_id.clone(),
+            resume: resume.is_some(),
+            model: model.clone(),
+            fast_model: models::fast_model(fast_model.as_deref()),
+            auth: reach.auth,
+            extra_headers: reach.extra_headers,
+            base_url: reach.base_url,
+            max_turns,
+            max_concurrency,
+            prompter,
+            events,
+            external_tools: mcp.tools(),
+            date: today(),
+        },
+    );
+    let launched = match launched {
+        Ok(launched) => launched,
+        Err(e) => {
+            mcp.shutdown().await;
+            return Err(e.into());
+        }
+    };
+    warnings.extend(launched.warnings);
+    Ok(StartedSession {
+        session_id,
+        model,
+        agent: launched.agent,
+        mcp,
+        tool_names: launched.tool_names,
+        warnings,
+        unapproved_mcp_servers,
+    })
+}
