@@ -14,6 +14,7 @@ use nerve::project::{Project, ProjectOptions};
 use nerve::project_files::FileMatch;
 use nerve::session::list_sessions;
 use nerve::slash_commands::SlashCommand;
+use nerve::tool::PermissionPreview;
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -218,6 +219,22 @@ pub fn answer_permission(
     answer: UserAnswer,
 ) -> Result<(), ShellError> {
     shell.sessions.get(&session_id)?.answer(&request_id, answer)
+}
+
+/// Recomputes a waiting permission request's preview for an input the user edited in the dialog
+/// (the engine computes it with the tool's own logic; the window never does).
+#[tauri::command]
+pub async fn preview_permission_edit(
+    shell: State<'_, Shell>,
+    session_id: String,
+    request_id: String,
+    input: serde_json::Value,
+) -> Result<Option<PermissionPreview>, ShellError> {
+    shell
+        .sessions
+        .get(&session_id)?
+        .preview_edit(&request_id, input)
+        .await
 }
 
 /// Switches the session's permission mode.

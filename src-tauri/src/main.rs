@@ -52,6 +52,7 @@ fn main() {
             commands::abort_turn,
             commands::interrupt_turn,
             commands::answer_permission,
+            commands::preview_permission_edit,
             commands::set_permission_mode,
             commands::end_session,
             commands::read_persisted_output,

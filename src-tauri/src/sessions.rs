@@ -18,6 +18,7 @@ use nerve::project::{Project, ProjectOptions};
 use nerve::project_files::{FileIndex, FileMatch};
 use nerve::slash_commands::{CustomCommands, SlashCommand};
 use nerve::start::{Asker, ModelServer, SessionOptions, StartedSession, start_session};
+use nerve::tool::PermissionPreview;
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
@@ -133,6 +134,17 @@ impl LiveSession {
     /// Completes a waiting permission request.
     pub fn answer(&self, request_id: &str, answer: UserAnswer) -> Result<(), ShellError> {
         self.prompts.answer(request_id, answer).map_err(to_shell)
+    }
+
+    /// The preview of a waiting request for an input the user is editing, computed by the tool as
+    /// the call would run (`None`: the edited input has no preview, for example an Edit whose old
+    /// text is no longer in the file).
+    pub async fn preview_edit(
+        &self,
+        request_id: &str,
+        input: serde_json::Value,
+    ) -> Result<Option<PermissionPreview>, ShellError> {
+        self.prompts.preview(request_id, input).await.map_err(to_shell)
     }
 
     /// Switches the permission mode: at once between turns; during a turn, before its next tool

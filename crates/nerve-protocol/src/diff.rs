@@ -10,6 +10,7 @@ const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Whether a file was created or changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeKind {
     /// The file did not exist.
@@ -59,6 +60,7 @@ pub struct DiffHunk {
 
 /// A file change as the UI shows it (sent in `ToolOutput::display`, never to the model).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FileDiff {
     /// The file.
     pub path: String,

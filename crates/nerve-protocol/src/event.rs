@@ -57,6 +57,9 @@ pub enum Event {
         content: Vec<ResultBlock>,
         /// Whether it is an error result.
         is_error: bool,
+        /// For an error the engine wrote (a denial, a validation failure, an interruption), the
+        /// message as the user reads it; the model gets it inside `<tool_use_error>`.
+        error: Option<String>,
         /// Whether it was denied by a permission decision.
         denied: bool,
         /// Whether it was stopped before it finished (the user aborted, or a parallel call failed).

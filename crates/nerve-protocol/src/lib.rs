@@ -9,6 +9,7 @@ pub mod diff;
 pub mod event;
 mod mode;
 pub mod permission;
+pub mod preview;
 pub mod sandbox;
 mod todo;
 pub mod tool;
@@ -19,5 +20,6 @@ pub use permission::{
     DecidedBy, MatchedRule, PartDecision, PartVerdict, PermissionMode, PermissionRequest, RuleBehavior,
     RuleScope, UnknownModeError, UserAnswer, Verdict,
 };
+pub use preview::{PermissionPreview, SedFileChange};
 pub use sandbox::SandboxState;
 pub use tool::{Progress, ResultBlock, TodoItem, TodoStatus};

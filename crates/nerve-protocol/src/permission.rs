@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use crate::mode::{PermissionMode, UnknownModeError};
+use crate::preview::PermissionPreview;
 use crate::sandbox::SandboxState;
 
 /// A question to the user about one call.
@@ -34,7 +35,7 @@ pub struct PermissionRequest {
     /// Whether the call may destroy data (`rm -rf`, a hard reset, a forced push): the dialog says so.
     pub destructive: bool,
     /// Tool-specific preview (a diff, a sed simulation) for the dialog.
-    pub preview: Option<Value>,
+    pub preview: Option<PermissionPreview>,
     /// Which sub-agent asks, if not the main agent.
     pub agent_label: Option<String>,
     /// Whether the call would run in the sandbox (Bash); the dialog says so.

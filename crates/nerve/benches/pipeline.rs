@@ -3,7 +3,10 @@
 //! - the pipeline's overhead per call (coercion, validation, permissions, budgeting; the tool does
 //!   nothing), against calling the tool directly;
 //! - a batch of 10 concurrency-safe 200 ms calls through the executor, against one call and against
-//!   the same 10 calls run one after another.
+//!   the same 10 calls run one after another;
+//! - a 2 KB compound Bash command (denied by a rule at its last part, so it never runs) through the
+//!   executor and the pipeline, against one tree-sitter analysis of it: the ratio says how many
+//!   times the command is analysed per call.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
 
 use std::time::{Duration, Instant};
@@ -35,7 +38,9 @@ fn runtime(dir: &std::path::Path) -> SessionRuntime {
         options.cli_rules.push((b, r.to_string()));
     }
     let project = Project::open(options).expect("project opens");
-    let pool = ToolPool::new(all_test_tools(), false).expect("schemas compile");
+    let mut tools = all_test_tools();
+    tools.push(std::sync::Arc::new(nerve::tools::bash::BashTool));
+    let pool = ToolPool::new(tools, false).expect("schemas compile");
     project.session(pool, SessionSetup::default())
 }
 
@@ -134,5 +139,54 @@ fn main() {
         serial.as_secs_f64() * 1e3,
         batch.as_secs_f64() / one.as_secs_f64(),
         serial.as_secs_f64() / batch.as_secs_f64()
+    );
+
+    // A 2 KB compound command: what an agent writes to build, test and summarise in one call.
+    let mut command = String::new();
+    let parts = [
+        "cd crates/engine",
+        "git status --short",
+        "cargo test --workspace --no-fail-fast 2>&1 | tail -n 40",
+        "grep -rn 'TODO' src/ | wc -l",
+        "find . -name '*.rs' -newer Cargo.toml | head -20",
+        "for f in $(git diff --name-only HEAD~1); do echo \"$f\"; wc -l \"$f\"; done",
+        "cat README.md | sed -n '1,40p' > /tmp/readme-head.txt",
+    ];
+    let mut i = 0;
+    while command.len() < 2048 {
+        if !command.is_empty() {
+            command.push_str(if i % 3 == 0 { " ; " } else { " && " });
+        }
+        command.push_str(parts[i % parts.len()]);
+        i += 1;
+    }
+    command.push_str(" && rm -rf build");
+    let bash_call = ToolCall {
+        id: "toolu_bash".into(),
+        name: "Bash".into(),
+        input: json!({"command": command, "description": "Build, test and summarise"}),
+    };
+    let n = 300u32;
+    let (per_call, per_analysis) = rt.block_on(async {
+        let t = Instant::now();
+        for _ in 0..n {
+            let exec = session.executor(CancellationToken::new(), ExecutorOptions::default());
+            exec.add(bash_call.clone());
+            let (results, _) = exec.finish().await;
+            assert!(results[0].is_error, "the rule denies it: {:?}", results[0]);
+        }
+        let per_call = t.elapsed() / n;
+        let t = Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(nerve::tools::bash::analyze(std::hint::black_box(&command)));
+        }
+        (per_call, t.elapsed() / n)
+    });
+    println!(
+        "bash {} B compound command (denied, never run): {:.0} µs per call through the executor; one analysis {:.0} µs; call/analysis = {:.2}×",
+        command.len(),
+        per_call.as_secs_f64() * 1e6,
+        per_analysis.as_secs_f64() * 1e6,
+        per_call.as_secs_f64() / per_analysis.as_secs_f64()
     );
 }

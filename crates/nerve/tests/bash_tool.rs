@@ -6,6 +6,7 @@
 
 mod support;
 
+use nerve::tool::PermissionPreview;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -468,17 +469,19 @@ async fn an_approved_sed_edit_writes_exactly_the_preview() {
     assert!(!out.is_error, "{:?}", out.content);
     assert!(text_of(&out.content).contains("Applied the sed edit the user approved"));
     let asked = prompter.asked();
-    let preview = asked[0].preview.as_ref().expect("a preview");
-    let shown = &preview["files"][0];
-    assert_eq!(shown["path"], file.display().to_string());
-    assert!(shown["diff"].as_str().unwrap().contains("-beta\n+BETA\n"));
+    let Some(PermissionPreview::SedEdit { files }) = asked[0].preview.clone() else {
+        panic!("a sed preview: {:?}", asked[0].preview);
+    };
+    let shown = &files[0];
+    assert_eq!(shown.path, file.display().to_string());
+    assert!(shown.diff.contains("-beta\n+BETA\n"));
     assert!(
         asked[0].input.get("_simulatedSedEdit").is_none(),
         "the request shows the model's input"
     );
     let written = std::fs::read(&file).unwrap();
     assert_eq!(written, b"alpha\nBETA\ngamma\n");
-    assert_eq!(shown["new_sha256"], sha256_hex(&written));
+    assert_eq!(shown.new_sha256, sha256_hex(&written));
 }
 
 /// Approves, but changes the file first: the approved diff no longer applies.
@@ -560,12 +563,10 @@ async fn a_forged_edit_is_replaced_by_a_fresh_preview_when_asking() {
         .await;
     assert!(!out.is_error, "{:?}", out.content);
     let asked = prompter.asked();
-    assert!(
-        asked[0].preview.as_ref().unwrap()["files"][0]["diff"]
-            .as_str()
-            .unwrap()
-            .contains("+b\n")
-    );
+    let Some(PermissionPreview::SedEdit { files }) = asked[0].preview.clone() else {
+        panic!("a sed preview: {:?}", asked[0].preview);
+    };
+    assert!(files[0].diff.contains("+b\n"));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "b\n");
 }
 

@@ -70,6 +70,11 @@ content: Array<ResultBlock>,
  */
 is_error: boolean, 
 /**
+ * For an error the engine wrote (a denial, a validation failure, an interruption), the
+ * message as the user reads it; the model gets it inside `<tool_use_error>`.
+ */
+error: string | null, 
+/**
  * Whether it was denied by a permission decision.
  */
 denied: boolean, 

@@ -484,6 +484,7 @@ impl Scheduler {
             tool_use_id: outcome.tool_use_id.clone(),
             content: outcome.content.clone(),
             is_error: outcome.is_error,
+            error: outcome.error_message.clone(),
             denied: outcome.denied,
             cancelled: matches!(outcome.error_class, Some(ErrorClass::Cancelled)),
             display: outcome.display.clone(),

@@ -40,7 +40,7 @@ pub use nerve_protocol::permission::{PermissionMode, UnknownModeError};
 pub use pending::{NotWaiting, PendingPrompts};
 pub use request::{
     AutoClassifier, ClassifierRequest, ClassifierVerdict, MatchedRule, PermissionPrompter, PermissionRequest,
-    RuleScope, UserAnswer,
+    Previewer, RuleScope, UserAnswer,
 };
 pub use rule::{PermissionRule, RuleBehavior, RuleParseError, RuleSource, RuleValue};
 pub use rule_set::{Access, RuleSet};

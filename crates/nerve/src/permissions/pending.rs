@@ -7,7 +7,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use tokio::sync::oneshot;
 
-use crate::permissions::{PermissionPrompter, PermissionRequest, UserAnswer};
+use nerve_protocol::preview::PermissionPreview;
+use serde_json::Value;
+
+use crate::permissions::{PermissionPrompter, PermissionRequest, Previewer, UserAnswer};
 
 /// An answer arrived for a request nobody waits for (already answered, or its call was cancelled).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -18,6 +21,7 @@ pub struct NotWaiting(pub String);
 #[derive(Clone, Default)]
 pub struct PendingPrompts {
     waiting: Arc<Mutex<HashMap<String, oneshot::Sender<UserAnswer>>>>,
+    previewers: Arc<Mutex<HashMap<String, Arc<dyn Previewer>>>>,
 }
 
 impl std::fmt::Debug for PendingPrompts {
@@ -33,6 +37,24 @@ impl PendingPrompts {
     pub fn answer(&self, id: &str, answer: UserAnswer) -> Result<(), NotWaiting> {
         let sender = self.lock().remove(id).ok_or_else(|| NotWaiting(id.to_string()))?;
         sender.send(answer).map_err(|_| NotWaiting(id.to_string()))
+    }
+
+    /// The preview of request `id` for `input`, an edit of its input the user has not sent yet,
+    /// computed by the tool as the call would be (`Ok(None)`: the tool has no preview for it).
+    pub async fn preview(&self, id: &str, input: Value) -> Result<Option<PermissionPreview>, NotWaiting> {
+        if !self.lock().contains_key(id) {
+            return Err(NotWaiting(id.to_string()));
+        }
+        let previewer = self
+            .previewers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned();
+        match previewer {
+            Some(previewer) => Ok(previewer.preview(input).await),
+            None => Ok(None),
+        }
     }
 
     /// Denies every waiting request (the window went away).
@@ -67,11 +89,23 @@ struct Registration<'a> {
 impl Drop for Registration<'_> {
     fn drop(&mut self) {
         self.prompts.lock().remove(&self.id);
+        self.prompts
+            .previewers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
     }
 }
 
 #[async_trait]
 impl PermissionPrompter for PendingPrompts {
+    fn offer_previewer(&self, request_id: &str, previewer: Arc<dyn Previewer>) {
+        self.previewers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(request_id.to_string(), previewer);
+    }
+
     async fn ask(&self, request: PermissionRequest) -> UserAnswer {
         let (tx, rx) = oneshot::channel();
         self.lock().insert(request.id.clone(), tx);

@@ -3,15 +3,33 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
+use serde_json::Value;
 
 pub use nerve_protocol::permission::{MatchedRule, PermissionRequest, RuleScope, UserAnswer};
+use nerve_protocol::preview::PermissionPreview;
+
+/// Recomputes a waiting request's preview for an input the user edited in the dialog, with the
+/// tool's own logic (Edit's forgiving matching, a fresh sed simulation), so what the dialog shows
+/// is what would run.
+#[async_trait]
+pub trait Previewer: Send + Sync {
+    /// The preview of `input`; `None` when the tool has none for it (an input that cannot apply).
+    async fn preview(&self, input: Value) -> Option<PermissionPreview>;
+}
 
 /// Asks the user. Implemented by front-ends (through the event stream and `Session::answer`).
 #[async_trait]
 pub trait PermissionPrompter: Send + Sync {
     /// Asks and waits for the answer. A front-end that goes away answers `Deny`.
     async fn ask(&self, request: PermissionRequest) -> UserAnswer;
+
+    /// Offered just before [`PermissionPrompter::ask`] for the same request: how to preview an
+    /// edited input. A front-end that lets the user edit keeps it until the request is answered;
+    /// the default ignores it.
+    fn offer_previewer(&self, _request_id: &str, _previewer: Arc<dyn Previewer>) {}
 }
 
 /// The auto-mode classifier's verdict.

@@ -19,6 +19,9 @@ pub struct CallOutcome {
     pub content: Vec<ResultBlock>,
     /// Whether it is an error result.
     pub is_error: bool,
+    /// For an error the engine wrote, its message as the user reads it (the model gets it inside
+    /// `<tool_use_error>`); `None` for results the tool wrote.
+    pub error_message: Option<String>,
     /// Whether a permission decision or hook refused the call.
     pub denied: bool,
     /// Telemetry-safe class of the failure.
@@ -49,6 +52,7 @@ impl CallOutcome {
             tool_name: tool_name.to_string(),
             content,
             is_error,
+            error_message: None,
             denied: false,
             error_class: None,
             display: None,
@@ -69,12 +73,11 @@ impl CallOutcome {
 
     /// An error result with a sanitised message.
     pub fn error_for(call: &ToolCall, tool_name: &str, message: String, class: ErrorClass) -> Self {
-        let text = format!(
-            "<tool_use_error>{}</tool_use_error>",
-            sanitize_for_model(&message)
-        );
+        let message = sanitize_for_model(&message);
+        let text = format!("<tool_use_error>{message}</tool_use_error>");
         let mut out = Self::from_blocks(call, tool_name, vec![ResultBlock::text(text)], true);
         out.error_class = Some(class);
+        out.error_message = Some(message);
         out
     }
 

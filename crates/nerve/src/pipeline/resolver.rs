@@ -10,10 +10,10 @@ use crate::hooks::HookConfig;
 use crate::permissions::evaluate::{CallFacts, HookPermission, evaluate};
 use crate::permissions::{
     AutoClassifier, ClassifierRequest, ClassifierVerdict, DecidedBy, Evaluation, PermissionMode,
-    PermissionPrompter, PermissionRequest, PermissionRule, Resolution, RuleBehavior, RuleScope, RuleSource,
-    RuleValue, UserAnswer, Verdict,
+    PermissionPrompter, PermissionRequest, PermissionRule, Previewer, Resolution, RuleBehavior, RuleScope,
+    RuleSource, RuleValue, UserAnswer, Verdict,
 };
-use crate::tool::{DynTool, ToolUseContext};
+use crate::tool::{DynTool, PermissionPreview, ToolRef, ToolUseContext};
 
 /// Resolves calls: evaluation, then hooks, classifier and prompts for what asks.
 #[derive(Clone, Default)]
@@ -283,6 +283,20 @@ impl Resolver {
                 .await;
             });
         }
+        let tool_ref = ctx
+            .config
+            .tool_pool
+            .as_ref()
+            .and_then(|pool| pool.find(tool.name()).cloned());
+        if let Some(tool) = tool_ref {
+            prompter.offer_previewer(
+                &request.id,
+                Arc::new(ToolPreviewer {
+                    tool,
+                    ctx: ctx.clone(),
+                }),
+            );
+        }
         let answer = tokio::select! {
             a = prompter.ask(request) => a,
             () = ctx.exec.cancel.cancelled() => UserAnswer::Deny { message: Some("the call was interrupted while waiting for approval".into()) },
@@ -358,9 +372,33 @@ impl Resolver {
     }
 }
 
+/// Previews an input the user edited while the request waits, as the original was previewed: the
+/// engine-only fields a user cannot set are dropped, derived fields backfilled, then the tool
+/// previews it.
+struct ToolPreviewer {
+    tool: ToolRef,
+    ctx: ToolUseContext,
+}
+
+#[async_trait::async_trait]
+impl Previewer for ToolPreviewer {
+    async fn preview(&self, mut input: Value) -> Option<PermissionPreview> {
+        if let Some(fields) = input.as_object_mut() {
+            for name in self.tool.engine_only_fields() {
+                fields.remove(*name);
+            }
+        }
+        let observable = self.tool.backfill_observable_input(&input, &self.ctx);
+        self.tool
+            .permission_preview(&observable, &self.ctx)
+            .await
+            .map(|p| p.display)
+    }
+}
+
 /// Attaches the preview's engine fields to an approval of the unchanged input. An input the user
 /// edited is not what was previewed, so it runs without them.
-fn with_engine_input(resolution: Resolution, preview: Option<crate::tool::PermissionPreview>) -> Resolution {
+fn with_engine_input(resolution: Resolution, preview: Option<crate::tool::ApprovalPreview>) -> Resolution {
     match resolution {
         Resolution::Allow {
             updated_input,
@@ -390,15 +428,15 @@ fn allow_with(updated_input: Option<Value>, input: &Value) -> Resolution {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::PermissionPreview;
+    use crate::tool::ApprovalPreview;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    fn preview() -> PermissionPreview {
+    fn preview() -> ApprovalPreview {
         let mut engine_input = serde_json::Map::new();
         engine_input.insert("_simulatedSedEdit".into(), json!({"files": []}));
-        PermissionPreview {
-            display: json!({"kind": "sed_edit"}),
+        ApprovalPreview {
+            display: crate::tool::PermissionPreview::SedEdit { files: Vec::new() },
             engine_input,
         }
     }

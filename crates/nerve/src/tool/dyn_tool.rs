@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::permissions::PermissionSubject;
 use crate::tool::{
-    FileEffect, InterruptBehavior, PermissionPreview, ProgressSink, Tool, ToolError, ToolOrigin, ToolOutput,
+    ApprovalPreview, FileEffect, InterruptBehavior, ProgressSink, Tool, ToolError, ToolOrigin, ToolOutput,
     ToolPermission, ToolUseContext, Validation,
 };
 
@@ -62,7 +62,7 @@ pub trait DynTool: Send + Sync {
     /// See [`Tool::check_permissions`]; ask when the input does not parse.
     async fn check_permissions(&self, input: &Value, ctx: &ToolUseContext) -> ToolPermission;
     /// See [`Tool::permission_preview`]; none when the input does not parse.
-    async fn permission_preview(&self, input: &Value, ctx: &ToolUseContext) -> Option<PermissionPreview>;
+    async fn permission_preview(&self, input: &Value, ctx: &ToolUseContext) -> Option<ApprovalPreview>;
     /// See [`Tool::call`].
     async fn call(
         &self,
@@ -173,7 +173,7 @@ impl<T: Tool> DynTool for T {
             },
         }
     }
-    async fn permission_preview(&self, input: &Value, ctx: &ToolUseContext) -> Option<PermissionPreview> {
+    async fn permission_preview(&self, input: &Value, ctx: &ToolUseContext) -> Option<ApprovalPreview> {
         let typed = parse::<T>(input).ok()?;
         Tool::permission_preview(self, &typed, ctx).await
     }

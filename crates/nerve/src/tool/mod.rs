@@ -19,6 +19,7 @@ pub use crate::permissions::ToolPermission;
 pub use context::{AgentIdentity, ExecutionState, SessionConfig, ToolUseContext, UiCallbacks};
 pub use dyn_tool::{DynTool, ToolRef};
 pub use extensions::SessionExtensions;
+pub use nerve_protocol::PermissionPreview;
 pub use nerve_protocol::tool::{TodoItem, TodoStatus};
 pub use pool::{ToolPool, ToolSpec, is_deferrable};
 pub use progress::{Progress, ProgressSink};
@@ -63,9 +64,9 @@ pub type Validation = Result<(), String>;
 /// when the user approves (for example a simulated `sed -i` edit: the user sees the diff, and what
 /// runs is exactly the previewed content).
 #[derive(Debug, Clone, PartialEq)]
-pub struct PermissionPreview {
+pub struct ApprovalPreview {
     /// Shown to the user (goes into [`crate::permissions::PermissionRequest::preview`]).
-    pub display: Value,
+    pub display: PermissionPreview,
     /// Engine-only input fields (named in [`Tool::engine_only_fields`]) merged into the input that
     /// runs once the user approves the unchanged input.
     pub engine_input: serde_json::Map<String, Value>,
@@ -164,7 +165,7 @@ pub trait Tool: Send + Sync + 'static {
         &self,
         _input: &Self::Input,
         _ctx: &ToolUseContext,
-    ) -> Option<PermissionPreview> {
+    ) -> Option<ApprovalPreview> {
         None
     }
 

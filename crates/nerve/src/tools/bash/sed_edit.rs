@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::permissions::protected::is_inside_working_dirs;
-use crate::tool::{PermissionPreview, ToolError, ToolOutput, ToolUseContext};
+use crate::tool::{ApprovalPreview, PermissionPreview, ToolError, ToolOutput, ToolUseContext};
 use crate::tools::bash::sed::parse_sed_in_place;
 use crate::tools::fs::{ChangeKind, FileDiff};
+use nerve_protocol::SedFileChange;
 
 /// The engine-only input field carrying an approved edit.
 pub(crate) const SIMULATED_SED_EDIT_FIELD: &str = "_simulatedSedEdit";
@@ -47,7 +47,7 @@ pub struct SimulatedFile {
 }
 
 /// Simulates `command` if it is a previewable `sed -i` on files inside the working directories.
-pub(crate) async fn sed_preview(command: &str, ctx: &ToolUseContext) -> Option<PermissionPreview> {
+pub(crate) async fn sed_preview(command: &str, ctx: &ToolUseContext) -> Option<ApprovalPreview> {
     let sed = parse_sed_in_place(command)?;
     let mut files = Vec::new();
     let mut shown = Vec::new();
@@ -71,13 +71,13 @@ pub(crate) async fn sed_preview(command: &str, ctx: &ToolUseContext) -> Option<P
         // front-end shows hunks and never parses diff text.
         let diff = FileDiff::between(&path.to_string_lossy(), ChangeKind::Update, &old_text, &new_text);
         let old_sha256 = sha256_hex(old_text.as_bytes());
-        shown.push(json!({
-            "path": path,
-            "old_sha256": old_sha256,
-            "new_sha256": sha256_hex(new_text.as_bytes()),
-            "hunks": diff.hunks,
-            "diff": diff.unified,
-        }));
+        shown.push(SedFileChange {
+            path: path.to_string_lossy().into_owned(),
+            old_sha256: old_sha256.clone(),
+            new_sha256: sha256_hex(new_text.as_bytes()),
+            hunks: diff.hunks,
+            diff: diff.unified,
+        });
         files.push(SimulatedFile {
             path,
             old_sha256,
@@ -94,8 +94,8 @@ pub(crate) async fn sed_preview(command: &str, ctx: &ToolUseContext) -> Option<P
         SIMULATED_SED_EDIT_FIELD.to_string(),
         serde_json::to_value(&edit).ok()?,
     );
-    Some(PermissionPreview {
-        display: json!({ "kind": "sed_edit", "files": shown }),
+    Some(ApprovalPreview {
+        display: PermissionPreview::SedEdit { files: shown },
         engine_input,
     })
 }

@@ -18,7 +18,7 @@ fn fixture() -> (tempfile::TempDir, ToolUseContext) {
     (dir, ctx)
 }
 
-fn edit_of(preview: &crate::tool::PermissionPreview) -> SimulatedSedEdit {
+fn edit_of(preview: &crate::tool::ApprovalPreview) -> SimulatedSedEdit {
     serde_json::from_value(preview.engine_input[SIMULATED_SED_EDIT_FIELD].clone()).unwrap()
 }
 
@@ -28,7 +28,7 @@ async fn preview_shows_a_diff_and_carries_the_new_content() {
     let file = ctx.exec.cwd.join("a.txt");
     std::fs::write(&file, "one\ntwo\nthree\n").unwrap();
     let p = sed_preview("sed -i 's/two/2/' a.txt", &ctx).await.unwrap();
-    let shown = &p.display["files"][0];
+    let shown = &serde_json::to_value(&p.display).unwrap()["files"][0];
     assert_eq!(shown["path"], file.display().to_string());
     assert_eq!(shown["old_sha256"], sha256_hex(b"one\ntwo\nthree\n"));
     let diff = shown["diff"].as_str().unwrap();

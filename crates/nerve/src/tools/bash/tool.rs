@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::permissions::PermissionSubject;
 use crate::sandbox::SandboxState;
 use crate::tool::{
-    FileEffect, InterruptBehavior, PermissionPreview, ProgressSink, Tool, ToolError, ToolOutput,
+    ApprovalPreview, FileEffect, InterruptBehavior, ProgressSink, Tool, ToolError, ToolOutput,
     ToolPermission, ToolUseContext, Validation,
 };
 use crate::tools::bash::BackgroundTasks;
@@ -161,7 +161,7 @@ impl Tool for BashTool {
         PermissionSubject::Shell(Box::new(shell_subject(&input.command, &ctx.exec.cwd)))
     }
 
-    async fn permission_preview(&self, input: &BashInput, ctx: &ToolUseContext) -> Option<PermissionPreview> {
+    async fn permission_preview(&self, input: &BashInput, ctx: &ToolUseContext) -> Option<ApprovalPreview> {
         if input.run_in_background == Some(true) {
             return None;
         }

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::permissions::{Access, PermissionSubject};
-use crate::tool::{PermissionPreview, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tool::{ApprovalPreview, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
 use crate::tools::fs::{
     ChangeKind, TextFile, absolute_path, display_path, permission_paths, record_known_content, write_atomic,
 };
@@ -88,7 +88,7 @@ Usage:
         }
     }
 
-    async fn permission_preview(&self, input: &EditInput, ctx: &ToolUseContext) -> Option<PermissionPreview> {
+    async fn permission_preview(&self, input: &EditInput, ctx: &ToolUseContext) -> Option<ApprovalPreview> {
         // An input that cannot apply has no preview; the call itself reports why.
         let preview = preview_edit(input, ctx).ok()?;
         let old_text = match &preview.original {

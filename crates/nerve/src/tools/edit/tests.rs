@@ -294,11 +294,18 @@ async fn the_permission_preview_shows_the_diff_and_both_texts_without_writing() 
         .permission_preview(&edit(&path, "two", "TWO"), &ctx)
         .await
         .unwrap();
-    let display = preview.display;
-    assert_eq!(display["kind"], "update");
-    assert_eq!(display["old_text"], "one\ntwo\nthree\n");
-    assert_eq!(display["new_text"], "one\nTWO\nthree\n");
-    assert!(display["unified"].as_str().unwrap().contains("-two\n+TWO"));
+    let crate::tool::PermissionPreview::FileChange {
+        diff,
+        old_text,
+        new_text,
+    } = preview.display.clone()
+    else {
+        panic!("a file change: {:?}", preview.display);
+    };
+    assert_eq!(diff.kind, crate::files::ChangeKind::Update);
+    assert_eq!(old_text.as_deref(), Some("one\ntwo\nthree\n"));
+    assert_eq!(new_text.as_deref(), Some("one\nTWO\nthree\n"));
+    assert!(diff.unified.contains("-two\n+TWO"));
     assert!(preview.engine_input.is_empty());
     assert_eq!(std::fs::read(&path).unwrap(), b"one\r\ntwo\r\nthree\r\n");
     // An edit that cannot apply has no preview; the call reports why.

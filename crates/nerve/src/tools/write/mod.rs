@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::permissions::{Access, PermissionSubject};
-use crate::tool::{PermissionPreview, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tool::{ApprovalPreview, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
 use crate::tools::fs::TextFile;
 use crate::tools::fs::text::normalize_newlines;
 use crate::tools::fs::{
@@ -84,11 +84,7 @@ Usage:
         }
     }
 
-    async fn permission_preview(
-        &self,
-        input: &WriteInput,
-        ctx: &ToolUseContext,
-    ) -> Option<PermissionPreview> {
+    async fn permission_preview(&self, input: &WriteInput, ctx: &ToolUseContext) -> Option<ApprovalPreview> {
         let preview = preview_write(input, ctx).ok()?;
         let old_text = match &preview.original {
             Some(snapshot) => TextFile::decode(&snapshot.bytes)

@@ -159,24 +159,36 @@ async fn the_permission_preview_marks_new_files_and_diffs_existing_ones() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = context(dir.path());
     let path = ctx.exec.cwd.join("new.md");
-    let created = WriteTool
-        .permission_preview(&write(&path, "hello\n"), &ctx)
-        .await
-        .unwrap()
-        .display;
-    assert_eq!(created["kind"], "create");
-    assert_eq!(created["old_text"], "");
-    assert_eq!(created["new_text"], "hello\n");
+    let file_change = |p: crate::tool::PermissionPreview| match p {
+        crate::tool::PermissionPreview::FileChange {
+            diff,
+            old_text,
+            new_text,
+        } => (diff, old_text, new_text),
+        other => panic!("a file change: {other:?}"),
+    };
+    let (diff, old_text, new_text) = file_change(
+        WriteTool
+            .permission_preview(&write(&path, "hello\n"), &ctx)
+            .await
+            .unwrap()
+            .display,
+    );
+    assert_eq!(diff.kind, crate::files::ChangeKind::Create);
+    assert_eq!(old_text.as_deref(), Some(""));
+    assert_eq!(new_text.as_deref(), Some("hello\n"));
     assert!(!path.exists(), "a preview writes nothing");
 
     std::fs::write(&path, "hello\n").unwrap();
     read_it(&ctx, &path).await;
-    let updated = WriteTool
-        .permission_preview(&write(&path, "bye\n"), &ctx)
-        .await
-        .unwrap()
-        .display;
-    assert_eq!(updated["kind"], "update");
-    assert_eq!(updated["old_text"], "hello\n");
-    assert!(updated["unified"].as_str().unwrap().contains("-hello\n+bye"));
+    let (diff, old_text, _) = file_change(
+        WriteTool
+            .permission_preview(&write(&path, "bye\n"), &ctx)
+            .await
+            .unwrap()
+            .display,
+    );
+    assert_eq!(diff.kind, crate::files::ChangeKind::Update);
+    assert_eq!(old_text.as_deref(), Some("hello\n"));
+    assert!(diff.unified.contains("-hello\n+bye"));
 }
