@@ -161,24 +161,27 @@ fn main() {
         i += 1;
     }
     command.push_str(" && rm -rf build");
-    let bash_call = ToolCall {
-        id: "toolu_bash".into(),
-        name: "Bash".into(),
-        input: json!({"command": command, "description": "Build, test and summarise"}),
-    };
+    // Each call a distinct command (a comment tells them apart), as in a session: nothing about
+    // one call's command is known from an earlier call.
     let n = 300u32;
+    let commands: Vec<String> = (0..n).map(|i| format!("{command} # run {i}")).collect();
+    let bash_call = |i: usize| ToolCall {
+        id: format!("toolu_bash_{i}"),
+        name: "Bash".into(),
+        input: json!({"command": commands[i], "description": "Build, test and summarise"}),
+    };
     let (per_call, per_analysis) = rt.block_on(async {
         let t = Instant::now();
-        for _ in 0..n {
+        for i in 0..n as usize {
             let exec = session.executor(CancellationToken::new(), ExecutorOptions::default());
-            exec.add(bash_call.clone());
+            exec.add(bash_call(i));
             let (results, _) = exec.finish().await;
             assert!(results[0].is_error, "the rule denies it: {:?}", results[0]);
         }
         let per_call = t.elapsed() / n;
         let t = Instant::now();
-        for _ in 0..n {
-            std::hint::black_box(nerve::tools::bash::analyze(std::hint::black_box(&command)));
+        for c in &commands {
+            std::hint::black_box(nerve::tools::bash::analyze(std::hint::black_box(c)));
         }
         (per_call, t.elapsed() / n)
     });

@@ -209,7 +209,7 @@ impl RuleSet {
             if !path.is_absolute() || !rule.anchor.is_absolute() || !home.is_absolute() {
                 return unsure;
             }
-            match PathPattern::compile(content, &rule.anchor, home) {
+            match PathPattern::compile_shared(content, &rule.anchor, home) {
                 Ok(pattern) => pattern.matches(path),
                 Err(_) => unsure,
             }
@@ -240,7 +240,7 @@ impl RuleSet {
             if !rule.anchor.is_absolute() || !home.is_absolute() {
                 return Some((rule, false));
             }
-            let Ok(pattern) = PathPattern::compile(content, &rule.anchor, home) else {
+            let Ok(pattern) = PathPattern::compile_shared(content, &rule.anchor, home) else {
                 return Some((rule, false));
             };
             let found = match scope {

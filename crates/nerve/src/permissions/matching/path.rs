@@ -96,7 +96,42 @@ fn escape_line_start(line: &str) -> String {
     }
 }
 
+/// How many compiled patterns [`PathPattern::compile_shared`] keeps.
+const SHARED_PATTERNS: std::num::NonZeroUsize = match std::num::NonZeroUsize::new(256) {
+    Some(n) => n,
+    None => std::num::NonZeroUsize::MIN,
+};
+
+type PatternKey = (String, PathBuf, PathBuf);
+type Compiled = Result<std::sync::Arc<PathPattern>, PathPatternError>;
+
+/// Recent compilations by (content, anchor, home): a pure function of those, so a kept one is
+/// exactly what compiling again would give.
+static SHARED: std::sync::LazyLock<std::sync::Mutex<lru::LruCache<PatternKey, Compiled>>> =
+    std::sync::LazyLock::new(|| std::sync::Mutex::new(lru::LruCache::new(SHARED_PATTERNS)));
+
 impl PathPattern {
+    /// [`PathPattern::compile`], compiled once per (content, anchor, home): every path a call
+    /// touches is checked against every path rule, and compiling one (a gitignore matcher, so a
+    /// regex) costs far more than matching, so a 2 KB command naming a dozen files spent most of
+    /// its permission check compiling the same few rules again.
+    pub fn compile_shared(content: &str, anchor: &Path, home: &Path) -> Compiled {
+        let key = (content.to_string(), anchor.to_path_buf(), home.to_path_buf());
+        if let Some(kept) = SHARED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+        {
+            return kept.clone();
+        }
+        let compiled = Self::compile(content, anchor, home).map(std::sync::Arc::new);
+        SHARED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .put(key, compiled.clone());
+        compiled
+    }
+
     /// Resolves `content` against `anchor` (for `/x`, `./x`, `x`) or `home` (for `~/x`) and compiles
     /// it.
     pub fn compile(content: &str, anchor: &Path, home: &Path) -> Result<Self, PathPatternError> {
@@ -258,7 +293,7 @@ fn component_matches(glob: &str, literal: &str) -> bool {
 /// An invalid glob never matches here; [`PathPattern::compile`] reports it, and the rule set treats
 /// an invalid deny/ask pattern as matching (fail closed).
 pub fn path_rule_matches(rule_content: &str, anchor: &Path, home: &Path, target: &Path) -> bool {
-    PathPattern::compile(rule_content, anchor, home).is_ok_and(|pattern| pattern.matches(target))
+    PathPattern::compile_shared(rule_content, anchor, home).is_ok_and(|pattern| pattern.matches(target))
 }
 
 #[cfg(test)]
@@ -426,5 +461,29 @@ mod tests {
                 prop_assert!(!hit(&rule, &sibling));
             }
         }
+    }
+
+    #[test]
+    fn a_shared_pattern_is_compiled_once_and_matches_as_a_fresh_one() {
+        let (anchor, home) = (Path::new(ANCHOR), Path::new(HOME));
+        let first = PathPattern::compile_shared("./shared-test/**", anchor, home).unwrap();
+        let second = PathPattern::compile_shared("./shared-test/**", anchor, home).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&first, &second));
+        let fresh = PathPattern::compile("./shared-test/**", anchor, home).unwrap();
+        for target in ["/work/project/shared-test/a.txt", "/work/project/other/a.txt"] {
+            assert_eq!(
+                first.matches(Path::new(target)),
+                fresh.matches(Path::new(target)),
+                "{target}"
+            );
+        }
+        assert!(first.matches(Path::new("/work/project/shared-test/a.txt")));
+        // Another anchor is another pattern.
+        let elsewhere =
+            PathPattern::compile_shared("./shared-test/**", Path::new("/elsewhere"), home).unwrap();
+        assert!(!std::sync::Arc::ptr_eq(&first, &elsewhere));
+        // An invalid glob is an error every time.
+        assert!(PathPattern::compile_shared("/src/[z-a]", anchor, home).is_err());
+        assert!(PathPattern::compile_shared("/src/[z-a]", anchor, home).is_err());
     }
 }

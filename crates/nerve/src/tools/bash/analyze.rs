@@ -1,12 +1,50 @@
 //! Entry point: parse a command line with tree-sitter-bash and collect what it would run.
 
 use std::borrow::Cow;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
+use lru::LruCache;
 
 use crate::tools::bash::analysis::{CommandAnalysis, SimpleCommand};
 use crate::tools::bash::walker::Walker;
 
 /// How many `eval`/`bash -c` levels are followed before giving up (each level re-parses text).
 pub(crate) const MAX_SCRIPT_NESTING: usize = 4;
+
+/// How many recent analyses [`analyze_shared`] keeps.
+const SHARED_ANALYSES: NonZeroUsize = match NonZeroUsize::new(64) {
+    Some(n) => n,
+    None => NonZeroUsize::MIN,
+};
+
+/// Commands longer than this are analysed each time instead of kept (a model can send megabytes).
+const MAX_SHARED_COMMAND_BYTES: usize = 64 * 1024;
+
+/// Recent analyses by command text. Analysis is a pure function of the text, so a kept one is
+/// exactly what a new parse would give.
+static SHARED: LazyLock<Mutex<LruCache<String, Arc<CommandAnalysis>>>> =
+    LazyLock::new(|| Mutex::new(LruCache::new(SHARED_ANALYSES)));
+
+/// [`analyze`], parsed once per command text: every step of a call asks about the same command
+/// (the executor's concurrency check, read-only and destructive checks, the permission subject, the
+/// sed preview), and a 2 KB compound command takes about half a millisecond to parse and walk, so
+/// each step after the first takes the kept analysis.
+pub fn analyze_shared(command: &str) -> Arc<CommandAnalysis> {
+    if command.len() > MAX_SHARED_COMMAND_BYTES {
+        return Arc::new(analyze(command));
+    }
+    if let Some(kept) = SHARED.lock().unwrap_or_else(PoisonError::into_inner).get(command) {
+        return Arc::clone(kept);
+    }
+    // Parsed outside the lock, so calls analysing different commands run in parallel.
+    let analysis = Arc::new(analyze(command));
+    SHARED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .put(command.to_string(), Arc::clone(&analysis));
+    analysis
+}
 
 /// Analyses one command line as bash would run it. Never fails: anything it cannot model is reported
 /// through `understood = false`, with a reason.
@@ -180,4 +218,32 @@ pub(crate) fn is_read_write_operator(node: tree_sitter::Node) -> bool {
         && node
             .prev_sibling()
             .is_some_and(|p| p.kind() == "<" && p.end_byte() == node.start_byte())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shared_analysis_is_the_fresh_one_and_is_kept_once() {
+        let command = "git status && cat README.md | grep -c shared-analysis-test > /tmp/x";
+        let first = analyze_shared(command);
+        assert_eq!(*first, analyze(command));
+        let second = analyze_shared(command);
+        assert!(
+            Arc::ptr_eq(&first, &second),
+            "the second ask takes the kept analysis"
+        );
+        let other = analyze_shared("ls shared-analysis-test");
+        assert_eq!(*other, analyze("ls shared-analysis-test"));
+        assert!(!Arc::ptr_eq(&first, &other));
+    }
+
+    #[test]
+    fn a_huge_command_is_analysed_but_not_kept() {
+        let command = format!("echo {}", "a".repeat(MAX_SHARED_COMMAND_BYTES));
+        let first = analyze_shared(&command);
+        assert_eq!(*first, analyze(&command));
+        assert!(!Arc::ptr_eq(&first, &analyze_shared(&command)));
+    }
 }

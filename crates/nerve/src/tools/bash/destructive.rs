@@ -1,7 +1,7 @@
 //! Which commands destroy data, for the UI's warning (the permission decision does not depend on
 //! it). Judged per subcommand from the parsed words; an unparsed command counts as destructive.
 
-use crate::tools::bash::{CommandAnalysis, analyze};
+use crate::tools::bash::{CommandAnalysis, analyze_shared};
 
 /// Programs that delete or overwrite data whatever their arguments.
 const DESTRUCTIVE_PROGRAMS: &[&str] = &[
@@ -10,7 +10,7 @@ const DESTRUCTIVE_PROGRAMS: &[&str] = &[
 
 /// Whether running `command` may destroy data.
 pub fn is_destructive(command: &str) -> bool {
-    let analysis = analyze(command);
+    let analysis = analyze_shared(command);
     destructive_analysis(&analysis)
 }
 

@@ -47,7 +47,7 @@ mod test_util;
 mod tool_tests;
 
 pub use analysis::{CommandAnalysis, CommandClass, SimpleCommand};
-pub use analyze::analyze;
+pub use analyze::{analyze, analyze_shared};
 pub use background::{BackgroundTasks, TaskInfo, TaskStatus};
 pub use destructive::is_destructive;
 pub use fallback::{fallback_segments, fallback_words};

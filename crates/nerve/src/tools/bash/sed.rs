@@ -2,7 +2,7 @@
 //! `sed -i` command with literal arguments and only options whose effect a `sed --sandbox` run
 //! without `-i` reproduces exactly.
 
-use crate::tools::bash::{CommandClass, analyze};
+use crate::tools::bash::{CommandClass, analyze_shared};
 
 /// A `sed -i` invocation, taken apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub(crate) fn parse_sed_in_place(command: &str) -> Option<SedInPlace> {
     if !rest.starts_with([' ', '\t']) {
         return None;
     }
-    let analysis = analyze(command);
+    let analysis = analyze_shared(command);
     if !analysis.understood || !analysis.write_targets.is_empty() || analysis.subcommands.len() != 1 {
         return None;
     }

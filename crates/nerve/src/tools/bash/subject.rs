@@ -8,11 +8,11 @@ use crate::tools::bash::classify::reads_its_operands;
 use crate::tools::bash::edits::file_edit;
 use crate::tools::bash::git::without_global_options;
 use crate::tools::bash::words::is_system_program;
-use crate::tools::bash::{CommandClass, SimpleCommand, analyze, fallback_segments};
+use crate::tools::bash::{CommandClass, SimpleCommand, analyze_shared, fallback_segments};
 
 /// Parses `command` and describes it for permission matching; paths are resolved against `cwd`.
 pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
-    let analysis = analyze(command);
+    let analysis = analyze_shared(command);
     let mut reads = Reads::default();
     let mut edit_targets = Vec::new();
     let mut parts = Vec::new();
@@ -73,7 +73,7 @@ pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
         network_targets: analysis.network_targets.clone(),
         edit_targets,
         understood: analysis.understood,
-        not_understood_reason: analysis.not_understood_reason,
+        not_understood_reason: analysis.not_understood_reason.clone(),
         parts,
         write_targets: resolve_all(&analysis.write_targets),
         fallback_segments: fallback,
