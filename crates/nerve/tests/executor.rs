@@ -30,7 +30,6 @@ fn sleep(id: &str, ms: u64, safe: bool) -> ToolCall {
 fn opts(max: usize) -> ExecutorOptions {
     ExecutorOptions {
         max_concurrency: max,
-        sibling_cancelling_tool: "TestSleep".into(),
         ..ExecutorOptions::default()
     }
 }

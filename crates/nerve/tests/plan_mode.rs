@@ -56,7 +56,6 @@ async fn run_turn(s: &SessionRuntime, calls: Vec<ToolCall>) -> (Vec<CallOutcome>
         CancellationToken::new(),
         ExecutorOptions {
             max_concurrency: 10,
-            sibling_cancelling_tool: "Bash".into(),
             ..ExecutorOptions::default()
         },
     );

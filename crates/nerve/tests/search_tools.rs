@@ -113,7 +113,6 @@ async fn todo_write_updates_the_context_after_the_turn() {
         CancellationToken::new(),
         ExecutorOptions {
             max_concurrency: 4,
-            sibling_cancelling_tool: "Bash".into(),
             ..ExecutorOptions::default()
         },
     );

@@ -29,6 +29,11 @@ concurrent: boolean,
  */
 denied: boolean, 
 /**
+ * For an error the engine wrote (a denial, a validation failure, an interruption), its message
+ * as the user reads it, as the live `tool_completed` event gives it.
+ */
+error: string | null, 
+/**
  * Whether the call may destroy data.
  */
 destructive: boolean, 

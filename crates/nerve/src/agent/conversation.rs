@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use crate::budget::{
     BudgetedResult, ContentReplacementState, ReplacementRecord, ResultStore, enforce_message_budget,
 };
+use crate::model::context::ContextFragment;
 use crate::model::types::{
     ContentBlock, DocumentBlock, ImageBlock, MediaSource, Message, Role, TextBlock, ToolResult,
     ToolResultBlock, ToolResultContent, ToolUseBlock,
@@ -85,18 +86,13 @@ pub fn outcomes_to_user_message(
             if matches!(m, NewMessage::SubagentTranscript { .. }) {
                 continue;
             }
-            trailing.push(ContentBlock::text(match m {
-                NewMessage::SystemReminder { text } => {
-                    format!("<system-reminder>\n{text}\n</system-reminder>")
-                }
-                NewMessage::HookContext { event, text } => {
-                    format!("<system-reminder>\n{event} hook additional context: {text}\n</system-reminder>")
-                }
-                NewMessage::Attachment { label, value } => {
-                    format!("<attachment label=\"{label}\">\n{value}\n</attachment>")
-                }
-                NewMessage::SubagentTranscript { .. } => String::new(),
-            }));
+            let note = match m {
+                NewMessage::SystemReminder { text } => ContextFragment::new(text.as_str()),
+                NewMessage::HookContext { event, text } => ContextFragment::hook_context(event, text),
+                NewMessage::Attachment { label, value } => ContextFragment::new(format!("{label}:\n{value}")),
+                NewMessage::SubagentTranscript { .. } => continue,
+            };
+            trailing.push(note.block());
         }
     }
     content.extend(trailing);
@@ -200,9 +196,9 @@ pub fn answer_missing_tool_uses(messages: &mut Vec<Message>) {
 fn interrupted_result(id: &str) -> ContentBlock {
     ContentBlock::ToolResult(ToolResult {
         tool_use_id: id.to_string(),
-        content: Some(ToolResultContent::Text(
-            "<tool_use_error>Interrupted: the session ended before this tool call finished; its effects, if any, are unknown.</tool_use_error>".into(),
-        )),
+        content: Some(ToolResultContent::Text(crate::errors::wrap_tool_use_error(
+            "Interrupted: the session ended before this tool call finished; its effects, if any, are unknown.",
+        ))),
         is_error: true,
         cache_control: None,
     })

@@ -34,7 +34,7 @@ pub fn markdown(session_id: &str, messages: &[Message]) -> String {
 
 /// Whether a text block is the engine's note to the model rather than the user's words.
 fn is_engine_note(text: &str) -> bool {
-    text.trim_start().starts_with("<system-reminder>")
+    crate::model::context::ContextFragment::is_rendered(text)
 }
 
 fn user(out: &mut String, message: &Message) {

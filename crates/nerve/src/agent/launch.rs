@@ -165,7 +165,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         tools: pool
             .tools()
             .iter()
-            .filter(|t| t.name() != "Agent")
+            .filter(|t| !t.starts_subagents())
             .cloned()
             .collect(),
         hooks: project.hooks(),

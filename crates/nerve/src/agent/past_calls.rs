@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::Agent;
 use super::conversation::tool_uses_of;
 use crate::executor::{call_is_concurrency_safe, partition};
-use crate::model::types::Role;
+use crate::model::types::{ContentBlock, Role, ToolResultBlock, ToolResultContent};
 use crate::pipeline::ToolCall;
 use crate::session::{TranscriptEntry, read_transcript};
 
@@ -30,6 +30,9 @@ pub struct PastCall {
     pub concurrent: bool,
     /// Whether a person or a rule refused it.
     pub denied: bool,
+    /// For an error the engine wrote (a denial, a validation failure, an interruption), its message
+    /// as the user reads it, as the live `tool_completed` event gives it.
+    pub error: Option<String>,
     /// Whether the call may destroy data.
     pub destructive: bool,
     /// Where its whole output was saved, if it was.
@@ -60,6 +63,7 @@ impl Agent {
             .own_checkpoints()
             .and_then(|c| crate::checkpoint::changes::changed_files_by_call(c).ok())
             .unwrap_or_default();
+        let errors = self.engine_errors();
         let mut calls = Vec::new();
         let mut batch_index = 0u32;
         for message in self.messages().iter().filter(|m| m.role == Role::Assistant) {
@@ -85,6 +89,7 @@ impl Agent {
                         batch_index,
                         concurrent: batch.concurrent,
                         denied: denied.contains(&call.id),
+                        error: errors.get(&call.id).cloned(),
                         destructive: tool.is_some_and(|t| t.is_destructive(&call.input)),
                         persisted_path: saved.map(|(p, _)| p.clone()),
                         persisted_bytes: saved.map(|(_, n)| *n),
@@ -94,6 +99,33 @@ impl Agent {
             }
         }
         calls
+    }
+
+    /// The messages of the engine-written errors among the conversation's tool results, by call.
+    fn engine_errors(&self) -> HashMap<String, String> {
+        let mut out = HashMap::new();
+        for message in self.messages().iter().filter(|m| m.role == Role::User) {
+            for block in &message.content {
+                let ContentBlock::ToolResult(result) = block else {
+                    continue;
+                };
+                if !result.is_error {
+                    continue;
+                }
+                let first_text = match &result.content {
+                    Some(ToolResultContent::Text(text)) => Some(text.as_str()),
+                    Some(ToolResultContent::Blocks(blocks)) => blocks.iter().find_map(|b| match b {
+                        ToolResultBlock::Text(t) => Some(t.text.as_str()),
+                        ToolResultBlock::Image(_) => None,
+                    }),
+                    None => None,
+                };
+                if let Some(message) = first_text.and_then(crate::errors::tool_use_error_message) {
+                    out.insert(result.tool_use_id.clone(), message.to_string());
+                }
+            }
+        }
+        out
     }
 
     /// Calls the transcript records as refused.

@@ -466,9 +466,8 @@ impl Agent {
             .into_iter()
             .chain(r.context)
         {
-            user.content.push(ContentBlock::text(format!(
-                "<system-reminder>\n{context}\n</system-reminder>"
-            )));
+            user.content
+                .push(crate::model::context::ContextFragment::new(context).block());
         }
         self.start_turn();
         self.push_message(user);

@@ -3,6 +3,8 @@
 
 mod classify;
 mod sanitize;
+mod wrapper;
 
 pub use classify::ErrorClass;
 pub use sanitize::sanitize_for_model;
+pub use wrapper::{tool_use_error_message, wrap_tool_use_error};

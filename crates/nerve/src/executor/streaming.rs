@@ -40,9 +40,6 @@ pub fn max_concurrency_from_env() -> usize {
 pub struct ExecutorOptions {
     /// Most calls running at once.
     pub max_concurrency: usize,
-    /// The tool whose failure cancels its running siblings (commands in a batch often depend on each
-    /// other; reads do not).
-    pub sibling_cancelling_tool: String,
     /// Mode changes asked for while the turn runs, applied before the next call starts.
     pub mode_switch: ModeSwitch,
     /// Fired when the user sends a new message while tools run: calls whose tool's
@@ -55,7 +52,6 @@ impl Default for ExecutorOptions {
     fn default() -> Self {
         Self {
             max_concurrency: max_concurrency_from_env(),
-            sibling_cancelling_tool: "Bash".into(),
             mode_switch: ModeSwitch::default(),
             interrupt: CancellationToken::new(),
         }
@@ -167,6 +163,8 @@ struct Entry {
     started: Option<Instant>,
     /// What a new user message does to it while it runs.
     behavior: InterruptBehavior,
+    /// Whether its failure cancels its running siblings ([`crate::tool::Tool::cancels_siblings_on_failure`]).
+    cancels_siblings: bool,
     /// The call's own token (a child of its batch's), so an interrupt can stop it alone.
     token: Option<CancellationToken>,
 }
@@ -233,6 +231,7 @@ impl Scheduler {
         let tool_name = tool.map_or_else(|| call.name.clone(), |t| t.name().to_string());
         // An unknown tool blocks: its call is answered at once anyway.
         let behavior = tool.map_or(InterruptBehavior::Block, |t| t.interrupt_behavior());
+        let cancels_siblings = tool.is_some_and(|t| t.cancels_siblings_on_failure());
         let destructive = tool.is_some_and(|t| t.is_destructive(&call.input));
         let sandbox = tool.and_then(|t| t.sandbox_state(&call.input, &self.ctx));
         let summary = tool
@@ -263,6 +262,7 @@ impl Scheduler {
             outcome: None,
             started: None,
             behavior,
+            cancels_siblings,
             token: None,
         });
         if self.turn_cancel.is_cancelled() {
@@ -382,7 +382,7 @@ impl Scheduler {
         if entry.safe
             && outcome.is_error
             && outcome.error_class != Some(ErrorClass::Cancelled)
-            && entry.tool_name == self.options.sibling_cancelling_tool
+            && entry.cancels_siblings
         {
             let label = if entry.summary.is_empty() {
                 entry.tool_name.clone()

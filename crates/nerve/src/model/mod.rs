@@ -8,6 +8,7 @@
 
 pub mod api_key;
 pub mod client;
+pub mod context;
 pub mod error;
 pub mod retry;
 pub mod small;

@@ -74,7 +74,7 @@ impl CallOutcome {
     /// An error result with a sanitised message.
     pub fn error_for(call: &ToolCall, tool_name: &str, message: String, class: ErrorClass) -> Self {
         let message = sanitize_for_model(&message);
-        let text = format!("<tool_use_error>{message}</tool_use_error>");
+        let text = crate::errors::wrap_tool_use_error(&message);
         let mut out = Self::from_blocks(call, tool_name, vec![ResultBlock::text(text)], true);
         out.error_class = Some(class);
         out.error_message = Some(message);

@@ -39,6 +39,10 @@ pub trait DynTool: Send + Sync {
     fn always_load(&self) -> bool;
     /// See [`Tool::interrupt_behavior`].
     fn interrupt_behavior(&self) -> InterruptBehavior;
+    /// See [`Tool::cancels_siblings_on_failure`].
+    fn cancels_siblings_on_failure(&self) -> bool;
+    /// See [`Tool::starts_subagents`].
+    fn starts_subagents(&self) -> bool;
     /// See [`Tool::engine_only_fields`].
     fn engine_only_fields(&self) -> &[&str];
     /// See [`Tool::is_concurrency_safe`]; false when the input does not parse.
@@ -115,6 +119,12 @@ impl<T: Tool> DynTool for T {
     }
     fn interrupt_behavior(&self) -> InterruptBehavior {
         Tool::interrupt_behavior(self)
+    }
+    fn cancels_siblings_on_failure(&self) -> bool {
+        Tool::cancels_siblings_on_failure(self)
+    }
+    fn starts_subagents(&self) -> bool {
+        Tool::starts_subagents(self)
     }
     fn engine_only_fields(&self) -> &[&str] {
         Tool::engine_only_fields(self)

@@ -203,6 +203,18 @@ pub trait Tool: Send + Sync + 'static {
         InterruptBehavior::Block
     }
 
+    /// Whether a failure of this tool in a parallel batch cancels the batch's running calls
+    /// (shell commands in one batch often depend on each other; reads do not). Default: no.
+    fn cancels_siblings_on_failure(&self) -> bool {
+        false
+    }
+
+    /// Whether this tool starts sub-agents (they get every tool of their parent but these, so a
+    /// child never starts children). Default: no.
+    fn starts_subagents(&self) -> bool {
+        false
+    }
+
     /// Compact text the auto-mode classifier judges. Empty means the classifier skips the call and the
     /// general permission system handles it.
     fn classifier_input(&self, _input: &Self::Input) -> String {

@@ -66,6 +66,11 @@ impl Tool for SleepTool {
     fn description(&self) -> String {
         "Sleeps for `ms` milliseconds and returns `output` (or \"slept N ms\"). Test tool.".into()
     }
+    /// It stands in for Bash in the executor's tests.
+    fn cancels_siblings_on_failure(&self) -> bool {
+        true
+    }
+
     fn is_concurrency_safe(&self, input: &SleepInput) -> bool {
         input.safe
     }

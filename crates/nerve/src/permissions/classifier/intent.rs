@@ -54,7 +54,7 @@ impl RecentIntent {
             });
             if let Some(text) = first_text
                 && !text.starts_with("Stop hook feedback:")
-                && !text.starts_with("<system-reminder>")
+                && !crate::model::context::ContextFragment::is_rendered(text)
             {
                 self.record(text);
             }

@@ -107,6 +107,10 @@ impl Tool for AgentTool {
         Ok(())
     }
 
+    fn starts_subagents(&self) -> bool {
+        true
+    }
+
     async fn call(
         &self,
         input: AgentInput,

@@ -16,7 +16,7 @@ use crate::tools::bash::BackgroundTasks;
 use crate::tools::bash::limits::{DEFAULT_TIMEOUT_MS, MAX_RESULT_CHARS, MAX_TIMEOUT_MS};
 use crate::tools::bash::run::{output_dir, run_foreground, sandbox_launch, start_dir};
 use crate::tools::bash::sed_edit::{SIMULATED_SED_EDIT_FIELD, SimulatedSedEdit, apply_sed_edit, sed_preview};
-use crate::tools::bash::{analyze, shell_subject};
+use crate::tools::bash::{analyze_shared, shell_subject};
 
 /// Longest summary shown for a command.
 const SUMMARY_CHARS: usize = 100;
@@ -86,7 +86,7 @@ impl Tool for BashTool {
     }
 
     fn is_read_only(&self, input: &BashInput) -> bool {
-        input.simulated_sed_edit.is_none() && analyze(&input.command).is_read_only()
+        input.simulated_sed_edit.is_none() && analyze_shared(&input.command).is_read_only()
     }
 
     fn file_effect(&self, input: &BashInput, _ctx: &ToolUseContext) -> FileEffect {
@@ -211,6 +211,10 @@ impl Tool for BashTool {
             summary.push('…');
         }
         summary
+    }
+
+    fn cancels_siblings_on_failure(&self) -> bool {
+        true
     }
 
     fn interrupt_behavior(&self) -> InterruptBehavior {
