@@ -46,6 +46,7 @@ export function completed(id: string, extra: Partial<Omit<ToolCompleted, "type" 
     tool_use_id: id,
     content: [{ type: "text", text: "ok" }],
     is_error: false,
+    error: null,
     denied: false,
     cancelled: false,
     display: null,
