@@ -108,6 +108,18 @@ async fn wait_for_text(client: &Client, css: &str, needle: &str) {
     .await;
 }
 
+/// Waits until the page has painted its latest changes (two animation frames), so a screenshot
+/// taken right after an update that arrived on its own (an IPC answer) shows it.
+async fn painted(client: &Client) {
+    client
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => done(null)));",
+            vec![],
+        )
+        .await
+        .unwrap();
+}
+
 /// Waits until the file at `path` satisfies `check`.
 async fn wait_file(what: &str, path: &Path, check: impl Fn(Option<String>) -> bool) {
     wait_for(None, what, || {
@@ -391,7 +403,14 @@ async fn a_session_in_the_desktop_app() {
     let edited = element(&client, "[data-testid='edited-text']").await;
     edited.clear().await.unwrap();
     edited.send_keys("hello, nerve").await.unwrap();
-    wait_for_text(&client, "[data-testid='permission-diff']", "hello, nerve").await;
+    // The engine previews the edited input once typing pauses: its answer about this text shows.
+    wait_for_text(
+        &client,
+        "[data-testid='permission-diff'] [data-testid='permission-preview'][data-stale='false']",
+        "hello, nerve",
+    )
+    .await;
+    painted(&client).await;
     screenshot(&client, "02b-edit-changed-before-allowing").await;
     click(&client, "[data-testid='allow-once']").await;
     wait_file("greeting.txt to be edited", &root.join("greeting.txt"), |t| {

@@ -1,27 +1,12 @@
-// Diff shapes for the permission dialog and tool cards. The engine sends hunks (Edit/Write preview)
-// or unified text (sed preview); when the user edits proposed text we recompute hunks with jsdiff.
-import { structuredPatch } from "diff";
-
-export type LineTag = "context" | "delete" | "insert";
-
-export interface DiffLine {
-  tag: LineTag;
-  text: string;
-}
-
-/** Same shape as the engine's preview hunks. */
-export interface DiffHunk {
-  old_start: number;
-  old_lines: number;
-  new_start: number;
-  new_lines: number;
-  lines: DiffLine[];
-}
+// Display rows for the engine's diffs (permission previews, tool cards, the Changes panel): the
+// engine computes every hunk; this only lays them out, unified or side by side, and counts them.
+import type { DiffHunk } from "../bindings/DiffHunk";
+import type { DiffTag } from "../bindings/DiffTag";
 
 /** One display row of a unified diff. */
 export type UnifiedRow =
   | { kind: "header"; text: string }
-  | { kind: "line"; tag: LineTag; text: string; old_no: number | null; new_no: number | null };
+  | { kind: "line"; tag: DiffTag; text: string; old_no: number | null; new_no: number | null };
 
 /** One display row of a side-by-side diff: left is the old file, right the new one. */
 export type SplitRow =
@@ -34,26 +19,6 @@ export type SplitRow =
 
 export function hunkHeader(h: DiffHunk): string {
   return `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@`;
-}
-
-/** Hunks between two texts (3 lines of context), for text the user edited. */
-export function computeHunks(oldText: string, newText: string): DiffHunk[] {
-  const patch = structuredPatch("a", "b", oldText, newText, "", "", { context: 3 });
-  return patch.hunks.map((h) => ({
-    old_start: h.oldStart,
-    old_lines: h.oldLines,
-    new_start: h.newStart,
-    new_lines: h.newLines,
-    lines: h.lines
-      .filter((l) => !l.startsWith("\\")) // "\ No newline at end of file"
-      .map((l) => ({ tag: tagOf(l[0]), text: l.slice(1) })),
-  }));
-}
-
-function tagOf(c: string | undefined): LineTag {
-  if (c === "+") return "insert";
-  if (c === "-") return "delete";
-  return "context";
 }
 
 export function unifiedRows(hunks: DiffHunk[]): UnifiedRow[] {

@@ -9,6 +9,8 @@ import type { TurnSummary } from "../bindings/TurnSummary";
 import type { Event } from "../bindings/Event";
 import type { UserAnswer } from "../bindings/UserAnswer";
 import type { PermissionMode } from "../bindings/PermissionMode";
+import type { PermissionPreview } from "../bindings/PermissionPreview";
+import type { JsonValue } from "../bindings/serde_json/JsonValue";
 import type { PersistedChunk } from "../bindings/PersistedChunk";
 import type { ChangeScope } from "../bindings/ChangeScope";
 import type { ChangeSet } from "../bindings/ChangeSet";
@@ -92,6 +94,11 @@ export const interruptTurn = (sessionId: string) => invoke<void>("interrupt_turn
 
 export const answerPermission = (sessionId: string, requestId: string, answer: UserAnswer) =>
   invoke<void>("answer_permission", { sessionId, requestId, answer });
+
+/** A waiting request's preview for `input`, an edit of its input the user has not sent yet, as the
+ *  tool computes it for the call (null: the tool has no preview for that input). */
+export const previewPermissionEdit = (sessionId: string, requestId: string, input: JsonValue) =>
+  invoke<PermissionPreview | null>("preview_permission_edit", { sessionId, requestId, input });
 
 export const setPermissionMode = (sessionId: string, mode: PermissionMode) =>
   invoke<PermissionMode>("set_permission_mode", { sessionId, mode });

@@ -1,35 +1,6 @@
-// Pure helpers behind the permission dialog: which field the user may edit per tool, how the
-// edited input is rebuilt, and how the preview's texts change with the edit.
+// Pure helpers behind the permission dialog: which field the user may edit per tool and how the
+// edited input is rebuilt (the engine previews it: see editPreview.svelte.ts), shortcuts, plans.
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
-import type { DiffHunk } from "./diff";
-
-/** Preview of an Edit/Write call (the engine sends it as JSON; this is its documented shape). */
-export interface FileEditPreview {
-  kind: "create" | "update";
-  path: string;
-  hunks: DiffHunk[];
-  unified?: string;
-  old_text: string;
-  new_text: string;
-}
-
-/** Preview of a `sed -i` Bash command: one simulated diff per file. */
-export interface SedEditPreview {
-  kind: "sed_edit";
-  files: { path: string; old_sha256?: string; new_sha256?: string; hunks: DiffHunk[]; diff: string }[];
-}
-
-export type Preview = FileEditPreview | SedEditPreview;
-
-export function asPreview(value: unknown): Preview | null {
-  if (!value || typeof value !== "object") return null;
-  const kind = (value as { kind?: unknown }).kind;
-  if (kind === "sed_edit" && Array.isArray((value as SedEditPreview).files)) return value as SedEditPreview;
-  if ((kind === "create" || kind === "update") && typeof (value as FileEditPreview).path === "string") {
-    return value as FileEditPreview;
-  }
-  return null;
-}
 
 export type InputObject = { [key: string]: JsonValue };
 
@@ -57,29 +28,6 @@ export function updatedInput(input: unknown, field: string | null, edited: strin
   const obj = asObject(input);
   if (obj[field] === edited) return null;
   return { ...obj, [field]: edited };
-}
-
-/**
- * The file's new text after the user's edit, so the diff can be recomputed with jsdiff.
- * Edit: the old text with old_string replaced by the edited new_string (all occurrences when
- * replace_all), falling back to swapping the proposed new_string inside new_text.
- * Write: the edited content is the new text.
- */
-export function editedNewText(toolName: string, input: unknown, preview: FileEditPreview, edited: string): string {
-  if (toolName === "Write") return edited;
-  const obj = asObject(input);
-  const oldString = typeof obj.old_string === "string" ? obj.old_string : "";
-  const newString = typeof obj.new_string === "string" ? obj.new_string : "";
-  const replaceAll = obj.replace_all === true;
-  if (oldString && preview.old_text.includes(oldString)) {
-    return replaceAll
-      ? preview.old_text.split(oldString).join(edited)
-      : preview.old_text.replace(oldString, () => edited);
-  }
-  if (newString && preview.new_text.includes(newString)) {
-    return preview.new_text.replace(newString, () => edited);
-  }
-  return preview.new_text;
 }
 
 export function prettyJson(value: unknown): string {

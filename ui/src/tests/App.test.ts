@@ -4,11 +4,11 @@ import { describe, expect, it } from "vitest";
 import { render, screen, waitFor } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import App from "../App.svelte";
-import { bashRequest, editRequest, queued } from "./fixtures";
-import { liveSession } from "./live";
+import { bashRequest, editRequest, filePreview, mainHunk, queued } from "./fixtures";
+import { type Handler, liveSession, sessionInfo } from "./live";
 
-async function appWithSession() {
-  const live = liveSession();
+async function appWithSession(handlers: Record<string, Handler> = {}) {
+  const live = liveSession(sessionInfo(), handlers);
   const user = userEvent.setup();
   render(App);
   await user.type(await screen.findByTestId("project-path-input"), "/home/me/projects/nerve-demo");
@@ -20,13 +20,16 @@ async function appWithSession() {
 
 describe("Settings over a session", () => {
   it("keeps an edited proposal through opening and closing Settings", async () => {
-    const { live, user, turn } = await appWithSession();
+    const { live, user, turn } = await appWithSession({
+      preview_permission_edit: () => filePreview("/p/src/main.rs", "update", [mainHunk("let x = 99;")]),
+    });
     turn.send(queued("tu-r-edit", 1, false, "Edit"));
     turn.send({ type: "permission_requested", request: editRequest() });
     await user.click(await screen.findByTestId("edit-input"));
     const box = screen.getByTestId("edited-text");
     await user.clear(box);
     await user.type(box, "let x = 99;");
+    await waitFor(() => expect(screen.getByTestId("permission-diff").textContent).toContain("let x = 99;"), { timeout: 3000 });
 
     await user.click(screen.getByTestId("open-settings"));
     expect(screen.getByTestId("settings-panel")).toBeTruthy();
@@ -35,6 +38,7 @@ describe("Settings over a session", () => {
 
     expect(screen.getByTestId("main-screen").hidden).toBe(false);
     expect((screen.getByTestId("edited-text") as HTMLTextAreaElement).value).toBe("let x = 99;");
+    expect(screen.getByTestId("permission-diff").textContent).toContain("let x = 99;");
     await user.click(screen.getByTestId("allow-once"));
     await waitFor(() => expect(live.called("answer_permission")).toHaveLength(1));
     expect(live.called("answer_permission")[0]!.answer).toEqual({

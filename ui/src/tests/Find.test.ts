@@ -233,6 +233,7 @@ describe("find bar in a conversation", () => {
       tool_use_id: "t-saved",
       content: [{ type: "text", text: "output saved" }],
       is_error: false,
+      error: null,
       denied: false,
       cancelled: false,
       display: null,

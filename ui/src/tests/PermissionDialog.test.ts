@@ -4,16 +4,33 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import PermissionDialog from "../lib/components/PermissionDialog.svelte";
 import type { PermissionRequest } from "../bindings/PermissionRequest";
-import { bashRequest, editRequest, planRequest, request, sedRequest, writeRequest } from "./fixtures";
+import type { PermissionPreview } from "../bindings/PermissionPreview";
+import {
+  bashRequest,
+  createHunk,
+  editRequest,
+  filePreview,
+  mainHunk,
+  planRequest,
+  request,
+  sedFile,
+  sedRequest,
+  writeRequest,
+} from "./fixtures";
 
 type Call = { cmd: string; args: Record<string, unknown> };
 let calls: Call[];
+/** The engine's preview for an edited input (preview_permission_edit); no preview unless a test
+ *  gives one. */
+let previewEdit: (args: Record<string, unknown>) => PermissionPreview | null | Promise<PermissionPreview | null>;
 
 beforeEach(() => {
   calls = [];
+  previewEdit = () => null;
   mockWindows("main");
   mockIPC((cmd, args) => {
     calls.push({ cmd, args: args as Record<string, unknown> });
+    if (cmd === "preview_permission_edit") return previewEdit(args as Record<string, unknown>);
     return null;
   });
 });
@@ -21,6 +38,15 @@ beforeEach(() => {
 function answers() {
   return calls.filter((c) => c.cmd === "answer_permission");
 }
+
+function previewCalls() {
+  return calls.filter((c) => c.cmd === "preview_permission_edit").map((c) => c.args);
+}
+
+/** Longer than the pause the dialog waits for before asking the engine about an edit. */
+const pastPreviewDelay = () => new Promise((r) => setTimeout(r, 300));
+/** Waiting for the engine's preview of an edit: the pause comes first, so give a busy machine time. */
+const previewed = { timeout: 3000 };
 
 function setup(requests: PermissionRequest[]) {
   const onanswered = vi.fn();
@@ -64,6 +90,13 @@ describe("PermissionDialog: Bash", () => {
     // Both stay visible: what was asked, and what will run instead.
     expect(screen.getByTestId("permission-command").textContent).toBe("git status && rm -rf build");
     expect(screen.getByTestId("permission-edited-command").textContent).toBe("git status");
+    // The engine is asked about the edited command; it has no preview, and neither had the proposal.
+    await waitFor(
+      () => expect(previewCalls().at(-1)).toEqual({ sessionId: "s1", requestId: "r-bash", input: { command: "git status", description: "Clean" } }),
+      previewed,
+    );
+    await pastPreviewDelay();
+    expect(screen.queryByTestId("no-edit-preview")).toBeNull();
     await user.click(screen.getByTestId("allow-once"));
     await waitFor(() => expect(answers()).toHaveLength(1));
     expect(answers()[0]!.args).toEqual({
@@ -71,6 +104,25 @@ describe("PermissionDialog: Bash", () => {
       requestId: "r-bash",
       answer: { answer: "allow_once", updated_input: { command: "git status", description: "Clean" } },
     });
+  });
+});
+
+describe("PermissionDialog: a sed -i command edited", () => {
+  it("shows the engine's simulation of the edited command, or says it has none", async () => {
+    const user = userEvent.setup();
+    previewEdit = () => ({ kind: "sed_edit", files: [sedFile("src/a.rs", "foo();", "baz();")] });
+    setup([sedRequest()]);
+    await user.click(screen.getByTestId("edit-input"));
+    const box = screen.getByTestId("edited-text") as HTMLTextAreaElement;
+    await fireEvent.input(box, { target: { value: "sed -i 's/foo/baz/' src/a.rs" } });
+    await waitFor(() => expect(screen.getByTestId("sed-preview").textContent).toContain("baz();"), previewed);
+    expect(screen.getByTestId("sed-preview").textContent).not.toContain("bar();");
+    expect(previewCalls()).toEqual([{ sessionId: "s1", requestId: "r-sed", input: { command: "sed -i 's/foo/baz/' src/a.rs" } }]);
+
+    previewEdit = () => null;
+    await fireEvent.input(box, { target: { value: "cat src/a.rs" } });
+    await waitFor(() => expect(screen.getByTestId("no-edit-preview").textContent).toContain("No preview for the edited command"), previewed);
+    expect(screen.queryByTestId("sed-preview")).toBeNull();
   });
 });
 
@@ -139,17 +191,26 @@ describe("PermissionDialog: Edit and Write", () => {
     expect(answers()[0]!.args.answer).toEqual({ answer: "allow_once", updated_input: null });
   });
 
-  it("recomputes the diff from the edited new_string and sends it in updated_input", async () => {
+  it("shows the engine's diff for the edited new_string and sends it in updated_input", async () => {
     const user = userEvent.setup();
+    // The engine's answer, as its forgiving matching computed it (here: the edit lands on line 2).
+    previewEdit = () => filePreview("/p/src/main.rs", "update", [mainHunk("let x = 99;")]);
     setup([editRequest()]);
     await user.click(screen.getByTestId("edit-input"));
     const box = screen.getByTestId("edited-text") as HTMLTextAreaElement;
     expect(box.value).toBe("let x = 2;");
+    expect(previewCalls()).toEqual([]); // nothing edited yet: the request's own preview
     await user.clear(box);
     await user.type(box, "let x = 99;");
     const diff = screen.getByTestId("permission-diff");
-    await waitFor(() => expect(diff.textContent).toContain("let x = 99;"));
+    await waitFor(() => expect(diff.textContent).toContain("let x = 99;"), previewed);
     expect(diff.textContent).not.toContain("let x = 2;");
+    expect(screen.getByTestId("permission-preview").dataset.stale).toBe("false");
+    expect(previewCalls().at(-1)).toEqual({
+      sessionId: "s1",
+      requestId: "r-edit",
+      input: { file_path: "/p/src/main.rs", old_string: "let x = 1;", new_string: "let x = 99;" },
+    });
     await user.click(screen.getByTestId("allow-once"));
     await waitFor(() => expect(answers()).toHaveLength(1));
     expect(answers()[0]!.args.answer).toEqual({
@@ -160,16 +221,82 @@ describe("PermissionDialog: Edit and Write", () => {
 
   it("marks a Write that creates a file as new and edits its content", async () => {
     const user = userEvent.setup();
+    previewEdit = () => filePreview("/p/new.py", "create", [createHunk("print('bye')")], "", "print('bye')");
     setup([writeRequest()]);
     expect(screen.getByTestId("new-file-badge")).toBeTruthy();
     await user.click(screen.getByTestId("edit-input"));
     const box = screen.getByTestId("edited-text") as HTMLTextAreaElement;
     await user.clear(box);
     await user.type(box, "print('bye')");
-    await waitFor(() => expect(screen.getByTestId("permission-diff").textContent).toContain("print('bye')"));
+    await waitFor(() => expect(screen.getByTestId("permission-diff").textContent).toContain("print('bye')"), previewed);
     await user.click(screen.getByTestId("allow-once"));
     await waitFor(() => expect(answers()).toHaveLength(1));
     expect(answers()[0]!.args.answer).toMatchObject({ updated_input: { file_path: "/p/new.py", content: "print('bye')" } });
+  });
+});
+
+describe("PermissionDialog: previews of an edited input", () => {
+  it("asks once typing pauses, and shows only the answer about the latest text", async () => {
+    const user = userEvent.setup();
+    const held: { input: Record<string, unknown>; answer: (p: PermissionPreview | null) => void }[] = [];
+    previewEdit = (args) => new Promise((answer) => held.push({ input: args.input as Record<string, unknown>, answer }));
+    setup([editRequest()]);
+    await user.click(screen.getByTestId("edit-input"));
+    const box = screen.getByTestId("edited-text") as HTMLTextAreaElement;
+    // Two changes within the pause: one question, about the second.
+    await fireEvent.input(box, { target: { value: "let x = 3;" } });
+    await fireEvent.input(box, { target: { value: "let x = 4;" } });
+    await waitFor(() => expect(held).toHaveLength(1), previewed);
+    await pastPreviewDelay();
+    expect(held.map((h) => h.input.new_string)).toEqual(["let x = 4;"]);
+    // Until the engine answers, the proposal's diff stays, marked stale.
+    expect(screen.getByTestId("permission-preview").dataset.stale).toBe("true");
+    expect(screen.getByTestId("permission-diff").textContent).toContain("let x = 2;");
+
+    await fireEvent.input(box, { target: { value: "let x = 5;" } });
+    await waitFor(() => expect(held).toHaveLength(2), previewed);
+    held[1]!.answer(filePreview("/p/src/main.rs", "update", [mainHunk("let x = 5;")]));
+    const diff = screen.getByTestId("permission-diff");
+    await waitFor(() => expect(diff.textContent).toContain("let x = 5;"), previewed);
+    // The answer about the older text arrives late: it is dropped.
+    held[0]!.answer(filePreview("/p/src/main.rs", "update", [mainHunk("let x = 4;")]));
+    await pastPreviewDelay();
+    expect(diff.textContent).toContain("let x = 5;");
+    expect(diff.textContent).not.toContain("let x = 4;");
+    expect(screen.getByTestId("permission-preview").dataset.stale).toBe("false");
+  });
+
+  it("says so when the engine has no preview for the edited input, and still allows it", async () => {
+    const user = userEvent.setup();
+    setup([editRequest()]);
+    await user.click(screen.getByTestId("edit-input"));
+    await fireEvent.input(screen.getByTestId("edited-text"), { target: { value: "let x = 1;" } });
+    const note = await screen.findByTestId("no-edit-preview", {}, previewed);
+    expect(note.textContent).toContain("No preview for the edited input");
+    expect(note.textContent).toContain("the old text is no longer in the file");
+    expect(screen.getByTestId("permission-diff").contains(note)).toBe(true);
+    expect(screen.queryByTestId("diff-view")).toBeNull();
+    await user.click(screen.getByTestId("allow-once"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args.answer).toMatchObject({ updated_input: { new_string: "let x = 1;" } });
+  });
+
+  it("shows a failed preview quietly and goes back to the proposal's diff when the edit is undone", async () => {
+    const user = userEvent.setup();
+    previewEdit = () => {
+      throw new Error("no permission request r-edit is waiting for an answer");
+    };
+    setup([editRequest()]);
+    await user.click(screen.getByTestId("edit-input"));
+    const box = screen.getByTestId("edited-text") as HTMLTextAreaElement;
+    await fireEvent.input(box, { target: { value: "let x = 7;" } });
+    const failure = await screen.findByTestId("edit-preview-failure", {}, previewed);
+    expect(failure.textContent).toBe("Could not preview the edited input: no permission request r-edit is waiting for an answer");
+    expect(screen.queryByRole("alert")).toBeNull();
+    await fireEvent.input(box, { target: { value: "let x = 2;" } }); // the proposal again
+    await waitFor(() => expect(screen.queryByTestId("edit-preview-failure")).toBeNull(), previewed);
+    expect(screen.getByTestId("permission-diff").textContent).toContain("let x = 2;");
+    expect(previewCalls()).toHaveLength(1);
   });
 });
 

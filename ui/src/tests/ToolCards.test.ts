@@ -10,6 +10,10 @@ import { completed, queued, request } from "./fixtures";
 
 const stateOf = (events: Event[]) => events.reduce((s, e) => reduce(s, e, Date.now()), initialState());
 const card = (id: string) => document.querySelector(`[data-tool-use-id="${id}"]`) as HTMLElement;
+/** A result the engine wrote (a denial, an interruption): the model gets the message inside
+ *  `<tool_use_error>`, the user reads the event's `error`. The cards must never show the tags. */
+const engineError = (id: string, message: string, extra: Parameters<typeof completed>[1] = {}) =>
+  completed(id, { is_error: true, error: message, content: [{ type: "text", text: `<tool_use_error>${message}</tool_use_error>` }], ...extra });
 
 describe("tool cards and batches", () => {
   beforeEach(() => mockWindows("main"));
@@ -35,6 +39,23 @@ describe("tool cards and batches", () => {
     expect(within(card("c")).getByTestId("tool-status").textContent).toBe("queued");
     expect(within(card("d")).getByTestId("tool-status").textContent).toBe("waiting");
     expect(within(card("a")).getByTestId("tool-elapsed").textContent).toBe("12ms");
+  });
+
+  it("shows a failed call's error as the engine wrote it for the user, else the first line the tool wrote", () => {
+    const conversation = stateOf([
+      queued("v", 1, false, "Edit"),
+      queued("t", 2, false, "Bash"),
+      { type: "tool_started", tool_use_id: "v" },
+      engineError("v", "String to replace not found in file.\nString: let y = 3;"),
+      { type: "tool_started", tool_use_id: "t" },
+      completed("t", { is_error: true, content: [{ type: "text", text: "\nerror[E0425]: cannot find value `y`\n  --> src/main.rs:2:5" }] }),
+    ]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    expect(conversation.tools.v!.error).toBe("String to replace not found in file.\nString: let y = 3;");
+    expect(card("v").dataset.status).toBe("error");
+    expect(card("v").querySelector(".problem.error")?.textContent).toBe("String to replace not found in file.\nString: let y = 3;");
+    expect(card("v").textContent).not.toContain("tool_use_error");
+    expect(card("t").querySelector(".problem.error")?.textContent).toBe("error[E0425]: cannot find value `y`");
   });
 
   it("marks a call that may destroy data", () => {
@@ -84,16 +105,13 @@ describe("tool cards and batches", () => {
     const conversation = stateOf([
       queued("s", 1, false, "Bash"),
       { type: "tool_started", tool_use_id: "s" },
-      completed("s", {
-        is_error: true,
-        cancelled: true,
-        content: [{ type: "text", text: "<tool_use_error>Interrupted by the user: the tool call did not run to completion.</tool_use_error>" }],
-      }),
+      engineError("s", "Interrupted by the user: the tool call did not run to completion.", { cancelled: true }),
     ]);
     render(MessageList, { conversation, sessionId: "s1" });
     expect(card("s").dataset.status).toBe("cancelled");
     expect(within(card("s")).getByTestId("tool-status").textContent).toBe("cancelled");
-    expect(card("s").textContent).toContain("Interrupted by the user");
+    expect(card("s").querySelector(".problem")?.textContent).toBe("Interrupted by the user: the tool call did not run to completion.");
+    expect(card("s").textContent).not.toContain("tool_use_error");
     expect(card("s").querySelector(".problem.error")).toBeNull();
   });
 
@@ -133,7 +151,7 @@ describe("tool cards and batches", () => {
     expect(progress).not.toContain("out 9\n");
     unmount();
 
-    const denied = reduce(running, completed("x", { denied: true, is_error: true, content: [{ type: "text", text: "<tool_use_error>User denied: too risky</tool_use_error>" }] }), 0);
+    const denied = reduce(running, engineError("x", "User denied: too risky", { denied: true }), 0);
     render(MessageList, { conversation: denied, sessionId: "s1" });
     expect(card("x").dataset.status).toBe("denied");
     expect(card("x").textContent).toContain("Denied: User denied: too risky");

@@ -3,9 +3,13 @@ import type { ChangeScope } from "../bindings/ChangeScope";
 import type { ChangeSet } from "../bindings/ChangeSet";
 import type { CodeRewindPlan } from "../bindings/CodeRewindPlan";
 import type { Event } from "../bindings/Event";
+import type { ChangeKind } from "../bindings/ChangeKind";
+import type { DiffHunk } from "../bindings/DiffHunk";
 import type { FileChange } from "../bindings/FileChange";
+import type { PermissionPreview } from "../bindings/PermissionPreview";
 import type { PermissionRequest } from "../bindings/PermissionRequest";
 import type { PlannedRestore } from "../bindings/PlannedRestore";
+import type { SedFileChange } from "../bindings/SedFileChange";
 import type { UnseenCall } from "../bindings/UnseenCall";
 import type { SessionSummary } from "../bindings/SessionSummary";
 
@@ -46,6 +50,7 @@ export function completed(id: string, extra: Partial<Omit<ToolCompleted, "type" 
     tool_use_id: id,
     content: [{ type: "text", text: "ok" }],
     is_error: false,
+    error: null,
     denied: false,
     cancelled: false,
     display: null,
@@ -96,38 +101,64 @@ export const bashRequest = () =>
     suggestions: ["Bash(rm -rf build)", "Bash(git status:*)"],
   });
 
+/** One file of a `sed -i` simulation: line 2 of a three-line `main` goes from `before` to `after`. */
+export function sedFile(path: string, before: string, after: string): SedFileChange {
+  return {
+    path,
+    old_sha256: "0",
+    new_sha256: "1",
+    hunks: [
+      {
+        old_start: 1,
+        old_lines: 3,
+        new_start: 1,
+        new_lines: 3,
+        lines: [
+          { tag: "context", text: "fn main() {" },
+          { tag: "delete", text: `    ${before}` },
+          { tag: "insert", text: `    ${after}` },
+          { tag: "context", text: "}" },
+        ],
+      },
+    ],
+    diff: `--- a/${path}\n+++ b/${path}\n@@ -1,3 +1,3 @@\n fn main() {\n-    ${before}\n+    ${after}\n }\n`,
+  };
+}
+
 export const sedRequest = () =>
   request({
     id: "r-sed",
     tool_name: "Bash",
     input: { command: "sed -i 's/foo/bar/' src/a.rs" },
     parts: [{ part: "sed -i 's/foo/bar/' src/a.rs", decision: "needs_approval", rule: null }],
-    preview: {
-      kind: "sed_edit",
-      files: [
-        {
-          path: "src/a.rs",
-          old_sha256: "0",
-          new_sha256: "1",
-          hunks: [
-            {
-              old_start: 1,
-              old_lines: 3,
-              new_start: 1,
-              new_lines: 3,
-              lines: [
-                { tag: "context", text: "fn main() {" },
-                { tag: "delete", text: "    foo();" },
-                { tag: "insert", text: "    bar();" },
-                { tag: "context", text: "}" },
-              ],
-            },
-          ],
-          diff: "--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,3 +1,3 @@\n fn main() {\n-    foo();\n+    bar();\n }\n",
-        },
-      ],
-    },
+    preview: { kind: "sed_edit", files: [sedFile("src/a.rs", "foo();", "bar();")] },
   });
+
+/** An Edit's or Write's preview as the engine sends it (the unified text is not shown). */
+export function filePreview(
+  path: string,
+  kind: ChangeKind,
+  hunks: DiffHunk[],
+  old_text: string | null = null,
+  new_text: string | null = null,
+): PermissionPreview {
+  return { kind: "file_change", diff: { path, kind, hunks, unified: "" }, old_text, new_text };
+}
+
+/** One hunk replacing line 2 of a four-line `main` with `line` (`let x = 2;` as proposed). */
+export const mainHunk = (line: string): DiffHunk => ({
+  old_start: 1,
+  old_lines: 4,
+  new_start: 1,
+  new_lines: 4,
+  lines: [
+    { tag: "context", text: "fn main() {" },
+    { tag: "delete", text: "    let x = 1;" },
+    { tag: "insert", text: `    ${line}` },
+    { tag: "context", text: '    println!("{x}");' },
+    { tag: "context", text: "}" },
+  ],
+});
 
 const OLD = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n";
 const NEW = "fn main() {\n    let x = 2;\n    println!(\"{x}\");\n}\n";
@@ -138,43 +169,24 @@ export const editRequest = () =>
     tool_name: "Edit",
     input: { file_path: "/p/src/main.rs", old_string: "let x = 1;", new_string: "let x = 2;" },
     suggestions: ["Edit(src/**)"],
-    preview: {
-      kind: "update",
-      path: "/p/src/main.rs",
-      hunks: [
-        {
-          old_start: 1,
-          old_lines: 4,
-          new_start: 1,
-          new_lines: 4,
-          lines: [
-            { tag: "context", text: "fn main() {" },
-            { tag: "delete", text: "    let x = 1;" },
-            { tag: "insert", text: "    let x = 2;" },
-            { tag: "context", text: '    println!("{x}");' },
-            { tag: "context", text: "}" },
-          ],
-        },
-      ],
-      unified: "",
-      old_text: OLD,
-      new_text: NEW,
-    },
+    preview: filePreview("/p/src/main.rs", "update", [mainHunk("let x = 2;")], OLD, NEW),
   });
+
+/** A Write creating a one-line file with `line`. */
+export const createHunk = (line: string): DiffHunk => ({
+  old_start: 0,
+  old_lines: 0,
+  new_start: 1,
+  new_lines: 1,
+  lines: [{ tag: "insert", text: line }],
+});
 
 export const writeRequest = () =>
   request({
     id: "r-write",
     tool_name: "Write",
     input: { file_path: "/p/new.py", content: "print('hi')\n" },
-    preview: {
-      kind: "create",
-      path: "/p/new.py",
-      hunks: [{ old_start: 0, old_lines: 0, new_start: 1, new_lines: 1, lines: [{ tag: "insert", text: "print('hi')" }] }],
-      unified: "",
-      old_text: "",
-      new_text: "print('hi')\n",
-    },
+    preview: filePreview("/p/new.py", "create", [createHunk("print('hi')")], "", "print('hi')\n"),
   });
 
 export const PLAN = "## Steps\n\n1. Change `src/a.rs`\n2. Run the tests\n\n<script>alert(1)</script>";

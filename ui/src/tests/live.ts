@@ -120,6 +120,8 @@ export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<
     if (cmd === "get_app_state") return appState();
     if (cmd === "open_project") return projectInfo(String(args.path));
     if (cmd === "start_session") return info;
+    // The engine's preview of an edited permission input: none, unless a test's handler gives one.
+    if (cmd === "preview_permission_edit") return null;
     return null;
   });
   return {

@@ -35,6 +35,9 @@ export interface ToolCall {
   search: SearchProgress | null;
   content: ResultBlock[] | null;
   is_error: boolean;
+  /** For an error the engine wrote (a denial, a validation failure, an interruption), the message
+   *  as the user reads it; null for results the tool wrote, and for calls rebuilt from history. */
+  error: string | null;
   denied: boolean;
   display: unknown;
   persisted_path: string | null;
