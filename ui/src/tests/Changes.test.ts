@@ -86,6 +86,7 @@ describe("a tool card's changes", () => {
           batch_index: 1,
           concurrent: false,
           denied: false,
+          error: null,
           destructive: false,
           persisted_path: null,
           persisted_bytes: null,

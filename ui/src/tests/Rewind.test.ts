@@ -30,6 +30,7 @@ const write: PastCall = {
   batch_index: 1,
   concurrent: false,
   denied: false,
+  error: null,
   destructive: false,
   persisted_path: null,
   persisted_bytes: null,

@@ -223,6 +223,7 @@ describe("reducer: session-level events", () => {
       batch_index,
       concurrent,
       denied: false,
+      error: null,
       destructive: false,
       persisted_path: null,
       persisted_bytes: null,
@@ -230,7 +231,12 @@ describe("reducer: session-level events", () => {
       ...extra,
     });
     const use = (id: string) => ({ type: "tool_use", id, name: "Read", input: { file_path: `/p/${id}.md` } });
-    const result = (id: string, is_error = false) => ({ type: "tool_result", tool_use_id: id, content: "x", is_error });
+    const result = (id: string, is_error = false) => ({
+      type: "tool_result",
+      tool_use_id: id,
+      content: is_error ? "<tool_use_error>Permission to use Bash was denied.</tool_use_error>" : "x",
+      is_error,
+    });
     const s = fromHistory(
       [
         { role: "user", content: "go" },
@@ -251,7 +257,12 @@ describe("reducer: session-level events", () => {
       [
         past("a", 1, true),
         past("b", 1, true),
-        past("c", 2, false, { tool_name: "Bash", summary: "rm -rf build", denied: true }),
+        past("c", 2, false, {
+          tool_name: "Bash",
+          summary: "rm -rf build",
+          denied: true,
+          error: "Permission to use Bash was denied.",
+        }),
         past("d", 3, true, { persisted_path: "/data/d.txt", persisted_bytes: 5000 }),
         past("e", 4, true),
       ],
@@ -265,7 +276,14 @@ describe("reducer: session-level events", () => {
     ]);
     expect(new Set(batches.map((b) => b.batch_id)).size).toBe(4);
     expect(s.tools.a).toMatchObject({ summary: "a.md", status: "completed" });
-    expect(s.tools.c).toMatchObject({ tool_name: "Bash", summary: "rm -rf build", status: "denied" });
+    // The engine's message, as the live event gives it; the card never reads the wrapper.
+    expect(s.tools.c).toMatchObject({
+      tool_name: "Bash",
+      summary: "rm -rf build",
+      status: "denied",
+      error: "Permission to use Bash was denied.",
+    });
+    expect(s.tools.a).toMatchObject({ error: null });
     expect(s.tools.d).toMatchObject({ persisted_path: "/data/d.txt", persisted_bytes: 5000 });
     expect(s.items.filter((i) => i.kind === "user").map((i) => i.kind === "user" && i.text)).toEqual(["go"]);
   });

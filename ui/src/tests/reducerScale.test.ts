@@ -46,6 +46,7 @@ function longHistory(calls: number): { messages: Message[]; pastCalls: PastCall[
           batch_index: batch,
           concurrent: k > 0,
           denied: made % 13 === 0,
+          error: null,
           destructive: made % 17 === 0,
           persisted_path: made % 19 === 0 ? `/o/${made}.txt` : null,
           persisted_bytes: made % 19 === 0 ? 4096 : null,

@@ -549,6 +549,8 @@ export function fromHistory(
           ...tool,
           status: finalStatus(isError, tool.denied),
           is_error: isError,
+          // The engine's message for the errors it wrote (the content holds them wrapped for the model).
+          error: described.get(b.tool_use_id)?.error ?? null,
           content: resultBlocks(b.content),
         };
       }
