@@ -902,9 +902,10 @@ async fn explore_agents_in_one_message_run_side_by_side_with_read_only_tools() {
              "input": {"description": "look at a", "prompt": "Explore part a.", "subagent_type": "Explore"}},
             {"type": "tool_use", "id": "explore_b", "name": "Agent",
              "input": {"description": "look at b", "prompt": "Explore part b.", "subagent_type": "Explore"}}]}},
-        // The two children ask in whichever order; each answers at once.
-        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "found one thing"}]}},
-        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "found another"}]}},
+        // The two children ask in whichever order; each answers after 300 ms, so the first cannot
+        // finish before the second call has even been streamed, however loaded the machine.
+        {"response": {"type": "stream", "delay_ms": 300, "blocks": [{"type": "text", "text": "found one thing"}]}},
+        {"response": {"type": "stream", "delay_ms": 300, "blocks": [{"type": "text", "text": "found another"}]}},
         {"expect": {"tool_result": {"tool_use_id": "explore_b", "contains": "found"}},
          "response": {"type": "stream", "blocks": [{"type": "text", "text": "both reported"}]}}
     ]))
