@@ -113,8 +113,9 @@ impl TestProject {
 
     pub fn options(&self) -> ProjectOptions {
         let mut o = ProjectOptions::new(self.project_dir());
-        // Bash commands run sandboxed, through the `nerve` binary (this test harness is no helper).
-        o.sandbox_helper = Some(PathBuf::from(env!("CARGO_BIN_EXE_nerve")));
+        // Bash commands run sandboxed, through this crate's test helper binary (a test harness
+        // cannot be the sandbox's helper).
+        o.sandbox_helper = Some(PathBuf::from(env!("CARGO_BIN_EXE_nerve-test-sandbox-helper")));
         o.data_dir = self.dir.path().join("data");
         o.locations = nerve::permissions::settings::SettingsLocations {
             managed_file: self.dir.path().join("etc/managed-settings.json"),

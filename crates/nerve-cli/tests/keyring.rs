@@ -7,6 +7,8 @@
 //! name of its own, so a developer's real key is never read or replaced.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+mod support;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -253,7 +255,7 @@ impl Drop for OAuthServer {
 
 fn oauth_server(ttl: u64) -> OAuthServer {
     use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nerve-test-mcp-server"))
+    let mut child = Command::new(support::test_mcp_server())
         .args(["--http", "127.0.0.1:0", "--oauth"])
         .env("NERVE_TEST_OAUTH_TTL", ttl.to_string())
         .stdout(Stdio::piped())
@@ -285,7 +287,7 @@ fn nerve_mcp(
     command
         .args(&args[1..])
         .env("NERVE_MCP_KEYRING_SERVICE", service)
-        .env("BROWSER", env!("CARGO_BIN_EXE_nerve-test-mcp-server"));
+        .env("BROWSER", support::test_mcp_server());
     let out = run_with(command, None);
     (
         out.status.success(),

@@ -422,14 +422,24 @@ fn nerve_features(package: &str, with_dev: bool) -> Vec<String> {
 
 /// The test tools (TestSetMode declares itself read-only and changes the permission mode) exist
 /// only in test builds. This checks what cargo resolves, not a second compiled binary: the
-/// `nerve` binary's build gets no `test-tools`, and no workspace crate (the desktop app included)
-/// asks for it except as a dev-dependency. `scripts/test.sh` also runs a freshly built `nerve
-/// tools` with NERVE_TEST_TOOLS=1 and checks that no test tool is listed.
+/// `nerve` binary's build (the nerve-cli package) and the engine's own get no `test-tools`, and no
+/// workspace crate (the desktop app included) asks for it except as a dev-dependency.
+/// `scripts/test.sh` also runs a freshly built `nerve tools` with NERVE_TEST_TOOLS=1 and checks
+/// that no test tool is listed.
 #[test]
 fn release_builds_leave_the_test_tools_out() {
-    assert_eq!(nerve_features("nerve", false), vec!["default".to_string()]);
-    // The same query sees the feature where it is meant to be: in test builds.
-    assert!(nerve_features("nerve", true).contains(&"test-tools".to_string()));
+    for package in ["nerve-cli", "nerve"] {
+        assert_eq!(
+            nerve_features(package, false),
+            vec!["default".to_string()],
+            "{package}"
+        );
+        // The same query sees the feature where it is meant to be: in test builds.
+        assert!(
+            nerve_features(package, true).contains(&"test-tools".to_string()),
+            "{package}"
+        );
+    }
 
     let metadata: Value =
         serde_json::from_str(&cargo(&["metadata", "--no-deps", "--format-version", "1"])).unwrap();
@@ -452,9 +462,13 @@ fn release_builds_leave_the_test_tools_out() {
             }
         }
     }
+    asks_for_test_tools.sort();
     assert_eq!(
         asks_for_test_tools,
-        vec![("nerve".to_string(), "dev".to_string())]
+        vec![
+            ("nerve".to_string(), "dev".to_string()),
+            ("nerve-cli".to_string(), "dev".to_string())
+        ]
     );
 }
 
