@@ -4,24 +4,20 @@
 //! server that crashes or never starts, cancellation, remote servers, the reference "everything"
 //! server, and a tool list that changes between turns. (`nerve` with MCP servers is tested in
 //! crates/nerve-cli.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
-
-mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::{ScriptedPrompter, TestProject, call, mock, text_of};
 use nerve::events::{Event, EventSink};
 use nerve::mcp::{McpConfigSource, McpManager, McpOptions, McpServerConfig, McpTransport};
 use nerve::permissions::{PermissionContext, PermissionMode, RuleBehavior, UserAnswer};
-use nerve::pipeline::ToolCall;
 use nerve::project::SessionSetup;
 use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
 use nerve::tool::{ResultBlock, ToolOrigin};
 use serde_json::{Value, json};
-use support::{ScriptedPrompter, TestProject, mock, text_of};
 use tokio::process::Command;
 
 const SERVER: &str = env!("CARGO_BIN_EXE_nerve-test-mcp-server");
@@ -40,14 +36,6 @@ fn server(name: &str, env: &[(&str, &str)]) -> McpServerConfig {
 
 async fn connect(servers: &[McpServerConfig], events: &EventSink) -> McpManager {
     McpManager::connect(servers, &std::env::temp_dir(), &McpOptions::default(), events).await
-}
-
-fn call(id: &str, name: &str, input: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        input,
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -341,7 +329,7 @@ async fn a_server_that_keeps_dying_is_restarted_a_bounded_number_of_times() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn servers_that_cannot_start_or_hang_are_reported_and_left_out() {
-    let notices = support::Recorder::default();
+    let notices = crate::support::Recorder::default();
     let missing = McpServerConfig {
         transport: McpTransport::Stdio {
             command: "/nonexistent/mcp-server".into(),
@@ -1012,7 +1000,7 @@ async fn the_next_request_after_a_list_change_carries_the_new_tools_after_the_ol
     ]))
     .await;
     let mut agent = nerve::agent::Agent::new(
-        support::client(&model),
+        crate::support::client(&model),
         runtime,
         nerve::agent::AgentConfig::new("claude-test"),
         vec!["You are Nerve.".into()],
