@@ -48,7 +48,7 @@ rm -rf "$tools_dir"
 echo "== every benchmark, small and unoptimised (so none rots; the figures mean nothing here)"
 scripts/bench.sh --short
 echo "== keyring test against a real Secret Service (must not skip)"
-NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test -p nerve-cli --locked --test keyring
+NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test -p nerve-cli --locked --test all -- suite::keyring::
 echo "== desktop app end to end (Xvfb, tauri-driver, WebKitWebDriver, real keyring, mock model)"
 scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1920x1200x24" \
   cargo test -p nerve-desktop --locked --test desktop_e2e -- --ignored --nocapture --test-threads=1 \

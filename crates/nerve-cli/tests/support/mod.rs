@@ -1,19 +1,43 @@
-//! Helpers shared by the CLI's integration tests: the scripted mock of the Messages API, a temporary
-//! project folder, and the test MCP server's binary.
+//! Helpers shared by the CLI's integration tests: the binaries they start (`nerve` and the test MCP
+//! server), `nerve -p` against the scripted mock of the Messages API, and a temporary project folder.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::sync::OnceLock;
 
 use nerve_mock_model::{MockServer, Scenario};
 use serde_json::{Value, json};
+use tokio::process::Command;
+
+/// The `nerve` binary under test.
+pub const NERVE: &str = env!("CARGO_BIN_EXE_nerve");
 
 /// The scripted mock of the Messages API serving `steps` (a real HTTP server speaking SSE).
 pub async fn mock(steps: Value) -> MockServer {
     MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
         .await
         .unwrap()
+}
+
+/// `nerve ARGS --cwd DIR/project` against `server`, with DIR's own data folder and home (so no
+/// setting, session or key of the developer's is read): output piped, killed when dropped.
+pub fn nerve(dir: &Path, server: &MockServer, args: &[&str]) -> Command {
+    let mut c = Command::new(NERVE);
+    c.args(args)
+        .arg("--cwd")
+        .arg(dir.join("project"))
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("NERVE_DATA_DIR", dir.join("data"))
+        .env("HOME", dir.join("home"))
+        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    c
 }
 
 /// A temporary folder holding a project (`project/`), a home (`home/`) and, once `nerve` ran, its

@@ -1,13 +1,14 @@
 //! The `nerve` binary as a user runs it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use std::process::Command;
 
 use serde_json::Value;
 
+use crate::support::NERVE;
+
 /// `nerve ARGS` in `dir`'s own data folder and home, as text: (exit code, stdout, stderr).
 fn nerve_text(args: &[&str], dir: &std::path::Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+    let out = Command::new(NERVE)
         .args(args)
         .env("NERVE_DATA_DIR", dir.join("data"))
         .env("HOME", dir.join("home"))
@@ -251,7 +252,7 @@ fn run_tool_runs_through_the_pipeline_and_persists_large_output() {
     let (code, list, _) = nerve(&["outputs", "list", "--cwd", cwd], d.path());
     assert_eq!(code, 0);
     assert_eq!(list[0]["path"], path);
-    let bytes = Command::new(env!("CARGO_BIN_EXE_nerve"))
+    let bytes = Command::new(NERVE)
         .args([
             "outputs", "show", "--cwd", cwd, path, "--offset", "0", "--len", "10",
         ])
@@ -362,7 +363,7 @@ fn check_permission_explains_a_write_over_an_existing_file_that_a_rule_allows() 
 fn an_error_is_one_message_without_a_stack_trace_even_with_backtraces_on() {
     let d = project();
     let cwd = d.path().to_str().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+    let out = Command::new(NERVE)
         .args([
             "check-permission",
             "--bare",

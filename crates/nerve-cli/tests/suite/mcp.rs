@@ -1,37 +1,17 @@
 //! `nerve` with MCP servers, against the engine's test MCP server (`nerve-test-mcp-server`, see
-//! `support::test_mcp_server`) and the scripted mock Messages API: `-p` with `--mcp-config` and
+//! `crate::support::test_mcp_server`) and the scripted mock Messages API: `-p` with `--mcp-config` and
 //! `--permission-prompt-tool`, project servers and their approval, `tools` and `run-tool`, an MCP
 //! prompt as a slash command, and `nerve mcp` managing servers in each scope.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
-
-mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use crate::support::{NERVE, TestProject, mock, nerve, test_mcp_server};
 use nerve_mock_model::MockServer;
 use serde_json::{Value, json};
-use support::{TestProject, mock, test_mcp_server};
 use tokio::process::Command;
 
 // ---- nerve -p ----
-
-fn nerve(dir: &Path, server: &MockServer, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
-    c.args(args)
-        .arg("--cwd")
-        .arg(dir.join("project"))
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .env("NERVE_DATA_DIR", dir.join("data"))
-        .env("HOME", dir.join("home"))
-        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    c
-}
 
 fn write_config(dir: &Path, file: &str, env: Value) -> PathBuf {
     let path = dir.join(file);
@@ -282,7 +262,7 @@ async fn tools_and_run_tool_take_mcp_config_too() {
     let p = TestProject::new();
     let config = write_config(p.dir.path(), "mcp.json", json!({}));
     let cli = |args: &[&str]| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+        let mut c = Command::new(NERVE);
         c.args(args)
             .arg("--cwd")
             .arg(p.project_dir())
@@ -320,7 +300,7 @@ async fn tools_and_run_tool_take_mcp_config_too() {
 /// `nerve mcp ARGS` for the project in `dir/project`, with the user's config under `dir/home`.
 async fn nerve_mcp(dir: &Path, args: &[&str]) -> (bool, String) {
     // Options before the server's command: after `--`, everything is the command's.
-    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+    let out = Command::new(NERVE)
         .arg("mcp")
         .arg(args[0])
         .arg("--cwd")
