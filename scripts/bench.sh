@@ -18,6 +18,12 @@ ensure_apt_packages ripgrep fd-find
 benches=(pipeline streaming_turn grep_vs_rg deferred_tools speculative_classifier session_list
   outputs_tail prompt_cache print_startup long_session read_tail big_tree)
 
+# The crate a benchmark belongs to: print_startup starts the `nerve` binary, so it is the CLI's; the
+# others are the engine's.
+bench_package() {
+  if [ "$1" = print_startup ]; then echo nerve-cli; else echo nerve; fi
+}
+
 # The desktop app's benchmark: the built app under Xvfb, driven through tauri-driver and
 # WebKitWebDriver, with a real keyring (as the end-to-end test is); $1 turns, then cargo's flags.
 desktop_bench() {
@@ -43,22 +49,22 @@ desktop_bench() {
 
 if [ "${1:-}" = "--short" ]; then
   # The debug binary print_startup starts.
-  cargo build -p nerve --bin nerve --locked
+  cargo build -p nerve-cli --bin nerve --locked
   for bench in "${benches[@]}"; do
     echo "== bench (short): $bench"
     # A hang fails the run instead of stalling it.
     NERVE_BENCH_SCALE=50 NERVE_BENCH_TURNS=10 NERVE_BENCH_ROUNDS=3 \
       NERVE_BENCH_TREE="$PWD/crates/nerve/src" \
-      timeout 600 cargo test -p nerve --locked --bench "$bench" -- --quiet
+      timeout 600 cargo test -p "$(bench_package "$bench")" --locked --bench "$bench" -- --quiet
   done
   desktop_bench 12
   exit 0
 fi
 
 # The release binary print_startup starts.
-cargo build --release -p nerve --bin nerve --locked
+cargo build --release -p nerve-cli --bin nerve --locked
 for bench in "${benches[@]}"; do
   echo "== bench: $bench"
-  cargo bench -p nerve --locked --bench "$bench"
+  cargo bench -p "$(bench_package "$bench")" --locked --bench "$bench"
 done
 desktop_bench 300 --release

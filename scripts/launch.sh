@@ -9,5 +9,5 @@ ensure_desktop_build_deps
 ensure_node
 ensure_ui_packages
 npm --prefix ui run build
-cargo build -p nerve-desktop -p nerve --release --locked
+cargo build -p nerve-desktop -p nerve-cli --release --locked
 exec "$CARGO_TARGET_DIR/release/nerve-desktop" "$@"

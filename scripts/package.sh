@@ -14,7 +14,7 @@ ensure_node
 ensure_ui_packages
 npm --prefix ui run build
 # The same build as scripts/launch.sh, so the two share their artifacts.
-cargo build -p nerve-desktop -p nerve --release --locked
+cargo build -p nerve-desktop -p nerve-cli --release --locked
 mkdir -p .bundle
 cp "$CARGO_TARGET_DIR/release/nerve" .bundle/nerve
 # `tauri bundle` packages the binaries just built (it does not build again).

@@ -30,12 +30,13 @@ npm --prefix ui run build
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy (engine, mock model server, desktop shell; all targets)"
-cargo clippy -p nerve -p nerve-mock-model -p nerve-desktop --all-targets --locked -- -D warnings
-echo "== cargo test (engine, mock model server, desktop shell)"
-cargo test -p nerve -p nerve-mock-model -p nerve-desktop --locked --no-fail-fast
+echo "== cargo clippy (protocol, engine, CLI, mock model server, desktop shell; all targets)"
+cargo clippy -p nerve-protocol -p nerve -p nerve-cli -p nerve-mock-model -p nerve-desktop --all-targets --locked -- -D warnings
+# One run for all of them: the CLI's tests use the engine's test MCP server, which this run builds.
+echo "== cargo test (protocol, engine, CLI, mock model server, desktop shell)"
+cargo test -p nerve-protocol -p nerve -p nerve-cli -p nerve-mock-model -p nerve-desktop --locked --no-fail-fast
 echo "== the nerve binary as shipped holds no test tools, even with NERVE_TEST_TOOLS=1"
-cargo build -p nerve --bin nerve --locked
+cargo build -p nerve-cli --bin nerve --locked
 tools_dir="$(mktemp -d)"
 NERVE_TEST_TOOLS=1 NERVE_DATA_DIR="$tools_dir/data" "$CARGO_TARGET_DIR/debug/nerve" tools --bare --cwd "$tools_dir" >"$tools_dir/tools.json"
 if grep -q '"name": "Test' "$tools_dir/tools.json"; then
@@ -47,7 +48,7 @@ rm -rf "$tools_dir"
 echo "== every benchmark, small and unoptimised (so none rots; the figures mean nothing here)"
 scripts/bench.sh --short
 echo "== keyring test against a real Secret Service (must not skip)"
-NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test -p nerve --locked --test keyring
+NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test -p nerve-cli --locked --test all -- suite::keyring::
 echo "== desktop app end to end (Xvfb, tauri-driver, WebKitWebDriver, real keyring, mock model)"
 scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1920x1200x24" \
   cargo test -p nerve-desktop --locked --test desktop_e2e -- --ignored --nocapture --test-threads=1 \

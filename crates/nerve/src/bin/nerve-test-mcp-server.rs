@@ -17,7 +17,6 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Result;
 use rmcp::ServiceExt;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
@@ -29,6 +28,9 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
+
+/// What goes wrong here is only reported (this is a test fixture), so any error will do.
+type Result<T, E = Box<dyn std::error::Error + Send + Sync>> = std::result::Result<T, E>;
 
 /// A 1×1 transparent PNG.
 const TINY_PNG: &str =
@@ -438,7 +440,6 @@ mod oauth_server {
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
-    use anyhow::{Context, Result};
     use axum::Router;
     use axum::extract::{Form, Query, Request, State};
     use axum::http::{StatusCode, header};
@@ -451,7 +452,7 @@ mod oauth_server {
     use serde_json::{Value, json};
     use sha2::Digest;
 
-    use super::TestServer;
+    use super::{Result, TestServer};
 
     #[derive(Default)]
     struct Auth {
@@ -674,7 +675,7 @@ mod oauth_server {
             .headers()
             .get(reqwest::header::LOCATION)
             .and_then(|v| v.to_str().ok())
-            .context("the authorization page did not redirect")?
+            .ok_or("the authorization page did not redirect")?
             .to_string();
         let page = client.get(&location).send().await?.text().await?;
         println!("{page}");

@@ -1,14 +1,19 @@
-//! Helpers shared by the integration tests: a temporary project with a session runtime over the
-//! test tools, an event recorder, and a scripted prompter.
+//! Helpers shared by the engine's integration tests: a temporary project with a session runtime
+//! over the test tools, the scripted model and a client for it, an event recorder, a scripted
+//! prompter, tool calls, the conversation's invariant, and watching processes.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use nerve::agent::Agent;
 use nerve::events::{Event, EventSink};
+use nerve::model::types::{ContentBlock, Role};
 use nerve::permissions::{PermissionMode, PermissionPrompter, PermissionRequest, RuleBehavior, UserAnswer};
+use nerve::pipeline::ToolCall;
 use nerve::project::{Project, ProjectOptions, SessionRuntime, SessionSetup};
 use nerve::registry::ToolPool;
 use nerve::tools::testing::all_test_tools;
@@ -111,10 +116,22 @@ impl TestProject {
         p
     }
 
+    /// An executable shell script `hooks/NAME` in the project running `body`; its path.
+    pub fn script(&self, name: &str, body: &str) -> String {
+        let path = self.write(&format!("hooks/{name}"), &format!("#!/bin/sh\n{body}\n"));
+        std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(&path)
+            .status()
+            .unwrap();
+        path.display().to_string()
+    }
+
     pub fn options(&self) -> ProjectOptions {
         let mut o = ProjectOptions::new(self.project_dir());
-        // Bash commands run sandboxed, through the `nerve` binary (this test harness is no helper).
-        o.sandbox_helper = Some(PathBuf::from(env!("CARGO_BIN_EXE_nerve")));
+        // Bash commands run sandboxed, through this crate's test helper binary (a test harness
+        // cannot be the sandbox's helper).
+        o.sandbox_helper = Some(PathBuf::from(env!("CARGO_BIN_EXE_nerve-test-sandbox-helper")));
         o.data_dir = self.dir.path().join("data");
         o.locations = nerve::permissions::settings::SettingsLocations {
             managed_file: self.dir.path().join("etc/managed-settings.json"),
@@ -184,20 +201,8 @@ impl TestProject {
     }
 }
 
-pub fn text_of(content: &[nerve::tool::ResultBlock]) -> String {
-    content
-        .iter()
-        .filter_map(|b| match b {
-            nerve::tool::ResultBlock::Text { text } => Some(text.clone()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-pub fn exists(p: &Path) -> bool {
-    p.exists()
-}
+/// The text blocks of a result, one per line (the engine's own helper).
+pub use nerve::tool::text_of;
 
 impl TestProject {
     /// A session over exactly `tools` (deferred loading as given), with `setup` (its events are
@@ -222,5 +227,88 @@ impl TestProject {
                 ..setup
             },
         )
+    }
+}
+
+/// A call of tool `name` with this id and input.
+pub fn call(id: &str, name: &str, input: serde_json::Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
+}
+
+/// The one call of its turn (id `toolu_1`).
+pub fn single_call(name: &str, input: serde_json::Value) -> ToolCall {
+    call("toolu_1", name, input)
+}
+
+/// The conversation holds what the API requires: every assistant message with tool calls is followed
+/// by a user message answering each of them, in the same order.
+pub fn assert_valid_history(agent: &Agent) {
+    let msgs = agent.messages();
+    for (i, m) in msgs.iter().enumerate() {
+        if m.role != Role::Assistant {
+            continue;
+        }
+        let uses: Vec<&str> = m
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse(t) => Some(t.id.as_str()),
+                _ => None,
+            })
+            .collect();
+        if uses.is_empty() {
+            continue;
+        }
+        let next = msgs.get(i + 1).expect("a user message answers the tool calls");
+        let results: Vec<&str> = next
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolResult(r) => Some(r.tool_use_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results, uses, "message {i}");
+    }
+}
+
+/// Whether `pid` is gone or a zombie within a few seconds.
+pub async fn process_gone(pid: u32) -> bool {
+    let start = Instant::now();
+    loop {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => return true,
+            Ok(stat)
+                if stat
+                    .rsplit(')')
+                    .next()
+                    .is_some_and(|s| s.trim_start().starts_with('Z')) =>
+            {
+                return true;
+            }
+            Ok(_) => {}
+        }
+        if start.elapsed() > Duration::from_secs(4) {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The process id a command wrote to `path`, once it is there (at most 10 s).
+pub async fn read_pid(path: &Path) -> u32 {
+    let start = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no pid written");
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }

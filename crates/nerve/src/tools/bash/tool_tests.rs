@@ -1,4 +1,4 @@
-//! Behaviour of the Bash tool called directly (the pipeline's part is in `tests/bash_tool.rs`).
+//! Behaviour of the Bash tool called directly (the pipeline's part is in `tests/suite/bash_tool.rs`).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 

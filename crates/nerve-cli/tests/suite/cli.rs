@@ -1,13 +1,14 @@
 //! The `nerve` binary as a user runs it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use std::process::Command;
 
 use serde_json::Value;
 
+use crate::support::NERVE;
+
 /// `nerve ARGS` in `dir`'s own data folder and home, as text: (exit code, stdout, stderr).
 fn nerve_text(args: &[&str], dir: &std::path::Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+    let out = Command::new(NERVE)
         .args(args)
         .env("NERVE_DATA_DIR", dir.join("data"))
         .env("HOME", dir.join("home"))
@@ -251,7 +252,7 @@ fn run_tool_runs_through_the_pipeline_and_persists_large_output() {
     let (code, list, _) = nerve(&["outputs", "list", "--cwd", cwd], d.path());
     assert_eq!(code, 0);
     assert_eq!(list[0]["path"], path);
-    let bytes = Command::new(env!("CARGO_BIN_EXE_nerve"))
+    let bytes = Command::new(NERVE)
         .args([
             "outputs", "show", "--cwd", cwd, path, "--offset", "0", "--len", "10",
         ])
@@ -362,7 +363,7 @@ fn check_permission_explains_a_write_over_an_existing_file_that_a_rule_allows() 
 fn an_error_is_one_message_without_a_stack_trace_even_with_backtraces_on() {
     let d = project();
     let cwd = d.path().to_str().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+    let out = Command::new(NERVE)
         .args([
             "check-permission",
             "--bare",
@@ -422,14 +423,24 @@ fn nerve_features(package: &str, with_dev: bool) -> Vec<String> {
 
 /// The test tools (TestSetMode declares itself read-only and changes the permission mode) exist
 /// only in test builds. This checks what cargo resolves, not a second compiled binary: the
-/// `nerve` binary's build gets no `test-tools`, and no workspace crate (the desktop app included)
-/// asks for it except as a dev-dependency. `scripts/test.sh` also runs a freshly built `nerve
-/// tools` with NERVE_TEST_TOOLS=1 and checks that no test tool is listed.
+/// `nerve` binary's build (the nerve-cli package) and the engine's own get no `test-tools`, and no
+/// workspace crate (the desktop app included) asks for it except as a dev-dependency.
+/// `scripts/test.sh` also runs a freshly built `nerve tools` with NERVE_TEST_TOOLS=1 and checks
+/// that no test tool is listed.
 #[test]
 fn release_builds_leave_the_test_tools_out() {
-    assert_eq!(nerve_features("nerve", false), vec!["default".to_string()]);
-    // The same query sees the feature where it is meant to be: in test builds.
-    assert!(nerve_features("nerve", true).contains(&"test-tools".to_string()));
+    for package in ["nerve-cli", "nerve"] {
+        assert_eq!(
+            nerve_features(package, false),
+            vec!["default".to_string()],
+            "{package}"
+        );
+        // The same query sees the feature where it is meant to be: in test builds.
+        assert!(
+            nerve_features(package, true).contains(&"test-tools".to_string()),
+            "{package}"
+        );
+    }
 
     let metadata: Value =
         serde_json::from_str(&cargo(&["metadata", "--no-deps", "--format-version", "1"])).unwrap();
@@ -452,9 +463,13 @@ fn release_builds_leave_the_test_tools_out() {
             }
         }
     }
+    asks_for_test_tools.sort();
     assert_eq!(
         asks_for_test_tools,
-        vec![("nerve".to_string(), "dev".to_string())]
+        vec![
+            ("nerve".to_string(), "dev".to_string()),
+            ("nerve-cli".to_string(), "dev".to_string())
+        ]
     );
 }
 

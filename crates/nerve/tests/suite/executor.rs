@@ -1,9 +1,7 @@
 //! The streaming executor: batching, ordering, caps, cancellation, context modifiers and the
 //! one-result-per-call invariant. Concurrency is checked through the order of events, not timings.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-mod support;
-
+use crate::support::{TestProject, call, text_of};
 use nerve::errors::ErrorClass;
 use nerve::events::Event;
 use nerve::executor::ExecutorOptions;
@@ -11,17 +9,8 @@ use nerve::permissions::{ModeSwitch, PermissionMode};
 use nerve::pipeline::{CallOutcome, ToolCall};
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
-use serde_json::{Value, json};
-use support::{TestProject, text_of};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
-
-fn call(id: &str, name: &str, input: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        input,
-    }
-}
 
 fn sleep(id: &str, ms: u64, safe: bool) -> ToolCall {
     call(id, "TestSleep", json!({"ms": ms, "safe": safe, "output": id}))

@@ -2,23 +2,19 @@
 //! aborts that leave no process behind, bounded memory for huge output, images, the persistent
 //! working directory, background tasks, and the previewed `sed -i` flow.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
-
-use nerve::tool::PermissionPreview;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use crate::support::{ScriptedPrompter, TestProject, call, process_gone, read_pid, text_of};
 use async_trait::async_trait;
 use nerve::executor::ExecutorOptions;
 use nerve::permissions::{PermissionMode, PermissionPrompter, PermissionRequest, UserAnswer};
 use nerve::pipeline::{CallOutcome, ToolCall};
+use nerve::tool::PermissionPreview;
 use nerve::tool::ResultBlock;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::{ScriptedPrompter, TestProject, text_of};
 use tokio_util::sync::CancellationToken;
 
 fn bash(id: &str, input: Value) -> ToolCall {
@@ -26,50 +22,6 @@ fn bash(id: &str, input: Value) -> ToolCall {
         id: id.into(),
         name: "Bash".into(),
         input,
-    }
-}
-
-fn tool(id: &str, name: &str, input: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        input,
-    }
-}
-
-/// Whether `pid` is gone or a zombie within a few seconds.
-async fn process_gone(pid: u32) -> bool {
-    let start = Instant::now();
-    loop {
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Err(_) => return true,
-            Ok(stat)
-                if stat
-                    .rsplit(')')
-                    .next()
-                    .is_some_and(|s| s.trim_start().starts_with('Z')) =>
-            {
-                return true;
-            }
-            Ok(_) => {}
-        }
-        if start.elapsed() > Duration::from_secs(4) {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-async fn read_pid(path: &Path) -> u32 {
-    let start = Instant::now();
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(pid) = text.trim().parse()
-        {
-            return pid;
-        }
-        assert!(start.elapsed() < Duration::from_secs(10), "no pid written");
-        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
@@ -174,14 +126,11 @@ async fn a_gigabyte_of_output_keeps_memory_bounded() {
     if std::env::var_os(MEMORY_PROBE).is_none() {
         // Peak RSS belongs to the whole process: measured here, it would count whatever the tests
         // running beside this one allocate. The test binary runs just this test in a process of
-        // its own.
+        // its own, named as the harness names it (its module path without the crate's name).
+        let (_, module) = module_path!().split_once("::").unwrap();
+        let name = format!("{module}::a_gigabyte_of_output_keeps_memory_bounded");
         let probe = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "a_gigabyte_of_output_keeps_memory_bounded",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(["--exact", &name, "--nocapture", "--test-threads=1"])
             .env(MEMORY_PROBE, "1")
             .output()
             .unwrap();
@@ -388,7 +337,7 @@ async fn background_task_output_and_stop() {
         out.content
     );
     let waited = s
-        .run_one(&tool("o1", "TaskOutput", json!({"task_id": "bash_1"})))
+        .run_one(&call("o1", "TaskOutput", json!({"task_id": "bash_1"})))
         .await;
     assert!(!waited.is_error, "{:?}", waited.content);
     let text = text_of(&waited.content);
@@ -403,7 +352,7 @@ async fn background_task_output_and_stop() {
     .await;
     let pid = read_pid(&pidfile).await;
     let now = s
-        .run_one(&tool(
+        .run_one(&call(
             "o2",
             "TaskOutput",
             json!({"task_id": "bash_2", "block": false}),
@@ -411,7 +360,7 @@ async fn background_task_output_and_stop() {
         .await;
     assert!(text_of(&now.content).contains("running"), "{:?}", now.content);
     let stopped = s
-        .run_one(&tool("s", "TaskStop", json!({"task_id": "bash_2"})))
+        .run_one(&call("s", "TaskStop", json!({"task_id": "bash_2"})))
         .await;
     assert!(
         text_of(&stopped.content).contains("killed"),
@@ -421,7 +370,7 @@ async fn background_task_output_and_stop() {
     assert!(process_gone(pid).await);
 
     let unknown = s
-        .run_one(&tool("u", "TaskStop", json!({"task_id": "bash_9"})))
+        .run_one(&call("u", "TaskStop", json!({"task_id": "bash_9"})))
         .await;
     assert!(unknown.is_error);
     assert!(
@@ -616,7 +565,7 @@ async fn task_tools_work_in_default_mode_without_prompts() {
         .await;
     assert!(!started.is_error, "{:?}", started.content);
     let out = s
-        .run_one(&tool(
+        .run_one(&call(
             "o",
             "TaskOutput",
             json!({"task_id": "bash_1", "timeout": 5000}),
@@ -629,7 +578,7 @@ async fn task_tools_work_in_default_mode_without_prompts() {
         out.content
     );
     let stop = s
-        .run_one(&tool("s", "TaskStop", json!({"task_id": "bash_1"})))
+        .run_one(&call("s", "TaskStop", json!({"task_id": "bash_1"})))
         .await;
     assert!(!stop.is_error && !stop.denied, "{:?}", stop.content);
 }

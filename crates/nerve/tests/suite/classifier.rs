@@ -1,29 +1,20 @@
 //! The auto-mode classifier in the real pipeline, against the scripted mock Messages API: what
 //! its verdicts do to a call that would otherwise ask the user.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
-
-mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::{ScriptedPrompter, TestProject, mock, text_of};
 use nerve::model::api_key::ApiKey;
 use nerve::model::client::ModelConfig;
 use nerve::permissions::classifier::{ModelClassifier, RecentIntent};
 use nerve::permissions::{PermissionMode, UserAnswer};
 use nerve::pipeline::{CallOutcome, ToolCall};
 use nerve::project::SessionSetup;
-use nerve_mock_model::{MockServer, Scenario};
+use nerve_mock_model::MockServer;
 use serde_json::{Value, json};
-use support::{ScriptedPrompter, TestProject, text_of};
 
 const FAST: &str = "claude-haiku-test";
-
-async fn mock(steps: Value) -> MockServer {
-    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
-        .await
-        .unwrap()
-}
 
 fn classifier(server: &MockServer, intent: &RecentIntent) -> ModelClassifier {
     let mut config = ModelConfig::with_base_url_override(ApiKey::new("test-key"), Some(server.url()));

@@ -1,12 +1,9 @@
 //! Read, Edit and Write through the full pipeline: validation, permissions (modes, rules, headless
 //! asks) and the calls themselves, on a temporary project.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::sync::Arc;
 
+use crate::support::{ScriptedPrompter, TestProject, single_call, text_of};
 use nerve::errors::ErrorClass;
 use nerve::permissions::{PermissionMode, PermissionPrompter, RuleBehavior, UserAnswer};
 use nerve::pipeline::ToolCall;
@@ -16,7 +13,6 @@ use nerve::tool::{FileReadRecord, ToolRef};
 use nerve::tools::fs::hash_bytes;
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use support::{ScriptedPrompter, TestProject, text_of};
 
 fn file_tools() -> Vec<ToolRef> {
     all_builtin_tools()
@@ -47,14 +43,6 @@ fn session(
     )
 }
 
-fn call(name: &str, input: serde_json::Value) -> ToolCall {
-    ToolCall {
-        id: "toolu_1".into(),
-        name: name.into(),
-        input,
-    }
-}
-
 #[test]
 fn the_registry_lists_the_file_tools() {
     let names: Vec<String> = file_tools().iter().map(|t| t.name().to_string()).collect();
@@ -66,14 +54,16 @@ async fn read_then_edit_is_allowed_in_accept_edits() {
     let p = TestProject::new();
     let file = p.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n");
     let s = session(&p, PermissionMode::AcceptEdits, &[], None);
-    let out = s.run_one(&call("Read", json!({"file_path": "src/lib.rs"}))).await;
+    let out = s
+        .run_one(&single_call("Read", json!({"file_path": "src/lib.rs"})))
+        .await;
     assert!(!out.is_error, "{:?}", out.content);
     assert_eq!(
         text_of(&out.content),
         "     1\tpub fn answer() -> u32 {\n     2\t    41\n     3\t}\n"
     );
     let out = s
-        .run_one(&call(
+        .run_one(&single_call(
             "Edit",
             json!({"file_path": file.display().to_string(), "old_string": "    41", "new_string": "    42"}),
         ))
@@ -112,7 +102,7 @@ async fn edit_is_denied_by_a_read_deny_rule() {
     );
     // Reading is denied outright.
     let out = s
-        .run_one(&call("Read", json!({"file_path": "secret/key.txt"})))
+        .run_one(&single_call("Read", json!({"file_path": "secret/key.txt"})))
         .await;
     assert!(out.is_error && out.denied, "{:?}", out.content);
     // Even with the content known (as if read before the rule existed), the edit is denied by the rule.
@@ -127,7 +117,7 @@ async fn edit_is_denied_by_a_read_deny_rule() {
         },
     );
     let out = s
-        .run_one(&call(
+        .run_one(&single_call(
             "Edit",
             json!({"file_path": "secret/key.txt", "old_string": "hunter2", "new_string": "x"}),
         ))
@@ -142,7 +132,7 @@ async fn edit_is_denied_by_a_read_deny_rule() {
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "hunter2\n");
     // Creating a new file there is denied too.
     let out = s
-        .run_one(&call(
+        .run_one(&single_call(
             "Write",
             json!({"file_path": "secret/new.txt", "content": "x"}),
         ))
@@ -158,7 +148,7 @@ async fn edit_of_an_unread_file_is_refused_before_permissions() {
     let prompter = ScriptedPrompter::new(vec![]);
     let s = session(&p, PermissionMode::Default, &[], Some(prompter.clone()));
     let out = s
-        .run_one(&call(
+        .run_one(&single_call(
             "Edit",
             json!({"file_path": "notes.txt", "old_string": "draft", "new_string": "final"}),
         ))
@@ -183,7 +173,7 @@ async fn write_outside_the_project_asks_and_headless_denies() {
     let outside = p.dir.path().join("outside/out.txt");
     let input = json!({"file_path": outside.display().to_string(), "content": "hello\n"});
     let s = session(&p, PermissionMode::AcceptEdits, &[], None);
-    let out = s.run_one(&call("Write", input.clone())).await;
+    let out = s.run_one(&single_call("Write", input.clone())).await;
     assert!(out.is_error && out.denied, "{:?}", out.content);
     assert!(
         text_of(&out.content).contains("no one is available to approve it"),
@@ -195,7 +185,7 @@ async fn write_outside_the_project_asks_and_headless_denies() {
     // With someone to ask, the question is asked, and an approval writes the file.
     let prompter = ScriptedPrompter::new(vec![UserAnswer::AllowOnce { updated_input: None }]);
     let s = session(&p, PermissionMode::AcceptEdits, &[], Some(prompter.clone()));
-    let out = s.run_one(&call("Write", input)).await;
+    let out = s.run_one(&single_call("Write", input)).await;
     assert!(!out.is_error, "{:?}", out.content);
     let asked = prompter.asked();
     assert_eq!(asked.len(), 1);
@@ -209,14 +199,16 @@ async fn write_inside_the_project_in_accept_edits_then_read_back() {
     let p = TestProject::new();
     let s = session(&p, PermissionMode::AcceptEdits, &[], None);
     let out = s
-        .run_one(&call(
+        .run_one(&single_call(
             "Write",
             json!({"file_path": "docs/a.md", "content": "# A\n"}),
         ))
         .await;
     assert!(!out.is_error, "{:?}", out.content);
     assert_eq!(out.display.unwrap()["kind"], "create");
-    let out = s.run_one(&call("Read", json!({"file_path": "docs/a.md"}))).await;
+    let out = s
+        .run_one(&single_call("Read", json!({"file_path": "docs/a.md"})))
+        .await;
     assert_eq!(text_of(&out.content), "     1\t# A\n");
 }
 

@@ -5,7 +5,6 @@
 //! so and passes, unless `NERVE_REQUIRE_KEYRING=1` (set by `scripts/test.sh`, which runs it under
 //! `scripts/with-keyring.sh`), where a missing service fails the test. Every entry uses a service
 //! name of its own, so a developer's real key is never read or replaced.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -16,6 +15,8 @@ use nerve::credentials::{
 use nerve::model::api_key::ApiKey;
 use nerve_mock_model::{MockServer, Scenario};
 use serde_json::json;
+
+use crate::support::NERVE;
 
 fn unique_service() -> String {
     format!("nerve-test-{}", uuid::Uuid::new_v4().simple())
@@ -68,7 +69,7 @@ fn store_load_and_remove_in_the_real_keyring() {
 /// `nerve ARGS` with its keyring entry under `service`, no key in the environment, and data and
 /// config folders below `home` (the credentials file must never be the developer's).
 fn nerve_command(service: &str, home: &std::path::Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+    let mut c = Command::new(NERVE);
     c.args(args)
         .env("NERVE_KEYRING_SERVICE", service)
         .env_remove("NERVE_KEYRING")
@@ -253,7 +254,7 @@ impl Drop for OAuthServer {
 
 fn oauth_server(ttl: u64) -> OAuthServer {
     use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nerve-test-mcp-server"))
+    let mut child = Command::new(crate::support::test_mcp_server())
         .args(["--http", "127.0.0.1:0", "--oauth"])
         .env("NERVE_TEST_OAUTH_TTL", ttl.to_string())
         .stdout(Stdio::piped())
@@ -285,7 +286,7 @@ fn nerve_mcp(
     command
         .args(&args[1..])
         .env("NERVE_MCP_KEYRING_SERVICE", service)
-        .env("BROWSER", env!("CARGO_BIN_EXE_nerve-test-mcp-server"));
+        .env("BROWSER", crate::support::test_mcp_server());
     let out = run_with(command, None);
     (
         out.status.success(),

@@ -1,12 +1,10 @@
 //! EnterPlanMode and ExitPlanMode through the executor: writes are refused in plan mode, leaving it
 //! asks the user (in every mode, bypass included), and an approved plan restores the mode in force
 //! before.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::sync::Arc;
 
+use crate::support::{ScriptedPrompter, TestProject, call, text_of};
 use nerve::errors::ErrorClass;
 use nerve::executor::ExecutorOptions;
 use nerve::permissions::{PermissionMode, PermissionPrompter, UserAnswer};
@@ -17,17 +15,8 @@ use nerve::tools::enter_plan_mode::EnterPlanModeTool;
 use nerve::tools::exit_plan_mode::ExitPlanModeTool;
 use nerve::tools::testing::all_test_tools;
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
-use support::{ScriptedPrompter, TestProject, text_of};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
-
-fn call(id: &str, name: &str, input: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        input,
-    }
-}
 
 fn tools() -> Vec<ToolRef> {
     let mut tools = all_test_tools();

@@ -1,14 +1,12 @@
 //! WebFetch through the pipeline against a local HTTP server started in each test: conversion,
 //! redirects, limits, cache, refusal of binary content, permissions, and summarisation by the real
 //! model client talking to the scripted mock Messages API.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::{ScriptedPrompter, TestProject, text_of};
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -24,7 +22,6 @@ use nerve::project::{SessionRuntime, SessionSetup};
 use nerve::tools::web_fetch::{WebFetchOptions, WebFetchTool};
 use nerve_mock_model::{MockServer, Scenario};
 use serde_json::json;
-use support::{ScriptedPrompter, TestProject, text_of};
 
 const PAGE: &str = "<html><head><title>Widgets</title><script>track()</script></head><body>\
     <h1>Widget guide</h1><p>Widgets are <em>small</em> parts. See <a href=\"/more\">more</a>.</p>\

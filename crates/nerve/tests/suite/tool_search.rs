@@ -1,16 +1,13 @@
 //! ToolSearch through the pipeline: a deferred tool's call fails validation with a hint to load
 //! it; after `select:` loads it, the model has its schema and the call passes; MCP tools are
 //! deferred when the pool's deferred loading is on.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::sync::Arc;
 
+use crate::support::{TestProject, call, text_of};
 use async_trait::async_trait;
 use nerve::errors::ErrorClass;
 use nerve::permissions::{PermissionContext, PermissionMode, RuleBehavior};
-use nerve::pipeline::ToolCall;
 use nerve::project::SessionSetup;
 use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
 use nerve::tool::{ProgressSink, Tool, ToolError, ToolOrigin, ToolOutput, ToolRef, ToolUseContext};
@@ -19,8 +16,7 @@ use nerve::tools::tool_search::ToolSearchTool;
 use pretty_assertions::assert_eq;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use support::{TestProject, text_of};
+use serde_json::json;
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 struct CreateIssueInput {
@@ -60,14 +56,6 @@ impl Tool for CreateIssue {
             input.title,
             input.labels.join(",")
         )))
-    }
-}
-
-fn call(id: &str, name: &str, input: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        input,
     }
 }
 
@@ -198,7 +186,7 @@ fn assembled_pools_defer_only_when_the_option_says_so_and_it_is_worth_it() {
     assert!(small.specs().iter().all(|s| !s.deferred));
     assert!(small.find("ToolSearch").is_none());
 
-    // Deferral switched off: nothing is deferred (the many-server case is in tests/mcp.rs).
+    // Deferral switched off: nothing is deferred (the many-server case is in the `mcp` module).
     let off = assemble_tool_pool(
         all_builtin_tools(),
         vec![Arc::new(CreateIssue)],

@@ -1,7 +1,6 @@
 //! `ModelClient` against the scripted mock server over real HTTP.
 
 // Test helpers outside #[test] fns are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::Duration;
 
@@ -14,16 +13,12 @@ use nerve::model::sse::StreamEvent;
 use nerve::model::types::{
     ContentBlock, Message, MessagesRequest, Role, StopReason, ToolDefinition, ToolUseBlock, Usage,
 };
-use nerve_mock_model::{MockServer, Scenario};
-use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
+use nerve_mock_model::MockServer;
 
-async fn server(steps: Value) -> MockServer {
-    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
-        .await
-        .unwrap()
-}
+use crate::support::mock;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 fn client(server: &MockServer, max_retries: u32) -> ModelClient {
     let mut config = ModelConfig::with_base_url_override(ApiKey::new("sk-test-key"), Some(server.url()));
@@ -71,7 +66,7 @@ fn last_error(events: &[Result<ModelEvent, ModelError>]) -> ModelError {
 
 #[tokio::test]
 async fn streamed_tool_use_is_assembled() {
-    let server = server(json!([{"expect": {"tool_count": 1, "last_user_text_contains": "list"},
+    let server = mock(json!([{"expect": {"tool_count": 1, "last_user_text_contains": "list"},
         "response": {"type": "stream", "usage": {"input_tokens": 40, "output_tokens": 12},
         "blocks": [
             {"type": "thinking", "thinking": ["Use ", "ls."], "signature": "sig-abc"},
@@ -130,7 +125,7 @@ async fn streamed_tool_use_is_assembled() {
 
 #[tokio::test]
 async fn the_assembled_message_round_trips_through_the_mock_validator() {
-    let server = server(json!([
+    let server = mock(json!([
         {"response": {"type": "stream", "blocks": [
             {"type": "thinking", "thinking": "t", "signature": "sig"},
             {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]}},
@@ -165,7 +160,7 @@ async fn the_assembled_message_round_trips_through_the_mock_validator() {
 
 #[tokio::test]
 async fn overloaded_is_retried_with_a_retry_event() {
-    let server = server(json!([
+    let server = mock(json!([
         {"response": {"type": "error", "status": 529, "retry_after": "0"}},
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}}
     ]))
@@ -195,7 +190,7 @@ async fn overloaded_is_retried_with_a_retry_event() {
 
 #[tokio::test]
 async fn retries_stop_at_the_limit_with_the_last_api_error() {
-    let server = server(json!([
+    let server = mock(json!([
         {"response": {"type": "error", "status": 500}},
         {"response": {"type": "error", "status": 429, "message": "slow down"}},
         {"response": {"type": "error", "status": 529}}
@@ -220,7 +215,7 @@ async fn retries_stop_at_the_limit_with_the_last_api_error() {
 
 #[tokio::test]
 async fn a_drop_after_content_is_stream_interrupted_and_not_retried() {
-    let server = server(json!([
+    let server = mock(json!([
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": ["a", "b", "c"]}], "drop_after_events": 5}},
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "never sent"}]}}
     ]))
@@ -247,7 +242,7 @@ async fn a_drop_after_content_is_stream_interrupted_and_not_retried() {
 
 #[tokio::test]
 async fn a_drop_before_content_is_retried_transparently() {
-    let server = server(json!([
+    let server = mock(json!([
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "lost"}], "drop_after_events": 2}},
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "kept"}]}}
     ]))
@@ -276,7 +271,7 @@ async fn a_drop_before_content_is_retried_transparently() {
 
 #[tokio::test]
 async fn error_bodies_are_reported_with_status_and_message() {
-    let server = server(json!([
+    let server = mock(json!([
         {"response": {"type": "error", "status": 400, "message": "max_tokens: too large"}},
         {"response": {"type": "error", "status": 502, "raw_body": "Bad gateway from proxy"}}
     ]))
@@ -310,7 +305,7 @@ async fn error_bodies_are_reported_with_status_and_message() {
 
 #[tokio::test]
 async fn validation_failures_of_the_mock_reach_the_caller() {
-    let server = server(json!([])).await;
+    let server = mock(json!([])).await;
     let mut bad = request();
     bad.messages.push(Message {
         role: Role::User,
@@ -330,7 +325,7 @@ async fn validation_failures_of_the_mock_reach_the_caller() {
 
 #[tokio::test]
 async fn invalid_tool_json_is_a_stream_error_with_the_raw_text() {
-    let server = server(json!([{"response": {"type": "stream", "blocks": [
+    let server = mock(json!([{"response": {"type": "stream", "blocks": [
         {"type": "tool_use", "id": "toolu_bad", "name": "Bash", "raw_input": "{\"command\": \"ls", "fragments": 2}]}}]))
     .await;
     let events = collect(&client(&server, 3), CancellationToken::new()).await;
@@ -346,7 +341,7 @@ async fn invalid_tool_json_is_a_stream_error_with_the_raw_text() {
 
 #[tokio::test]
 async fn a_silent_connection_hits_the_idle_timeout() {
-    let server = server(json!([{"response": {"type": "stream", "delay_ms": 2000, "blocks": [{"type": "text", "text": "late"}]}}])).await;
+    let server = mock(json!([{"response": {"type": "stream", "delay_ms": 2000, "blocks": [{"type": "text", "text": "late"}]}}])).await;
     let events = collect(&client(&server, 0), CancellationToken::new()).await;
     assert_eq!(
         last_error(&events),
@@ -359,7 +354,7 @@ async fn a_silent_connection_hits_the_idle_timeout() {
 
 #[tokio::test]
 async fn cancellation_ends_the_stream() {
-    let server = server(json!([{"response": {"type": "stream", "blocks": [
+    let server = mock(json!([{"response": {"type": "stream", "blocks": [
         {"type": "text", "text": "a"}, {"type": "text", "text": "b", "delay_ms": 5000}]}}]))
     .await;
     let mut config = ModelConfig::with_base_url_override(ApiKey::new("k"), Some(server.url()));
@@ -385,7 +380,7 @@ async fn cancellation_ends_the_stream() {
 
 #[tokio::test]
 async fn an_in_stream_overload_before_content_is_retried() {
-    let server = server(json!([
+    let server = mock(json!([
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "x"}], "stream_error": {"after_events": 2}}},
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}}
     ]))
@@ -407,7 +402,7 @@ async fn an_in_stream_overload_before_content_is_retried() {
 
 #[tokio::test]
 async fn an_in_stream_overload_after_content_is_stream_interrupted() {
-    let server = server(json!([
+    let server = mock(json!([
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "x"}], "stream_error": {"after_events": 3}}}
     ]))
     .await;

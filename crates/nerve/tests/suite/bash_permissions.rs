@@ -1,7 +1,6 @@
 //! Permission decisions for shell commands under a few rule sets: the parser's subcommands are
 //! matched one by one, deny beats everything, and an allow rule never stretches over a second
 //! command.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +12,6 @@ use nerve::tool::ToolPermission;
 use nerve::tools::bash::{analyze, shell_subject};
 use serde_json::json;
 
-#[path = "bash_permissions/holes.rs"]
 mod holes;
 
 const PROJECT: &str = "/work/proj";

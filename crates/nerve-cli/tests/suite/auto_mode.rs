@@ -1,21 +1,16 @@
 //! `nerve -p --permission-mode auto` against the scripted mock Messages API, which serves both
 //! the main model and the classifier: the steps are scripted in the order the requests come
 //! (main model, classifier stage(s), main model with the tool result...).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use nerve::agent::models::DEFAULT_FAST_MODEL;
-use nerve_mock_model::{MockServer, Scenario};
+use nerve_mock_model::MockServer;
 use serde_json::{Value, json};
 use tokio::process::Command;
 
-async fn mock(steps: Value) -> MockServer {
-    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
-        .await
-        .unwrap()
-}
+use crate::support::{NERVE, mock};
 
 struct Setup {
     dir: tempfile::TempDir,
@@ -39,7 +34,7 @@ impl Setup {
 
     fn nerve(&self, server: &MockServer, prompt: &str, extra: &[&str]) -> Command {
         let d: &Path = self.dir.path();
-        let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+        let mut c = Command::new(NERVE);
         c.args([
             "-p",
             prompt,

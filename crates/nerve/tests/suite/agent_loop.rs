@@ -1,19 +1,16 @@
 //! The agent loop against the scripted mock of the Messages API (a real HTTP server speaking SSE,
 //! which validates every request as the API does).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
-
-mod support;
 
 use std::time::Duration;
 
+use crate::support::{TestProject, assert_valid_history, client, mock};
 use nerve::agent::{Agent, AgentConfig};
 use nerve::events::{Event, TurnEnd};
-use nerve::model::types::{ContentBlock, Role};
+use nerve::model::types::ContentBlock;
 use nerve::permissions::PermissionMode;
 use nerve::session::Transcript;
 use nerve_mock_model::MockServer;
 use serde_json::json;
-use support::{TestProject, client, mock};
 use tokio_util::sync::CancellationToken;
 
 fn agent(p: &TestProject, server: &MockServer, mode: PermissionMode) -> Agent {
@@ -31,37 +28,6 @@ fn agent(p: &TestProject, server: &MockServer, mode: PermissionMode) -> Agent {
 
 fn position(events: &[Event], pred: impl Fn(&Event) -> bool) -> usize {
     events.iter().position(pred).expect("event present")
-}
-
-/// Every tool_use is answered by exactly one tool_result in the next message.
-fn assert_valid_history(agent: &Agent) {
-    let msgs = agent.messages();
-    for (i, m) in msgs.iter().enumerate() {
-        if m.role != Role::Assistant {
-            continue;
-        }
-        let uses: Vec<&str> = m
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolUse(t) => Some(t.id.as_str()),
-                _ => None,
-            })
-            .collect();
-        if uses.is_empty() {
-            continue;
-        }
-        let next = msgs.get(i + 1).expect("a user message answers the tool calls");
-        let results: Vec<&str> = next
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolResult(r) => Some(r.tool_use_id.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(results, uses, "message {i}");
-    }
 }
 
 #[tokio::test]
@@ -458,32 +424,19 @@ async fn usage_and_cost_go_on_across_a_resume_and_a_model_switch() {
     assert_eq!(b.model(), "claude-haiku-4-5");
 }
 
-fn hook_script(p: &TestProject, name: &str, body: &str) -> String {
-    let path = p.write(&format!("hooks/{name}"), &format!("#!/bin/sh\n{body}\n"));
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&path)
-        .status()
-        .unwrap();
-    path.display().to_string()
-}
-
 #[tokio::test]
 async fn session_hooks_add_context_block_prompts_and_keep_the_model_working() {
     let p = TestProject::new();
-    let start = hook_script(
-        &p,
+    let start = p.script(
         "start.sh",
         "cat >/dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"SessionStart\", \"additionalContext\": \"branch is main\"}}'",
     );
-    let submit = hook_script(
-        &p,
+    let submit = p.script(
         "submit.sh",
         "input=$(cat); case \"$input\" in *forbidden*) echo 'not that' >&2; exit 2;; esac; echo 'today is a holiday'",
     );
     let marker = p.project_dir().join("stopped-once");
-    let stop = hook_script(
-        &p,
+    let stop = p.script(
         "stop.sh",
         &format!(
             "cat >/dev/null; if [ -e {m} ]; then exit 0; fi; touch {m}; echo '{{\"decision\": \"block\", \"reason\": \"run the tests first\"}}'",
@@ -545,7 +498,7 @@ async fn the_agent_tool_runs_a_sub_agent_whose_prompts_bubble_up_labelled() {
          "response": {"type": "stream", "blocks": [{"type": "text", "text": "all done"}]}}
     ]))
     .await;
-    let prompter = support::ScriptedPrompter::new(vec![UserAnswer::AllowOnce { updated_input: None }]);
+    let prompter = crate::support::ScriptedPrompter::new(vec![UserAnswer::AllowOnce { updated_input: None }]);
     let mut tools = nerve::tools::testing::all_test_tools();
     let parent_tools = {
         let mut t = tools.clone();

@@ -1,13 +1,11 @@
 //! Checkpoints and rewinds, end to end: the agent loop against the scripted Messages API mock,
 //! real Edit, Write and Bash tools on a project folder that is a git work tree.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
-
-mod support;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::{ScriptedPrompter, TestProject, assert_valid_history, client, mock};
 use nerve::agent::{Agent, AgentConfig, RewindError, RewindRequest, SessionFiles};
 use nerve::checkpoint::{
     CallRef, ChangeScope, ChangeSet, FileChange, FileStatus, RefusalReason, RefusedRestore, Seen, TurnRunning,
@@ -20,7 +18,6 @@ use nerve::tools::fs::{DiffHunk, DiffLine, DiffTag};
 use nerve_mock_model::MockServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::{ScriptedPrompter, TestProject, client, mock};
 use tokio_util::sync::CancellationToken;
 
 /// A project that is a git work tree (the engine only needs the `.git` folder to find it).
@@ -114,33 +111,6 @@ fn says(text: &str) -> Value {
 async fn send(a: &mut Agent, prompt: &str) {
     let out = a.send(prompt, CancellationToken::new()).await;
     assert_eq!(out.end, TurnEnd::EndTurn, "{:?}", out.error);
-}
-
-/// Every tool_use is answered by exactly one tool_result in the next message.
-fn assert_valid_history(a: &Agent) {
-    let msgs = a.messages();
-    for (i, m) in msgs.iter().enumerate() {
-        let uses: Vec<&str> = m
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolUse(t) => Some(t.id.as_str()),
-                _ => None,
-            })
-            .collect();
-        if m.role != Role::Assistant || uses.is_empty() {
-            continue;
-        }
-        let results: Vec<&str> = msgs[i + 1]
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolResult(r) => Some(r.tool_use_id.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(results, uses, "message {i}");
-    }
 }
 
 fn both(to_turn: u32) -> RewindRequest {

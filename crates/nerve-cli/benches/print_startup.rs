@@ -17,7 +17,7 @@ fn nerve_binary() -> std::path::PathBuf {
     let path = release.join("nerve");
     assert!(
         path.exists(),
-        "{} is missing: cargo build --release -p nerve",
+        "{} is missing: cargo build --release -p nerve-cli",
         path.display()
     );
     path

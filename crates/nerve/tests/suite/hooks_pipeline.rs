@@ -1,29 +1,16 @@
 //! Hooks configured in a project's settings file, run by the real pipeline.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-mod support;
-
+use crate::support::{TestProject, text_of};
 use nerve::permissions::{PermissionMode, RuleBehavior};
 use nerve::pipeline::ToolCall;
 use nerve::project::{Project, ProjectError};
 use serde_json::json;
-use support::{TestProject, text_of};
 
 fn settings_with_hooks(p: &TestProject, hooks: serde_json::Value) {
     p.write(
         ".nerve/settings.json",
         &serde_json::to_string_pretty(&json!({ "hooks": hooks })).unwrap(),
     );
-}
-
-fn script(p: &TestProject, name: &str, body: &str) -> String {
-    let path = p.write(&format!("hooks/{name}"), &format!("#!/bin/sh\n{body}\n"));
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&path)
-        .status()
-        .unwrap();
-    path.display().to_string()
 }
 
 fn touch(file: &str) -> ToolCall {
@@ -37,8 +24,7 @@ fn touch(file: &str) -> ToolCall {
 #[tokio::test]
 async fn pre_tool_use_exit_2_blocks_with_stderr_as_reason() {
     let p = TestProject::new();
-    let s = script(
-        &p,
+    let s = p.script(
         "block.sh",
         "cat > /dev/null; echo 'no writes on Fridays' >&2; exit 2",
     );
@@ -61,8 +47,7 @@ async fn pre_tool_use_exit_2_blocks_with_stderr_as_reason() {
 async fn pre_tool_use_sees_the_documented_input_and_can_rewrite_it() {
     let p = TestProject::new();
     let seen = p.project_dir().join("seen.json");
-    let s = script(
-        &p,
+    let s = p.script(
         "rewrite.sh",
         &format!(
             "cat > {}; echo '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"updatedInput\": {{\"file_path\": \"b.txt\", \"content\": \"rewritten\"}}}}}}'",
@@ -96,8 +81,7 @@ async fn pre_tool_use_sees_the_documented_input_and_can_rewrite_it() {
 #[tokio::test]
 async fn a_hook_allow_never_overrides_a_deny_rule() {
     let p = TestProject::new();
-    let s = script(
-        &p,
+    let s = p.script(
         "allow.sh",
         "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\"}}'",
     );
@@ -120,8 +104,7 @@ async fn a_hook_allow_never_overrides_a_deny_rule() {
 #[tokio::test]
 async fn post_tool_use_adds_context_and_block_feedback() {
     let p = TestProject::new();
-    let s = script(
-        &p,
+    let s = p.script(
         "post.sh",
         "cat > /dev/null; echo '{\"decision\": \"block\", \"reason\": \"run the linter\", \"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"lint config at .lint\"}}'",
     );
@@ -149,7 +132,7 @@ async fn post_tool_use_adds_context_and_block_feedback() {
 #[tokio::test]
 async fn a_failing_hook_is_a_notice_not_a_block() {
     let p = TestProject::new();
-    let s = script(&p, "broken.sh", "cat > /dev/null; echo oops >&2; exit 1");
+    let s = p.script("broken.sh", "cat > /dev/null; echo oops >&2; exit 1");
     settings_with_hooks(
         &p,
         json!({"PreToolUse": [{"hooks": [{"type": "command", "command": s}]}]}),
@@ -306,8 +289,7 @@ fn log_lines(log: &std::path::Path) -> Vec<String> {
 async fn the_classifier_starts_beside_the_pre_tool_use_hooks() {
     let p = TestProject::new();
     let log = p.dir.path().join("order.log");
-    let hook = script(
-        &p,
+    let hook = p.script(
         "slow.sh",
         &format!("cat > /dev/null; sleep 0.3; echo hook-end >> {}", log.display()),
     );
@@ -329,8 +311,7 @@ async fn the_classifier_starts_beside_the_pre_tool_use_hooks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_that_decides_first_drops_the_classification() {
     let p = TestProject::new();
-    let hook = script(
-        &p,
+    let hook = p.script(
         "deny.sh",
         "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"not today\"}}'",
     );

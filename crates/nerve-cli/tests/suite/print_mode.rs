@@ -1,37 +1,19 @@
 //! `nerve -p` as scripts use it, against the scripted mock Messages API, including a resume after
 //! the process was killed with SIGKILL in the middle of a tool call.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use std::path::Path;
-use std::process::Stdio;
 
 use nerve_mock_model::{MockServer, Scenario};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
-async fn mock(steps: Value) -> MockServer {
-    MockServer::start(Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap())
-        .await
-        .unwrap()
-}
+use crate::support::mock;
 
+/// `nerve ARGS` against `server` (see `support::nerve`), without the keyring, with the test tools.
 fn nerve(dir: &Path, server: &MockServer, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
-    c.args(args)
-        .arg("--cwd")
-        .arg(dir.join("project"))
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .env("NERVE_KEYRING", "off")
-        .env("NERVE_DATA_DIR", dir.join("data"))
-        .env("HOME", dir.join("home"))
-        .env("XDG_CONFIG_HOME", dir.join("home/.config"))
-        .env("NERVE_TEST_TOOLS", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+    let mut c = crate::support::nerve(dir, server, args);
+    c.env("NERVE_KEYRING", "off").env("NERVE_TEST_TOOLS", "1");
     c
 }
 

@@ -1,26 +1,15 @@
 //! Glob, Grep, NotebookEdit and TodoWrite through the full pipeline: permissions, persistence of
 //! large results, and context changes applied by the executor.
 
-mod support;
-
+use crate::support::{TestProject, single_call, text_of};
 use nerve::errors::ErrorClass;
 use nerve::events::Event;
 use nerve::executor::ExecutorOptions;
 use nerve::permissions::{PermissionMode, RuleBehavior};
-use nerve::pipeline::ToolCall;
 use nerve::tool::{FileReadRecord, TodoItem, TodoStatus};
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use support::{TestProject, text_of};
 use tokio_util::sync::CancellationToken;
-
-fn call(name: &str, input: serde_json::Value) -> ToolCall {
-    ToolCall {
-        id: "toolu_1".into(),
-        name: name.into(),
-        input,
-    }
-}
 
 #[tokio::test]
 async fn grep_inside_a_read_denied_folder_is_refused() {
@@ -33,7 +22,7 @@ async fn grep_inside_a_read_denied_folder_is_refused() {
     );
 
     let out = s
-        .run_one(&call(
+        .run_one(&single_call(
             "Grep",
             json!({"pattern": "password", "path": "secret/inner"}),
         ))
@@ -48,7 +37,7 @@ async fn grep_inside_a_read_denied_folder_is_refused() {
 
     // Searching around the denied folder is allowed, but its files are left out.
     let out = s
-        .run_one(&call(
+        .run_one(&single_call(
             "Grep",
             json!({"pattern": "password", "output_mode": "content"}),
         ))
@@ -65,14 +54,16 @@ async fn glob_is_allowed_in_default_mode_inside_the_project() {
     let a = p.write("src/a.rs", "");
     p.write("README.md", "");
     let s = p.builtin_session(PermissionMode::Default, &[]);
-    let out = s.run_one(&call("Glob", json!({"pattern": "**/*.rs"}))).await;
+    let out = s
+        .run_one(&single_call("Glob", json!({"pattern": "**/*.rs"})))
+        .await;
     assert!(!out.is_error, "{:?}", out.content);
     assert_eq!(text_of(&out.content), a.display().to_string());
 
     // Outside the working directories a read asks, and headless sessions cannot ask.
     let outside = tempfile::tempdir().unwrap();
     let out = s
-        .run_one(&call(
+        .run_one(&single_call(
             "Glob",
             json!({"pattern": "*", "path": outside.path().display().to_string()}),
         ))
@@ -87,7 +78,7 @@ async fn a_large_grep_result_is_persisted() {
     p.write("big.txt", &body);
     let s = p.builtin_session(PermissionMode::Default, &[]);
     let out = s
-        .run_one(&call(
+        .run_one(&single_call(
             "Grep",
             json!({"pattern": "match", "output_mode": "content", "head_limit": 0}),
         ))
@@ -116,7 +107,7 @@ async fn todo_write_updates_the_context_after_the_turn() {
             ..ExecutorOptions::default()
         },
     );
-    exec.add(call("TodoWrite", json!({ "todos": todos })));
+    exec.add(single_call("TodoWrite", json!({ "todos": todos })));
     let (outcomes, ctx) = exec.finish().await;
     assert!(!outcomes[0].is_error, "{:?}", outcomes[0].content);
     assert!(text_of(&outcomes[0].content).starts_with("Todos have been modified successfully"));
@@ -152,11 +143,11 @@ async fn notebook_edit_needs_a_read_and_edit_permission() {
 
     // Default mode asks for edits; headless, that is a denial.
     let s = p.builtin_session(PermissionMode::Default, &[]);
-    let out = s.run_one(&call("NotebookEdit", input.clone())).await;
+    let out = s.run_one(&single_call("NotebookEdit", input.clone())).await;
     assert!(out.is_error && out.denied, "{:?}", out.content);
 
     let s = p.builtin_session(PermissionMode::AcceptEdits, &[]);
-    let out = s.run_one(&call("NotebookEdit", input.clone())).await;
+    let out = s.run_one(&single_call("NotebookEdit", input.clone())).await;
     assert!(out.is_error && !out.denied);
     assert!(
         text_of(&out.content).contains("has not been read yet"),
@@ -174,7 +165,7 @@ async fn notebook_edit_needs_a_read_and_edit_permission() {
             limit: None,
         },
     );
-    let out = s.run_one(&call("NotebookEdit", input)).await;
+    let out = s.run_one(&single_call("NotebookEdit", input)).await;
     assert!(!out.is_error, "{:?}", out.content);
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
@@ -221,7 +212,7 @@ async fn grep_and_glob_over_many_files_report_paced_progress_ending_with_the_tot
         ("Glob", json!({"pattern": "src/m3/*.rs"}), (1_000, 100)),
     ] {
         let before = p.recorder.events().len();
-        let out = s.run_one(&call(tool, input)).await;
+        let out = s.run_one(&single_call(tool, input)).await;
         assert!(!out.is_error, "{}", text_of(&out.content));
         let reports = search_progress(&p.recorder.events()[before..]);
         // The counts only grow, and the last report gives the totals.

@@ -1,0 +1,7 @@
+//! One module per area of behaviour; see each module's own documentation.
+
+mod auto_mode;
+mod cli;
+mod keyring;
+mod mcp;
+mod print_mode;

@@ -1,0 +1,17 @@
+//! One module per area of behaviour; see each module's own documentation.
+
+mod agent_loop;
+mod bash_permissions;
+mod bash_tool;
+mod classifier;
+mod executor;
+mod file_tools;
+mod hooks_pipeline;
+mod mcp;
+mod model_client;
+mod pipeline;
+mod plan_mode;
+mod rewind;
+mod search_tools;
+mod tool_search;
+mod web_fetch;
