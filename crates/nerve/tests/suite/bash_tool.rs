@@ -80,6 +80,29 @@ async fn read_only_commands_run_without_asking_in_default_mode() {
     assert!(p.project_dir().join("hello.txt").exists());
 }
 
+/// A command whose process is killed from outside (`kill`, a logout, the OOM killer; here it kills
+/// the process the engine waits on, the sandbox's helper or the shell) takes what it started with
+/// it: nothing it left in the background outlives it, even when it no longer holds the call's
+/// output open. A command that exits normally keeps its background children (its own business).
+#[tokio::test]
+async fn a_command_killed_from_outside_leaves_nothing_running() {
+    let p = TestProject::new();
+    // The command reads its group from /proc at run time, which is asked about: the user allows it.
+    let prompter = ScriptedPrompter::new(vec![allow_once()]);
+    let s = p.builtin_session_asking(PermissionMode::Default, Some(prompter), false);
+    let pidfile = p.project_dir().join("pid");
+    // The group's leader is the process the engine started (field 5 of /proc/self/stat is the
+    // group). Nothing holds the call's output open afterwards, so the call ends at once.
+    let command = format!(
+        "sleep 297.77 > /dev/null 2>&1 & echo $! > {}; exec > /dev/null 2>&1; read -r _ _ _ _ leader _ < /proc/self/stat; kill -KILL \"$leader\"",
+        pidfile.display()
+    );
+    let out = s.run_one(&bash("t1", json!({ "command": command }))).await;
+    assert!(out.is_error, "{:?}", out.content);
+    let pid = read_pid(&pidfile).await;
+    assert!(process_gone(pid).await, "sleep {pid} outlived the killed command");
+}
+
 #[tokio::test]
 async fn a_timeout_kills_the_process_group() {
     let p = TestProject::new();

@@ -110,7 +110,19 @@ pub(crate) async fn run_foreground(
     };
     let ending = match waited {
         Some(Ok(status)) => {
-            // Processes the command left running in the background (`server > log &`) are its business.
+            use std::os::unix::process::ExitStatusExt as _;
+            if status.signal().is_some()
+                && let Some(pgid) = pgid
+            {
+                // Killed from outside (`kill`, a logout, the OOM killer): what it started goes with
+                // it. A killed sandbox helper would otherwise leave the command it supervised running.
+                crate::hooks::process_group::signal_group(
+                    pgid,
+                    crate::hooks::process_group::GroupSignal::Kill,
+                );
+            }
+            // Processes a command that exited left running in the background (`server > log &`)
+            // are its business.
             shell.guard.disarm();
             Ending::Exited(status)
         }
