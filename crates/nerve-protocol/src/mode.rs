@@ -1,6 +1,5 @@
 //! Permission modes: how the resolver treats a call that no rule or hook has decided.
 
-use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -8,8 +7,20 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// How the resolver treats tool calls that no hook or rule has decided.
 ///
 /// The names are Claude Code's, so `defaultMode` in a reused settings file keeps its meaning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[strum(serialize_all = "camelCase")]
 pub enum PermissionMode {
     /// Ask before anything that is not read-only or pre-approved.
     #[serde(rename = "default")]
@@ -36,45 +47,32 @@ pub enum PermissionMode {
 
 impl PermissionMode {
     /// Every mode, in declaration order.
-    pub const ALL: [PermissionMode; 7] = [
-        PermissionMode::Default,
-        PermissionMode::AcceptEdits,
-        PermissionMode::Plan,
-        PermissionMode::BypassPermissions,
-        PermissionMode::DontAsk,
-        PermissionMode::Auto,
-        PermissionMode::Bubble,
-    ];
+    pub const ALL: &'static [PermissionMode] = <PermissionMode as strum::VariantArray>::VARIANTS;
 
     /// The name used in settings files and on the command line.
     pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionMode::Default => "default",
-            PermissionMode::AcceptEdits => "acceptEdits",
-            PermissionMode::Plan => "plan",
-            PermissionMode::BypassPermissions => "bypassPermissions",
-            PermissionMode::DontAsk => "dontAsk",
-            PermissionMode::Auto => "auto",
-            PermissionMode::Bubble => "bubble",
-        }
-    }
-}
-
-impl fmt::Display for PermissionMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 
 /// A mode name that is not one of [`PermissionMode::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown permission mode `{name}`: valid modes are default, acceptEdits, plan, \
-     bypassPermissions, dontAsk, auto, bubble (names are case-sensitive)"
+    "unknown permission mode `{name}`: valid modes are {} (names are case-sensitive)",
+    valid_modes()
 )]
 pub struct UnknownModeError {
     /// The name that was given.
     pub name: String,
+}
+
+/// The valid names, as the error lists them.
+fn valid_modes() -> String {
+    PermissionMode::ALL
+        .iter()
+        .map(|mode| mode.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl FromStr for PermissionMode {
@@ -82,7 +80,8 @@ impl FromStr for PermissionMode {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         PermissionMode::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|mode| mode.as_str() == s)
             .ok_or_else(|| UnknownModeError { name: s.to_string() })
     }
@@ -104,7 +103,7 @@ mod tests {
 
     #[test]
     fn names_round_trip_through_from_str_display_and_serde() {
-        for mode in PermissionMode::ALL {
+        for &mode in PermissionMode::ALL {
             assert_eq!(mode.to_string().parse::<PermissionMode>(), Ok(mode));
             let json = serde_json::to_string(&mode).unwrap();
             assert_eq!(json, format!("\"{mode}\""));
@@ -135,7 +134,7 @@ mod tests {
         assert_eq!(err.name, "acceptedits");
         let message = err.to_string();
         assert!(message.contains("`acceptedits`"), "{message}");
-        for mode in PermissionMode::ALL {
+        for &mode in PermissionMode::ALL {
             assert!(message.contains(mode.as_str()), "{message}");
         }
     }

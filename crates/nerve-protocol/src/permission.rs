@@ -1,7 +1,5 @@
 //! Permission prompts and their explanations: what the user is asked, what decided, what they answer.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -164,9 +162,12 @@ pub struct PartVerdict {
 }
 
 /// What a matching rule does to a tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::Display,
+)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum RuleBehavior {
     /// Run without asking.
     Allow,
@@ -183,16 +184,6 @@ impl RuleBehavior {
 
     /// The key of this behaviour's list in a settings file's `permissions` object.
     pub fn as_str(self) -> &'static str {
-        match self {
-            RuleBehavior::Allow => "allow",
-            RuleBehavior::Ask => "ask",
-            RuleBehavior::Deny => "deny",
-        }
-    }
-}
-
-impl fmt::Display for RuleBehavior {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }

@@ -166,7 +166,7 @@ mod tests {
     #[tokio::test]
     async fn always_asks_and_is_neither_read_only_nor_concurrent() {
         let input = plan("p");
-        for mode in PermissionMode::ALL {
+        for &mode in PermissionMode::ALL {
             assert_eq!(
                 ExitPlanModeTool.check_permissions(&input, &ctx(mode, None)).await,
                 ToolPermission::Ask {
