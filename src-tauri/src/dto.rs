@@ -3,7 +3,7 @@
 //! All of them are exported to TypeScript (`ui/src/bindings/`), so the UI never declares them twice.
 
 use nerve::agent::{PastCall, RewindReport};
-use nerve::events::TurnEnd;
+use nerve::events::{HistoryMessage, TurnEnd};
 pub use nerve::outputs::PersistedChunk;
 use nerve::permissions::PermissionMode;
 use nerve::session::PromptInfo;
@@ -95,8 +95,8 @@ pub struct SessionInfo {
     pub model: String,
     /// The tools the model gets.
     pub tools: Vec<String>,
-    /// The conversation so far (API messages), for a resumed session.
-    pub history: Vec<serde_json::Value>,
+    /// The conversation so far, for a resumed session.
+    pub history: Vec<HistoryMessage>,
     /// Its tool calls as the live events described them (summary, batch, denial, saved output).
     pub past_calls: Vec<PastCall>,
     /// The conversation's prompts, in order (what a rewind can go back to).
@@ -137,8 +137,8 @@ pub struct TurnSummary {
 pub struct RewindOutcome {
     /// What was restored, refused and cut.
     pub report: RewindReport,
-    /// The conversation (API messages).
-    pub history: Vec<serde_json::Value>,
+    /// The conversation.
+    pub history: Vec<HistoryMessage>,
     /// Its tool calls.
     pub past_calls: Vec<PastCall>,
     /// Its prompts.
@@ -148,8 +148,8 @@ pub struct RewindOutcome {
 /// The conversation after a compaction: the summary and what follows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct CompactOutcome {
-    /// The conversation (API messages).
-    pub history: Vec<serde_json::Value>,
+    /// The conversation.
+    pub history: Vec<HistoryMessage>,
     /// Its tool calls.
     pub past_calls: Vec<PastCall>,
     /// Its prompts.

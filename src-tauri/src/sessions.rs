@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use nerve::agent::{Agent, AttachedImage, RewindRequest, SessionFiles, prepare_prompt_images};
 use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
-use nerve::events::{Event, EventSink};
+use nerve::events::{Event, EventSink, HistoryMessage};
 use nerve::hooks::input::CompactTrigger;
 use nerve::mcp::McpManager;
 use nerve::model::api_key::ApiKey;
@@ -277,13 +277,9 @@ impl LiveSession {
     }
 }
 
-/// The conversation as API messages, for the UI to rebuild its view from.
-fn history_of(agent: &Agent) -> Vec<serde_json::Value> {
-    agent
-        .messages()
-        .iter()
-        .filter_map(|m| serde_json::to_value(m).ok())
-        .collect()
+/// The conversation as the UI shows it again.
+fn history_of(agent: &Agent) -> Vec<HistoryMessage> {
+    nerve::model::view::history(agent.messages())
 }
 
 /// Everything a new session needs from the app.

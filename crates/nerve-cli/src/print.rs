@@ -15,6 +15,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use nerve::events::{Event, EventSink, TurnEnd};
 use nerve::mcp::McpManager;
+use nerve::model::types::{Message, Role};
 use nerve::permissions::settings::SettingsFile;
 use nerve::permissions::{PermissionMode, RuleBehavior, RuleSource};
 use nerve::project::{Project, ProjectOptions};
@@ -170,13 +171,8 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
                 return;
             }
             match &e {
-                Event::AssistantMessage { message } => {
-                    printer
-                        .print(&json!({"type": "assistant", "message": message, "session_id": session_id}));
-                }
-                Event::UserMessage { message } => {
-                    printer.print(&json!({"type": "user", "message": message, "session_id": session_id}));
-                }
+                // Printed as the API has them, by the agent's message observer (below).
+                Event::AssistantMessage { .. } | Event::UserMessage { .. } => {}
                 _ if verbose => {
                     if let Ok(v) = serde_json::to_value(&e) {
                         printer.print(&json!({"type": "nerve_event", "event": v, "session_id": session_id}));
@@ -204,6 +200,17 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
     };
     options.max_turns = args.max_turns;
     let mut session = start_session(&project, options).await?;
+    if stream_json {
+        let printer = printer.clone();
+        let session_id = session.session_id.clone();
+        session.agent.observe_messages(Box::new(move |message: &Message| {
+            let kind = match message.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            printer.print(&json!({"type": kind, "message": message, "session_id": session_id}));
+        }));
+    }
     for name in &session.unapproved_mcp_servers {
         eprintln!(
             "note: MCP server `{name}` from .mcp.json is not started: approve it with \

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::message::{AssistantWords, UserWords};
 use crate::permission::{PermissionMode, PermissionRequest};
 use crate::sandbox::SandboxState;
 use crate::tool::{Progress, ResultBlock, TodoItem};
@@ -76,6 +77,20 @@ pub enum Event {
         /// session's change set for the call).
         changed_files: Vec<std::path::PathBuf>,
     },
+    /// A finished call's result was replaced in the message that took it to the model: with the
+    /// turn's other results it went over the per-message budget, so it was saved to a file (the
+    /// model got a `<persisted-output>` preview) or, when it may not be saved, left out. From now
+    /// on the call's result is this.
+    ToolResultReplaced {
+        /// The call.
+        tool_use_id: String,
+        /// What the model got instead.
+        content: Vec<ResultBlock>,
+        /// The file holding the whole result, when it was saved.
+        persisted_path: Option<std::path::PathBuf>,
+        /// The saved file's size in bytes.
+        persisted_bytes: Option<u64>,
+    },
     /// A notice for the user (a hook's message, a non-blocking hook error).
     Notice {
         /// The text.
@@ -91,15 +106,17 @@ pub enum Event {
         /// The new text.
         text: String,
     },
-    /// A complete assistant message was added to the conversation.
+    /// A complete assistant message was added to the conversation. Its tool calls have their own
+    /// events (`ToolQueued`...).
     AssistantMessage {
-        /// The message as sent back to the API.
-        message: Value,
+        /// What the model wrote.
+        message: AssistantWords,
     },
-    /// A user message (the prompt, or tool results) was added to the conversation.
+    /// A user message (the prompt, or tool results) was added to the conversation. Its tool
+    /// results went out with `ToolCompleted`, so they are not repeated here.
     UserMessage {
-        /// The message as sent to the API.
-        message: Value,
+        /// What the person wrote (empty for a message of tool results alone).
+        message: UserWords,
     },
     /// A model request failed transiently and will be retried.
     Retrying {

@@ -7,6 +7,7 @@
 
 pub mod diff;
 pub mod event;
+pub mod message;
 mod mode;
 pub mod permission;
 pub mod preview;
@@ -16,6 +17,7 @@ pub mod tool;
 
 pub use diff::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff};
 pub use event::{Event, TurnEnd};
+pub use message::{AssistantWords, HistoryMessage, MessageImage, PastToolResult, PastToolUse, UserWords};
 pub use permission::{
     DecidedBy, MatchedRule, PartDecision, PartVerdict, PermissionMode, PermissionRequest, RuleBehavior,
     RuleScope, UnknownModeError, UserAnswer, Verdict,

@@ -4,6 +4,9 @@
 use std::sync::Arc;
 
 pub use nerve_protocol::event::{Event, TurnEnd};
+pub use nerve_protocol::message::{
+    AssistantWords, HistoryMessage, MessageImage, PastToolResult, PastToolUse, UserWords,
+};
 
 /// Where events go. Cloning shares the destination.
 #[derive(Clone)]

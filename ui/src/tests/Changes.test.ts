@@ -13,6 +13,7 @@ import MessageList from "../lib/components/MessageList.svelte";
 import { fromHistory, initialState, reduce } from "../lib/conversation/reducer";
 import { changeSet, completed, fileChange, planned, queued, rewindPlan, unseenCall } from "./fixtures";
 import { liveSession, sessionInfo } from "./live";
+import { answered, results, said, userMessage } from "./messages";
 
 const stateOf = (events: Event[]) => events.reduce((s, e) => reduce(s, e, Date.now()), initialState());
 const card = (id: string) => document.querySelector(`[data-tool-use-id="${id}"]`) as HTMLElement;
@@ -72,11 +73,7 @@ describe("a tool card's changes", () => {
 
   it("is offered on a resumed session's cards from the engine's past calls, and not while a call runs", () => {
     const resumed = fromHistory(
-      [
-        { role: "user", content: "go" },
-        { role: "assistant", content: [{ type: "tool_use", id: "w", name: "Write", input: {} }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "w", content: "ok" }] },
-      ],
+      [said("go"), answered("", [["w", "Write", {}]]), results(["w", "ok"])],
       "default",
       [
         {
@@ -111,7 +108,7 @@ describe("the Changes panel", () => {
     const reverted: CodeRewindReport = { to_turn: 0, restored: [], refused: [], unseen: [] };
     const live = liveSession(
       sessionInfo({
-        history: [{ role: "user", content: "one" }, { role: "assistant", content: "done" }, { role: "user", content: "two" }],
+        history: [said("one"), answered("done"), said("two")],
         prompts: [
           { turn: 1, text: "one", time_ms: 0, message_index: 0 },
           { turn: 2, text: "two", time_ms: 0, message_index: 2 },
@@ -208,7 +205,7 @@ describe("the Changes panel", () => {
     await waitFor(() => expect(live.turns).toHaveLength(1));
     const turn = live.turns[0]!;
     turn.send({ type: "turn_started", turn: 3 });
-    turn.send({ type: "user_message", message: { role: "user", content: "three" } });
+    turn.send(userMessage("three"));
     turn.send(queued("w", 1, false, "Write"));
     const count = live.called("get_changes").length;
     turn.send(completed("w", { changed_files: [B] }));

@@ -4,12 +4,14 @@
 import { describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
+import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { FileMatch } from "../bindings/FileMatch";
 import type { SlashCommand } from "../bindings/SlashCommand";
 import App from "../App.svelte";
 import Conversation from "../lib/components/Conversation.svelte";
 import PromptBox from "../lib/components/PromptBox.svelte";
 import { liveSession, sessionInfo, type Handler, type Live } from "./live";
+import { said, userMessage } from "./messages";
 
 const command = (name: string, description: string, argument_hint: string | null, source: SlashCommand["source"]): SlashCommand => ({
   name,
@@ -131,7 +133,7 @@ describe("slash commands", () => {
     const { live, user, box } = setup({
       set_permission_mode: (args) => args.mode,
       set_model: (args) => args.model,
-      compact_session: () => ({ history: [{ role: "user", content: "Summary of the conversation" }], past_calls: [], prompts: [] }),
+      compact_session: (): CompactOutcome => ({ history: [said("Summary of the conversation")], past_calls: [], prompts: [] }),
     });
     await user.type(box, "/mode plan{Enter}");
     await waitFor(() => expect(live.called("set_permission_mode")).toEqual([{ sessionId: "s1", mode: "plan" }]));
@@ -184,7 +186,7 @@ describe("slash commands", () => {
       await waitFor(() => expect(live.turns).toHaveLength(turn));
       const t = live.turns[turn - 1]!;
       t.send({ type: "turn_started", turn });
-      t.send({ type: "user_message", message: { role: "user", content: text } });
+      t.send(userMessage(text));
       t.send({ type: "turn_ended", reason: "end_turn" });
       t.finish();
       await waitFor(() => expect(screen.getByTestId("turn-status").textContent?.trim()).toBe("idle"));

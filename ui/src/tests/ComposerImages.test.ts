@@ -5,12 +5,11 @@ import { describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import type { AttachedImage } from "../bindings/AttachedImage";
-import type { Event } from "../bindings/Event";
-import type { JsonValue } from "../bindings/serde_json/JsonValue";
 import type { FileTransfer } from "../lib/attachments";
 import Conversation from "../lib/components/Conversation.svelte";
 import { SessionStore } from "../lib/conversation/session.svelte";
 import { liveSession, sessionInfo, type Handler } from "./live";
+import { answered, said, userMessage } from "./messages";
 
 // The first bytes of a PNG, and what send_prompt should carry for them.
 const PNG_BYTES = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
@@ -204,16 +203,10 @@ describe("sending images", () => {
 });
 
 describe("images in the conversation", () => {
-  const imageMessage: JsonValue = {
-    role: "user",
-    content: [
-      { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } },
-      { type: "text", text: "what is this?" },
-    ],
-  };
+  const picture = { media_type: "image/png", data: PNG_BASE64 };
 
   it("a resumed session shows the prompt's image, never its base64 as text", () => {
-    const session = new SessionStore(sessionInfo({ history: [imageMessage, { role: "assistant", content: [{ type: "text", text: "A PNG." }] }] }));
+    const session = new SessionStore(sessionInfo({ history: [said("what is this?", [picture]), answered("A PNG.")] }));
     setup({}, session);
     const message = screen.getByTestId("user-message");
     const image = within(message).getByTestId("user-image") as HTMLImageElement;
@@ -226,8 +219,7 @@ describe("images in the conversation", () => {
     const { live, user, box } = setup();
     await user.type(box, "what is this?{Enter}");
     await waitFor(() => expect(live.turns).toHaveLength(1));
-    const echo: Event = { type: "user_message", message: imageMessage };
-    live.turns[0]!.send(echo);
+    live.turns[0]!.send(userMessage("what is this?", [picture]));
     const image = await screen.findByTestId("user-image");
     const button = image.closest("button")!;
     expect(button.getAttribute("aria-pressed")).toBe("false");

@@ -10,16 +10,12 @@ import type { SessionInfo } from "../bindings/SessionInfo";
 import Conversation from "../lib/components/Conversation.svelte";
 import { usage } from "./fixtures";
 import { liveSession, sessionInfo, type Handler } from "./live";
+import { answered, said } from "./messages";
 
 const prompt = (turn: number, text: string, message_index: number | null): PromptInfo => ({ turn, text, time_ms: 1000 * turn, message_index });
 
 const resumed = sessionInfo({
-  history: [
-    { role: "user", content: "first" },
-    { role: "assistant", content: "one" },
-    { role: "user", content: "second" },
-    { role: "assistant", content: "two" },
-  ],
+  history: [said("first"), answered("one"), said("second"), answered("two")],
   prompts: [prompt(1, "first", 0), prompt(2, "second", 2)],
   context_tokens: 150_000,
   context_window: 200_000,
@@ -28,10 +24,7 @@ const resumed = sessionInfo({
 
 const SUMMARY = "This session continues from an earlier conversation that was compacted. Summary: two prompts.";
 const compacted: CompactOutcome = {
-  history: [
-    { role: "user", content: SUMMARY },
-    { role: "assistant", content: "two" },
-  ],
+  history: [said(SUMMARY), answered("two")],
   past_calls: [],
   prompts: [prompt(1, "first", null), prompt(2, "second", null)],
 };

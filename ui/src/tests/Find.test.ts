@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
-import type { JsonValue } from "../bindings/serde_json/JsonValue";
+import type { HistoryMessage } from "../bindings/HistoryMessage";
 import Conversation from "../lib/components/Conversation.svelte";
 import { fromHistory } from "../lib/conversation/reducer";
 import {
@@ -24,6 +24,7 @@ import { highlight } from "../lib/highlight";
 import { renderMarkdown } from "../lib/markdown";
 import { bashRequest, queued } from "./fixtures";
 import { liveSession, pastArmDelay, sessionInfo } from "./live";
+import { answered, results, said } from "./messages";
 
 const LINES = 100_000;
 const NEEDLE_LINE = 77_777;
@@ -31,17 +32,11 @@ const bigOutput = Array.from({ length: LINES }, (_, i) => (i === NEEDLE_LINE ? `
 
 /** A resumed session: a prompt, an answer in Markdown, a Bash call whose 100,000-line result is
  *  collapsed, and a last answer. "needle" occurs 4 times, once with a capital N. */
-const history: JsonValue[] = [
-  { role: "user", content: "find the needle please" },
-  {
-    role: "assistant",
-    content: [
-      { type: "text", text: "Looking for the **needle** now." },
-      { type: "tool_use", id: "t-big", name: "Bash", input: { command: "seq" } },
-    ],
-  },
-  { role: "user", content: [{ type: "tool_result", tool_use_id: "t-big", content: bigOutput }] },
-  { role: "assistant", content: [{ type: "text", text: "Found one needle." }] },
+const history: HistoryMessage[] = [
+  said("find the needle please"),
+  answered("Looking for the **needle** now.", [["t-big", "Bash", { command: "seq" }]]),
+  results(["t-big", bigOutput]),
+  answered("Found one needle."),
 ];
 
 const hits = (starts: number[], current = -1, length = 3): Hits => ({ starts, length, current, reveal: 1 });

@@ -6,10 +6,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
-import type { JsonValue } from "../bindings/serde_json/JsonValue";
+import type { HistoryMessage } from "../bindings/HistoryMessage";
 import Conversation from "../lib/components/Conversation.svelte";
 import { FALLBACK_VIEW, ROW_GAP, VIRTUALISE_ABOVE, estimateHeight } from "../lib/conversation/layout";
 import { liveSession, sessionInfo, type Live } from "./live";
+import { answered, said } from "./messages";
 
 /** A ResizeObserver the test drives: `resize` reports a row's new height to whoever watches it. */
 class FakeResizeObserver {
@@ -41,11 +42,8 @@ class FakeResizeObserver {
 }
 
 /** `pairs` prompts, each answered: twice as many items. */
-function pairs(count: number, needleAt = -1): JsonValue[] {
-  return Array.from({ length: count }, (_, i) => [
-    { role: "user", content: i === needleAt ? `prompt ${i} with the needle` : `prompt ${i}` },
-    { role: "assistant", content: `answer ${i}` },
-  ]).flat();
+function pairs(count: number, needleAt = -1): HistoryMessage[] {
+  return Array.from({ length: count }, (_, i) => [said(i === needleAt ? `prompt ${i} with the needle` : `prompt ${i}`), answered(`answer ${i}`)]).flat();
 }
 
 const list = () => screen.getByTestId("message-list");
@@ -63,7 +61,7 @@ async function userScrollTo(top: number) {
   await fireEvent.scroll(el);
 }
 
-function open(history: JsonValue[]) {
+function open(history: HistoryMessage[]) {
   const live = liveSession(sessionInfo({ history }));
   render(Conversation, { session: live.session, onclose: vi.fn() });
   return live;

@@ -8,6 +8,7 @@ import PromptBox from "../lib/components/PromptBox.svelte";
 import Conversation from "../lib/components/Conversation.svelte";
 import { SessionStore } from "../lib/conversation/session.svelte";
 import { sessionInfo } from "./live";
+import { said, userMessage } from "./messages";
 
 describe("PromptBox", () => {
   it("sends on Enter, inserts a newline on Shift+Enter, and clears after sending", async () => {
@@ -76,7 +77,7 @@ describe("Conversation with a live session: queue while running", () => {
     expect(screen.getByTestId("turn-status").textContent?.trim()).toBe("running");
 
     // Stream a little: the engine echoes the prompt and starts answering.
-    pending[0]!.channel.onmessage({ type: "user_message", message: { role: "user", content: "one" } } as Event);
+    pending[0]!.channel.onmessage(userMessage("one"));
     pending[0]!.channel.onmessage({ type: "text_delta", text: "Working **on it**" });
     await waitFor(() => expect(screen.getByTestId("assistant-text").innerHTML).toContain("<strong>on it</strong>"));
 
@@ -203,7 +204,7 @@ describe("SessionStore history", () => {
   });
 
   it("keeps the session's prompts, including those of a resumed session, without repeating one", () => {
-    const session = new SessionStore(sessionInfo({ project_path: "/p", history: [{ role: "user", content: "fix the parser" }] }));
+    const session = new SessionStore(sessionInfo({ project_path: "/p", history: [said("fix the parser")] }));
     expect(session.history).toEqual(["fix the parser"]);
     session.submit("run the tests");
     session.submit("then commit"); // queued while the first runs: still recalled

@@ -4,6 +4,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
+import type { HistoryMessage } from "../bindings/HistoryMessage";
 import type { PastCall } from "../bindings/PastCall";
 import type { PromptInfo } from "../bindings/PromptInfo";
 import type { RewindOutcome } from "../bindings/RewindOutcome";
@@ -11,6 +12,7 @@ import type { RewindRequest } from "../bindings/RewindRequest";
 import Conversation from "../lib/components/Conversation.svelte";
 import { planned, rewindPlan, unseenCall } from "./fixtures";
 import { liveSession, sessionInfo, type Handler } from "./live";
+import { answered, results, said, userMessage } from "./messages";
 
 const ROOT = "/home/me/projects/nerve-demo";
 const A = `${ROOT}/src/a.rs`;
@@ -38,15 +40,15 @@ const write: PastCall = {
 };
 
 // Two prompts; Stop hook feedback (a user message that is no prompt) sits between them.
-const history = [
-  { role: "user", content: "first" },
-  { role: "assistant", content: "ok" },
-  { role: "user", content: "Stop hook feedback:\nrun the linter" },
-  { role: "assistant", content: "linted" },
-  { role: "user", content: [{ type: "text", text: "second" }, { type: "text", text: "<system-reminder>\nctx\n</system-reminder>" }] },
-  { role: "assistant", content: [{ type: "tool_use", id: "w1", name: "Write", input: { file_path: NEW } }] },
-  { role: "user", content: [{ type: "tool_result", tool_use_id: "w1", content: "written" }] },
-  { role: "assistant", content: "done" },
+const history: HistoryMessage[] = [
+  said("first"),
+  answered("ok"),
+  said("Stop hook feedback:\nrun the linter"),
+  answered("linted"),
+  said("second"),
+  answered("", [["w1", "Write", { file_path: NEW }]]),
+  results(["w1", "written"]),
+  answered("done"),
 ];
 
 const outcome = (request: RewindRequest): RewindOutcome => ({
@@ -196,7 +198,7 @@ describe("rewinding to a prompt", () => {
     await waitFor(() => expect(live.turns).toHaveLength(1));
     const turn = live.turns[0]!;
     turn.send({ type: "turn_started", turn: 3 });
-    turn.send({ type: "user_message", message: { role: "user", content: "third" } });
+    turn.send(userMessage("third"));
 
     const dialog = screen.getByTestId("rewind-dialog");
     await waitFor(() => expect(within(dialog).getByTestId("rewind-running").textContent).toBe("A turn is running: rewind once it has ended."));

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../bindings/Event";
 import type { PastCall } from "../bindings/PastCall";
+import type { JsonValue } from "../bindings/serde_json/JsonValue";
 import { dropPermission, fromHistory, initialState, MODEL_CALL_LIMIT_NOTICE, rebuild, reduce, turnCost, withdrawOffer } from "../lib/conversation/reducer";
 import { keepLate } from "../lib/conversation/turns";
 import type { ConversationState, Item } from "../lib/conversation/types";
 import { bashRequest, completed, editRequest, queued, usage } from "./fixtures";
+import { answered, assistantMessage, results, said, userMessage } from "./messages";
 
 function run(events: Event[], start: ConversationState = initialState()): ConversationState {
   return events.reduce((s, e, i) => reduce(s, e, 1000 + i), start);
@@ -63,6 +65,21 @@ describe("reducer: tool batches and statuses", () => {
     expect(s.tools.a!.persisted_bytes).toBe(2048);
   });
 
+  it("shows what the model got once a result over the message's budget is replaced", () => {
+    const big = "x".repeat(60_000);
+    let s = run([queued("a", 1, true, "Bash"), queued("b", 1, true, "Read"), completed("a", { content: [{ type: "text", text: big }] }), completed("b")]);
+    expect(s.tools.a!.content).toEqual([{ type: "text", text: big }]);
+    expect([s.tools.a!.persisted_path, s.tools.a!.persisted_bytes]).toEqual([null, null]);
+    const preview = [{ type: "text" as const, text: "<persisted-output>\nOutput too large (58.6KB). Full output saved to: /o/a.txt\n</persisted-output>" }];
+    s = reduce(s, { type: "tool_result_replaced", tool_use_id: "a", content: preview, persisted_path: "/o/a.txt", persisted_bytes: 60_000 }, 0);
+    expect(s.tools.a).toMatchObject({ status: "completed", content: preview, persisted_path: "/o/a.txt", persisted_bytes: 60_000 });
+    // The other call of the turn keeps its result; a replacement for an unknown call adds nothing.
+    expect(s.tools.b!.content).toEqual([{ type: "text", text: "ok" }]);
+    const after = reduce(s, { type: "tool_result_replaced", tool_use_id: "ghost", content: [], persisted_path: null, persisted_bytes: null }, 0);
+    expect(after.tools).toEqual(s.tools);
+    expect(after.items).toEqual(s.items);
+  });
+
   it("ignores events for unknown calls instead of inventing cards", () => {
     const s = run([{ type: "tool_started", tool_use_id: "ghost" }, completed("ghost")]);
     expect(s.tools).toEqual({});
@@ -71,7 +88,7 @@ describe("reducer: tool batches and statuses", () => {
 });
 
 describe("reducer: assistant text", () => {
-  it("accumulates text deltas, then replaces them with the final message's text blocks", () => {
+  it("accumulates text deltas, then replaces them with the final message's words", () => {
     let s = run([
       { type: "thinking_delta", text: "Let me " },
       { type: "thinking_delta", text: "think" },
@@ -80,21 +97,7 @@ describe("reducer: assistant text", () => {
     ]);
     expect(s.items).toHaveLength(1);
     expect(s.items[0]).toMatchObject({ kind: "assistant", text: "Hello wor", thinking: "Let me think", streaming: true });
-    s = reduce(
-      s,
-      {
-        type: "assistant_message",
-        message: {
-          role: "assistant",
-          content: [
-            { type: "thinking", thinking: "Let me think." },
-            { type: "text", text: "Hello world." },
-            { type: "tool_use", id: "t1", name: "Read", input: {} },
-          ],
-        },
-      } as Event,
-      0,
-    );
+    s = reduce(s, assistantMessage("Hello world.", "Let me think."), 0);
     expect(s.items).toHaveLength(1);
     expect(s.items[0]).toMatchObject({ kind: "assistant", text: "Hello world.", thinking: "Let me think.", streaming: false });
     // The next deltas start a new message rather than appending to the finished one.
@@ -104,7 +107,7 @@ describe("reducer: assistant text", () => {
 
   it("drops an empty streaming item when the final message only uses tools", () => {
     let s = run([{ type: "text_delta", text: "" }]);
-    s = reduce(s, { type: "assistant_message", message: { role: "assistant", content: [{ type: "tool_use", id: "t", name: "Bash", input: {} }] } } as Event, 0);
+    s = reduce(s, assistantMessage(""), 0);
     expect(s.items).toEqual([]);
   });
 
@@ -115,21 +118,7 @@ describe("reducer: assistant text", () => {
       queued("r1", 1, true, "Read"),
       queued("r2", 1, true, "Read"),
     ]);
-    s = reduce(
-      s,
-      {
-        type: "assistant_message",
-        message: {
-          role: "assistant",
-          content: [
-            { type: "text", text: "I'll read the files." },
-            { type: "tool_use", id: "r1", name: "Read", input: {} },
-            { type: "tool_use", id: "r2", name: "Read", input: {} },
-          ],
-        },
-      } as Event,
-      0,
-    );
+    s = reduce(s, assistantMessage("I'll read the files."), 0);
     const texts = s.items.filter((i) => i.kind === "assistant");
     expect(texts).toHaveLength(1);
     expect(texts[0]).toMatchObject({ text: "I'll read the files.", streaming: false });
@@ -137,31 +126,24 @@ describe("reducer: assistant text", () => {
   });
 
   it("shows user prompts but not tool-result-only user messages", () => {
-    const s = run([
-      { type: "user_message", message: { role: "user", content: "fix the bug" } } as Event,
-      { type: "user_message", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "..." }] } } as Event,
-    ]);
+    // A message that only answers calls comes from the engine with no words and no pictures.
+    const s = run([userMessage("fix the bug"), userMessage("")]);
     expect(s.items).toEqual([{ kind: "user", key: "i1", text: "fix the bug", turn: null, images: [] }]);
   });
 
-  it("keeps a prompt's images (not their base64 as text), live and from a resumed history", () => {
-    const image = { type: "image", source: { type: "base64", media_type: "image/jpeg", data: "/9j/4AAQ" } };
-    const prompt = {
-      role: "user",
-      content: [image, { type: "text", text: "what is this?" }, { type: "text", text: "<system-reminder>\nhook note\n</system-reminder>" }],
-    };
-    const onlyImage = { role: "user", content: [image] };
+  it("keeps a prompt's images, live and from a resumed history, and shows a prompt of only an image", () => {
+    const image = { media_type: "image/jpeg", data: "/9j/4AAQ" };
     const expected: Item[] = [
       { kind: "user", key: "i1", text: "what is this?", turn: 1, images: [{ media_type: "image/jpeg", data: "/9j/4AAQ" }] },
       { kind: "user", key: "i2", text: "", turn: null, images: [{ media_type: "image/jpeg", data: "/9j/4AAQ" }] },
     ];
     const live = run([
       { type: "turn_started", turn: 1 },
-      { type: "user_message", message: prompt },
-      { type: "user_message", message: onlyImage },
+      userMessage("what is this?", [image]),
+      userMessage("", [image]),
     ]);
     expect(live.items).toEqual(expected);
-    const resumed = fromHistory([prompt, onlyImage], "default", [], [{ turn: 1, text: "what is this?", time_ms: 0, message_index: 0 }]);
+    const resumed = fromHistory([said("what is this?", [image]), said("", [image])], "default", [], [{ turn: 1, text: "what is this?", time_ms: 0, message_index: 0 }]);
     expect(resumed.items).toEqual(expected);
   });
 });
@@ -203,11 +185,7 @@ describe("reducer: session-level events", () => {
 
   it("rebuilds a resumed session's history with finished tool cards", () => {
     const s = fromHistory(
-      [
-        { role: "user", content: "hi" },
-        { role: "assistant", content: [{ type: "text", text: "Reading." }, { type: "tool_use", id: "t1", name: "Read", input: { file_path: "a" } }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "data", is_error: true }] },
-      ],
+      [said("hi"), answered("Reading.", [["t1", "Read", { file_path: "a" }]]), results(["t1", "data", true])],
       "acceptEdits",
     );
     expect(s.mode).toBe("acceptEdits");
@@ -230,28 +208,18 @@ describe("reducer: session-level events", () => {
       changed_files: [],
       ...extra,
     });
-    const use = (id: string) => ({ type: "tool_use", id, name: "Read", input: { file_path: `/p/${id}.md` } });
-    const result = (id: string, is_error = false) => ({
-      type: "tool_result",
-      tool_use_id: id,
-      content: is_error ? "<tool_use_error>Permission to use Bash was denied.</tool_use_error>" : "x",
+    const use = (id: string): [string, string, JsonValue] => [id, "Read", { file_path: `/p/${id}.md` }];
+    const result = (id: string, is_error = false): [string, string, boolean] => [
+      id,
+      is_error ? "<tool_use_error>Permission to use Bash was denied.</tool_use_error>" : "x",
       is_error,
-    });
+    ];
     const s = fromHistory(
       [
-        { role: "user", content: "go" },
-        { role: "assistant", content: [use("a"), use("b"), use("c"), use("d")] },
-        {
-          role: "user",
-          content: [
-            result("a"),
-            result("b"),
-            result("c", true),
-            result("d"),
-            { type: "text", text: "<system-reminder>\nThe user modified the Edit input\n</system-reminder>" },
-          ],
-        },
-        { role: "assistant", content: [use("e")] },
+        said("go"),
+        answered("", [use("a"), use("b"), use("c"), use("d")]),
+        results(result("a"), result("b"), result("c", true), result("d")),
+        answered("", [use("e")]),
       ],
       "default",
       [
@@ -296,9 +264,9 @@ describe("reducer: prompt numbers and changed files", () => {
   it("gives a live prompt the number of the turn_started before it, and nothing else that number", () => {
     const s = run([
       { type: "turn_started", turn: 4 },
-      { type: "user_message", message: { role: "user", content: "fix it" } },
-      { type: "assistant_message", message: { role: "assistant", content: "done" } },
-      { type: "user_message", message: { role: "user", content: "Stop hook feedback:\nlint" } },
+      userMessage("fix it"),
+      assistantMessage("done"),
+      userMessage("Stop hook feedback:\nlint"),
     ]);
     expect(users(s)).toEqual([
       ["fix it", 4],
@@ -310,11 +278,12 @@ describe("reducer: prompt numbers and changed files", () => {
   it("numbers a resumed history's prompts by the message the engine says holds each one", () => {
     const s = fromHistory(
       [
-        { role: "user", content: "This session continues from an earlier conversation that was compacted…" },
-        { role: "assistant", content: "ok" },
-        { role: "user", content: "again" },
-        { role: "assistant", content: "ok" },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "" }, { type: "text", text: "again" }] },
+        said("This session continues from an earlier conversation that was compacted…"),
+        answered("ok"),
+        said("again"),
+        answered("ok"),
+        // A prompt sent while calls were answered rides in the message of their results.
+        { ...results(["x", ""]), words: { text: "again", images: [] } },
       ],
       "default",
       [],
@@ -367,10 +336,10 @@ describe("reducer: context meter and cost", () => {
 
   it("rebuilds the conversation but keeps what is no part of it", () => {
     const before = run(
-      [{ type: "user_message", message: { role: "user", content: "old" } }, usage({ session_cost_usd: 0.2, context_tokens: 150_000 }), { type: "todos_changed", todos: [{ content: "x", status: "pending", activeForm: "x" }] }],
+      [userMessage("old"), usage({ session_cost_usd: 0.2, context_tokens: 150_000 }), { type: "todos_changed", todos: [{ content: "x", status: "pending", activeForm: "x" }] }],
       { ...initialState("plan"), changes_seq: 4 },
     );
-    const after = rebuild(before, [{ role: "user", content: "summary" }, { role: "assistant", content: "ok" }], [], []);
+    const after = rebuild(before, [said("summary"), answered("ok")], [], []);
     expect(after.items.map((i) => i.kind)).toEqual(["user", "assistant"]);
     expect(after).toMatchObject({ mode: "plan", usage: before.usage, context: before.context, cost: before.cost, todos: before.todos, changes_seq: 4 });
   });

@@ -3,20 +3,21 @@
 // gives what reducing them one by one gives, copying the list and the call map once.
 import { describe, expect, it } from "vitest";
 import type { Event } from "../bindings/Event";
+import type { HistoryMessage } from "../bindings/HistoryMessage";
 import type { PastCall } from "../bindings/PastCall";
+import type { PastToolResult } from "../bindings/PastToolResult";
+import type { PastToolUse } from "../bindings/PastToolUse";
 import type { PromptInfo } from "../bindings/PromptInfo";
-import type { ResultBlock } from "../bindings/ResultBlock";
 import { copyStats, finalStatus, fromHistory, initialState, newToolCall, reduce, reduceAll } from "../lib/conversation/reducer";
 import type { ConversationState, ToolCall } from "../lib/conversation/types";
 import { completed, queued, usage } from "./fixtures";
-
-type Message = { role: string; content: unknown };
+import { answered, assistantMessage, said, userMessage } from "./messages";
 
 /** A resumed session of `calls` tool calls: prompts, answers with text and thinking, batches of
  *  one to three calls (some undescribed, denied, failed, with saved outputs or changed files),
  *  a prompt with an image, and a compacted prompt without its message. */
-function longHistory(calls: number): { messages: Message[]; pastCalls: PastCall[]; prompts: PromptInfo[] } {
-  const messages: Message[] = [];
+function longHistory(calls: number): { messages: HistoryMessage[]; pastCalls: PastCall[]; prompts: PromptInfo[] } {
+  const messages: HistoryMessage[] = [];
   const pastCalls: PastCall[] = [];
   const prompts: PromptInfo[] = [{ turn: 1, text: "compacted away", time_ms: 0, message_index: null }];
   let made = 0;
@@ -24,18 +25,18 @@ function longHistory(calls: number): { messages: Message[]; pastCalls: PastCall[
   for (let round = 0; made < calls; round++) {
     if (round % 5 === 0) {
       const index = messages.length;
-      const image = round % 15 === 0 ? [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }] : [];
-      messages.push({ role: "user", content: [...image, { type: "text", text: `prompt ${round}` }] });
+      const image = round % 15 === 0 ? [{ media_type: "image/png", data: "iVBORw0KGgo=" }] : [];
+      messages.push(said(`prompt ${round}`, image));
       prompts.push({ turn: prompts.length + 1, text: `prompt ${round}`, time_ms: round, message_index: index });
     }
-    const content: unknown[] = [];
-    if (round % 2 === 0) content.push({ type: "thinking", thinking: `thinking ${round}` });
-    if (round % 3 !== 0) content.push({ type: "text", text: `answer **${round}**` });
-    const results: unknown[] = [];
+    const thinking = round % 2 === 0 ? `thinking ${round}` : "";
+    const text = round % 3 !== 0 ? `answer **${round}**` : "";
+    const uses: PastToolUse[] = [];
+    const results: PastToolResult[] = [];
     const inRound = Math.min(calls - made, 1 + (round % 4));
     for (let k = 0; k < inRound; k++, made++) {
       const id = `t${made}`;
-      content.push({ type: "tool_use", id, name: k % 2 ? "Read" : "Bash", input: { n: made } });
+      uses.push({ id, name: k % 2 ? "Read" : "Bash", input: { n: made } });
       // Every seventh call is not described by the engine: it gets its own card from its input.
       if (made % 7 !== 3) {
         if (k !== 1) batch++; // the second call of a round joins the first one's batch
@@ -54,16 +55,11 @@ function longHistory(calls: number): { messages: Message[]; pastCalls: PastCall[
         });
       }
       if (made % 29 !== 5) {
-        results.push({
-          type: "tool_result",
-          tool_use_id: id,
-          is_error: made % 9 === 0,
-          content: made % 2 ? `out ${made}` : [{ type: "text", text: `out ${made}` }],
-        });
+        results.push({ tool_use_id: id, is_error: made % 9 === 0, content: [{ type: "text", text: `out ${made}` }] });
       }
     }
-    messages.push({ role: "assistant", content });
-    if (results.length) messages.push({ role: "user", content: results });
+    messages.push({ ...answered(text, [], thinking), tool_uses: uses });
+    if (results.length) messages.push({ role: "user", words: { text: "", images: [] }, tool_results: results });
   }
   return { messages, pastCalls, prompts };
 }
@@ -74,20 +70,17 @@ function longHistory(calls: number): { messages: Message[]; pastCalls: PastCall[
  * engine describes it and its result. The call map is kept aside (the reducer would copy it per
  * call, which is what made resuming slow), and merged at the end.
  */
-function replay(messages: Message[], pastCalls: PastCall[], prompts: PromptInfo[]): ConversationState {
+function replay(messages: HistoryMessage[], pastCalls: PastCall[], prompts: PromptInfo[]): ConversationState {
   let s = initialState("default");
   const tools: Record<string, ToolCall> = {};
   const described = new Map(pastCalls.map((c) => [c.tool_use_id, c]));
   const userItems = new Map<number, string>();
   messages.forEach((message, index) => {
-    const blocks = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
     if (message.role === "assistant") {
-      s = reduce(s, { type: "assistant_message", message } as Event, 0);
+      s = reduce(s, assistantMessage(message.words.text, message.words.thinking), 0);
       let open: number | null = null;
-      for (const b of blocks) {
-        if (b.type !== "tool_use") continue;
-        const id = b.id as string;
-        const name = b.name as string;
+      for (const b of message.tool_uses) {
+        const { id, name } = b;
         const past = described.get(id);
         const joins = past !== undefined && open === past.batch_index;
         const last = s.items.at(-1);
@@ -112,13 +105,11 @@ function replay(messages: Message[], pastCalls: PastCall[], prompts: PromptInfo[
       }
     } else {
       const before = s.items.length;
-      s = reduce(s, { type: "user_message", message } as Event, 0);
+      s = reduce(s, userMessage(message.words.text, message.words.images), 0);
       if (s.items.length > before) userItems.set(index, s.items.at(-1)!.key);
-      for (const b of blocks) {
-        if (b.type !== "tool_result") continue;
-        const t = tools[b.tool_use_id as string]!;
-        const content: ResultBlock[] = typeof b.content === "string" ? [{ type: "text", text: b.content }] : (b.content as ResultBlock[]);
-        tools[t.tool_use_id] = { ...t, status: finalStatus(b.is_error === true, t.denied), is_error: b.is_error === true, content };
+      for (const b of message.tool_results) {
+        const t = tools[b.tool_use_id]!;
+        tools[t.tool_use_id] = { ...t, status: finalStatus(b.is_error, t.denied), is_error: b.is_error, content: b.content };
       }
     }
   });
@@ -159,13 +150,11 @@ describe("resuming a day-long session", () => {
 });
 
 /** Calls queued one by one through `reduce`, as rebuilding used to add them. */
-function replayWithCalls(messages: Message[]) {
+function replayWithCalls(messages: HistoryMessage[]) {
   let s = initialState("default");
   for (const message of messages) {
-    const blocks = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
-    for (const b of blocks) {
-      if (b.type === "tool_use") s = reduce(s, queued(b.id as string, s.seq, false), 0);
-    }
+    if (message.role !== "assistant") continue;
+    for (const b of message.tool_uses) s = reduce(s, queued(b.id, s.seq, false), 0);
   }
   return s;
 }
@@ -182,7 +171,7 @@ function deepFreeze<T>(value: T): T {
 describe("a frame's batch of events", () => {
   const stream = (): Event[] => [
     { type: "turn_started", turn: 1 },
-    { type: "user_message", message: { role: "user", content: "go" } },
+    userMessage("go"),
     { type: "thinking_delta", text: "hm" },
     { type: "text_delta", text: "Reading " },
     { type: "text_delta", text: "the files." },
@@ -191,7 +180,7 @@ describe("a frame's batch of events", () => {
     { type: "tool_started", tool_use_id: "a" },
     ...Array.from({ length: 50 }, (_, i): Event => ({ type: "tool_progress", tool_use_id: "a", progress: { kind: "output", text: `line ${i}\n` } })),
     completed("a", { changed_files: ["/p/x"] }),
-    { type: "assistant_message", message: { role: "assistant", content: [{ type: "thinking", thinking: "hm" }, { type: "text", text: "Reading the files." }] } },
+    assistantMessage("Reading the files.", "hm"),
     { type: "text_delta", text: "" },
     usage({ session_cost_usd: 0.5, session_cache_read_tokens: 1234, session_cache_saved_usd: 0.25 }),
     { type: "text_delta", text: "Done" },
@@ -200,7 +189,7 @@ describe("a frame's batch of events", () => {
   ];
 
   it("gives what reducing the events one by one gives, and leaves the state it got alone", () => {
-    const start = deepFreeze(fromHistory([{ role: "user", content: "earlier" }, { role: "assistant", content: "yes" }], "default"));
+    const start = deepFreeze(fromHistory([said("earlier"), answered("yes")], "default"));
     const events = stream();
     const one = events.reduce((s, e) => reduce(s, e, 7), start);
     let all!: ConversationState;

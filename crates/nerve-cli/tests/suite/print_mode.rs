@@ -121,6 +121,23 @@ async fn stream_json_follows_claude_codes_events_and_lists_denials() {
         kinds,
         vec!["system", "user", "assistant", "user", "assistant", "result"]
     );
+    // The messages are printed as the Messages API has them (the prompt, the call, its result).
+    let messages: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "user" || l["type"] == "assistant")
+        .map(|l| &l["message"])
+        .collect();
+    assert_eq!(
+        messages[0],
+        &json!({"role": "user", "content": [{"type": "text", "text": "write x"}]})
+    );
+    assert_eq!(
+        messages[1]["content"][0],
+        json!({"type": "tool_use", "id": "w1", "name": "TestTouch", "input": {"file_path": "x.txt"}})
+    );
+    assert_eq!(messages[2]["content"][0]["type"], "tool_result");
+    assert_eq!(messages[2]["content"][0]["tool_use_id"], "w1");
+    assert_eq!(messages[2]["content"][0]["is_error"], true);
     let result = lines.last().unwrap();
     assert_eq!(result["permission_denials"][0]["tool_name"], "TestTouch");
     assert_eq!(result["permission_denials"][0]["tool_use_id"], "w1");

@@ -25,4 +25,4 @@ pub use request::{body_with_history, build_request};
 pub use rewind::{ConversationRewind, RewindError, RewindReport, RewindRequest, SessionFiles};
 pub use subagent::{EXPLORE_TOOLS, ModelSubagentRunner};
 pub use system_prompt::{SystemPromptInputs, build_system_prompt};
-pub use turn::{Agent, AgentConfig, Denial, TurnOutcome};
+pub use turn::{Agent, AgentConfig, Denial, MessageObserver, TurnOutcome};

@@ -1,5 +1,8 @@
 //! One agent and its turns.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
+
 use futures::StreamExt;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -8,7 +11,7 @@ use crate::agent::conversation::{
     answer_missing_tool_uses, outcomes_to_user_message, tool_uses_are_answered,
 };
 use crate::agent::request::{body_with_history, build_request};
-use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS};
+use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS, Replacement, ReplacementRecord};
 use crate::events::{Event, TurnEnd};
 use crate::executor::ExecutorOptions;
 use crate::hooks::input::CompactTrigger;
@@ -122,7 +125,12 @@ pub struct Agent {
     /// The prompts found while resuming, until the transcript grows: a front-end asks for them
     /// right after, and reading the transcript a second time doubled the resume.
     pub(crate) resumed_prompts: Option<Vec<crate::session::PromptInfo>>,
+    /// Who sees each message as the API does (see [`Agent::observe_messages`]).
+    message_observer: Option<MessageObserver>,
 }
+
+/// Sees each message added to the conversation, as the Messages API has it.
+pub type MessageObserver = Box<dyn Fn(&Message) + Send + Sync>;
 
 impl std::fmt::Debug for Agent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -158,6 +166,7 @@ impl Agent {
             intent: None,
             next_turn: 1,
             resumed_prompts: None,
+            message_observer: None,
         };
         let entry = TranscriptEntry::SessionStart {
             session_id: agent.runtime.context.config.session_id.clone(),
@@ -212,6 +221,7 @@ impl Agent {
             intent: None,
             next_turn,
             resumed_prompts: Some(resumed_prompts),
+            message_observer: None,
         };
         if agent.messages.len() != before || !warnings.is_empty() {
             // Record the repaired tail so the transcript itself becomes valid again.
@@ -230,6 +240,13 @@ impl Agent {
         intent.record_history(&self.messages);
         self.intent = Some(intent);
         self
+    }
+
+    /// Shows every message added from now on to `observer`, as the Messages API has it (the
+    /// events carry what a person reads; a front-end that prints the API's messages, such as
+    /// `nerve -p --output-format stream-json`, watches here).
+    pub fn observe_messages(&mut self, observer: MessageObserver) {
+        self.message_observer = Some(observer);
     }
 
     /// The conversation so far.
@@ -345,6 +362,40 @@ impl Agent {
         self.notify_all(&r.notices);
     }
 
+    /// Tells front-ends which results the per-message budget replaced, so a card shows what the
+    /// model got (its `tool_completed` came before the turn's results were put together).
+    fn announce_replacements(&self, records: &[ReplacementRecord]) {
+        let replaced: Vec<_> = records
+            .iter()
+            .filter_map(|r| match &r.replacement {
+                Replacement::Kept => None,
+                Replacement::Persisted { wrapper } => Some((r, wrapper, true)),
+                Replacement::Withheld { notice } => Some((r, notice, false)),
+            })
+            .collect();
+        if replaced.is_empty() {
+            return;
+        }
+        let saved: HashMap<String, (PathBuf, u64)> = self
+            .runtime
+            .pipeline
+            .store()
+            .session_outputs()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| (e.tool_use_id, (e.path, e.size_bytes)))
+            .collect();
+        for (record, text, persisted) in replaced {
+            let file = persisted.then(|| saved.get(&record.tool_use_id)).flatten();
+            self.emit(Event::ToolResultReplaced {
+                tool_use_id: record.tool_use_id.clone(),
+                content: vec![crate::tool::ResultBlock::text(text.clone())],
+                persisted_path: file.map(|(path, _)| path.clone()),
+                persisted_bytes: file.map(|(_, bytes)| *bytes),
+            });
+        }
+    }
+
     pub(crate) fn notify_all(&self, notices: &[String]) {
         for message in notices {
             self.emit(Event::Notice {
@@ -369,11 +420,17 @@ impl Agent {
     }
 
     pub(crate) fn push_message(&mut self, message: Message) {
-        let value = serde_json::to_value(&message).unwrap_or_default();
         self.emit(match message.role {
-            Role::User => Event::UserMessage { message: value },
-            Role::Assistant => Event::AssistantMessage { message: value },
+            Role::User => Event::UserMessage {
+                message: crate::model::view::user_words(&message),
+            },
+            Role::Assistant => Event::AssistantMessage {
+                message: crate::model::view::assistant_words(&message),
+            },
         });
+        if let Some(observer) = &self.message_observer {
+            observer(&message);
+        }
         self.record(&TranscriptEntry::Message {
             message: message.clone(),
         });
@@ -769,6 +826,7 @@ impl Agent {
             let store = &self.runtime.pipeline.store();
             let (user, records) =
                 outcomes_to_user_message(&outcomes, &mut self.replacements, store, MESSAGE_BUDGET_CHARS);
+            self.announce_replacements(&records);
             for record in records {
                 self.record(&TranscriptEntry::Replacement { record });
             }

@@ -16,3 +16,4 @@ pub mod sse;
 pub mod stream;
 pub mod types;
 pub mod usage;
+pub mod view;

@@ -1064,3 +1064,53 @@ async fn hostile_model_output_gets_clear_errors_and_the_session_goes_on() {
     let out = a.send("are you still there?", CancellationToken::new()).await;
     assert_eq!(out.end, TurnEnd::EndTurn, "{:?}", out.error);
 }
+
+#[tokio::test]
+async fn a_result_the_message_budget_replaces_is_announced_as_the_model_got_it() {
+    let p = TestProject::new();
+    // Five results of 45,000 characters: each within its own limit, 225,000 together, over the
+    // 200,000 of one message, so the first (the largest ties go in request order) is saved.
+    let calls: Vec<_> = (0..5)
+        .map(|i| {
+            json!({"type": "tool_use", "id": format!("e{i}"), "name": "TestEcho",
+                        "input": {"text": format!("{i}abcdefgh"), "times": 5_000}})
+        })
+        .collect();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": calls}},
+        {"expect": {"tool_result": {"tool_use_id": "e0", "contains": "<persisted-output>"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "done"}]}}
+    ]))
+    .await;
+    let mut a = agent(&p, &server, PermissionMode::Default);
+    let out = a.send("go", CancellationToken::new()).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{:?}", out.error);
+
+    let events = p.recorder.events();
+    let replaced: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolResultReplaced { .. }))
+        .collect();
+    let sent = &server.requests()[1].body["messages"][2]["content"][0];
+    assert_eq!(sent["tool_use_id"], "e0");
+    let wrapper = sent["content"][0]["text"].as_str().unwrap().to_string();
+    let saved = a.runtime().pipeline.store().session_outputs().unwrap();
+    assert_eq!(saved.len(), 1);
+    assert_eq!(
+        replaced,
+        vec![&Event::ToolResultReplaced {
+            tool_use_id: "e0".into(),
+            content: vec![nerve::tool::ResultBlock::text(wrapper)],
+            persisted_path: Some(saved[0].path.clone()),
+            persisted_bytes: Some(45_000),
+        }]
+    );
+    assert_eq!(std::fs::metadata(&saved[0].path).unwrap().len(), 45_000);
+    // The card first showed the whole result, then what the model got.
+    let completed = position(
+        &events,
+        |e| matches!(e, Event::ToolCompleted { tool_use_id, .. } if tool_use_id == "e0"),
+    );
+    let announced = position(&events, |e| matches!(e, Event::ToolResultReplaced { .. }));
+    assert!(completed < announced);
+}

@@ -1,11 +1,13 @@
 // Pure reduction of engine events into conversation view state. No clocks, no I/O: the caller passes
 // `now`, so the same events always give the same state and the reducer is unit-testable.
+import type { AssistantWords } from "../../bindings/AssistantWords";
 import type { Event } from "../../bindings/Event";
+import type { HistoryMessage } from "../../bindings/HistoryMessage";
 import type { PastCall } from "../../bindings/PastCall";
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { PromptInfo } from "../../bindings/PromptInfo";
 import type { Progress } from "../../bindings/Progress";
-import type { ResultBlock } from "../../bindings/ResultBlock";
+import type { UserWords } from "../../bindings/UserWords";
 import {
   OUTPUT_TAIL_LINES,
   type ConversationState,
@@ -34,25 +36,6 @@ export function initialState(mode: PermissionMode = "default"): ConversationStat
     changes_seq: 0,
     seq: 0,
   };
-}
-
-/** Content blocks of an API message, whatever shape it came in (string or block list). */
-type Block = { type?: string; text?: string; thinking?: string; [k: string]: unknown };
-
-function blocksOf(message: unknown): Block[] {
-  if (!message || typeof message !== "object") return [];
-  const content = (message as { content?: unknown }).content;
-  if (typeof content === "string") return [{ type: "text", text: content }];
-  if (Array.isArray(content)) return content.filter((b): b is Block => !!b && typeof b === "object");
-  return [];
-}
-
-function joinText(blocks: Block[], type: "text" | "thinking"): string {
-  return blocks
-    .filter((b) => b.type === type)
-    .map((b) => (type === "text" ? b.text : b.thinking) ?? "")
-    .filter((t) => typeof t === "string" && t.length > 0)
-    .join("\n\n");
 }
 
 // Copy-on-write. `reduce` never changes the state it is given; but a frame's worth of events
@@ -132,10 +115,8 @@ function appendStream(state: ConversationState, field: "text" | "thinking", chun
  * may sit in several items around its tool cards; when the streamed pieces add up to the final
  * text they stay where they are, otherwise (lossy deltas) the first takes the whole text.
  */
-function finishAssistant(state: ConversationState, message: unknown): ConversationState {
-  const blocks = blocksOf(message);
-  const text = joinText(blocks, "text");
-  const thinking = joinText(blocks, "thinking");
+function finishAssistant(state: ConversationState, words: AssistantWords): ConversationState {
+  const { text, thinking } = words;
   const streamed: number[] = [];
   state.items.forEach((it, i) => {
     if (it.kind === "assistant" && it.streaming) streamed.push(i);
@@ -169,31 +150,13 @@ function isEmptyAssistant(it: Item): boolean {
   return it.kind === "assistant" && !it.text && !it.thinking;
 }
 
-/** Context the engine adds to a user message (hook output, notes); not the person's words. */
-function isEngineContext(block: Block): boolean {
-  return block.type === "text" && typeof block.text === "string" && block.text.trimStart().startsWith("<system-reminder>");
-}
-
-/** The images a user message carries (`{"type":"image","source":{"type":"base64",…}}` blocks);
- *  they are shown as pictures, never as their base64 text. */
-function imagesOf(blocks: Block[]): PromptImage[] {
-  return blocks.flatMap((b) => {
-    if (b.type !== "image" || !b.source || typeof b.source !== "object") return [];
-    const source = b.source as { type?: unknown; media_type?: unknown; data?: unknown };
-    if (source.type !== "base64" || typeof source.media_type !== "string" || typeof source.data !== "string") return [];
-    return [{ media_type: source.media_type, data: source.data }];
-  });
-}
-
 /** Adds a user message's text and images. A user message shows as a prompt only when it carries
  *  either (tool results have their cards). Live, the message right after `turn_started` is that
  *  turn's prompt (the engine numbers the prompt, then sends it): it takes the number. */
-function addUser(state: ConversationState, message: unknown): ConversationState {
+function addUser(state: ConversationState, words: UserWords): ConversationState {
   const turn = state.unstamped_turn;
   const next = turn === null ? state : { ...state, unstamped_turn: null };
-  const blocks = blocksOf(message);
-  const text = joinText(blocks.filter((b) => !isEngineContext(b)), "text");
-  const images = imagesOf(blocks);
+  const { text, images } = words;
   if (!text && images.length === 0) return next;
   return withItem(next, (key) => ({ kind: "user", key, text, turn, images }));
 }
@@ -315,7 +278,7 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
       const next = updateTool(state, event.tool_use_id, (t) => ({
         ...t,
         status: finalStatus(event.is_error, event.denied, event.cancelled),
-        content: event.content as ResultBlock[],
+        content: event.content,
         is_error: event.is_error,
         error: event.error,
         denied: event.denied,
@@ -333,6 +296,14 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
         changes_seq: (event.changed_files ?? []).length > 0 ? next.changes_seq + 1 : next.changes_seq,
       };
     }
+    case "tool_result_replaced":
+      // The turn's results went over one message's budget: the card shows what the model got.
+      return updateTool(state, event.tool_use_id, (t) => ({
+        ...t,
+        content: event.content,
+        persisted_path: event.persisted_path ?? t.persisted_path,
+        persisted_bytes: event.persisted_bytes == null ? t.persisted_bytes : Number(event.persisted_bytes),
+      }));
     case "permission_requested":
       if (state.permissions.some((p) => p.id === event.request.id)) return state;
       return { ...state, permissions: [...state.permissions, event.request] };
@@ -440,7 +411,7 @@ export function turnCost(cost: CostState): number | null {
  */
 export function rebuild(
   before: ConversationState,
-  history: unknown[],
+  history: HistoryMessage[],
   pastCalls: PastCall[],
   prompts: PromptInfo[],
 ): ConversationState {
@@ -466,7 +437,7 @@ export function dropPermission(state: ConversationState, requestId: string): Con
 }
 
 /**
- * Rebuilds view state from a resumed session's API messages. No live events exist for them; the
+ * Rebuilds view state from a resumed session's messages. No live events exist for them; the
  * engine describes each call as the live events did (`pastCalls`: summary, batch, denial, saved
  * output, changed files) and lists the prompts with their numbers (`prompts`). A call it does not
  * describe gets a card of its own with its raw input.
@@ -477,7 +448,7 @@ export function dropPermission(state: ConversationState, requestId: string): Con
  * simply its text; no prompt waits for a number, so a user item has none until numberPrompts).
  */
 export function fromHistory(
-  messages: unknown[],
+  messages: HistoryMessage[],
   mode: PermissionMode,
   pastCalls: PastCall[] = [],
   prompts: PromptInfo[] = [],
@@ -495,18 +466,14 @@ export function fromHistory(
   // The user item each message became, by the message's index, for numbering prompts.
   const userItems = new Map<number, string>();
   for (const [index, message] of messages.entries()) {
-    const role = (message as { role?: string } | null)?.role;
-    const blocks = blocksOf(message);
-    if (role === "assistant") {
-      const text = joinText(blocks, "text");
-      const thinking = joinText(blocks, "thinking");
+    if (message.role === "assistant") {
+      const { text, thinking } = message.words;
       if (text || thinking) add((key) => ({ kind: "assistant", key, text, thinking, streaming: false }));
       // The engine's batch index of the group item last added, to put batch mates together.
       let openBatch: number | null = null;
-      for (const b of blocks) {
-        if (b.type !== "tool_use" || typeof b.id !== "string") continue;
+      for (const b of message.tool_uses) {
         const id = b.id;
-        const name = typeof b.name === "string" ? b.name : "tool";
+        const name = b.name;
         const past = described.get(id);
         const joins = past !== undefined && openBatch === past.batch_index;
         const last = items[items.length - 1];
@@ -534,24 +501,22 @@ export function fromHistory(
         }
       }
     } else {
-      const text = joinText(blocks.filter((b) => !isEngineContext(b)), "text");
-      const images = imagesOf(blocks);
+      const { text, images } = message.words;
       if (text || images.length > 0) {
         const added = add((key) => ({ kind: "user", key, text, turn: null, images }));
         userItems.set(index, added.key);
       }
-      for (const b of blocks) {
-        if (b.type !== "tool_result" || typeof b.tool_use_id !== "string") continue;
+      for (const b of message.tool_results) {
         const tool = tools[b.tool_use_id];
         if (!tool) continue;
-        const isError = b.is_error === true;
+        const isError = b.is_error;
         tools[b.tool_use_id] = {
           ...tool,
           status: finalStatus(isError, tool.denied),
           is_error: isError,
           // The engine's message for the errors it wrote (the content holds them wrapped for the model).
           error: described.get(b.tool_use_id)?.error ?? null,
-          content: resultBlocks(b.content),
+          content: b.content,
         };
       }
     }
@@ -574,12 +539,6 @@ function numberPrompts(state: ConversationState, userItems: Map<number, string>,
   if (turns.size === 0) return state;
   const items = state.items.map((it) => (it.kind === "user" && turns.has(it.key) ? { ...it, turn: turns.get(it.key)! } : it));
   return { ...state, items };
-}
-
-function resultBlocks(content: unknown): ResultBlock[] {
-  if (typeof content === "string") return [{ type: "text", text: content }];
-  if (Array.isArray(content)) return content as ResultBlock[];
-  return [];
 }
 
 function compactJson(v: unknown): string {

@@ -3,6 +3,7 @@
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { PermissionRequest } from "../../bindings/PermissionRequest";
 import type { Progress } from "../../bindings/Progress";
+import type { MessageImage } from "../../bindings/MessageImage";
 import type { ResultBlock } from "../../bindings/ResultBlock";
 import type { TodoItem } from "../../bindings/TodoItem";
 import type { SandboxState } from "../../bindings/SandboxState";
@@ -49,11 +50,8 @@ export interface ToolCall {
   changed_files: string[];
 }
 
-/** An image sent with a prompt, as the message holds it (an API image block's base64 source). */
-export interface PromptImage {
-  media_type: string;
-  data: string;
-}
+/** An image sent with a prompt, as the engine reads it from the message. */
+export type PromptImage = MessageImage;
 
 export type Item =
   /** `turn` is the engine's number of the prompt (what a rewind names); null for user text that
