@@ -17,17 +17,18 @@
 //!
 //! | Layer | Modules | What they are |
 //! |---|---|---|
-//! | 1 | `storage` `files` `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` | foundations: disk, HTTP, input checking, hook processes, the sandbox, the event sink |
-//! | 2 | `model` | the Messages API client |
-//! | 3 | `credentials` `permissions` `checkpoint` | the API key; rules, modes and evaluation; file checkpoints |
-//! | 4 | `tool` | the tool contract (and the small traits it needs: sub-agents, the small model) |
-//! | 5 | `tools` `budget` `errors` | the built-in tools; result budgets; error classification |
-//! | 6 | `registry` `session` | the list of tools and the pool; transcripts |
-//! | 7 | `pipeline` `outputs` | one path for every call (with the resolver that asks); persisted outputs |
-//! | 8 | `executor` `mcp` | batches and streaming; MCP servers as tool providers |
-//! | 9 | `project` | the facade front-ends start from |
-//! | 10 | `agent` | the agent loop, sub-agents, compaction, rewind |
-//! | 11 | `start` `settings_view` `fuzz` | one way to start a session; settings screens; fuzz targets |
+//! | 1 | `storage` `files` `process_group` | the ground: disk, atomic writes and hashes, process groups |
+//! | 2 | `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` | foundations: HTTP, input checking, hook processes, the sandbox, the event sink |
+//! | 3 | `model` | the Messages API client |
+//! | 4 | `credentials` `permissions` `checkpoint` | the API key; rules, modes and evaluation; file checkpoints |
+//! | 5 | `tool` | the tool contract (and the small traits it needs: sub-agents, the small model) |
+//! | 6 | `tools` `budget` `errors` | the built-in tools; result budgets; error classification |
+//! | 7 | `registry` `session` | the list of tools and the pool; transcripts |
+//! | 8 | `pipeline` `outputs` | one path for every call (with the resolver that asks); persisted outputs |
+//! | 9 | `executor` `mcp` | batches and streaming; MCP servers as tool providers |
+//! | 10 | `project` | the facade front-ends start from |
+//! | 11 | `agent` | the agent loop, sub-agents, compaction, rewind |
+//! | 12 | `start` `settings_view` `fuzz` | one way to start a session; settings screens; fuzz targets |
 
 pub mod agent;
 pub mod budget;
@@ -46,6 +47,7 @@ pub mod model;
 pub mod outputs;
 pub mod permissions;
 pub mod pipeline;
+pub(crate) mod process_group;
 pub mod project;
 pub mod project_files;
 pub mod registry;

@@ -14,10 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::hooks::capture::{CapturedOutput, OUTPUT_CAP_BYTES, read_capped};
 use crate::hooks::config::CommandHook;
 use crate::hooks::execution::{HookEnding, HookExecution};
-use crate::hooks::process_group::{GroupGuard, GroupSignal, signal_group};
-
-/// Time between SIGTERM and SIGKILL when a hook is stopped.
-const TERMINATE_GRACE: Duration = Duration::from_secs(1);
+use crate::process_group::{GroupKillGuard, GroupSignal, signal_group, terminate};
 
 /// How long to wait for stdout/stderr to close after the shell exited. Longer means a background
 /// child still holds the pipes; the group is then killed so the hook cannot hang the pipeline.
@@ -86,7 +83,7 @@ pub(crate) async fn run_command_hook(
         );
     };
     // With process_group(0) the shell leads a new group whose id is its pid.
-    let mut guard = GroupGuard::new(pgid);
+    let mut guard = GroupKillGuard::new(pgid);
 
     let writer = spawn_stdin_writer(&mut child, stdin_json.to_vec());
     let drain_stop = CancellationToken::new();
@@ -150,23 +147,6 @@ fn ending_from_status(status: ExitStatus) -> HookEnding {
         (None, None) => HookEnding::WaitFailed {
             reason: format!("exit status {status} has neither an exit code nor a signal"),
         },
-    }
-}
-
-/// SIGTERM to the group, a grace period for the shell to exit, then SIGKILL to whatever is left.
-///
-/// SIGKILL goes to the group even when the shell exited in time, because its children may trap
-/// SIGTERM. The shell may be reaped before that SIGKILL, so in theory its pid could be reused as a new
-/// group id in between; Linux hands out pids sequentially, so that would need the whole pid space to
-/// wrap around within the grace period.
-async fn terminate(pgid: u32, child: &mut Child) {
-    signal_group(pgid, GroupSignal::Terminate);
-    let exited = tokio::time::timeout(TERMINATE_GRACE, child.wait()).await;
-    signal_group(pgid, GroupSignal::Kill);
-    if exited.is_err()
-        && let Err(error) = child.wait().await
-    {
-        tracing::warn!(%error, "waiting for a killed hook failed");
     }
 }
 

@@ -21,7 +21,6 @@ pub mod interpret;
 pub mod matcher;
 pub mod outcome;
 pub mod output;
-pub(crate) mod process_group;
 pub mod runner;
 
 pub use config::{CommandHook, DEFAULT_HOOK_TIMEOUT, HookConfig, HookGroup};

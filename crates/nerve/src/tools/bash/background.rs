@@ -11,8 +11,8 @@ use serde::Serialize;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::process_group::{GroupSignal, signal_group};
-use crate::tools::bash::process::{TERMINATE_GRACE, kill_group_in_background, spawn_bash, terminate_group};
+use crate::process_group::{GroupSignal, TERMINATE_GRACE, kill_group_in_background, signal_group};
+use crate::tools::bash::process::{spawn_bash, terminate_group};
 use crate::tools::bash::spool::Spool;
 use crate::tools::bash::stream::pump;
 

@@ -6,15 +6,11 @@
 
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
-use std::time::Duration;
 
 use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
-use crate::hooks::process_group::{GroupSignal, signal_group};
-
-/// Time between SIGTERM and SIGKILL.
-pub(crate) const TERMINATE_GRACE: Duration = Duration::from_secs(2);
+pub(crate) use crate::process_group::GroupKillGuard;
 
 /// Variables that would make a non-interactive bash read startup files.
 const STARTUP_FILE_VARIABLES: [&str; 2] = ["BASH_ENV", "ENV"];
@@ -100,75 +96,17 @@ pub(crate) fn spawn_bash(
     Ok(Shell {
         child,
         output,
-        guard: GroupKillGuard { pgid: Some(pgid) },
+        guard: GroupKillGuard::new(pgid),
     })
 }
 
-/// Stops the group: SIGTERM, up to [`TERMINATE_GRACE`] for the leader to exit, then SIGKILL to
-/// whatever is left of the group. Returns the leader's exit status if it could be collected.
+/// Stops the group (see [`crate::process_group::terminate`]) and disarms its guard. Returns the
+/// leader's exit status if it could be collected.
 pub(crate) async fn terminate_group(child: &mut Child, guard: &mut GroupKillGuard) -> Option<ExitStatus> {
-    let pgid = guard.pgid?;
-    signal_group(pgid, GroupSignal::Terminate);
-    let status = tokio::time::timeout(TERMINATE_GRACE, child.wait())
-        .await
-        .ok()
-        .and_then(Result::ok);
-    // Children that trapped SIGTERM (or ignore it) still go.
-    signal_group(pgid, GroupSignal::Kill);
-    let status = match status {
-        Some(s) => Some(s),
-        None => child.wait().await.ok(),
-    };
+    let pgid = guard.pgid()?;
+    let status = crate::process_group::terminate(pgid, child).await;
     guard.disarm();
     status
-}
-
-/// Kills the process group when dropped while armed: the call's future was dropped (the pipeline
-/// races calls against cancellation) or the session ended. SIGTERM at once, SIGKILL after the grace
-/// period from a detached task.
-#[derive(Debug)]
-pub(crate) struct GroupKillGuard {
-    pgid: Option<u32>,
-}
-
-impl GroupKillGuard {
-    /// The group this guard kills, while armed.
-    pub fn pgid(&self) -> Option<u32> {
-        self.pgid
-    }
-
-    /// The group has been dealt with.
-    pub fn disarm(&mut self) {
-        self.pgid = None;
-    }
-}
-
-impl Drop for GroupKillGuard {
-    fn drop(&mut self) {
-        if let Some(pgid) = self.pgid {
-            kill_group_in_background(pgid);
-        }
-    }
-}
-
-/// SIGTERM now, SIGKILL after [`TERMINATE_GRACE`], without waiting.
-pub(crate) fn kill_group_in_background(pgid: u32) {
-    signal_group(pgid, GroupSignal::Terminate);
-    let kill = move || signal_group(pgid, GroupSignal::Kill);
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) => {
-            handle.spawn(async move {
-                tokio::time::sleep(TERMINATE_GRACE).await;
-                kill();
-            });
-        }
-        Err(_) => {
-            std::thread::spawn(move || {
-                std::thread::sleep(TERMINATE_GRACE);
-                kill();
-            });
-        }
-    }
 }
 
 /// How the shell ended, in words for the model ("Exit code 2").
@@ -186,6 +124,7 @@ pub(crate) fn describe_status(status: &ExitStatus) -> Option<String> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use std::time::Duration;
     use tokio::io::AsyncReadExt;
 
     #[tokio::test]

@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::process_group::kill_group_in_background;
 use crate::tool::{ContextModifier, ProgressSink, ResultBlock, ToolError, ToolOutput, ToolUseContext};
 use crate::tools::bash::cwd::{CwdChange, judge_cwd, refused_note, tracking_script};
 use crate::tools::bash::image::{IMAGE_MAX_BYTES, ends_like, image_block, image_media_type, is_whole_image};
-use crate::tools::bash::process::{kill_group_in_background, spawn_bash, terminate_group};
+use crate::tools::bash::process::{spawn_bash, terminate_group};
 use crate::tools::bash::render::{Ending, render_output, render_result};
 use crate::tools::bash::spool::Spool;
 use crate::tools::bash::stream::pump;
@@ -116,10 +117,7 @@ pub(crate) async fn run_foreground(
             {
                 // Killed from outside (`kill`, a logout, the OOM killer): what it started goes with
                 // it. A killed sandbox helper would otherwise leave the command it supervised running.
-                crate::hooks::process_group::signal_group(
-                    pgid,
-                    crate::hooks::process_group::GroupSignal::Kill,
-                );
+                crate::process_group::signal_group(pgid, crate::process_group::GroupSignal::Kill);
             }
             // Processes a command that exited left running in the background (`server > log &`)
             // are its business.
