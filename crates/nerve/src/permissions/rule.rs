@@ -15,60 +15,64 @@ use crate::permissions::matching::path::PathPattern;
 
 /// Where a rule was declared. Declaration order is priority order, highest first: `a < b` means a
 /// rule from `a` is consulted before one from `b` with the same behaviour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum RuleSource {
     /// Managed policy (`/etc/nerve/managed-settings.json`), set by an administrator.
     #[serde(rename = "policySettings")]
+    #[strum(serialize = "policySettings")]
     Managed,
     /// `--allow`/`--deny`-style command-line arguments.
     #[serde(rename = "cliArg")]
+    #[strum(serialize = "cliArg")]
     CliArg,
     /// Granted during this session only ("allow for this session").
     #[serde(rename = "session")]
+    #[strum(serialize = "session")]
     Session,
     /// `<project>/.nerve/settings.local.json`, personal and not committed.
     #[serde(rename = "localSettings")]
+    #[strum(serialize = "localSettings")]
     LocalSettings,
     /// `<project>/.nerve/settings.json`, shared with the team.
     #[serde(rename = "projectSettings")]
+    #[strum(serialize = "projectSettings")]
     ProjectSettings,
     /// `~/.config/nerve/settings.json`, the user's own defaults.
     #[serde(rename = "userSettings")]
+    #[strum(serialize = "userSettings")]
     UserSettings,
     /// Claude Code's `<project>/.claude/settings.local.json`, reused at lower priority.
     #[serde(rename = "claudeLocalSettings")]
+    #[strum(serialize = "claudeLocalSettings")]
     ClaudeLocalSettings,
     /// Claude Code's `<project>/.claude/settings.json`, reused at lower priority.
     #[serde(rename = "claudeProjectSettings")]
+    #[strum(serialize = "claudeProjectSettings")]
     ClaudeProjectSettings,
 }
 
 impl RuleSource {
-    /// Every source, highest priority first.
-    pub const ALL: [RuleSource; 8] = [
-        RuleSource::Managed,
-        RuleSource::CliArg,
-        RuleSource::Session,
-        RuleSource::LocalSettings,
-        RuleSource::ProjectSettings,
-        RuleSource::UserSettings,
-        RuleSource::ClaudeLocalSettings,
-        RuleSource::ClaudeProjectSettings,
-    ];
+    /// Every source, highest priority first (declaration order).
+    pub const ALL: &'static [RuleSource] = <RuleSource as strum::VariantArray>::VARIANTS;
 
     /// The name used in explanations and serialised rules (Claude Code's names where they exist).
     pub fn as_str(self) -> &'static str {
-        match self {
-            RuleSource::Managed => "policySettings",
-            RuleSource::CliArg => "cliArg",
-            RuleSource::Session => "session",
-            RuleSource::LocalSettings => "localSettings",
-            RuleSource::ProjectSettings => "projectSettings",
-            RuleSource::UserSettings => "userSettings",
-            RuleSource::ClaudeLocalSettings => "claudeLocalSettings",
-            RuleSource::ClaudeProjectSettings => "claudeProjectSettings",
-        }
+        self.into()
     }
 
     /// The folder this source's relative path patterns (`/x`, `./x`, `x`) are resolved against.
@@ -87,12 +91,6 @@ impl RuleSource {
             RuleSource::CliArg | RuleSource::Session => &roots.cwd,
             RuleSource::UserSettings => &roots.home,
         }
-    }
-}
-
-impl fmt::Display for RuleSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -573,10 +571,29 @@ mod tests {
 
     #[test]
     fn sources_sort_by_priority_and_anchor_where_documented() {
-        let mut shuffled = RuleSource::ALL;
+        let mut shuffled = RuleSource::ALL.to_vec();
         shuffled.reverse();
         shuffled.sort();
         assert_eq!(shuffled, RuleSource::ALL);
+        // One name per source, the same in explanations and in serialised rules.
+        let names: Vec<(&str, serde_json::Value)> = RuleSource::ALL
+            .iter()
+            .map(|s| (s.as_str(), serde_json::to_value(s).unwrap()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "policySettings",
+                "cliArg",
+                "session",
+                "localSettings",
+                "projectSettings",
+                "userSettings",
+                "claudeLocalSettings",
+                "claudeProjectSettings"
+            ]
+            .map(|n| (n, serde_json::Value::from(n)))
+        );
         assert!(RuleSource::Managed < RuleSource::CliArg);
         assert!(RuleSource::UserSettings < RuleSource::ClaudeLocalSettings);
         let roots = AnchorRoots {

@@ -171,7 +171,7 @@ pub fn load_all(
         project_root,
     };
     let mut files = Vec::new();
-    for source in RuleSource::ALL {
+    for &source in RuleSource::ALL {
         let wanted = match source {
             RuleSource::ClaudeLocalSettings | RuleSource::ClaudeProjectSettings => {
                 options.read_claude_settings
