@@ -22,7 +22,7 @@ pub mod settings;
 pub use policy::{SandboxPolicy, default_denied_reads};
 
 pub use nerve_protocol::sandbox::SandboxState;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Whether this kernel can sandbox commands, and how much of the policy it enforces.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -144,9 +144,9 @@ impl SessionSandbox {
                 needs_approval: true,
             };
         }
-        if let Err(reason) = helper_binary(self.helper.as_deref()) {
+        if let Err(error) = helper_binary(self.helper.as_deref()) {
             return SandboxState::Unsandboxed {
-                reason,
+                reason: error.to_string(),
                 needs_approval: true,
             };
         }
@@ -173,20 +173,45 @@ impl SessionSandbox {
     }
 }
 
+/// Why commands cannot be sandboxed by a helper binary.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum HelperError {
+    /// This process's own executable (the default helper) cannot be found.
+    #[error("cannot find this program's own executable to sandbox commands with: {0}")]
+    OwnExecutable(Arc<std::io::Error>),
+    /// The probe's policy could not be written for the helper's command line.
+    #[error("cannot pass the sandbox policy to the helper: {0}")]
+    Policy(Arc<serde_json::Error>),
+    /// The helper could not be started.
+    #[error("cannot run the sandbox helper {}: {source}", path.display())]
+    CannotRun {
+        /// The helper binary.
+        path: std::path::PathBuf,
+        /// Why.
+        source: Arc<std::io::Error>,
+    },
+    /// The helper ran but did not run the probe sandboxed (it is no helper, or the kernel refused).
+    #[error("the sandbox helper {} does not work: {stderr}", path.display())]
+    DoesNotWork {
+        /// The helper binary.
+        path: std::path::PathBuf,
+        /// What it wrote to stderr.
+        stderr: String,
+    },
+}
+
 /// The binary that acts as the helper: `explicit` when given, else [`HELPER_ENV`] when set, else
 /// this process's executable; once it has shown that it works: it runs a probe command sandboxed
 /// and must print what the probe prints (an executable that is no helper, a test harness say, does
 /// not). Each binary is checked once per process.
-pub fn helper_binary(explicit: Option<&std::path::Path>) -> Result<std::path::PathBuf, String> {
+pub fn helper_binary(explicit: Option<&std::path::Path>) -> Result<std::path::PathBuf, HelperError> {
     use std::collections::HashMap;
     use std::sync::Mutex;
-    static CHECKED: OnceLock<Mutex<HashMap<std::path::PathBuf, Result<(), String>>>> = OnceLock::new();
+    static CHECKED: OnceLock<Mutex<HashMap<std::path::PathBuf, Result<(), HelperError>>>> = OnceLock::new();
     let path: std::path::PathBuf = match (explicit, std::env::var_os(HELPER_ENV)) {
         (Some(path), _) => path.to_path_buf(),
         (None, Some(path)) => path.into(),
-        (None, None) => std::env::current_exe().map_err(|e| {
-            format!("cannot find this program's own executable to sandbox commands with: {e}")
-        })?,
+        (None, None) => std::env::current_exe().map_err(|e| HelperError::OwnExecutable(Arc::new(e)))?,
     };
     let checked = CHECKED.get_or_init(Mutex::default);
     let known = checked
@@ -208,22 +233,25 @@ pub fn helper_binary(explicit: Option<&std::path::Path>) -> Result<std::path::Pa
     result.map(|()| path)
 }
 
-fn probe_helper(path: &std::path::Path) -> Result<(), String> {
+fn probe_helper(path: &std::path::Path) -> Result<(), HelperError> {
     const PROBE: &str = "nerve-sandbox-probe-ok";
-    let args = helper::command_line(Some(&SandboxPolicy::default())).map_err(|e| e.to_string())?;
+    let args = helper::command_line(Some(&SandboxPolicy::default()))
+        .map_err(|e| HelperError::Policy(Arc::new(e)))?;
     let out = std::process::Command::new(path)
         .args(args)
         .args(["/bin/sh", "-c", &format!("echo {PROBE}")])
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run the sandbox helper {}: {e}", path.display()))?;
+        .map_err(|e| HelperError::CannotRun {
+            path: path.to_path_buf(),
+            source: Arc::new(e),
+        })?;
     if out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == PROBE {
         Ok(())
     } else {
-        Err(format!(
-            "the sandbox helper {} does not work: {}",
-            path.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        Err(HelperError::DoesNotWork {
+            path: path.to_path_buf(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
     }
 }
