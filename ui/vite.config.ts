@@ -28,5 +28,9 @@ export default defineConfig(({ mode }) => ({
     environment: "jsdom",
     include: ["src/**/*.test.ts"],
     setupFiles: ["src/tests/setup.ts"],
+    // A guard against hangs, not a speed check: the heaviest tests (a long conversation drawn in
+    // jsdom, a large message rendered block by block) take 4-6 s on a 2-core machine, near the 5 s
+    // default, and failed there under load.
+    testTimeout: 30_000,
   },
 }));
