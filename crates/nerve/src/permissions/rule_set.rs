@@ -30,12 +30,37 @@ pub enum Access {
     Edit,
 }
 
+/// The file tools that read, whose path rules name what reads may touch.
+pub const READING_TOOLS: [&str; 4] = ["Read", "Glob", "Grep", "LS"];
+
+/// The file tools that change files, whose path rules name what edits may touch.
+pub const EDITING_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
 impl Access {
     /// Whether a rule about `tool_name` with `behavior` takes part in a check of this access.
-    fn consults(self, tool_name: &str, behavior: RuleBehavior) -> bool {
+    ///
+    /// Allow rules are taken as Claude Code takes them: `Read(...)` allows reads, `Edit(...)` allows
+    /// edits and reads. A deny or ask rule that names any file tool is kept, fail closed: Claude
+    /// Code matches only `Read(...)` and `Edit(...)`, so `Write(.env)` in a deny list protected
+    /// nothing there (it only warns); here it refuses every edit of `.env`, and `Grep(~/.ssh/**)`
+    /// every read and edit below `~/.ssh`, as the person who wrote them meant. (Allow rules that
+    /// name other file tools stay unmatched, never broader than written; the settings warn.) A bare
+    /// `Write` or `Grep` rule is about the tool itself, not about paths: it does not take part.
+    fn consults(self, rule: &PermissionRule, behavior: RuleBehavior) -> bool {
+        let tool_name = rule.value.tool_name.as_str();
+        let allows = behavior == RuleBehavior::Allow;
+        let restricts_paths = !allows && rule.value.content.is_some();
+        let reading = READING_TOOLS.contains(&tool_name);
+        let editing = EDITING_TOOLS.contains(&tool_name);
         match self {
-            Access::Read => tool_name == "Read" || (tool_name == "Edit" && behavior == RuleBehavior::Allow),
-            Access::Edit => tool_name == "Edit" || (tool_name == "Read" && behavior != RuleBehavior::Allow),
+            Access::Read => {
+                tool_name == "Read" || (tool_name == "Edit" && allows) || (restricts_paths && reading)
+            }
+            Access::Edit => {
+                tool_name == "Edit"
+                    || (tool_name == "Read" && !allows)
+                    || (restricts_paths && (reading || editing))
+            }
         }
     }
 }
@@ -199,7 +224,7 @@ impl RuleSet {
     ) -> Option<&PermissionRule> {
         let unsure = behavior != RuleBehavior::Allow;
         self.rules(behavior).find(|rule| {
-            if !access.consults(&rule.value.tool_name, behavior) {
+            if !access.consults(rule, behavior) {
                 return false;
             }
             let Some(content) = rule.value.content.as_deref() else {
@@ -231,7 +256,7 @@ impl RuleSet {
             return None;
         }
         self.rules(behavior).find_map(|rule| {
-            if !Access::Read.consults(&rule.value.tool_name, behavior) {
+            if !Access::Read.consults(rule, behavior) {
                 return None;
             }
             let Some(content) = rule.value.content.as_deref() else {
@@ -505,6 +530,69 @@ mod tests {
         );
         assert_eq!(decide(Access::Edit, "/home/me/notes/todo.md"), None);
         assert_eq!(decide(Access::Edit, "/work/project/src/../../escape.rs"), None);
+    }
+
+    #[test]
+    fn deny_and_ask_rules_naming_any_file_tool_hold_and_allow_rules_stay_as_written() {
+        let set = RuleSet::from_rules(vec![
+            rule(RuleSource::ProjectSettings, RuleBehavior::Deny, "Write(.env)"),
+            rule(
+                RuleSource::ProjectSettings,
+                RuleBehavior::Ask,
+                "NotebookEdit(*.ipynb)",
+            ),
+            rule(RuleSource::UserSettings, RuleBehavior::Deny, "Grep(~/.ssh/**)"),
+            rule(RuleSource::ProjectSettings, RuleBehavior::Allow, "Write(/gen/**)"),
+            rule(RuleSource::ProjectSettings, RuleBehavior::Allow, "Glob(/docs/**)"),
+            // Bare: about the tools themselves (hidden from the model), not about paths.
+            rule(RuleSource::ProjectSettings, RuleBehavior::Deny, "MultiEdit"),
+            rule(RuleSource::ProjectSettings, RuleBehavior::Deny, "LS"),
+        ]);
+        let home = Path::new(HOME);
+        let decide = |access: Access, path: &str| shown(set.decide_path(access, Path::new(path), home));
+        let cases = [
+            (
+                Access::Edit,
+                "/work/project/.env",
+                Some("deny Write(.env) projectSettings"),
+            ),
+            (Access::Read, "/work/project/.env", None),
+            (
+                Access::Edit,
+                "/work/project/a.ipynb",
+                Some("ask NotebookEdit(*.ipynb) projectSettings"),
+            ),
+            (
+                Access::Read,
+                "/home/me/.ssh/id_rsa",
+                Some("deny Grep(~/.ssh/**) userSettings"),
+            ),
+            (
+                Access::Edit,
+                "/home/me/.ssh/config",
+                Some("deny Grep(~/.ssh/**) userSettings"),
+            ),
+            (Access::Edit, "/work/project/gen/a.rs", None),
+            (Access::Read, "/work/project/docs/a.md", None),
+            (Access::Edit, "/work/project/src/main.rs", None),
+            (Access::Read, "/work/project/src/main.rs", None),
+        ];
+        let found: Vec<_> = cases
+            .iter()
+            .map(|(access, path, _)| decide(*access, path))
+            .collect();
+        let expected: Vec<_> = cases.iter().map(|(_, _, e)| e.map(String::from)).collect();
+        assert_eq!(found, expected);
+        assert_eq!(
+            crate::permissions::lint::rule_warnings(&set)
+                .iter()
+                .map(|w| (w.rule.as_str(), w.suggestion.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("Write(/gen/**)", "Edit(/gen/**)"),
+                ("Glob(/docs/**)", "Read(/docs/**)")
+            ]
+        );
     }
 
     #[test]
