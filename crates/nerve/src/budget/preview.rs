@@ -85,6 +85,24 @@ mod tests {
     }
 
     #[test]
+    fn the_model_reads_a_persisted_output_as_its_size_path_and_preview() {
+        let output = "line of output\n".repeat(2_000);
+        let (preview, truncated) = preview_of(&output);
+        let wrapper = persisted_wrapper(&PersistedOutput {
+            path: "/home/me/.local/share/nerve/projects/-p/s1/tool-results/toolu_01.txt".into(),
+            size_bytes: output.len() as u64,
+            preview: preview.to_string(),
+            preview_truncated: truncated,
+        });
+        // The middle of the preview is the same line over and over; the snapshot keeps its ends.
+        let lines: Vec<&str> = wrapper.lines().collect();
+        let shown = [&lines[..6], &["[...]"], &lines[lines.len() - 4..]]
+            .concat()
+            .join("\n");
+        insta::assert_snapshot!(shown);
+    }
+
+    #[test]
     fn empty_text() {
         assert_eq!(empty_result_text("Bash"), "(Bash completed with no output)");
     }
