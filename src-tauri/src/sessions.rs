@@ -187,7 +187,7 @@ impl LiveSession {
                 &CancellationToken::new(),
             )
             .await
-            .map_err(ShellError::new)?;
+            .map_err(|e| ShellError::new(e.to_string()))?;
         Ok(CompactOutcome {
             history: history_of(&agent),
             past_calls: agent.past_calls(),

@@ -23,6 +23,17 @@ commands run and their outcomes; errors and how they were resolved; the current 
 every path of a <persisted-output> file, so those outputs stay reachable. Do not call any tool: answer with the summary \
 only, as text.";
 
+/// Why a compaction did not happen (the conversation is left as it was).
+#[derive(Debug, thiserror::Error)]
+pub enum CompactError {
+    /// The summary request failed.
+    #[error("the summary request failed: {0}")]
+    Request(#[source] crate::model::error::ModelError),
+    /// The model answered without a summary.
+    #[error("the model returned an empty summary")]
+    EmptySummary,
+}
+
 impl Agent {
     /// Whether the last response used enough of the context window to compact before the next call.
     pub fn needs_compaction(&self) -> bool {
@@ -37,7 +48,7 @@ impl Agent {
         trigger: CompactTrigger,
         instructions: Option<&str>,
         cancel: &CancellationToken,
-    ) -> Result<(), String> {
+    ) -> Result<(), CompactError> {
         let hooks = std::sync::Arc::clone(self.runtime.pipeline.hooks());
         let mut guidance = instructions.unwrap_or_default().to_string();
         if !hooks.is_empty() {
@@ -87,12 +98,12 @@ impl Agent {
                     summary = crate::agent::turn::last_text(&m.to_message())
                 }
                 Ok(_) => {}
-                Err(e) => return Err(format!("the summary request failed: {e}")),
+                Err(e) => return Err(CompactError::Request(e)),
             }
         }
         let summary = summary
             .filter(|s| !s.trim().is_empty())
-            .ok_or("the model returned an empty summary")?;
+            .ok_or(CompactError::EmptySummary)?;
 
         let tokens_before = self.context_tokens;
         self.record(&TranscriptEntry::CompactBoundary {

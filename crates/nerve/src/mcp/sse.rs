@@ -23,59 +23,158 @@ pub struct SseTransport {
     reader: tokio::task::JoinHandle<()>,
 }
 
+/// A configured header that cannot be sent.
+#[derive(Debug, thiserror::Error)]
+pub enum HeaderError {
+    /// The name is not a valid header name.
+    #[error("header name {name:?}: {source}")]
+    Name {
+        /// The name as configured.
+        name: String,
+        /// Why.
+        source: reqwest::header::InvalidHeaderName,
+    },
+    /// The value is not a valid header value (a control character, a line break).
+    #[error("the value of header {name}: {source}")]
+    Value {
+        /// The header.
+        name: String,
+        /// Why.
+        source: reqwest::header::InvalidHeaderValue,
+    },
+}
+
+/// Why an SSE session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SseConnectError {
+    /// The configured URL does not parse.
+    #[error("the URL {url:?} is invalid: {reason}")]
+    BadUrl {
+        /// The URL as configured.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The request for the event stream failed (connection refused, TLS, timeout).
+    #[error("could not open the event stream at {url}: {source}")]
+    Unreachable {
+        /// The stream's URL.
+        url: reqwest::Url,
+        /// Why.
+        source: reqwest::Error,
+    },
+    /// The server wants a token.
+    #[error("{url} answered 401 Unauthorized: the server needs a token")]
+    Unauthorized {
+        /// The stream's URL.
+        url: reqwest::Url,
+    },
+    /// The server refused the stream.
+    #[error("{url} answered {status} to the event-stream request")]
+    Refused {
+        /// The stream's URL.
+        url: reqwest::Url,
+        /// Its answer.
+        status: reqwest::StatusCode,
+    },
+    /// The endpoint the server named does not parse.
+    #[error("the server named an invalid endpoint {endpoint:?}: {reason}")]
+    BadEndpoint {
+        /// What the server sent.
+        endpoint: String,
+        /// Why.
+        reason: String,
+    },
+    /// The endpoint is on another origin (a server must not send our messages elsewhere).
+    #[error("the server named an endpoint on another origin ({endpoint}); it is not used")]
+    OtherOrigin {
+        /// The endpoint.
+        endpoint: reqwest::Url,
+    },
+    /// The stream broke before it named its endpoint.
+    #[error("the event stream from {url} broke: {reason}")]
+    Broken {
+        /// The stream's URL.
+        url: reqwest::Url,
+        /// Why.
+        reason: String,
+    },
+    /// The stream ended before it named its endpoint.
+    #[error("the event stream from {url} ended before naming its endpoint")]
+    EndedEarly {
+        /// The stream's URL.
+        url: reqwest::Url,
+    },
+}
+
 /// Builds a header map from the configuration's headers.
-pub fn header_map(headers: &std::collections::BTreeMap<String, String>) -> Result<HeaderMap, String> {
+pub fn header_map(headers: &std::collections::BTreeMap<String, String>) -> Result<HeaderMap, HeaderError> {
     let mut map = HeaderMap::new();
     for (name, value) in headers {
-        let name =
-            HeaderName::from_bytes(name.as_bytes()).map_err(|e| format!("header name {name:?}: {e}"))?;
-        let value = HeaderValue::from_str(value).map_err(|e| format!("the value of header {name}: {e}"))?;
-        map.insert(name, value);
+        let header = HeaderName::from_bytes(name.as_bytes()).map_err(|source| HeaderError::Name {
+            name: name.clone(),
+            source,
+        })?;
+        let value = HeaderValue::from_str(value).map_err(|source| HeaderError::Value {
+            name: name.clone(),
+            source,
+        })?;
+        map.insert(header, value);
     }
     Ok(map)
 }
 
 impl SseTransport {
     /// Opens the event stream at `url` and waits for its `endpoint` event.
-    pub async fn connect(client: reqwest::Client, url: &str, headers: HeaderMap) -> Result<Self, String> {
-        let url = reqwest::Url::parse(url).map_err(|e| format!("the URL {url:?} is invalid: {e}"))?;
+    pub async fn connect(
+        client: reqwest::Client,
+        url: &str,
+        headers: HeaderMap,
+    ) -> Result<Self, SseConnectError> {
+        let url = reqwest::Url::parse(url).map_err(|e| SseConnectError::BadUrl {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
         let response = client
             .get(url.clone())
             .headers(headers.clone())
             .header(ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|e| format!("could not open the event stream at {url}: {e}"))?;
+            .map_err(|source| SseConnectError::Unreachable {
+                url: url.clone(),
+                source,
+            })?;
         let status = response.status();
         if status == reqwest::StatusCode::UNAUTHORIZED {
-            return Err(format!(
-                "{url} answered 401 Unauthorized: the server needs a token"
-            ));
+            return Err(SseConnectError::Unauthorized { url });
         }
         if !status.is_success() {
-            return Err(format!("{url} answered {status} to the event-stream request"));
+            return Err(SseConnectError::Refused { url, status });
         }
         let mut events = response.bytes_stream().eventsource();
         let endpoint = loop {
             match events.next().await {
                 Some(Ok(event)) if event.event == "endpoint" => {
-                    break url.join(event.data.trim()).map_err(|e| {
-                        format!("the server named an invalid endpoint {:?}: {e}", event.data)
-                    })?;
+                    break url
+                        .join(event.data.trim())
+                        .map_err(|e| SseConnectError::BadEndpoint {
+                            endpoint: event.data.clone(),
+                            reason: e.to_string(),
+                        })?;
                 }
                 Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(format!("the event stream from {url} broke: {e}")),
-                None => {
-                    return Err(format!(
-                        "the event stream from {url} ended before naming its endpoint"
-                    ));
+                Some(Err(e)) => {
+                    return Err(SseConnectError::Broken {
+                        url,
+                        reason: e.to_string(),
+                    });
                 }
+                None => return Err(SseConnectError::EndedEarly { url }),
             }
         };
         if endpoint.origin() != url.origin() {
-            return Err(format!(
-                "the server named an endpoint on another origin ({endpoint}); it is not used"
-            ));
+            return Err(SseConnectError::OtherOrigin { endpoint });
         }
         let (tx, inbox) = mpsc::channel(INBOX);
         let reader = tokio::spawn(async move {

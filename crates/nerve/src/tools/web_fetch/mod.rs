@@ -225,7 +225,9 @@ impl Tool for WebFetchTool {
         if input.prompt.trim().is_empty() {
             return Err("`prompt` is empty: say what to find out from the page.".into());
         }
-        target::request_url(&input.url).map(|_| ())
+        target::request_url(&input.url)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 
     async fn call(
@@ -234,7 +236,7 @@ impl Tool for WebFetchTool {
         ctx: &ToolUseContext,
         progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
-        let url = target::request_url(&input.url).map_err(ToolError::InvalidInput)?;
+        let url = target::request_url(&input.url).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
         let requested = url.to_string();
         let cached_before = self.cache.get(&requested).is_some();
         let page = match self.page(url, progress).await? {

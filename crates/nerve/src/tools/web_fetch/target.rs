@@ -12,45 +12,89 @@ use crate::permissions::matching::domain::url_host;
 /// Longest URL accepted, in bytes.
 pub const MAX_URL_LEN: usize = 2_000;
 
-/// Parses and checks `raw`; returns the URL to request. The error is for the model.
-pub fn request_url(raw: &str) -> Result<Url, String> {
+/// Why WebFetch will not request a URL; the message is for the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlRefusal {
+    /// Longer than [`MAX_URL_LEN`].
+    #[error("The URL is {len} bytes long; WebFetch accepts at most {MAX_URL_LEN}.")]
+    TooLong {
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// Not a URL.
+    #[error("`{raw}` is not a valid URL ({reason}). Give a full URL such as https://example.com/page.")]
+    Invalid {
+        /// The URL as given.
+        raw: String,
+        /// The parser's complaint.
+        reason: String,
+    },
+    /// Neither http nor https.
+    #[error("WebFetch only fetches http and https URLs, not `{scheme}:`.")]
+    Scheme {
+        /// The scheme given.
+        scheme: String,
+    },
+    /// A user name or password in the URL.
+    #[error("URLs with a user name or password are not fetched: credentials must not go into a URL.")]
+    Credentials,
+    /// No host.
+    #[error("`{raw}` has no host name.")]
+    NoHost {
+        /// The URL as given.
+        raw: String,
+    },
+    /// The permission rules and the HTTP client would read different hosts.
+    #[error(
+        "The URL's host is ambiguous (`{judged}` or `{host}`), so it is not fetched. Write the URL plainly."
+    )]
+    AmbiguousHost {
+        /// The host the permission rules judged.
+        judged: String,
+        /// The host the request would go to.
+        host: String,
+    },
+    /// The upgrade to https failed.
+    #[error("could not switch `{raw}` to https")]
+    Upgrade {
+        /// The URL as given.
+        raw: String,
+    },
+}
+
+/// Parses and checks `raw`; returns the URL to request.
+pub fn request_url(raw: &str) -> Result<Url, UrlRefusal> {
     let raw = raw.trim();
     if raw.len() > MAX_URL_LEN {
-        return Err(format!(
-            "The URL is {} bytes long; WebFetch accepts at most {MAX_URL_LEN}.",
-            raw.len()
-        ));
+        return Err(UrlRefusal::TooLong { len: raw.len() });
     }
-    let mut url = Url::parse(raw).map_err(|e| {
-        format!("`{raw}` is not a valid URL ({e}). Give a full URL such as https://example.com/page.")
+    let mut url = Url::parse(raw).map_err(|e| UrlRefusal::Invalid {
+        raw: raw.to_string(),
+        reason: e.to_string(),
     })?;
     match url.scheme() {
         "http" | "https" => {}
         other => {
-            return Err(format!(
-                "WebFetch only fetches http and https URLs, not `{other}:`."
-            ));
+            return Err(UrlRefusal::Scheme {
+                scheme: other.to_string(),
+            });
         }
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(
-            "URLs with a user name or password are not fetched: credentials must not go into a URL.".into(),
-        );
+        return Err(UrlRefusal::Credentials);
     }
     let Some(host) = url.host_str().map(str::to_ascii_lowercase) else {
-        return Err(format!("`{raw}` has no host name."));
+        return Err(UrlRefusal::NoHost { raw: raw.to_string() });
     };
     // The permission system matched `raw`; the request must go where it looked.
     if let Some(judged) = url_host(raw)
         && judged != host
     {
-        return Err(format!(
-            "The URL's host is ambiguous (`{judged}` or `{host}`), so it is not fetched. Write the URL plainly."
-        ));
+        return Err(UrlRefusal::AmbiguousHost { judged, host });
     }
     if url.scheme() == "http" && !is_loopback_name(&host) {
         url.set_scheme("https")
-            .map_err(|()| format!("could not switch `{raw}` to https"))?;
+            .map_err(|()| UrlRefusal::Upgrade { raw: raw.to_string() })?;
     }
     Ok(url)
 }
@@ -110,27 +154,36 @@ mod tests {
 
     #[test]
     fn other_schemes_credentials_and_long_urls_are_refused() {
-        assert!(
-            request_url("file:///etc/passwd")
-                .unwrap_err()
-                .contains("only fetches http and https")
+        let scheme = |s: &str| Err(UrlRefusal::Scheme { scheme: s.into() });
+        assert_eq!(request_url("file:///etc/passwd"), scheme("file"));
+        assert_eq!(request_url("ftp://example.com/"), scheme("ftp"));
+        assert_eq!(
+            request_url("https://user:pw@example.com/"),
+            Err(UrlRefusal::Credentials)
         );
-        assert!(request_url("ftp://example.com/").unwrap_err().contains("`ftp:`"));
-        assert!(
-            request_url("https://user:pw@example.com/")
-                .unwrap_err()
-                .contains("password")
-        );
-        assert!(request_url("not a url").unwrap_err().contains("not a valid URL"));
+        assert!(matches!(
+            request_url("not a url"),
+            Err(UrlRefusal::Invalid { raw, .. }) if raw == "not a url"
+        ));
         let long = format!("https://example.com/{}", "a".repeat(MAX_URL_LEN));
-        assert!(request_url(&long).unwrap_err().contains("at most 2000"));
+        assert_eq!(request_url(&long), Err(UrlRefusal::TooLong { len: long.len() }));
+        // What the model reads.
+        assert_eq!(
+            request_url("ftp://example.com/").unwrap_err().to_string(),
+            "WebFetch only fetches http and https URLs, not `ftp:`."
+        );
     }
 
     #[test]
     fn a_host_read_differently_by_the_rules_is_refused() {
         // The rule matcher drops the trailing dot, the HTTP client keeps it.
-        let err = request_url("https://example.com./").unwrap_err();
-        assert!(err.contains("ambiguous"), "{err}");
+        assert_eq!(
+            request_url("https://example.com./"),
+            Err(UrlRefusal::AmbiguousHost {
+                judged: "example.com".into(),
+                host: "example.com.".into()
+            })
+        );
         // Both read `evil.com` here (the backslash ends the authority): consistent, accepted.
         let url = request_url("https://evil.com\\@good.com/").unwrap();
         assert_eq!(url.host_str(), Some("evil.com"));
