@@ -898,3 +898,55 @@ async fn changes_lists_a_sessions_diff_and_rewind_takes_code_and_conversation_ba
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["result"], "fresh start", "{v}");
 }
+
+/// Replaces what changes from run to run (ids, timings, temporary folders) with placeholders.
+fn redacted(value: &mut Value, dir: &str) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if ["session_id", "uuid", "duration_ms", "duration_api_ms"].contains(&key.as_str()) {
+                    *v = Value::String(format!("<{key}>"));
+                } else {
+                    redacted(v, dir);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| redacted(v, dir)),
+        Value::String(s) if s.contains(dir) => *s = s.replace(dir, "<dir>"),
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stream_json_events_as_a_script_reads_them() {
+    let d = setup();
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "text", "text": "Echoing."},
+            {"type": "tool_use", "id": "e1", "name": "TestEcho", "input": {"text": "hi", "times": 2}}],
+         "usage": {"input_tokens": 100, "output_tokens": 20}}},
+        {"expect": {"tool_result": {"tool_use_id": "e1", "contains": "hihi"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "It said hihi."}],
+                      "usage": {"input_tokens": 150, "output_tokens": 10}}}
+    ]))
+    .await;
+    let out = nerve(
+        d.path(),
+        &server,
+        &["-p", "echo hi twice", "--output-format", "stream-json"],
+    )
+    .output()
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = d.path().to_str().unwrap();
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            redacted(&mut v, dir);
+            serde_json::to_string(&v).unwrap()
+        })
+        .collect();
+    insta::assert_snapshot!(lines.join("\n"));
+}
