@@ -49,15 +49,7 @@ impl Agent {
         let pool = &self.runtime.pipeline.pool();
         let cwd = &self.runtime.context.exec.cwd;
         let denied = self.denied_call_ids();
-        let persisted: HashMap<String, (PathBuf, u64)> = self
-            .runtime
-            .pipeline
-            .store()
-            .session_outputs()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|e| (e.tool_use_id, (e.path, e.size_bytes)))
-            .collect();
+        let persisted = self.runtime.pipeline.store().saved_by_call();
         // Unreadable checkpoints only cost the cards their diffs.
         let mut changed = self
             .own_checkpoints()

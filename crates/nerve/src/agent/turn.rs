@@ -1,8 +1,5 @@
 //! One agent and its turns.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
-
 use futures::StreamExt;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -376,15 +373,7 @@ impl Agent {
         if replaced.is_empty() {
             return;
         }
-        let saved: HashMap<String, (PathBuf, u64)> = self
-            .runtime
-            .pipeline
-            .store()
-            .session_outputs()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|e| (e.tool_use_id, (e.path, e.size_bytes)))
-            .collect();
+        let saved = self.runtime.pipeline.store().saved_by_call();
         for (record, text, persisted) in replaced {
             let file = persisted.then(|| saved.get(&record.tool_use_id)).flatten();
             self.emit(Event::ToolResultReplaced {

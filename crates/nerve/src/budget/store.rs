@@ -187,6 +187,16 @@ impl ResultStore {
         Ok(entries)
     }
 
+    /// This session's saved outputs by call: the file and its size in bytes. An unreadable index
+    /// gives none (what it costs is a card without its file, never the conversation).
+    pub fn saved_by_call(&self) -> std::collections::HashMap<String, (PathBuf, u64)> {
+        self.session_outputs()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| (e.tool_use_id, (e.path, e.size_bytes)))
+            .collect()
+    }
+
     /// Lists a project's persisted outputs, newest first. Damaged lines (a crash mid-write) are skipped.
     pub fn list(project_data_dir: &Path) -> io::Result<Vec<IndexEntry>> {
         let text = match fs::read_to_string(Self::index_path(project_data_dir)) {
