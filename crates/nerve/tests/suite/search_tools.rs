@@ -229,3 +229,50 @@ async fn grep_and_glob_over_many_files_report_paced_progress_ending_with_the_tot
         );
     }
 }
+
+#[tokio::test]
+async fn tool_results_read_as_the_model_reads_them() {
+    let p = TestProject::new();
+    p.write(
+        "src/main.rs",
+        "fn main() {\n    // HINT: parse the arguments\n    run();\n}\n",
+    );
+    p.write("src/lib.rs", "pub fn run() {} // HINT: say hello\n");
+    p.write("notes/empty.txt", "");
+    p.write("secret/key.txt", "hunter2\n");
+    let s = p.builtin_session(
+        PermissionMode::Default,
+        &[(RuleBehavior::Deny, "Read(./secret/**)")],
+    );
+    let calls = [
+        ("Read", json!({"file_path": "src/main.rs"})),
+        (
+            "Read",
+            json!({"file_path": "src/main.rs", "offset": 2, "limit": 1}),
+        ),
+        ("Read", json!({"file_path": "notes/empty.txt"})),
+        ("Read", json!({"file_path": "src/missing.rs"})),
+        ("Read", json!({"file_path": "secret/key.txt"})),
+        (
+            "Grep",
+            json!({"pattern": "HINT", "output_mode": "content", "-n": true}),
+        ),
+        ("Grep", json!({"pattern": "HINT"})),
+        ("Grep", json!({"pattern": "HINT", "output_mode": "count"})),
+        ("Grep", json!({"pattern": "nothing here"})),
+        ("Glob", json!({"pattern": "src/*.rs"})),
+        ("Glob", json!({"pattern": "**/*.py"})),
+        ("Read", json!({"file_path": "src/main.rs", "limit": "ten"})),
+    ];
+    let root = p.dir.path().display().to_string();
+    let mut shown = Vec::new();
+    for (tool, input) in calls {
+        let out = s.run_one(&single_call(tool, input.clone())).await;
+        let mark = if out.is_error { "error" } else { "ok" };
+        shown.push(format!(
+            "== {tool} {input} ({mark})\n{}",
+            text_of(&out.content).replace(&root, "<project>")
+        ));
+    }
+    insta::assert_snapshot!(shown.join("\n"));
+}
