@@ -76,7 +76,7 @@ fn main() {
     c.bench_function("pipeline/echo (tool.call only)", |b| {
         let progress = ProgressSink::discard("x");
         b.to_async(&rt).iter(|| async {
-            tool.call(json!({"text": "hi"}), &session.context, &progress)
+            tool.call(tool.prepare(json!({"text": "hi"})), &session.context, &progress)
                 .await
         });
     });
@@ -94,7 +94,7 @@ fn main() {
         let t = Instant::now();
         for _ in 0..n {
             let _ = tool
-                .call(json!({"text": "hi"}), &session.context, &progress)
+                .call(tool.prepare(json!({"text": "hi"})), &session.context, &progress)
                 .await;
         }
         (full, t.elapsed() / n)

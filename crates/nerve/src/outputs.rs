@@ -154,7 +154,7 @@ fn call_summaries(transcript: &Path, ids: &HashSet<&str>) -> HashMap<String, Str
                 && ids.contains(t.id.as_str())
             {
                 let summary = match tools.iter().find(|tool| tool.name() == t.name) {
-                    Some(tool) => tool.summary(&t.input, cwd),
+                    Some(tool) => tool.summary(&tool.prepare(t.input), cwd),
                     None => fallback_summary(&t.input),
                 };
                 out.insert(t.id, summary);

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Agent;
 use super::conversation::tool_uses_of;
-use crate::executor::{call_is_concurrency_safe, partition};
+use crate::executor::{input_is_concurrency_safe, partition};
 use crate::model::types::{ContentBlock, Role, ToolResultBlock, ToolResultContent};
-use crate::pipeline::ToolCall;
+use crate::pipeline::{ToolCall, prepare_input};
 use crate::session::{TranscriptEntry, read_transcript};
 
 /// One tool call of the conversation so far.
@@ -67,22 +67,50 @@ impl Agent {
                     input: t.input,
                 })
                 .collect();
-            let safe: Vec<bool> = uses.iter().map(|c| call_is_concurrency_safe(pool, c)).collect();
+            // Each input read once, as the executor read it when the call was queued.
+            let prepared: Vec<_> = uses
+                .iter()
+                .map(|c| {
+                    let tool = pool.find(&c.name)?;
+                    // An invalid input never ran in parallel; its card still says what it tried.
+                    let (input, valid) = match prepare_input(pool, tool.as_ref(), c.input.clone()) {
+                        Ok(input) => (input, true),
+                        Err(_) => (tool.prepare(c.input.clone()), false),
+                    };
+                    Some((tool, input, valid))
+                })
+                .collect();
+            let safe: Vec<bool> = prepared
+                .iter()
+                .map(|p| {
+                    p.as_ref().is_some_and(|(tool, input, valid)| {
+                        *valid && input_is_concurrency_safe(tool.as_ref(), input)
+                    })
+                })
+                .collect();
             for batch in partition(&safe) {
                 batch_index += 1;
                 for i in batch.calls {
-                    let Some(call) = uses.get(i) else { continue };
-                    let tool = pool.find(&call.name);
+                    let (Some(call), Some(prepared)) = (uses.get(i), prepared.get(i)) else {
+                        continue;
+                    };
                     let saved = persisted.get(&call.id);
                     calls.push(PastCall {
                         tool_use_id: call.id.clone(),
-                        tool_name: tool.map_or_else(|| call.name.clone(), |t| t.name().to_string()),
-                        summary: tool.map(|t| t.summary(&call.input, cwd)).unwrap_or_default(),
+                        tool_name: prepared
+                            .as_ref()
+                            .map_or_else(|| call.name.clone(), |(t, _, _)| t.name().to_string()),
+                        summary: prepared
+                            .as_ref()
+                            .map(|(t, input, _)| t.summary(input, cwd))
+                            .unwrap_or_default(),
                         batch_index,
                         concurrent: batch.concurrent,
                         denied: denied.contains(&call.id),
                         error: errors.get(&call.id).cloned(),
-                        destructive: tool.is_some_and(|t| t.is_destructive(&call.input)),
+                        destructive: prepared
+                            .as_ref()
+                            .is_some_and(|(t, input, valid)| *valid && t.is_destructive(input)),
                         persisted_path: saved.map(|(p, _)| p.clone()),
                         persisted_bytes: saved.map(|(_, n)| *n),
                         changed_files: changed.remove(&call.id).unwrap_or_default(),

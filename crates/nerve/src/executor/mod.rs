@@ -5,5 +5,5 @@
 mod partition;
 mod streaming;
 
-pub use partition::{Batch, call_is_concurrency_safe, partition};
+pub use partition::{Batch, call_is_concurrency_safe, input_is_concurrency_safe, partition};
 pub use streaming::{DEFAULT_MAX_CONCURRENCY, ExecutorOptions, StreamingExecutor, max_concurrency_from_env};

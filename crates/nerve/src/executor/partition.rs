@@ -2,11 +2,8 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use serde_json::Value;
-
-use crate::input::coerce_to_schema;
-use crate::pipeline::ToolCall;
-use crate::tool::ToolPool;
+use crate::pipeline::{ToolCall, prepare_input};
+use crate::tool::{DynTool, PreparedInput, ToolPool};
 
 /// A run of calls executed together (concurrent) or one call alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,22 +20,17 @@ pub fn call_is_concurrency_safe(pool: &ToolPool, call: &ToolCall) -> bool {
     let Some(tool) = pool.find(&call.name) else {
         return false;
     };
-    let name = tool.name();
-    let mut input = call.input.clone();
-    if let Value::Object(map) = &mut input {
-        for f in tool.engine_only_fields() {
-            map.remove(*f);
-        }
+    match prepare_input(pool, tool.as_ref(), call.input.clone()) {
+        Ok(input) => input_is_concurrency_safe(tool.as_ref(), &input),
+        Err(_) => false,
     }
-    let schema_value = pool.schema_value(name);
-    let input = coerce_to_schema(input, schema_value.as_deref().unwrap_or(&Value::Null));
-    let valid =
-        pool.schema(name).is_some_and(|s| s.validate(&input).is_ok()) && tool.check_type(&input).is_ok();
-    if !valid {
-        return false;
-    }
+}
+
+/// Whether an input already prepared for `tool` may run in parallel with other safe calls; a
+/// safety predicate that panics means "not safe".
+pub fn input_is_concurrency_safe(tool: &dyn DynTool, input: &PreparedInput) -> bool {
     // A predicate that panics (a parser bug on odd input) must not take the turn down with it.
-    catch_unwind(AssertUnwindSafe(|| tool.is_concurrency_safe(&input))).unwrap_or(false)
+    catch_unwind(AssertUnwindSafe(|| tool.is_concurrency_safe(input))).unwrap_or(false)
 }
 
 /// Splits calls into batches: consecutive safe calls share a batch; every unsafe call is alone.

@@ -18,10 +18,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::errors::ErrorClass;
 use crate::events::Event;
-use crate::executor::call_is_concurrency_safe;
+use crate::executor::input_is_concurrency_safe;
 use crate::permissions::{ModeSwitch, switch_mode};
-use crate::pipeline::{CallOutcome, Pipeline, ToolCall};
-use crate::tool::{ContextModifier, InterruptBehavior, ProgressSink, ToolUseContext};
+use crate::pipeline::{CallOutcome, Pipeline, ToolCall, prepare_input};
+use crate::tool::{ContextModifier, InterruptBehavior, PreparedInput, ProgressSink, ToolUseContext};
 
 /// Default cap on calls running at once.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
@@ -154,6 +154,9 @@ enum Status {
 
 struct Entry {
     call: ToolCall,
+    /// The input as prepared when the call was queued (none for an unknown tool), handed to the
+    /// pipeline when the call starts so it is read once.
+    prepared: Option<Result<PreparedInput, String>>,
     tool_name: String,
     summary: String,
     safe: bool,
@@ -226,17 +229,27 @@ impl Scheduler {
     }
 
     fn enqueue(&mut self, call: ToolCall) {
-        let safe = call_is_concurrency_safe(self.pipeline.pool(), &call);
-        let tool = self.pipeline.pool().find(&call.name);
+        let pool = self.pipeline.pool();
+        let tool = pool.find(&call.name);
+        let prepared = tool.map(|t| prepare_input(pool, t.as_ref(), call.input.clone()));
+        let valid = match (tool, &prepared) {
+            (Some(tool), Some(Ok(input))) => Some((tool, input)),
+            _ => None,
+        };
+        // Fails closed: an unknown tool or an invalid input runs alone.
+        let safe = valid.is_some_and(|(tool, input)| input_is_concurrency_safe(tool.as_ref(), input));
         let tool_name = tool.map_or_else(|| call.name.clone(), |t| t.name().to_string());
         // An unknown tool blocks: its call is answered at once anyway.
         let behavior = tool.map_or(InterruptBehavior::Block, |t| t.interrupt_behavior());
         let cancels_siblings = tool.is_some_and(|t| t.cancels_siblings_on_failure());
-        let destructive = tool.is_some_and(|t| t.is_destructive(&call.input));
-        let sandbox = tool.and_then(|t| t.sandbox_state(&call.input, &self.ctx));
-        let summary = tool
-            .map(|t| t.summary(&call.input, &self.ctx.exec.cwd))
-            .unwrap_or_default();
+        let destructive = valid.is_some_and(|(tool, input)| tool.is_destructive(input));
+        let sandbox = valid.and_then(|(tool, input)| tool.sandbox_state(input, &self.ctx));
+        // The card says what an invalid call tried, as far as its input reads.
+        let summary = match (tool, valid) {
+            (_, Some((tool, input))) => tool.summary(input, &self.ctx.exec.cwd),
+            (Some(tool), None) => tool.summary(&tool.prepare(call.input.clone()), &self.ctx.exec.cwd),
+            (None, None) => String::new(),
+        };
         let joins_last = safe && self.entries.last().is_some_and(|e| e.safe);
         if !joins_last {
             self.batch_counter = self.pipeline.next_batch_id();
@@ -254,6 +267,7 @@ impl Scheduler {
         let idx = self.entries.len();
         self.entries.push(Entry {
             call,
+            prepared,
             tool_name,
             summary,
             safe,
@@ -325,6 +339,7 @@ impl Scheduler {
         entry.status = Status::Executing;
         entry.started = Some(Instant::now());
         let call = entry.call.clone();
+        let prepared = entry.prepared.take();
         let tool_name = entry.tool_name.clone();
         let events = self.pipeline.events().clone();
         events.emit(Event::ToolStarted {
@@ -343,7 +358,7 @@ impl Scheduler {
         let pipeline = Arc::clone(&self.pipeline);
         let done = self.done_tx.clone();
         tokio::spawn(async move {
-            let run = AssertUnwindSafe(pipeline.run(&call, &call_ctx, &progress))
+            let run = AssertUnwindSafe(pipeline.run_prepared(&call, prepared, &call_ctx, &progress))
                 .catch_unwind()
                 .await;
             let outcome = run.unwrap_or_else(|_| {

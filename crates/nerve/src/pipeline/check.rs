@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::permissions::{CallFacts, Evaluation, PermissionSubject, evaluate};
 use crate::pipeline::hook_steps::{self, PreHookEffect};
-use crate::pipeline::{Pipeline, ToolCall};
+use crate::pipeline::{Pipeline, ToolCall, prepare_input};
 use crate::tool::{ToolPermission, ToolUseContext};
 
 /// What the tool's own (semantic) validation says about the input: separate from the permission
@@ -87,13 +87,13 @@ impl Pipeline {
                 evaluation,
             });
         };
-        let input = self.prepare_input(tool.as_ref(), call.input.clone())?;
+        let input = prepare_input(&self.pool, tool.as_ref(), call.input.clone())?;
         let validation = match tool.validate_input(&input, ctx).await {
             Ok(()) => ValidationReport::Valid,
             Err(message) => ValidationReport::Invalid { message },
         };
         let observable = tool.backfill_observable_input(&input, ctx);
-        let pre = hook_steps::pre_tool_use(&self.hooks, tool.name(), &call.id, &observable, ctx).await;
+        let pre = hook_steps::pre_tool_use(&self.hooks, tool.name(), &call.id, observable.json(), ctx).await;
         let hook = match pre.effect {
             PreHookEffect::Continue { decision } => decision,
             PreHookEffect::Block { reason } | PreHookEffect::Stop { reason } => {
@@ -102,7 +102,7 @@ impl Pipeline {
         };
         let observable = match pre.updated_input {
             Some(updated) => {
-                let updated = self.prepare_input(tool.as_ref(), updated)?;
+                let updated = prepare_input(&self.pool, tool.as_ref(), updated)?;
                 tool.backfill_observable_input(&updated, ctx)
             }
             None => observable,
@@ -115,7 +115,7 @@ impl Pipeline {
             tool: tool.name().to_string(),
             known_tool: true,
             read_only: tool.is_read_only(&observable),
-            input: observable,
+            input: observable.into_json(),
             validation,
             evaluation,
         })

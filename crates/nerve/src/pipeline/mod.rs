@@ -14,6 +14,7 @@ mod call;
 mod check;
 pub(crate) mod hook_steps;
 mod outcome;
+mod prepare;
 mod resolver;
 pub mod session_hooks;
 
@@ -21,6 +22,7 @@ pub use call::ToolCall;
 pub use check::{CheckReport, ValidationReport};
 pub use hook_steps::permission_request_hooks;
 pub use outcome::CallOutcome;
+pub use prepare::prepare_input;
 pub use resolver::Resolver;
 
 use std::sync::Arc;
@@ -33,10 +35,11 @@ use crate::budget::{ResultStore, empty_result_text, persisted_wrapper, result_ch
 use crate::errors::{ErrorClass, sanitize_for_model};
 use crate::events::EventSink;
 use crate::hooks::HookConfig;
-use crate::input::coerce_to_schema;
 use crate::permissions::Resolution;
 use crate::tool::ToolPool;
-use crate::tool::{DynTool, NewMessage, ProgressSink, ResultBlock, ToolError, ToolOutput, ToolUseContext};
+use crate::tool::{
+    DynTool, NewMessage, PreparedInput, ProgressSink, ResultBlock, ToolError, ToolOutput, ToolUseContext,
+};
 
 use hook_steps::{PostHookEffect, PreHookEffect};
 
@@ -127,10 +130,25 @@ impl Pipeline {
 
     /// Runs one call through every step. Never fails: failures become error outcomes.
     pub async fn run(&self, call: &ToolCall, ctx: &ToolUseContext, progress: &ProgressSink) -> CallOutcome {
+        self.run_prepared(call, None, ctx, progress).await
+    }
+
+    /// [`Pipeline::run`] for a call whose input the executor already prepared
+    /// ([`prepare_input`] against this pipeline's pool), so it is not read again.
+    pub async fn run_prepared(
+        &self,
+        call: &ToolCall,
+        prepared: Option<Result<PreparedInput, String>>,
+        ctx: &ToolUseContext,
+        progress: &ProgressSink,
+    ) -> CallOutcome {
         let span = tracing::info_span!("tool_call", tool = %telemetry_safe_name(&call.name, &self.pool),
             error_class = tracing::field::Empty);
         let start = Instant::now();
-        let outcome = self.run_steps(call, ctx, progress).instrument(span.clone()).await;
+        let outcome = self
+            .run_steps(call, prepared, ctx, progress)
+            .instrument(span.clone())
+            .await;
         if let Some(class) = outcome.error_class {
             span.record("error_class", class.as_telemetry().as_str());
         }
@@ -138,7 +156,13 @@ impl Pipeline {
         outcome
     }
 
-    async fn run_steps(&self, call: &ToolCall, ctx: &ToolUseContext, progress: &ProgressSink) -> CallOutcome {
+    async fn run_steps(
+        &self,
+        call: &ToolCall,
+        prepared: Option<Result<PreparedInput, String>>,
+        ctx: &ToolUseContext,
+        progress: &ProgressSink,
+    ) -> CallOutcome {
         // 1. Lookup, with alias fallback.
         let Some(tool) = self.pool.find(&call.name).cloned() else {
             let names: Vec<&str> = self.pool.tools().iter().map(|t| t.name()).collect();
@@ -160,7 +184,9 @@ impl Pipeline {
         }
 
         // 3. Engine-only fields never come from the model, then 4. coercion and 5. validation.
-        let input = match self.prepare_input(tool.as_ref(), call.input.clone()) {
+        let prepared =
+            prepared.unwrap_or_else(|| prepare_input(&self.pool, tool.as_ref(), call.input.clone()));
+        let input = match prepared {
             Ok(input) => input,
             Err(message) => return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation),
         };
@@ -182,7 +208,7 @@ impl Pipeline {
             .await;
 
         // 7. PreToolUse hooks.
-        let pre = hook_steps::pre_tool_use(&self.hooks, &tool_name, &call.id, &observable, ctx).await;
+        let pre = hook_steps::pre_tool_use(&self.hooks, &tool_name, &call.id, observable.json(), ctx).await;
         for notice in &pre.notices {
             self.events.emit(crate::events::Event::Notice {
                 message: notice.clone(),
@@ -212,7 +238,7 @@ impl Pipeline {
         if let Some(updated) = pre.updated_input {
             // The classification judged the input before the hook changed it.
             speculative = None;
-            match self.prepare_input(tool.as_ref(), updated) {
+            match prepare_input(&self.pool, tool.as_ref(), updated) {
                 Ok(updated) => {
                     observable = tool.backfill_observable_input(&updated, ctx);
                     input = updated;
@@ -247,7 +273,7 @@ impl Pipeline {
                 if let Some(updated) = updated_input {
                     // The user (or a permission hook) edited the input: it is what runs, checked
                     // like any untrusted input. Engine-only fields never come from outside.
-                    match self.prepare_input(tool.as_ref(), updated) {
+                    match prepare_input(&self.pool, tool.as_ref(), updated) {
                         Ok(updated) => input = updated,
                         Err(message) => {
                             return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation);
@@ -257,7 +283,7 @@ impl Pipeline {
                 if let Some(fields) = engine_input {
                     // The resolver's own fields (a previewed edit) for the input the user approved
                     // unchanged: the only way engine-only fields reach `call`.
-                    match self.merge_engine_input(tool.as_ref(), input, fields) {
+                    match prepare::merge_engine_input(&self.pool, tool.as_ref(), input, fields) {
                         Ok(merged) => input = merged,
                         Err(message) => {
                             return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation);
@@ -273,8 +299,15 @@ impl Pipeline {
             }
             Resolution::Deny { message, .. } => {
                 // 9. Denial handling.
-                hook_steps::permission_denied(&self.hooks, &tool_name, &call.id, &observable, &message, ctx)
-                    .await;
+                hook_steps::permission_denied(
+                    &self.hooks,
+                    &tool_name,
+                    &call.id,
+                    observable.json(),
+                    &message,
+                    ctx,
+                )
+                .await;
                 return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Permission).denied();
             }
         };
@@ -351,7 +384,7 @@ impl Pipeline {
             &self.hooks,
             &tool_name,
             &call.id,
-            &observable,
+            observable.json(),
             &hook_input_response,
             outcome.is_error,
             ctx,
@@ -386,63 +419,6 @@ impl Pipeline {
             }
         }
         outcome
-    }
-
-    /// Strips engine-only fields, coerces and validates model- or hook-provided input.
-    fn prepare_input(&self, tool: &dyn DynTool, input: Value) -> Result<Value, String> {
-        let input = strip_engine_only(input, tool.engine_only_fields());
-        self.validate_engine_input(tool, input)
-    }
-
-    /// Adds the permission system's engine-only fields to already prepared input. Only fields the
-    /// tool declares as engine-only are taken; anything else in `fields` is ignored.
-    fn merge_engine_input(
-        &self,
-        tool: &dyn DynTool,
-        input: Value,
-        fields: serde_json::Map<String, Value>,
-    ) -> Result<Value, String> {
-        let Value::Object(mut map) = input else {
-            return Err(format!("the {} tool's input is not an object", tool.name()));
-        };
-        let allowed = tool.engine_only_fields();
-        for (key, value) in fields {
-            if allowed.contains(&key.as_str()) {
-                map.insert(key, value);
-            }
-        }
-        self.validate_engine_input(tool, Value::Object(map))
-    }
-
-    /// Coerces and validates input, keeping engine-only fields (input set by the permission system).
-    ///
-    /// Unknown fields are refused wherever the schema says `additionalProperties: false` (every
-    /// built-in tool; an MCP tool when its server's schema says so). Engine-only fields are not in
-    /// the schema the model sees, so the schema judges the input without them and the tool's own
-    /// type check judges them.
-    fn validate_engine_input(&self, tool: &dyn DynTool, input: Value) -> Result<Value, String> {
-        let name = tool.name();
-        let schema_value = self.pool.schema_value(name);
-        let input = coerce_to_schema(input, schema_value.as_deref().unwrap_or(&Value::Null));
-        let schema = self
-            .pool
-            .schema(name)
-            .ok_or_else(|| format!("tool {name} has no schema"))?;
-        let model_fields = strip_engine_only(input.clone(), tool.engine_only_fields());
-        if let Err(problems) = schema
-            .validate(&model_fields)
-            .and_then(|()| tool.check_type(&input))
-        {
-            let mut message =
-                format!("InputValidationError: the {name} tool's input is invalid:\n{problems}");
-            if self.pool.is_unloaded_deferred(name) {
-                message.push_str(&format!(
-                    "\nThis tool's schema has not been loaded yet. Call the ToolSearch tool with query \"select:{name}\" first, then call {name} again."
-                ));
-            }
-            return Err(sanitize_for_model(&message));
-        }
-        Ok(input)
     }
 
     /// Result budgeting (step 11) for one result: empty results get a placeholder; results over the tool's
@@ -506,18 +482,6 @@ impl Pipeline {
                 None
             }
         }
-    }
-}
-
-fn strip_engine_only(input: Value, fields: &[&str]) -> Value {
-    match input {
-        Value::Object(mut map) => {
-            for f in fields {
-                map.remove(*f);
-            }
-            Value::Object(map)
-        }
-        other => other,
     }
 }
 

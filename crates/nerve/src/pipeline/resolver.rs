@@ -13,7 +13,8 @@ use crate::permissions::{
     PermissionPrompter, PermissionRequest, PermissionRule, Previewer, Resolution, RuleBehavior, RuleScope,
     RuleSource, RuleValue, UserAnswer, Verdict,
 };
-use crate::tool::{DynTool, PermissionPreview, ToolRef, ToolUseContext};
+use crate::pipeline::prepare::strip_engine_only;
+use crate::tool::{DynTool, PermissionPreview, PreparedInput, ToolRef, ToolUseContext};
 
 /// Resolves calls: evaluation, then hooks, classifier and prompts for what asks.
 #[derive(Clone, Default)]
@@ -84,7 +85,7 @@ impl Resolver {
     pub async fn start_classifier(
         &self,
         tool: &dyn DynTool,
-        input: &Value,
+        input: &PreparedInput,
         ctx: &ToolUseContext,
     ) -> Option<SpeculativeClassification> {
         if ctx.permissions.mode != PermissionMode::Auto || self.classify_serially {
@@ -117,7 +118,7 @@ impl Resolver {
     pub async fn evaluate(
         &self,
         tool: &dyn DynTool,
-        input: &Value,
+        input: &PreparedInput,
         ctx: &ToolUseContext,
         hook: Option<&HookPermission>,
     ) -> Evaluation {
@@ -125,7 +126,7 @@ impl Resolver {
         let tool_check = tool.check_permissions(input, ctx).await;
         let facts = CallFacts {
             tool_name: tool.name(),
-            input,
+            input: input.json(),
             subject: &subject,
             read_only: tool.is_read_only(input),
             destructive: tool.is_destructive(input),
@@ -139,7 +140,7 @@ impl Resolver {
         &self,
         tool: &dyn DynTool,
         tool_use_id: &str,
-        input: &Value,
+        input: &PreparedInput,
         ctx: &ToolUseContext,
         hook: Option<HookPermission>,
     ) -> Resolution {
@@ -152,7 +153,7 @@ impl Resolver {
         &self,
         tool: &dyn DynTool,
         tool_use_id: &str,
-        input: &Value,
+        input: &PreparedInput,
         ctx: &ToolUseContext,
         hook: Option<HookPermission>,
         speculative: Option<SpeculativeClassification>,
@@ -181,7 +182,7 @@ impl Resolver {
             &self.hooks,
             tool.name(),
             tool_use_id,
-            input,
+            input.json(),
             ctx,
         )
         .await
@@ -252,7 +253,7 @@ impl Resolver {
             id: uuid::Uuid::new_v4().to_string(),
             tool_use_id: tool_use_id.to_string(),
             tool_name: tool.name().to_string(),
-            input: input.clone(),
+            input: input.json().clone(),
             summary: tool.summary(input, &ctx.exec.cwd),
             reason: eval.reason.clone(),
             parts: eval.parts.clone(),
@@ -304,9 +305,9 @@ impl Resolver {
         with_engine_input(self.apply_answer(answer, input, ctx), preview)
     }
 
-    fn apply_answer(&self, answer: UserAnswer, input: &Value, ctx: &ToolUseContext) -> Resolution {
+    fn apply_answer(&self, answer: UserAnswer, input: &PreparedInput, ctx: &ToolUseContext) -> Resolution {
         match answer {
-            UserAnswer::AllowOnce { updated_input } => allow_with(updated_input, input),
+            UserAnswer::AllowOnce { updated_input } => allow_with(updated_input, input.json()),
             UserAnswer::AlwaysAllow {
                 rules,
                 scope,
@@ -356,7 +357,7 @@ impl Resolver {
                         notify(message);
                     }
                 }
-                allow_with(updated_input, input)
+                allow_with(updated_input, input.json())
             }
             UserAnswer::Deny { message } => {
                 let mut text = "The user doesn't want to proceed with this tool use. The tool use was rejected (nothing was run or changed).".to_string();
@@ -382,12 +383,9 @@ struct ToolPreviewer {
 
 #[async_trait::async_trait]
 impl Previewer for ToolPreviewer {
-    async fn preview(&self, mut input: Value) -> Option<PermissionPreview> {
-        if let Some(fields) = input.as_object_mut() {
-            for name in self.tool.engine_only_fields() {
-                fields.remove(*name);
-            }
-        }
+    async fn preview(&self, input: Value) -> Option<PermissionPreview> {
+        let input = strip_engine_only(input, self.tool.engine_only_fields());
+        let input = self.tool.prepare(input);
         let observable = self.tool.backfill_observable_input(&input, &self.ctx);
         self.tool
             .permission_preview(&observable, &self.ctx)

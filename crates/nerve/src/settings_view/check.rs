@@ -62,7 +62,7 @@ pub async fn check_call(
         .pipeline
         .pool()
         .find(&call.name)
-        .and_then(|t| t.sandbox_state(&call.input, &session.context));
+        .and_then(|t| t.sandbox_state(&t.prepare(call.input.clone()), &session.context));
     Ok(PermissionCheck {
         mode: session.context.permissions.mode,
         report,

@@ -1,6 +1,7 @@
-//! The object-safe face of [`Tool`] the registry, pipeline and executor work with. Inputs travel as
-//! JSON; each method parses into the tool's typed input, and a parse failure gives the fail-closed
-//! answer (not safe, not read-only, ask).
+//! The object-safe face of [`Tool`] the registry, pipeline and executor work with. A call's JSON
+//! input is read into the tool's typed input once ([`DynTool::prepare`]); every other method takes
+//! that [`PreparedInput`], and an input without the tool's type gets the fail-closed answer (not
+//! safe, not read-only, ask).
 
 use std::sync::Arc;
 
@@ -9,8 +10,8 @@ use serde_json::Value;
 
 use crate::permissions::PermissionSubject;
 use crate::tool::{
-    ApprovalPreview, FileEffect, InterruptBehavior, ProgressSink, Tool, ToolError, ToolOrigin, ToolOutput,
-    ToolPermission, ToolUseContext, Validation,
+    ApprovalPreview, FileEffect, InterruptBehavior, PreparedInput, ProgressSink, Tool, ToolError, ToolOrigin,
+    ToolOutput, ToolPermission, ToolUseContext, Validation,
 };
 
 /// A shared handle to a tool.
@@ -45,48 +46,56 @@ pub trait DynTool: Send + Sync {
     fn starts_subagents(&self) -> bool;
     /// See [`Tool::engine_only_fields`].
     fn engine_only_fields(&self) -> &[&str];
+    /// Reads `input` into the tool's typed input, once per input; whether it has the tool's type is
+    /// [`PreparedInput::type_error`].
+    fn prepare(&self, input: Value) -> PreparedInput;
     /// See [`Tool::is_concurrency_safe`]; false when the input does not parse.
-    fn is_concurrency_safe(&self, input: &Value) -> bool;
+    fn is_concurrency_safe(&self, input: &PreparedInput) -> bool;
     /// See [`Tool::is_read_only`]; false when the input does not parse.
-    fn is_read_only(&self, input: &Value) -> bool;
+    fn is_read_only(&self, input: &PreparedInput) -> bool;
     /// See [`Tool::is_destructive`]; false when the input does not parse (it cannot run then).
-    fn is_destructive(&self, input: &Value) -> bool;
+    fn is_destructive(&self, input: &PreparedInput) -> bool;
     /// See [`Tool::sandbox_state`]; none when the input does not parse.
-    fn sandbox_state(&self, input: &Value, ctx: &ToolUseContext) -> Option<crate::sandbox::SandboxState>;
-    /// Checks that the input has the tool's type; the error says which field is wrong.
-    fn check_type(&self, input: &Value) -> Result<(), String>;
+    fn sandbox_state(
+        &self,
+        input: &PreparedInput,
+        ctx: &ToolUseContext,
+    ) -> Option<crate::sandbox::SandboxState>;
     /// See [`Tool::validate_input`].
-    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Validation;
-    /// See [`Tool::backfill_observable_input`]: returns the observable clone.
-    fn backfill_observable_input(&self, input: &Value, ctx: &ToolUseContext) -> Value;
+    async fn validate_input(&self, input: &PreparedInput, ctx: &ToolUseContext) -> Validation;
+    /// See [`Tool::backfill_observable_input`]: returns the observable clone (typed, and serialised
+    /// from it, never read back).
+    fn backfill_observable_input(&self, input: &PreparedInput, ctx: &ToolUseContext) -> PreparedInput;
     /// See [`Tool::permission_subject`].
-    fn permission_subject(&self, input: &Value, ctx: &ToolUseContext) -> PermissionSubject;
+    fn permission_subject(&self, input: &PreparedInput, ctx: &ToolUseContext) -> PermissionSubject;
     /// See [`Tool::file_effect`]; an input that does not parse may change anything.
-    fn file_effect(&self, input: &Value, ctx: &ToolUseContext) -> FileEffect;
+    fn file_effect(&self, input: &PreparedInput, ctx: &ToolUseContext) -> FileEffect;
     /// See [`Tool::check_permissions`]; ask when the input does not parse.
-    async fn check_permissions(&self, input: &Value, ctx: &ToolUseContext) -> ToolPermission;
+    async fn check_permissions(&self, input: &PreparedInput, ctx: &ToolUseContext) -> ToolPermission;
     /// See [`Tool::permission_preview`]; none when the input does not parse.
-    async fn permission_preview(&self, input: &Value, ctx: &ToolUseContext) -> Option<ApprovalPreview>;
+    async fn permission_preview(
+        &self,
+        input: &PreparedInput,
+        ctx: &ToolUseContext,
+    ) -> Option<ApprovalPreview>;
     /// See [`Tool::call`].
     async fn call(
         &self,
-        input: Value,
+        input: PreparedInput,
         ctx: &ToolUseContext,
         progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError>;
     /// See [`Tool::user_facing_name`].
-    fn user_facing_name(&self, input: Option<&Value>) -> String;
+    fn user_facing_name(&self, input: Option<&PreparedInput>) -> String;
     /// See [`Tool::summary`].
-    fn summary(&self, input: &Value, cwd: &std::path::Path) -> String;
+    fn summary(&self, input: &PreparedInput, cwd: &std::path::Path) -> String;
     /// See [`Tool::classifier_input`].
-    fn classifier_input(&self, input: &Value) -> String;
+    fn classifier_input(&self, input: &PreparedInput) -> String;
 }
 
-fn parse<T: Tool>(input: &Value) -> Result<T::Input, String> {
-    T::Input::deserialize(input).map_err(|e| e.to_string())
+fn typed<T: Tool>(input: &PreparedInput) -> Result<&T::Input, String> {
+    input.get::<T::Input>()
 }
-
-use serde::Deserialize;
 
 #[async_trait]
 impl<T: Tool> DynTool for T {
@@ -129,85 +138,97 @@ impl<T: Tool> DynTool for T {
     fn engine_only_fields(&self) -> &[&str] {
         Tool::engine_only_fields(self)
     }
-    fn is_concurrency_safe(&self, input: &Value) -> bool {
-        parse::<T>(input)
-            .map(|i| Tool::is_concurrency_safe(self, &i))
+    fn prepare(&self, input: Value) -> PreparedInput {
+        PreparedInput::parse::<T::Input>(input)
+    }
+    fn is_concurrency_safe(&self, input: &PreparedInput) -> bool {
+        typed::<T>(input)
+            .map(|i| Tool::is_concurrency_safe(self, i))
             .unwrap_or(false)
     }
-    fn is_read_only(&self, input: &Value) -> bool {
-        parse::<T>(input)
-            .map(|i| Tool::is_read_only(self, &i))
+    fn is_read_only(&self, input: &PreparedInput) -> bool {
+        typed::<T>(input)
+            .map(|i| Tool::is_read_only(self, i))
             .unwrap_or(false)
     }
-    fn is_destructive(&self, input: &Value) -> bool {
-        parse::<T>(input)
-            .map(|i| Tool::is_destructive(self, &i))
+    fn is_destructive(&self, input: &PreparedInput) -> bool {
+        typed::<T>(input)
+            .map(|i| Tool::is_destructive(self, i))
             .unwrap_or(false)
     }
-    fn sandbox_state(&self, input: &Value, ctx: &ToolUseContext) -> Option<crate::sandbox::SandboxState> {
-        parse::<T>(input)
+    fn sandbox_state(
+        &self,
+        input: &PreparedInput,
+        ctx: &ToolUseContext,
+    ) -> Option<crate::sandbox::SandboxState> {
+        typed::<T>(input)
             .ok()
-            .and_then(|i| Tool::sandbox_state(self, &i, ctx))
+            .and_then(|i| Tool::sandbox_state(self, i, ctx))
     }
-    fn check_type(&self, input: &Value) -> Result<(), String> {
-        parse::<T>(input).map(|_| ())
+    async fn validate_input(&self, input: &PreparedInput, ctx: &ToolUseContext) -> Validation {
+        let typed = typed::<T>(input)?;
+        Tool::validate_input(self, typed, ctx).await
     }
-    async fn validate_input(&self, input: &Value, ctx: &ToolUseContext) -> Validation {
-        let typed = parse::<T>(input)?;
-        Tool::validate_input(self, &typed, ctx).await
-    }
-    fn backfill_observable_input(&self, input: &Value, ctx: &ToolUseContext) -> Value {
-        let Ok(mut typed) = parse::<T>(input) else {
+    fn backfill_observable_input(&self, input: &PreparedInput, ctx: &ToolUseContext) -> PreparedInput {
+        let Ok(typed) = typed::<T>(input) else {
             return input.clone();
         };
-        Tool::backfill_observable_input(self, &mut typed, ctx);
-        serde_json::to_value(&typed).unwrap_or_else(|_| input.clone())
+        let mut observable = typed.clone();
+        Tool::backfill_observable_input(self, &mut observable, ctx);
+        match serde_json::to_value(&observable) {
+            Ok(json) => PreparedInput::typed(json, observable),
+            Err(_) => input.clone(),
+        }
     }
-    fn permission_subject(&self, input: &Value, ctx: &ToolUseContext) -> PermissionSubject {
-        match parse::<T>(input) {
-            Ok(typed) => Tool::permission_subject(self, &typed, ctx),
+    fn permission_subject(&self, input: &PreparedInput, ctx: &ToolUseContext) -> PermissionSubject {
+        match typed::<T>(input) {
+            Ok(typed) => Tool::permission_subject(self, typed, ctx),
             Err(_) => PermissionSubject::Opaque,
         }
     }
-    fn file_effect(&self, input: &Value, ctx: &ToolUseContext) -> FileEffect {
-        match parse::<T>(input) {
-            Ok(typed) => Tool::file_effect(self, &typed, ctx),
+    fn file_effect(&self, input: &PreparedInput, ctx: &ToolUseContext) -> FileEffect {
+        match typed::<T>(input) {
+            Ok(typed) => Tool::file_effect(self, typed, ctx),
             Err(_) => FileEffect::Opaque { outlives_call: false },
         }
     }
-    async fn check_permissions(&self, input: &Value, ctx: &ToolUseContext) -> ToolPermission {
-        match parse::<T>(input) {
-            Ok(typed) => Tool::check_permissions(self, &typed, ctx).await,
+    async fn check_permissions(&self, input: &PreparedInput, ctx: &ToolUseContext) -> ToolPermission {
+        match typed::<T>(input) {
+            Ok(typed) => Tool::check_permissions(self, typed, ctx).await,
             Err(e) => ToolPermission::Ask {
                 reason: format!("the input could not be understood: {e}"),
             },
         }
     }
-    async fn permission_preview(&self, input: &Value, ctx: &ToolUseContext) -> Option<ApprovalPreview> {
-        let typed = parse::<T>(input).ok()?;
-        Tool::permission_preview(self, &typed, ctx).await
+    async fn permission_preview(
+        &self,
+        input: &PreparedInput,
+        ctx: &ToolUseContext,
+    ) -> Option<ApprovalPreview> {
+        let typed = typed::<T>(input).ok()?;
+        Tool::permission_preview(self, typed, ctx).await
     }
     async fn call(
         &self,
-        input: Value,
+        input: PreparedInput,
         ctx: &ToolUseContext,
         progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
-        let typed = T::Input::deserialize(input).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
+        let typed = input.into_typed::<T::Input>().map_err(ToolError::InvalidInput)?;
         Tool::call(self, typed, ctx, progress).await
     }
-    fn user_facing_name(&self, input: Option<&Value>) -> String {
-        let typed = input.and_then(|v| parse::<T>(v).ok());
-        Tool::user_facing_name(self, typed.as_ref())
+    fn user_facing_name(&self, input: Option<&PreparedInput>) -> String {
+        let typed = input.and_then(|v| typed::<T>(v).ok());
+        Tool::user_facing_name(self, typed)
     }
-    fn summary(&self, input: &Value, cwd: &std::path::Path) -> String {
-        parse::<T>(input)
-            .map(|i| Tool::summary(self, &i, cwd))
+    fn summary(&self, input: &PreparedInput, cwd: &std::path::Path) -> String {
+        typed::<T>(input)
+            .map(|i| Tool::summary(self, i, cwd))
             .unwrap_or_default()
     }
-    fn classifier_input(&self, input: &Value) -> String {
-        parse::<T>(input)
-            .map(|i| Tool::classifier_input(self, &i))
+    fn classifier_input(&self, input: &PreparedInput) -> String {
+        typed::<T>(input)
+            .map(|i| Tool::classifier_input(self, i))
             .unwrap_or_default()
     }
 }

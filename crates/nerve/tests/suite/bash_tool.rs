@@ -778,3 +778,36 @@ async fn auto_allow_in_the_sandbox_is_the_users_choice_not_the_projects() {
         .await;
     assert!(out.denied, "{:?}", out.content);
 }
+
+/// What the model reads back from Bash: output, silence, failures with their exit code, a command
+/// the rules refuse, a timeout and a background start.
+#[tokio::test]
+async fn bash_results_read_as_the_model_reads_them() {
+    let p = TestProject::new();
+    p.write("hello.txt", "hi there\n");
+    let s = p.builtin_session_asking(PermissionMode::Default, None, true);
+    let calls = [
+        json!({"command": "cat hello.txt"}),
+        json!({"command": "true"}),
+        json!({"command": "ls missing-file"}),
+        json!({"command": "grep -c nothing hello.txt"}),
+        json!({"command": "rm hello.txt"}),
+        json!({"command": "sleep 5", "timeout": 200}),
+        json!({"command": "sleep 30", "run_in_background": true}),
+        json!({"command": ""}),
+    ];
+    let root = p.dir.path().display().to_string();
+    // A background task's output file is under the session's folder, new each run.
+    let session_dir = regex::Regex::new(r"data/projects/[^/]+/[0-9a-f-]{36}/").unwrap();
+    let uuid = regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap();
+    let mut shown = Vec::new();
+    for (i, input) in calls.into_iter().enumerate() {
+        let out = s.run_one(&bash(&format!("t{i}"), input.clone())).await;
+        let mark = if out.is_error { "error" } else { "ok" };
+        let text = text_of(&out.content).replace(&root, "<project>");
+        let text = session_dir.replace_all(&text, "data/projects/<project key>/<session>/");
+        let text = uuid.replace_all(&text, "<uuid>");
+        shown.push(format!("== Bash {input} ({mark})\n{text}"));
+    }
+    insta::assert_snapshot!(shown.join("\n"));
+}

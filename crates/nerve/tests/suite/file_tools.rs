@@ -294,3 +294,64 @@ async fn several_large_reads_in_one_message_stay_within_the_message_budget() {
     assert_eq!(texts[0], text_of(&outcomes[0].content));
     assert!(!data.exists(), "nothing was persisted");
 }
+
+/// What the model reads back from Edit and Write, in the order a session makes the calls: a write
+/// of a new file, edits that succeed and the refusals that tell it what to do instead.
+#[tokio::test]
+async fn edit_and_write_results_read_as_the_model_reads_them() {
+    let p = TestProject::new();
+    p.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n// x\n// x\n");
+    p.write("unread.txt", "never read\n");
+    let s = session(&p, PermissionMode::AcceptEdits, &[], None);
+    let calls = [
+        (
+            "Write",
+            json!({"file_path": "notes/new.md", "content": "# Notes\n\nfirst line\n"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "src/lib.rs", "old_string": "41", "new_string": "42"}),
+        ),
+        ("Read", json!({"file_path": "src/lib.rs"})),
+        (
+            "Edit",
+            json!({"file_path": "src/lib.rs", "old_string": "    41", "new_string": "    42"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "src/lib.rs", "old_string": "// x", "new_string": "// y"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "src/lib.rs", "old_string": "// x", "new_string": "// y", "replace_all": true}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "src/lib.rs", "old_string": "absent", "new_string": "z"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "src/lib.rs", "old_string": "same", "new_string": "same"}),
+        ),
+        (
+            "Write",
+            json!({"file_path": "unread.txt", "content": "overwritten\n"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "src/missing.rs", "old_string": "a", "new_string": "b"}),
+        ),
+        ("Write", json!({"file_path": "notes/new.md"})),
+    ];
+    let root = p.dir.path().display().to_string();
+    let mut shown = Vec::new();
+    for (tool, input) in calls {
+        let out = s.run_one(&single_call(tool, input.clone())).await;
+        let mark = if out.is_error { "error" } else { "ok" };
+        shown.push(format!(
+            "== {tool} {input} ({mark})\n{}",
+            text_of(&out.content).replace(&root, "<project>")
+        ));
+    }
+    insta::assert_snapshot!(shown.join("\n"));
+}

@@ -530,3 +530,81 @@ async fn an_mcp_schema_is_strict_only_when_it_says_so() {
         )
     );
 }
+
+/// How many times [`CountedInput`] was deserialised.
+static INPUT_READS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// An input that counts its deserialisations.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+struct CountedInput {
+    path: String,
+}
+
+impl<'de> serde::Deserialize<'de> for CountedInput {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Raw {
+            path: String,
+        }
+        INPUT_READS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Raw::deserialize(d).map(|r| CountedInput { path: r.path })
+    }
+}
+
+/// A tool that asks about its input everywhere the engine can: safety, subject, permissions,
+/// validation, backfill, summary, sandbox, file effect.
+struct CountingTool;
+
+#[async_trait::async_trait]
+impl nerve::tool::Tool for CountingTool {
+    type Input = CountedInput;
+    fn name(&self) -> &str {
+        "TestCounted"
+    }
+    fn description(&self) -> String {
+        "Counts how often its input is read. Test tool.".into()
+    }
+    fn is_concurrency_safe(&self, _: &CountedInput) -> bool {
+        true
+    }
+    fn is_read_only(&self, _: &CountedInput) -> bool {
+        true
+    }
+    fn summary(&self, input: &CountedInput, _cwd: &std::path::Path) -> String {
+        input.path.clone()
+    }
+    fn backfill_observable_input(&self, input: &mut CountedInput, ctx: &nerve::tool::ToolUseContext) {
+        input.path = ctx.exec.cwd.join(&input.path).display().to_string();
+    }
+    async fn call(
+        &self,
+        input: CountedInput,
+        _ctx: &nerve::tool::ToolUseContext,
+        _progress: &nerve::tool::ProgressSink,
+    ) -> Result<nerve::tool::ToolOutput, nerve::tool::ToolError> {
+        Ok(nerve::tool::ToolOutput::text(format!("read {}", input.path)))
+    }
+}
+
+/// Issue: the input was deserialised in every step that looked at it (about fifteen times a call).
+/// Now the executor reads it once when the call is queued and every step, and the call, use that.
+#[tokio::test]
+async fn a_call_reads_its_input_once_from_queue_to_result() {
+    let p = TestProject::new();
+    let mut tools = nerve::tools::testing::all_test_tools();
+    tools.push(std::sync::Arc::new(CountingTool));
+    let s = p.session_over(tools, PermissionMode::Default, &[], None, true);
+    let exec = s.executor(
+        tokio_util::sync::CancellationToken::new(),
+        nerve::executor::ExecutorOptions::default(),
+    );
+    INPUT_READS.store(0, std::sync::atomic::Ordering::SeqCst);
+    exec.add(nerve::pipeline::ToolCall {
+        id: "toolu_counted".into(),
+        name: "TestCounted".into(),
+        input: json!({"path": "a.txt"}),
+    });
+    let (results, _) = exec.finish().await;
+    assert_eq!(text_of(&results[0].content), "read a.txt");
+    assert_eq!(INPUT_READS.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

@@ -1,0 +1,87 @@
+//! Steps 3–5 of the pipeline for one input: engine-only fields stripped, coercion, schema
+//! validation, and the tool's typed input read once. The executor prepares a call when it is
+//! queued (to know whether it may run in parallel) and hands the result to the pipeline, so an
+//! input is read once per call.
+
+use serde_json::Value;
+
+use crate::errors::sanitize_for_model;
+use crate::input::coerce_to_schema;
+use crate::tool::{DynTool, PreparedInput, ToolPool};
+
+/// Strips engine-only fields, coerces and validates model- or hook-provided input, and reads it
+/// into the tool's type. The error is what the model reads.
+pub fn prepare_input(pool: &ToolPool, tool: &dyn DynTool, input: Value) -> Result<PreparedInput, String> {
+    let input = strip_engine_only(input, tool.engine_only_fields());
+    validate_engine_input(pool, tool, input)
+}
+
+/// Adds the permission system's engine-only fields to already prepared input. Only fields the tool
+/// declares as engine-only are taken; anything else in `fields` is ignored.
+pub(crate) fn merge_engine_input(
+    pool: &ToolPool,
+    tool: &dyn DynTool,
+    input: PreparedInput,
+    fields: serde_json::Map<String, Value>,
+) -> Result<PreparedInput, String> {
+    let Value::Object(mut map) = input.into_json() else {
+        return Err(format!("the {} tool's input is not an object", tool.name()));
+    };
+    let allowed = tool.engine_only_fields();
+    for (key, value) in fields {
+        if allowed.contains(&key.as_str()) {
+            map.insert(key, value);
+        }
+    }
+    validate_engine_input(pool, tool, Value::Object(map))
+}
+
+/// Coerces and validates input, keeping engine-only fields (input set by the permission system).
+///
+/// Unknown fields are refused wherever the schema says `additionalProperties: false` (every built-in
+/// tool; an MCP tool when its server's schema says so). Engine-only fields are not in the schema the
+/// model sees, so the schema judges the input without them and the tool's own type judges them.
+fn validate_engine_input(pool: &ToolPool, tool: &dyn DynTool, input: Value) -> Result<PreparedInput, String> {
+    let name = tool.name();
+    let schema_value = pool.schema_value(name);
+    let input = coerce_to_schema(input, schema_value.as_deref().unwrap_or(&Value::Null));
+    let schema = pool
+        .schema(name)
+        .ok_or_else(|| format!("tool {name} has no schema"))?;
+    let engine_only = tool.engine_only_fields();
+    let checked = if engine_only.is_empty() {
+        schema.validate(&input)
+    } else {
+        schema.validate(&strip_engine_only(input.clone(), engine_only))
+    };
+    let prepared = match checked {
+        Ok(()) => {
+            let prepared = tool.prepare(input);
+            match prepared.type_error() {
+                None => return Ok(prepared),
+                Some(problem) => problem.to_string(),
+            }
+        }
+        Err(problems) => problems,
+    };
+    let mut message = format!("InputValidationError: the {name} tool's input is invalid:\n{prepared}");
+    if pool.is_unloaded_deferred(name) {
+        message.push_str(&format!(
+            "\nThis tool's schema has not been loaded yet. Call the ToolSearch tool with query \"select:{name}\" first, then call {name} again."
+        ));
+    }
+    Err(sanitize_for_model(&message))
+}
+
+/// The input without the fields only the engine may set.
+pub(crate) fn strip_engine_only(input: Value, fields: &[&str]) -> Value {
+    match input {
+        Value::Object(mut map) => {
+            for f in fields {
+                map.remove(*f);
+            }
+            Value::Object(map)
+        }
+        other => other,
+    }
+}
