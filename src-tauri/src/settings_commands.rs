@@ -107,7 +107,7 @@ pub async fn check_call(
     let project = blocking(move || open(&project_path)).await?;
     settings_view::check_call(&project, tool.trim(), input, McpManager::default().tools())
         .await
-        .map_err(ShellError::new)
+        .map_err(|e| ShellError::new(e.to_string()))
 }
 
 /// Starts each approved `.mcp.json` server, lists its tools and stops it again.

@@ -30,8 +30,8 @@ use crate::project::SessionRuntime;
 use crate::session::Transcript;
 use crate::tool::ToolPool;
 use crate::tool::{
-    AgentIdentity, Progress, ProgressSink, SubagentKind, SubagentReport, SubagentRunner, ToolRef,
-    ToolUseContext,
+    AgentIdentity, Progress, ProgressSink, SubagentError, SubagentKind, SubagentReport, SubagentRunner,
+    ToolRef, ToolUseContext,
 };
 
 /// Tools an Explore agent gets: none of them changes anything.
@@ -78,7 +78,7 @@ impl SubagentRunner for ModelSubagentRunner {
         description: &str,
         prompt: &str,
         progress: &ProgressSink,
-    ) -> Result<SubagentReport, String> {
+    ) -> Result<SubagentReport, SubagentError> {
         let agent_id = format!("agent-{}", uuid::Uuid::new_v4().simple());
         let tools: Vec<ToolRef> = match kind {
             SubagentKind::GeneralPurpose => self.tools.clone(),
@@ -89,7 +89,7 @@ impl SubagentRunner for ModelSubagentRunner {
                 .cloned()
                 .collect(),
         };
-        let pool = ToolPool::new(tools, false).map_err(|e| e.to_string())?;
+        let pool = ToolPool::new(tools, false)?;
         let project_data_dir = parent
             .config
             .transcript_path
@@ -151,7 +151,7 @@ impl SubagentRunner for ModelSubagentRunner {
             pipeline: Arc::new(pipeline),
             context,
         };
-        let transcript = Transcript::open(&transcript_path).map_err(|e| e.to_string())?;
+        let transcript = Transcript::open(&transcript_path).map_err(|e| SubagentError::Start(Box::new(e)))?;
         let mut system = self.system.clone();
         system.push(SUBAGENT_NOTE.to_string());
         let cancel = runtime.context.exec.cancel.clone();

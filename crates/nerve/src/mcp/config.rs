@@ -186,14 +186,25 @@ struct RawServerFields {
     headers: BTreeMap<String, String>,
 }
 
+/// What is wrong with one server's entry (the file and position are added by its caller).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+enum ServerEntryError {
+    #[error("a stdio server needs a non-empty \"command\"")]
+    NoCommand,
+    #[error("an {kind} server needs a \"url\"")]
+    NoUrl { kind: &'static str },
+    #[error("unknown server \"type\" {kind:?}; use \"stdio\" (the default), \"http\", \"sse\" or \"ws\"")]
+    UnknownType { kind: String },
+}
+
 impl RawServerFields {
-    fn into_transport(self) -> Result<McpTransport, String> {
+    fn into_transport(self) -> Result<McpTransport, ServerEntryError> {
         match self.kind.as_deref().unwrap_or("stdio") {
             "stdio" => {
                 let command = self
                     .command
                     .filter(|c| !c.trim().is_empty())
-                    .ok_or("a stdio server needs a non-empty \"command\"")?;
+                    .ok_or(ServerEntryError::NoCommand)?;
                 Ok(McpTransport::Stdio {
                     command,
                     args: self.args,
@@ -201,10 +212,15 @@ impl RawServerFields {
                 })
             }
             kind @ ("http" | "sse" | "streamable-http") => {
+                let kind = match kind {
+                    "http" => "http",
+                    "sse" => "sse",
+                    _ => "streamable-http",
+                };
                 let url = self
                     .url
                     .filter(|u| !u.trim().is_empty())
-                    .ok_or_else(|| format!("an {kind} server needs a \"url\""))?;
+                    .ok_or(ServerEntryError::NoUrl { kind })?;
                 Ok(if kind == "sse" {
                     McpTransport::Sse {
                         url,
@@ -221,9 +237,9 @@ impl RawServerFields {
                 kind: "ws".to_string(),
                 url: self.url,
             }),
-            other => Err(format!(
-                "unknown server \"type\" {other:?}; use \"stdio\" (the default), \"http\", \"sse\" or \"ws\""
-            )),
+            other => Err(ServerEntryError::UnknownType {
+                kind: other.to_string(),
+            }),
         }
     }
 }
@@ -333,13 +349,13 @@ pub fn parse_config(text: &str, source: McpConfigSource) -> Result<Vec<McpServer
     servers
         .into_iter()
         .map(|(name, server)| {
-            let transport = server.into_transport().map_err(|message| {
+            let transport = server.into_transport().map_err(|problem| {
                 let (line, column) = key_position(text, &name);
                 McpConfigError::Invalid {
                     path: source.path().to_path_buf(),
                     line,
                     column,
-                    message: format!("server \"{name}\": {message}"),
+                    message: format!("server \"{name}\": {problem}"),
                 }
             })?;
             Ok(McpServerConfig {

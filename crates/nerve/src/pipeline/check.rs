@@ -46,6 +46,18 @@ pub struct CheckReport {
     pub evaluation: Evaluation,
 }
 
+/// Why a call could not be judged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    /// The input does not fit the tool's schema (or a PreToolUse hook made it not fit): there is
+    /// no typed input to judge. The message is what the model would be told.
+    #[error("{message}")]
+    InvalidInput {
+        /// What is wrong, as the model would read it.
+        message: String,
+    },
+}
+
 impl Pipeline {
     /// Validates the call and evaluates its permission (PreToolUse hooks included). An unknown tool
     /// is judged as a non-read-only tool with no content to match (`subject_for_unknown` may supply
@@ -59,7 +71,7 @@ impl Pipeline {
         call: &ToolCall,
         ctx: &ToolUseContext,
         subject_for_unknown: Option<PermissionSubject>,
-    ) -> Result<CheckReport, String> {
+    ) -> Result<CheckReport, CheckError> {
         let Some(tool) = self.pool.find(&call.name).cloned() else {
             let subject = subject_for_unknown.unwrap_or(PermissionSubject::Opaque);
             let facts = CallFacts {
@@ -87,7 +99,8 @@ impl Pipeline {
                 evaluation,
             });
         };
-        let input = prepare_input(&self.pool, tool.as_ref(), call.input.clone())?;
+        let invalid = |message| CheckError::InvalidInput { message };
+        let input = prepare_input(&self.pool, tool.as_ref(), call.input.clone()).map_err(invalid)?;
         let validation = match tool.validate_input(&input, ctx).await {
             Ok(()) => ValidationReport::Valid,
             Err(message) => ValidationReport::Invalid { message },
@@ -102,7 +115,7 @@ impl Pipeline {
         };
         let observable = match pre.updated_input {
             Some(updated) => {
-                let updated = prepare_input(&self.pool, tool.as_ref(), updated)?;
+                let updated = prepare_input(&self.pool, tool.as_ref(), updated).map_err(invalid)?;
                 tool.backfill_observable_input(&updated, ctx)
             }
             None => observable,

@@ -19,7 +19,7 @@ mod resolver;
 pub mod session_hooks;
 
 pub use call::ToolCall;
-pub use check::{CheckReport, ValidationReport};
+pub use check::{CheckError, CheckReport, ValidationReport};
 pub use hook_steps::permission_request_hooks;
 pub use outcome::CallOutcome;
 pub use prepare::prepare_input;

@@ -129,13 +129,51 @@ fn supervise(
     fail("the sandbox is only implemented for Linux".into())
 }
 
+/// Why the helper could not restrict itself; it says so on stderr and runs nothing.
+#[derive(Debug, thiserror::Error)]
+enum RestrictError {
+    /// Not Linux.
+    #[cfg(not(target_os = "linux"))]
+    #[error("the sandbox is only implemented for Linux")]
+    Unsupported,
+    /// Landlock refused the ruleset.
+    #[cfg(target_os = "linux")]
+    #[error("{0}")]
+    Landlock(#[from] landlock::RulesetError),
+    /// Landlock refused the rule for one path.
+    #[cfg(target_os = "linux")]
+    #[error("{}: {source}", path.display())]
+    Rule {
+        /// The path the rule names.
+        path: PathBuf,
+        /// Why.
+        source: landlock::RulesetError,
+    },
+    /// The kernel has no Landlock (or it is disabled).
+    #[cfg(target_os = "linux")]
+    #[error("this kernel does not enforce Landlock")]
+    NotEnforced,
+    /// The network filter could not be built or installed.
+    #[cfg(target_os = "linux")]
+    #[error("the network filter: {0}")]
+    Seccomp(#[from] seccompiler::Error),
+    /// The network filter could not be built for this machine.
+    #[cfg(target_os = "linux")]
+    #[error("the network filter: {0}")]
+    SeccompBackend(#[from] seccompiler::BackendError),
+    /// A constant did not fit the filter's argument.
+    #[cfg(target_os = "linux")]
+    #[error("the network filter: {0}")]
+    Constant(#[from] std::num::TryFromIntError),
+}
+
 #[cfg(not(target_os = "linux"))]
-fn restrict(_policy: &SandboxPolicy) -> Result<(), String> {
-    Err("the sandbox is only implemented for Linux".into())
+fn restrict(_policy: &SandboxPolicy) -> Result<(), RestrictError> {
+    Err(RestrictError::Unsupported)
 }
 
 #[cfg(target_os = "linux")]
-fn restrict(policy: &SandboxPolicy) -> Result<(), String> {
+fn restrict(policy: &SandboxPolicy) -> Result<(), RestrictError> {
     use landlock::{
         ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, RulesetAttr, RulesetCreatedAttr,
         RulesetStatus,
@@ -164,15 +202,12 @@ fn restrict(policy: &SandboxPolicy) -> Result<(), String> {
 
     let mut ruleset = landlock::Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(all)
-        .map_err(|e| e.to_string())?;
+        .handle_access(all)?;
     if !policy.network {
         // No rule for any port: every TCP bind and connect is refused (Linux 6.7+).
-        ruleset = ruleset
-            .handle_access(AccessNet::from_all(abi))
-            .map_err(|e| e.to_string())?;
+        ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
     }
-    let mut created = ruleset.create().map_err(|e| e.to_string())?;
+    let mut created = ruleset.create()?;
     for (path, access) in rules {
         let Ok(fd) = landlock::PathFd::new(&path) else {
             continue; // gone since it was listed
@@ -184,11 +219,14 @@ fn restrict(policy: &SandboxPolicy) -> Result<(), String> {
         };
         created = created
             .add_rule(landlock::PathBeneath::new(fd, access))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|source| RestrictError::Rule {
+                path: path.clone(),
+                source,
+            })?;
     }
-    let status = created.restrict_self().map_err(|e| e.to_string())?;
+    let status = created.restrict_self()?;
     if status.ruleset == RulesetStatus::NotEnforced {
-        return Err("this kernel does not enforce Landlock".into());
+        return Err(RestrictError::NotEnforced);
     }
     if !policy.network {
         no_inet_sockets()?;
@@ -241,22 +279,21 @@ fn grant(
 /// A seccomp filter refusing IPv4 and IPv6 sockets (UDP, raw, and TCP on kernels whose Landlock
 /// cannot refuse it) and io_uring (which can open sockets without the `socket` call).
 #[cfg(target_os = "linux")]
-fn no_inet_sockets() -> Result<(), String> {
+fn no_inet_sockets() -> Result<(), RestrictError> {
     use seccompiler::{
         BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
         SeccompRule, TargetArch,
     };
     use std::collections::BTreeMap;
-    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
-    let domain = |family: i32| -> Result<SeccompRule, String> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH)?;
+    let domain = |family: i32| -> Result<SeccompRule, RestrictError> {
         let condition = SeccompCondition::new(
             0,
             SeccompCmpArgLen::Dword,
             SeccompCmpOp::Eq,
-            u64::try_from(family).map_err(|e| e.to_string())?,
-        )
-        .map_err(|e| e.to_string())?;
-        SeccompRule::new(vec![condition]).map_err(|e| e.to_string())
+            u64::try_from(family)?,
+        )?;
+        Ok(SeccompRule::new(vec![condition])?)
     };
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(
@@ -267,10 +304,9 @@ fn no_inet_sockets() -> Result<(), String> {
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
-        SeccompAction::Errno(u32::try_from(libc::EACCES).map_err(|e| e.to_string())?),
+        SeccompAction::Errno(u32::try_from(libc::EACCES)?),
         arch,
-    )
-    .map_err(|e| e.to_string())?;
-    let program = BpfProgram::try_from(filter).map_err(|e| e.to_string())?;
-    seccompiler::apply_filter(&program).map_err(|e| e.to_string())
+    )?;
+    let program = BpfProgram::try_from(filter)?;
+    Ok(seccompiler::apply_filter(&program)?)
 }

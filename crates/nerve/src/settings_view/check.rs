@@ -27,6 +27,17 @@ pub struct PermissionCheck {
     pub sandbox: Option<crate::sandbox::SandboxState>,
 }
 
+/// Why a call could not be checked.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckCallError {
+    /// The session's tools could not be assembled (an external tool's schema does not compile).
+    #[error("the session's tools could not be assembled: {0}")]
+    Tools(#[from] crate::input::SchemaError),
+    /// The call could not be judged.
+    #[error(transparent)]
+    Check(#[from] crate::pipeline::CheckError),
+}
+
 /// Runs the pipeline's dry run for `tool` with `input` in a new headless session of `project`
 /// (its settings, rules and hooks; `external_tools` are the MCP tools it would have). An unknown
 /// tool is judged as an unknown, non-read-only tool; an unknown `Bash` is judged from the parser.
@@ -35,15 +46,14 @@ pub async fn check_call(
     tool: &str,
     input: Value,
     external_tools: Vec<ToolRef>,
-) -> Result<PermissionCheck, String> {
+) -> Result<PermissionCheck, CheckCallError> {
     let permissions = project.permission_context(true);
     let pool = assemble_tool_pool(
         all_builtin_tools(),
         external_tools,
         &permissions,
         &PoolOptions::default(),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let session = project.session(
         pool,
         SessionSetup {

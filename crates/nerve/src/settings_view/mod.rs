@@ -11,7 +11,7 @@ mod hooks;
 mod mcp;
 mod rules;
 
-pub use check::{PermissionCheck, check_call};
+pub use check::{CheckCallError, PermissionCheck, check_call};
 pub use hooks::{HookView, hooks_of};
 pub use mcp::{
     McpServerStatus, McpServerView, McpViewError, add_mcp_server, find_mcp_server, mcp_login, mcp_logout,

@@ -28,7 +28,7 @@ pub use progress::{Progress, ProgressSink};
 pub use read_state::{FileReadRecord, ReadFileState};
 pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput, text_of};
 pub use schema::schema_of;
-pub use subagent::{SubagentKind, SubagentReport, SubagentRunner};
+pub use subagent::{SubagentError, SubagentKind, SubagentReport, SubagentRunner};
 
 use async_trait::async_trait;
 use schemars::JsonSchema;

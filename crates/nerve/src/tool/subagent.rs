@@ -54,7 +54,19 @@ pub trait SubagentRunner: Send + Sync + std::fmt::Debug {
         description: &str,
         prompt: &str,
         progress: &ProgressSink,
-    ) -> Result<SubagentReport, String>;
+    ) -> Result<SubagentReport, SubagentError>;
+}
+
+/// Why a sub-agent could not start. (A child that starts and then fails reports that in its
+/// [`SubagentReport`].)
+#[derive(Debug, thiserror::Error)]
+pub enum SubagentError {
+    /// The child's tool list did not compile.
+    #[error("the sub-agent's tools could not be assembled: {0}")]
+    Tools(#[from] crate::input::SchemaError),
+    /// The child's transcript could not be created.
+    #[error("the sub-agent could not start: {0}")]
+    Start(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl SubagentReport {

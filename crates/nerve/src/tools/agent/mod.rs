@@ -126,7 +126,7 @@ impl Tool for AgentTool {
         let report = runner
             .run(ctx, kind, &input.description, &input.prompt, progress)
             .await
-            .map_err(ToolError::Failed)?;
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
         let mut text = if report.final_text.trim().is_empty() {
             "(The sub-agent finished without a final message.)".to_string()
         } else {

@@ -102,6 +102,9 @@ pub enum FetchError {
         /// The limit.
         max: usize,
     },
+    /// The HTTP client could not be set up (no TLS backend...).
+    #[error("could not set up the HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
     /// The content is binary.
     #[error(
         "{url} returned {content_type}, which is binary content WebFetch cannot read; it reads HTML, plain text, Markdown, JSON and XML"
@@ -127,12 +130,12 @@ pub async fn fetch(client: &reqwest::Client, url: Url, limits: &FetchLimits) -> 
 }
 
 /// A client that never follows redirects itself (each hop is checked here).
-pub fn build_client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
+pub fn build_client(connect_timeout: Duration) -> Result<reqwest::Client, FetchError> {
     crate::http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(connect_timeout)
         .build()
-        .map_err(|e| format!("could not set up the HTTP client: {e}"))
+        .map_err(FetchError::Client)
 }
 
 async fn follow(client: &reqwest::Client, mut url: Url, limits: &FetchLimits) -> Result<Fetched, FetchError> {

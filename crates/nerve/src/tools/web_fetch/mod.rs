@@ -76,6 +76,13 @@ pub struct WebFetchInput {
     pub prompt: String,
 }
 
+/// What a fetch found: a page, or a redirect to another site (whose text tells the model the new
+/// URL to fetch, if it wants to).
+enum PageOrRedirect {
+    Page(CachedPage),
+    Redirect(String),
+}
+
 /// Fetches a web page and answers a prompt about it. Named `WebFetch`.
 #[derive(Debug)]
 pub struct WebFetchTool {
@@ -107,20 +114,17 @@ impl WebFetchTool {
         if let Some(client) = self.client.get() {
             return Ok(client);
         }
-        let client = fetch::build_client(self.options.limits.connect_timeout).map_err(ToolError::Failed)?;
+        let client = fetch::build_client(self.options.limits.connect_timeout)
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
         Ok(self.client.get_or_init(|| client))
     }
 
-    /// The page for `url`: from the cache, or fetched and converted (and then cached). A redirect
-    /// to another site is returned as the result text.
-    async fn page(
-        &self,
-        url: reqwest::Url,
-        progress: &ProgressSink,
-    ) -> Result<Result<CachedPage, String>, ToolError> {
+    /// The page for `url`: from the cache, or fetched and converted (and then cached); or the
+    /// other site a redirect points to.
+    async fn page(&self, url: reqwest::Url, progress: &ProgressSink) -> Result<PageOrRedirect, ToolError> {
         let key = url.to_string();
         if let Some(page) = self.cache.get(&key) {
-            return Ok(Ok(page));
+            return Ok(PageOrRedirect::Page(page));
         }
         progress.status(format!("fetching {key}"));
         let fetched = fetch::fetch(self.client()?, url, &self.options.limits)
@@ -128,7 +132,11 @@ impl WebFetchTool {
             .map_err(|e: FetchError| ToolError::Failed(e.to_string()))?;
         let page = match fetched {
             Fetched::CrossSiteRedirect { from, to, status } => {
-                return Ok(Err(redirect_text(from.as_str(), to.as_str(), status)));
+                return Ok(PageOrRedirect::Redirect(redirect_text(
+                    from.as_str(),
+                    to.as_str(),
+                    status,
+                )));
             }
             Fetched::Page(page) => page,
         };
@@ -145,7 +153,7 @@ impl WebFetchTool {
             text_truncated,
         };
         self.cache.put(&key, cached.clone());
-        Ok(Ok(cached))
+        Ok(PageOrRedirect::Page(cached))
     }
 
     fn truncation_note(&self, page: &CachedPage) -> Option<String> {
@@ -240,8 +248,8 @@ impl Tool for WebFetchTool {
         let requested = url.to_string();
         let cached_before = self.cache.get(&requested).is_some();
         let page = match self.page(url, progress).await? {
-            Ok(page) => page,
-            Err(redirect) => {
+            PageOrRedirect::Page(page) => page,
+            PageOrRedirect::Redirect(redirect) => {
                 return Ok(ToolOutput::text(redirect).with_display(serde_json::json!({
                     "url": requested, "redirect": true,
                 })));
@@ -254,7 +262,7 @@ impl Tool for WebFetchTool {
                 match summarize::summarise(model, &page.text, &input.prompt).await {
                     Ok(answer) => (answer, true),
                     Err(why) => (
-                        summarize::unsummarised(&page.text, &input.prompt, &why, note.as_deref()),
+                        summarize::unsummarised(&page.text, &input.prompt, &why.to_string(), note.as_deref()),
                         false,
                     ),
                 }

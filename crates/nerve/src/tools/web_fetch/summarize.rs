@@ -29,14 +29,24 @@ pub fn unsummarised(page: &str, prompt: &str, why: &str, truncated_note: Option<
     out
 }
 
-/// Asks `model` about the page. The error text says why, for the fallback note.
-pub async fn summarise(model: &dyn SmallModel, page: &str, prompt: &str) -> Result<String, String> {
+/// Why the page was not summarised; the message opens the fallback note the model reads.
+#[derive(Debug, thiserror::Error)]
+pub enum SummaryError {
+    /// The small model's request failed.
+    #[error("Summarising the page failed ({0})")]
+    Model(#[from] crate::model::error::ModelError),
+    /// The small model answered with nothing.
+    #[error("The summarising model returned an empty answer")]
+    Empty,
+}
+
+/// Asks `model` about the page.
+pub async fn summarise(model: &dyn SmallModel, page: &str, prompt: &str) -> Result<String, SummaryError> {
     let answer = model
         .complete(SYSTEM_PROMPT, &summary_request(page, prompt))
-        .await
-        .map_err(|e| format!("Summarising the page failed ({e})"))?;
+        .await?;
     if answer.trim().is_empty() {
-        return Err("The summarising model returned an empty answer".into());
+        return Err(SummaryError::Empty);
     }
     Ok(answer)
 }
@@ -57,6 +67,35 @@ mod tests {
         assert_eq!(
             r,
             "No model is available, so here is the page content itself; answer the request from it: Q?\n(cut)\n---\nPAGE"
+        );
+    }
+
+    /// A small model that always gives the same answer.
+    #[derive(Debug)]
+    struct Answers(&'static str);
+
+    #[async_trait::async_trait]
+    impl SmallModel for Answers {
+        async fn complete(
+            &self,
+            _system: &str,
+            _user: &str,
+        ) -> Result<String, crate::model::error::ModelError> {
+            Ok(self.0.to_string())
+        }
+    }
+
+    #[tokio::test]
+    async fn an_empty_answer_is_no_summary_and_the_note_says_so() {
+        assert_eq!(
+            summarise(&Answers("It lists widgets."), "PAGE", "Q?").await.ok(),
+            Some("It lists widgets.".to_string())
+        );
+        let empty = summarise(&Answers("  \n"), "PAGE", "Q?").await;
+        assert!(matches!(empty, Err(SummaryError::Empty)), "{empty:?}");
+        assert_eq!(
+            empty.map_err(|e| e.to_string()),
+            Err("The summarising model returned an empty answer".to_string())
         );
     }
 }
