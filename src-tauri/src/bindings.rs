@@ -1,4 +1,5 @@
-//! The UI's TypeScript types, generated from the Rust types that cross IPC (`ui/src/bindings/`).
+//! The UI's TypeScript types, generated from the Rust types that cross IPC (`ui/src/bindings/`):
+//! the engine's are all in `nerve-protocol`; the rest are this shell's own (app settings, state).
 //! `bindings_are_current` fails when the committed files differ from what the Rust types give;
 //! `NERVE_UPDATE_BINDINGS=1 cargo test -p nerve-desktop bindings` rewrites them.
 
@@ -9,12 +10,12 @@ mod tests {
     use std::collections::BTreeMap;
     use std::path::{Path, PathBuf};
 
-    use nerve::events::Event;
-    use nerve::permissions::{PermissionMode, UserAnswer};
+    use nerve_protocol::Event;
+    use nerve_protocol::{PermissionMode, UserAnswer};
     use ts_rs::{Config, TS};
 
-    use nerve::agent::RewindRequest;
-    use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
+    use nerve_protocol::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
+    use nerve_protocol::rewind::RewindRequest;
 
     use crate::dto::{
         AppSettings, AppState, PersistedChunk, ProjectInfo, RewindOutcome, SessionInfo, TurnSummary,
@@ -39,21 +40,21 @@ mod tests {
         RewindRequest::export_all(&cfg).unwrap();
         RewindOutcome::export_all(&cfg).unwrap();
         crate::dto::CompactOutcome::export_all(&cfg).unwrap();
-        nerve::slash_commands::SlashCommand::export_all(&cfg).unwrap();
-        nerve::project_files::FileMatch::export_all(&cfg).unwrap();
+        nerve_protocol::prompt::SlashCommand::export_all(&cfg).unwrap();
+        nerve_protocol::prompt::FileMatch::export_all(&cfg).unwrap();
         crate::dto::ProjectSettingsView::export_all(&cfg).unwrap();
-        nerve::settings_view::RuleSyntax::export_all(&cfg).unwrap();
-        nerve::settings_view::PermissionCheck::export_all(&cfg).unwrap();
-        nerve::permissions::settings::RuleEdit::export_all(&cfg).unwrap();
-        nerve::model::client::ModelListing::export_all(&cfg).unwrap();
-        nerve::agent::AttachedImage::export_all(&cfg).unwrap();
+        nerve_protocol::settings::RuleSyntax::export_all(&cfg).unwrap();
+        nerve_protocol::settings::PermissionCheck::export_all(&cfg).unwrap();
+        nerve_protocol::settings::RuleEdit::export_all(&cfg).unwrap();
+        nerve_protocol::prompt::ModelListing::export_all(&cfg).unwrap();
+        nerve_protocol::prompt::AttachedImage::export_all(&cfg).unwrap();
         crate::outputs_commands::OutputsView::export_all(&cfg).unwrap();
         crate::outputs_commands::SearchDone::export_all(&cfg).unwrap();
-        nerve::outputs::SearchHit::export_all(&cfg).unwrap();
-        nerve::outputs::Deleted::export_all(&cfg).unwrap();
-        nerve::session::DeletedSession::export_all(&cfg).unwrap();
+        nerve_protocol::outputs::SearchHit::export_all(&cfg).unwrap();
+        nerve_protocol::outputs::Deleted::export_all(&cfg).unwrap();
+        nerve_protocol::session::DeletedSession::export_all(&cfg).unwrap();
         crate::session_commands::DemoStarted::export_all(&cfg).unwrap();
-        nerve::session::SessionInfo::export_all(&cfg).unwrap();
+        nerve_protocol::session::SessionInfo::export_all(&cfg).unwrap();
     }
 
     fn files(dir: &Path) -> BTreeMap<PathBuf, String> {

@@ -1,12 +1,12 @@
-//! The shapes the shell's commands take and return. The engine's own types (events, permission
-//! requests and answers, modes) cross the IPC boundary unchanged; these are the shell's additions.
+//! The shapes the shell's commands take and return. The engine's own types (`nerve-protocol`:
+//! events, permission requests and answers, modes, sessions, outputs, change sets) cross the IPC
+//! boundary unchanged; these are the shell's additions.
 //! All of them are exported to TypeScript (`ui/src/bindings/`), so the UI never declares them twice.
 
-use nerve::agent::{PastCall, RewindReport};
-use nerve::events::{HistoryMessage, TurnEnd};
-pub use nerve::outputs::PersistedChunk;
-use nerve::permissions::PermissionMode;
-use nerve::session::PromptInfo;
+pub use nerve_protocol::outputs::PersistedChunk;
+use nerve_protocol::rewind::RewindReport;
+use nerve_protocol::session::{PastCall, PromptInfo};
+use nerve_protocol::{HistoryMessage, PermissionMode, TurnEnd};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -77,7 +77,7 @@ pub struct ProjectInfo {
     /// The mode sessions start in (from the settings).
     pub mode: PermissionMode,
     /// Earlier sessions, newest first.
-    pub sessions: Vec<nerve::session::SessionInfo>,
+    pub sessions: Vec<nerve_protocol::session::SessionInfo>,
     /// `.mcp.json` servers that are not started until the settings approve them.
     pub unapproved_mcp_servers: Vec<String>,
 }

@@ -187,3 +187,92 @@ impl RuleBehavior {
         self.into()
     }
 }
+
+/// The static evaluation of a call (everything before anyone is asked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Evaluation {
+    /// The verdict.
+    pub decision: Verdict,
+    /// What decided.
+    pub decided_by: DecidedBy,
+    /// Why, in a sentence for the user and the model.
+    pub reason: String,
+    /// The deciding rule, if a rule decided.
+    pub rule: Option<MatchedRule>,
+    /// For shell commands, every part with its verdict.
+    pub parts: Vec<PartVerdict>,
+    /// "Always allow" suggestions (for asks).
+    pub suggestions: Vec<String>,
+    /// Why the suggestions are narrower than usual, or absent (a call that may destroy data).
+    #[serde(default)]
+    pub suggestion_note: Option<String>,
+    /// For an ask: whether the auto-mode classifier may settle it (a default ask, or asks about
+    /// protected paths it may judge); asks from rules, hooks, the tool or an unparsed command go to
+    /// the user.
+    #[serde(default)]
+    pub classifier_approvable: bool,
+}
+
+/// Where a rule was declared. Declaration order is priority order, highest first: `a < b` means a
+/// rule from `a` is consulted before one from `b` with the same behaviour.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum RuleSource {
+    /// Managed policy (`/etc/nerve/managed-settings.json`), set by an administrator.
+    #[serde(rename = "policySettings")]
+    #[strum(serialize = "policySettings")]
+    Managed,
+    /// `--allow`/`--deny`-style command-line arguments.
+    #[serde(rename = "cliArg")]
+    #[strum(serialize = "cliArg")]
+    CliArg,
+    /// Granted during this session only ("allow for this session").
+    #[serde(rename = "session")]
+    #[strum(serialize = "session")]
+    Session,
+    /// `<project>/.nerve/settings.local.json`, personal and not committed.
+    #[serde(rename = "localSettings")]
+    #[strum(serialize = "localSettings")]
+    LocalSettings,
+    /// `<project>/.nerve/settings.json`, shared with the team.
+    #[serde(rename = "projectSettings")]
+    #[strum(serialize = "projectSettings")]
+    ProjectSettings,
+    /// `~/.config/nerve/settings.json`, the user's own defaults.
+    #[serde(rename = "userSettings")]
+    #[strum(serialize = "userSettings")]
+    UserSettings,
+    /// Claude Code's `<project>/.claude/settings.local.json`, reused at lower priority.
+    #[serde(rename = "claudeLocalSettings")]
+    #[strum(serialize = "claudeLocalSettings")]
+    ClaudeLocalSettings,
+    /// Claude Code's `<project>/.claude/settings.json`, reused at lower priority.
+    #[serde(rename = "claudeProjectSettings")]
+    #[strum(serialize = "claudeProjectSettings")]
+    ClaudeProjectSettings,
+}
+
+impl RuleSource {
+    /// Every source, highest priority first (declaration order).
+    pub const ALL: &'static [RuleSource] = <RuleSource as strum::VariantArray>::VARIANTS;
+
+    /// The name used in explanations and serialised rules (Claude Code's names where they exist).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}

@@ -4,6 +4,8 @@
 //! head, tail or line range, and deleted with the index kept in step. The engine reads the files;
 //! a front-end only shows what these functions return.
 
+pub use nerve_protocol::outputs::{Deleted, OutputInfo, OutputLine, PersistedChunk, SearchHit};
+
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -12,7 +14,6 @@ use std::path::{Path, PathBuf};
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::budget::{IndexEntry, ResultStore};
@@ -20,32 +21,6 @@ use crate::session::{Transcript, TranscriptEntry, session_title};
 
 /// Longest line text a search hit or a shown line carries (the rest is cut with a note).
 pub const MAX_LINE_CHARS: usize = 2_000;
-
-/// One persisted output with what made it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct OutputInfo {
-    /// The tool that produced it.
-    pub tool: String,
-    /// The call.
-    pub tool_use_id: String,
-    /// The call's one-line summary (the command, pattern or path), when its transcript has it.
-    pub summary: Option<String>,
-    /// The session.
-    pub session_id: String,
-    /// The session's title (its first prompt), empty when unknown.
-    pub session_title: String,
-    /// The file.
-    pub path: String,
-    /// Its size in bytes when written.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub size_bytes: u64,
-    /// When it was written (milliseconds since the Unix epoch).
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub time_ms: u64,
-    /// Whether the file is still there.
-    pub exists: bool,
-}
 
 /// Which outputs a listing or a search covers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -182,17 +157,6 @@ pub fn find_output(project_data_dir: &Path, key: &str) -> Result<IndexEntry, Out
         .ok_or_else(|| OutputsError::Unknown(key.to_string()))
 }
 
-/// One line of an output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct OutputLine {
-    /// 1-based line number.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub number: u64,
-    /// The text (invalid UTF-8 replaced; cut at [`MAX_LINE_CHARS`] with a note).
-    pub text: String,
-}
-
 fn line_text(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim_end_matches(['\n', '\r']);
@@ -260,18 +224,6 @@ pub fn tail_lines(path: &Path, count: usize) -> Result<Vec<String>, OutputsError
     Ok(lines)
 }
 
-/// A line that matched a search.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct SearchHit {
-    /// The output's call.
-    pub tool_use_id: String,
-    /// The output's file.
-    pub path: String,
-    /// The line.
-    pub line: OutputLine,
-}
-
 /// Searches the outputs matching `filter` for `pattern` (a literal unless `regex`; case-sensitive
 /// unless it has no capital letter, as ripgrep's smart case), handing each hit to `on_hit` as it is
 /// found; `on_hit` returning `false` stops the search. Binary files are searched up to their
@@ -322,17 +274,6 @@ pub fn search_outputs(
         }
     }
     Ok(hits)
-}
-
-/// What deleting outputs freed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Deleted {
-    /// How many outputs were deleted.
-    pub outputs: usize,
-    /// Bytes freed on disk.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub bytes: u64,
 }
 
 /// Deletes the outputs `keys` (call ids or paths) or, with `session`, every output of that
@@ -391,24 +332,6 @@ pub fn disk_usage(project_data_dir: &Path) -> Result<u64, OutputsError> {
 
 /// Most bytes one [`read_chunk`] returns.
 pub const MAX_CHUNK_BYTES: usize = 1024 * 1024;
-
-/// A slice of a persisted tool output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct PersistedChunk {
-    /// The text (invalid UTF-8 replaced).
-    pub text: String,
-    /// Where the slice starts.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub offset: u64,
-    /// Where the next chunk starts: the slice ends before a character split by the chunk size,
-    /// which then arrives whole in the next chunk.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub next_offset: u64,
-    /// The whole file's size.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub total_bytes: u64,
-}
 
 /// Reads up to `len` bytes (at most [`MAX_CHUNK_BYTES`]) of the persisted output at `path` from
 /// `offset`, as text for a viewer that pages through it. Only a listed output of the project can

@@ -11,39 +11,10 @@
 //! `!` shell lines and `allowed-tools` front matter are not supported: a command never runs anything
 //! or widens permissions by itself.
 
+pub use nerve_protocol::prompt::{CommandSource, SlashCommand};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use serde::{Deserialize, Serialize};
-
-/// Where a command comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum CommandSource {
-    /// Built into the app; the front-end carries it out.
-    Builtin,
-    /// The user's command folders.
-    User,
-    /// The project's command folders.
-    Project,
-    /// A prompt of a connected MCP server (`/mcp__server__prompt`).
-    Mcp,
-}
-
-/// A command as a front-end lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct SlashCommand {
-    /// The name, without the slash (`compact`, `review`, `frontend:component`).
-    pub name: String,
-    /// What it does, in one line.
-    pub description: String,
-    /// What to type after the name (`[instructions]`), if anything.
-    pub argument_hint: Option<String>,
-    /// Where it comes from.
-    pub source: CommandSource,
-}
 
 /// A custom command: its listing and its prompt template.
 #[derive(Debug, Clone, PartialEq, Eq)]

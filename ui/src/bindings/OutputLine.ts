@@ -9,6 +9,6 @@ export type OutputLine = {
  */
 number: number, 
 /**
- * The text (invalid UTF-8 replaced; cut at [`MAX_LINE_CHARS`] with a note).
+ * The text (invalid UTF-8 replaced; cut at the engine's longest line, 2,000 characters, with a note).
  */
 text: string, };

@@ -2,10 +2,9 @@
 //! the batch the executor ran each call in, whether the user denied it, and its persisted output.
 //! Front-ends rebuild their tool cards from this instead of guessing from raw messages.
 
-use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+pub use nerve_protocol::session::PastCall;
 
-use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
 
 use super::Agent;
 use super::conversation::tool_uses_of;
@@ -13,35 +12,6 @@ use crate::executor::{input_is_concurrency_safe, partition};
 use crate::model::types::{ContentBlock, Role, ToolResultBlock, ToolResultContent};
 use crate::pipeline::{ToolCall, prepare_input};
 use crate::session::{TranscriptEntry, read_transcript};
-
-/// One tool call of the conversation so far.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct PastCall {
-    /// The call's id.
-    pub tool_use_id: String,
-    /// The tool's name.
-    pub tool_name: String,
-    /// What the call did, in one line ("src/main.rs · lines 1–200").
-    pub summary: String,
-    /// Calls with the same index ran as one batch; indices count up through the conversation.
-    pub batch_index: u32,
-    /// Whether the batch ran its calls in parallel (the executor's own partition).
-    pub concurrent: bool,
-    /// Whether a person or a rule refused it.
-    pub denied: bool,
-    /// For an error the engine wrote (a denial, a validation failure, an interruption), its message
-    /// as the user reads it, as the live `tool_completed` event gives it.
-    pub error: Option<String>,
-    /// Whether the call may destroy data.
-    pub destructive: bool,
-    /// Where its whole output was saved, if it was.
-    pub persisted_path: Option<PathBuf>,
-    /// The saved output's size in bytes.
-    pub persisted_bytes: Option<u64>,
-    /// Files the call changed, as the checkpoints recorded them.
-    pub changed_files: Vec<PathBuf>,
-}
 
 impl Agent {
     /// The conversation's tool calls, in order, as the live events described them.

@@ -2,8 +2,9 @@
 //! by their bytes, not their name or the type the front-end claims, and prepared as Read prepares
 //! image files: sent as they are when the API takes them, downscaled otherwise.
 
+pub use nerve_protocol::prompt::AttachedImage;
+
 use base64::Engine as _;
-use serde::{Deserialize, Serialize};
 
 use crate::model::types::{ContentBlock, ImageBlock, MediaSource};
 use crate::tools::read::{FileKind, prepare_image, sniff};
@@ -13,16 +14,6 @@ use crate::tools::read::{FileKind, prepare_image, sniff};
 pub const MAX_ATTACHED_IMAGE_BYTES: usize = 30 * 1024 * 1024;
 /// The most images one prompt may carry.
 pub const MAX_IMAGES_PER_PROMPT: usize = 20;
-
-/// An image as a front-end sends it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct AttachedImage {
-    /// A name for messages (the file name, or "pasted image").
-    pub name: String,
-    /// The file's bytes, base64.
-    pub data: String,
-}
 
 /// Why an attached image cannot be sent. Each message names the image and says what to do.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -4,9 +4,9 @@
 //! session on disk (the `nerve rewind` CLI); a turn running anywhere holds the session's turn lock
 //! and makes a rewind fail with [`RewindError::TurnRunning`].
 
-use std::path::{Path, PathBuf};
+pub use nerve_protocol::rewind::{ConversationRewind, RewindReport, RewindRequest};
 
-use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
 use crate::agent::Agent;
 use crate::checkpoint::changes::change_set;
@@ -17,43 +17,6 @@ use crate::checkpoint::{
 use crate::session::{
     PromptInfo, Transcript, TranscriptEntry, TranscriptError, live_entries, prompts, read_transcript,
 };
-
-/// What to rewind.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct RewindRequest {
-    /// The prompt to go back to: afterwards things are as they were just before it was sent.
-    pub to_turn: u32,
-    /// Put files back.
-    pub code: bool,
-    /// Cut the conversation back.
-    pub conversation: bool,
-    /// Files the user agreed to overwrite although they changed on disk since the agent's change.
-    #[serde(default)]
-    pub confirmed: Vec<PathBuf>,
-}
-
-/// What a conversation rewind did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct ConversationRewind {
-    /// The prompt that was rewound (a front-end can offer its text for editing).
-    pub prompt: PromptInfo,
-    /// How many prompts left the conversation (that one and those after it).
-    pub prompts_removed: usize,
-}
-
-/// What a rewind did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct RewindReport {
-    /// The prompt rewound to.
-    pub to_turn: u32,
-    /// The code part, when asked for.
-    pub code: Option<CodeRewindReport>,
-    /// The conversation part, when asked for.
-    pub conversation: Option<ConversationRewind>,
-}
 
 /// Why a rewind did not happen.
 #[derive(Debug, thiserror::Error)]

@@ -1,10 +1,10 @@
 //! Saved file contents, named by their SHA-256, so the same content is kept once however often
 //! it is saved.
 
+pub use nerve_protocol::checkpoint::Content;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-
-use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::CheckpointError;
 use crate::files::hash_bytes;
@@ -12,35 +12,17 @@ use crate::files::hash_bytes;
 /// Largest file a checkpoint keeps a copy of.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// A file's content at some moment: absent, or saved under its hash.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum Content {
-    /// There was no file.
-    Absent,
-    /// The file held these bytes.
-    Present {
-        /// SHA-256 of the bytes (lowercase hex).
-        sha256: String,
-        /// Their length.
-        size: u64,
-    },
+/// The content of `bytes` (not saved).
+pub fn content_of_bytes(bytes: &[u8]) -> Content {
+    Content::Present {
+        sha256: hash_bytes(bytes),
+        size: bytes.len() as u64,
+    }
 }
 
-impl Content {
-    /// The content of `bytes` (not saved).
-    pub fn of_bytes(bytes: &[u8]) -> Self {
-        Self::Present {
-            sha256: hash_bytes(bytes),
-            size: bytes.len() as u64,
-        }
-    }
-
-    /// What `path` holds now (not saved): absent when there is no file.
-    pub fn of_file(path: &Path) -> Result<Self, CheckpointError> {
-        Ok(read_file(path)?.map_or(Self::Absent, |bytes| Self::of_bytes(&bytes)))
-    }
+/// What `path` holds now (not saved): absent when there is no file.
+pub fn content_of_file(path: &Path) -> Result<Content, CheckpointError> {
+    Ok(read_file(path)?.map_or(Content::Absent, |bytes| content_of_bytes(&bytes)))
 }
 
 /// Reads a regular file up to [`MAX_FILE_BYTES`]; `None` when it does not exist.
@@ -84,7 +66,7 @@ impl BlobStore {
 
     /// Saves `bytes` (once per distinct content) and returns their content.
     pub fn put(&self, bytes: &[u8]) -> Result<Content, CheckpointError> {
-        let content = Content::of_bytes(bytes);
+        let content = content_of_bytes(bytes);
         let Content::Present { sha256, .. } = &content else {
             return Ok(content);
         };

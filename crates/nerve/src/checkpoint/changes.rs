@@ -1,105 +1,14 @@
 //! Change sets: per file, the net change of a turn or of the whole session, as the structured diff
 //! Edit and Write previews use, with +/− counts, and the calls whose changes could not be seen.
 
+pub use nerve_protocol::checkpoint::{ChangeScope, ChangeSet, FileChange, FileStatus, UnseenCall};
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
 use crate::checkpoint::blobs::read_file;
-use crate::checkpoint::{CallRef, CheckpointError, Checkpoints, Content, LogEntry, Seen, UnseenReason};
-use crate::files::{ChangeKind, DiffHunk, DiffTag, FileDiff};
-
-/// Which changes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ChangeScope {
-    /// Everything the session changed: each file's first saved content against what it holds now.
-    Session,
-    /// What one turn did: each file's content before the turn against what the turn left (not
-    /// what later turns made of it, so a turn's card keeps showing its own change).
-    Turn {
-        /// The turn (its prompt's number).
-        turn: u32,
-    },
-    /// What one call did: each file it changed, just before the call against right after it (a
-    /// tool card's diff).
-    Call {
-        /// The call's `tool_use` id.
-        tool_use_id: String,
-    },
-}
-
-/// What happened to a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum FileStatus {
-    /// It did not exist.
-    Created,
-    /// It existed and holds something else.
-    Modified,
-    /// It existed and is gone.
-    Deleted,
-}
-
-/// The net change of one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct FileChange {
-    /// The file.
-    pub path: PathBuf,
-    /// Created, modified or deleted.
-    pub status: FileStatus,
-    /// Lines added.
-    pub added: usize,
-    /// Lines removed.
-    pub removed: usize,
-    /// Either side is not UTF-8 text: no hunks, no line counts.
-    pub binary: bool,
-    /// The diff (empty for binary files).
-    pub hunks: Vec<DiffHunk>,
-    /// How the engine saw the change (a tool naming the file, or a work-tree comparison).
-    pub seen: Seen,
-    /// The calls that changed it, in order.
-    pub calls: Vec<CallRef>,
-}
-
-/// A call whose changes (some or all) the engine cannot restore.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct UnseenCall {
-    /// The turn.
-    pub turn: u32,
-    /// The call.
-    pub call: CallRef,
-    /// Why.
-    pub reason: UnseenReason,
-    /// The reason in words, for the user.
-    pub message: String,
-}
-
-/// The changes of a turn or a session.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct ChangeSet {
-    /// Which changes.
-    pub scope: ChangeScope,
-    /// Files whose content differs, by path.
-    pub files: Vec<FileChange>,
-    /// Calls whose changes cannot all be restored.
-    pub unseen: Vec<UnseenCall>,
-}
-
-impl ChangeSet {
-    /// Lines added and removed over every file.
-    pub fn totals(&self) -> (usize, usize) {
-        self.files
-            .iter()
-            .fold((0, 0), |(a, r), f| (a + f.added, r + f.removed))
-    }
-}
+use crate::checkpoint::{CallRef, CheckpointError, Checkpoints, Content, LogEntry, Seen};
+use crate::files::{ChangeKind, DiffTag, FileDiff};
 
 #[derive(Default)]
 struct Track {

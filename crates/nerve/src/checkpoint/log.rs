@@ -1,6 +1,8 @@
 //! The checkpoint log: one JSON object per line, appended as files are saved, changed and put
 //! back. A damaged line (a crash mid-write) is skipped when reading.
 
+pub use nerve_protocol::checkpoint::{CallRef, Seen, UnseenReason};
+
 use std::fs::OpenOptions;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
@@ -8,82 +10,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{CheckpointError, Content};
-
-/// The call that changed files.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct CallRef {
-    /// The `tool_use` id.
-    pub tool_use_id: String,
-    /// The tool.
-    pub tool_name: String,
-}
-
-/// How the engine learnt that a call changed a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum Seen {
-    /// The tool named the file (Edit, Write, NotebookEdit, an approved `sed -i`).
-    Tool,
-    /// Comparing the work tree before and after a command.
-    WorkTree,
-}
-
-/// Why the engine cannot restore what a call may have changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum UnseenReason {
-    /// The project is not in a git repository, so there is no work tree to compare.
-    NotGitRepository,
-    /// The work tree was compared: changes to its tracked and untracked, not-ignored files are
-    /// restorable; ignored files and files outside it are not seen.
-    OutsideWorkTree {
-        /// The work tree's root.
-        root: PathBuf,
-    },
-    /// The work tree is too large to compare within the limits; nothing the call did is seen.
-    TreeTooLarge {
-        /// What was over the limit.
-        detail: String,
-    },
-    /// The comparison failed (a file could not be read or saved).
-    ScanFailed {
-        /// Why.
-        detail: String,
-    },
-    /// The command runs in the background and keeps changing files after the call returns.
-    Background,
-}
-
-impl std::fmt::Display for UnseenReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::NotGitRepository => write!(
-                f,
-                "the project is not a git repository, so files a command changed cannot be seen or restored"
-            ),
-            Self::OutsideWorkTree { root } => write!(
-                f,
-                "changes inside {} (tracked and untracked, not ignored) are restorable; ignored files and files elsewhere are not",
-                root.display()
-            ),
-            Self::TreeTooLarge { detail } => write!(
-                f,
-                "the work tree is too large to compare ({detail}), so files the command changed cannot be restored"
-            ),
-            Self::ScanFailed { detail } => write!(
-                f,
-                "the work tree could not be compared ({detail}), so files the command changed cannot be restored"
-            ),
-            Self::Background => write!(
-                f,
-                "the command runs in the background; files it changes cannot be seen or restored"
-            ),
-        }
-    }
-}
 
 /// One line of the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

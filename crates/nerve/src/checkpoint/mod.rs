@@ -19,7 +19,7 @@ pub mod restore;
 mod watch;
 pub mod worktree;
 
-pub use blobs::{BlobStore, Content, MAX_FILE_BYTES};
+pub use blobs::{BlobStore, Content, MAX_FILE_BYTES, content_of_bytes, content_of_file};
 pub use changes::{ChangeScope, ChangeSet, FileChange, FileStatus, UnseenCall};
 pub use effect::FileEffect;
 pub use error::CheckpointError;

@@ -3,94 +3,15 @@
 //! is applied, file by file, refusing each file that changed on disk unless the user confirmed it.
 //! A file is only ever deleted when the agent created it.
 
+pub use nerve_protocol::checkpoint::{
+    CodeRewindPlan, CodeRewindReport, PlannedRestore, RefusalReason, RefusedRestore, RestoreAction,
+};
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
 use crate::checkpoint::changes::UnseenCall;
-use crate::checkpoint::{CheckpointError, Checkpoints, Content, LogEntry};
-
-/// What restoring a file does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum RestoreAction {
-    /// Writes the earlier content back (also re-creating a file the agent deleted).
-    Write,
-    /// Deletes the file: the agent created it after that prompt.
-    Delete,
-}
-
-/// One file a rewind would put back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct PlannedRestore {
-    /// The file.
-    pub path: PathBuf,
-    /// What restoring it does.
-    pub action: RestoreAction,
-    /// What it will hold (absent for a deletion).
-    pub target: Content,
-    /// What it holds now.
-    pub current: Content,
-    /// What the agent (or the last rewind) left in it.
-    pub expected: Content,
-    /// Someone else changed it since the agent did: restoring needs the user's confirmation.
-    pub changed_on_disk: bool,
-}
-
-/// Everything a code rewind would do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct CodeRewindPlan {
-    /// The prompt rewound to (files return to how they were just before it).
-    pub to_turn: u32,
-    /// The files to put back (files already as they were are left out).
-    pub files: Vec<PlannedRestore>,
-    /// Calls since that prompt whose changes cannot all be restored.
-    pub unseen: Vec<UnseenCall>,
-}
-
-/// Why a file was not put back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RefusalReason {
-    /// It changed on disk since the agent's change and the user did not confirm overwriting it.
-    ChangedOnDisk,
-    /// It changed between the plan and applying it.
-    ChangedSincePlan,
-    /// Writing or deleting it failed.
-    Failed {
-        /// Why.
-        message: String,
-    },
-}
-
-/// A file that was not put back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct RefusedRestore {
-    /// The file.
-    pub path: PathBuf,
-    /// Why.
-    pub reason: RefusalReason,
-}
-
-/// What a code rewind did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct CodeRewindReport {
-    /// The prompt rewound to.
-    pub to_turn: u32,
-    /// Files put back.
-    pub restored: Vec<PlannedRestore>,
-    /// Files left as they are.
-    pub refused: Vec<RefusedRestore>,
-    /// Calls since that prompt whose changes could not all be restored.
-    pub unseen: Vec<UnseenCall>,
-}
+use crate::checkpoint::{CheckpointError, Checkpoints, Content, LogEntry, content_of_file};
 
 /// What putting the files back as they were just before prompt `to_turn` would do.
 pub fn plan(checkpoints: &Checkpoints, to_turn: u32) -> Result<CodeRewindPlan, CheckpointError> {
@@ -127,7 +48,7 @@ pub fn plan(checkpoints: &Checkpoints, to_turn: u32) -> Result<CodeRewindPlan, C
     }
     let mut files = Vec::new();
     for (path, target) in target {
-        let current = Content::of_file(&path)?;
+        let current = content_of_file(&path)?;
         if current == target {
             continue;
         }
@@ -169,7 +90,7 @@ pub fn apply(
             refused.push(refuse(RefusalReason::ChangedOnDisk));
             continue;
         }
-        match Content::of_file(&file.path) {
+        match content_of_file(&file.path) {
             Ok(now) if now == file.current => {}
             Ok(_) => {
                 refused.push(refuse(RefusalReason::ChangedSincePlan));

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::checkpoint::{BlobStore, Content, UnseenReason};
+use crate::checkpoint::{BlobStore, Content, UnseenReason, content_of_bytes};
 
 /// How much of a work tree is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +117,7 @@ pub fn scan(
                 Some(store) => store.put(&data).map_err(|e| UnseenReason::ScanFailed {
                     detail: e.to_string(),
                 })?,
-                None => Content::of_bytes(&data),
+                None => content_of_bytes(&data),
             },
             // Removed while the walk ran: it is not there.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -162,8 +162,8 @@ mod tests {
             before.changed_in(&after),
             vec![
                 (root.join("created"), Content::Absent),
-                (root.join("edited"), Content::of_bytes(b"old")),
-                (root.join("removed"), Content::of_bytes(b"gone soon")),
+                (root.join("edited"), content_of_bytes(b"old")),
+                (root.join("removed"), content_of_bytes(b"gone soon")),
             ]
         );
     }

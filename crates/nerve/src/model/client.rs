@@ -1,5 +1,7 @@
 //! HTTP client for `POST /v1/messages` with streaming, retries and cancellation.
 
+pub use nerve_protocol::prompt::ModelListing;
+
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
@@ -563,17 +565,6 @@ fn build_headers(config: &ModelConfig) -> Result<HeaderMap, ModelError> {
         headers.insert(HeaderName::from_static("anthropic-beta"), value);
     }
     Ok(headers)
-}
-
-/// One model a server offers.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct ModelListing {
-    /// The name requests use.
-    pub id: String,
-    /// A name for people, when the server gives one.
-    #[serde(default)]
-    pub display_name: Option<String>,
 }
 
 /// reqwest's Display hides the cause ("error sending request"); the chain says what failed.

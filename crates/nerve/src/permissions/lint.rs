@@ -1,26 +1,12 @@
 //! Warnings about rules that do less than they seem to, shown where rules are loaded
 //! (`nerve check-permission`, the settings view).
 
-use serde::Serialize;
+pub use nerve_protocol::settings::RuleWarning;
 
 use crate::permissions::matching::RuleContentKind;
 use crate::permissions::matching::options::literal_option_warning;
 use crate::permissions::rule::RuleBehavior;
 use crate::permissions::rule_set::{EDITING_TOOLS, READING_TOOLS, RuleSet};
-
-/// A rule that is easy to dodge, with the broader rule that would not be.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct RuleWarning {
-    /// The rule as written (`Bash(curl -X POST *)`).
-    pub rule: String,
-    /// Where it comes from.
-    pub source: String,
-    /// What is wrong with it.
-    pub warning: String,
-    /// A broader rule to consider (`Bash(curl *)`).
-    pub suggestion: String,
-}
 
 /// Deny and ask rules whose literal options can be dodged by spelling them differently, and allow
 /// rules that name a file tool whose path rules allow nothing.

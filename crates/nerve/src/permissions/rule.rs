@@ -1,7 +1,7 @@
 //! Rule syntax: where a rule comes from, what it does, which tool and input it names, and the folder
 //! its relative paths are resolved against.
 
-pub use nerve_protocol::permission::RuleBehavior;
+pub use nerve_protocol::permission::{RuleBehavior, RuleSource};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -13,88 +13,7 @@ use crate::permissions::matching::domain::is_valid_host_pattern;
 use crate::permissions::matching::mcp::McpName;
 use crate::permissions::matching::path::PathPattern;
 
-/// Where a rule was declared. Declaration order is priority order, highest first: `a < b` means a
-/// rule from `a` is consulted before one from `b` with the same behaviour.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub enum RuleSource {
-    /// Managed policy (`/etc/nerve/managed-settings.json`), set by an administrator.
-    #[serde(rename = "policySettings")]
-    #[strum(serialize = "policySettings")]
-    Managed,
-    /// `--allow`/`--deny`-style command-line arguments.
-    #[serde(rename = "cliArg")]
-    #[strum(serialize = "cliArg")]
-    CliArg,
-    /// Granted during this session only ("allow for this session").
-    #[serde(rename = "session")]
-    #[strum(serialize = "session")]
-    Session,
-    /// `<project>/.nerve/settings.local.json`, personal and not committed.
-    #[serde(rename = "localSettings")]
-    #[strum(serialize = "localSettings")]
-    LocalSettings,
-    /// `<project>/.nerve/settings.json`, shared with the team.
-    #[serde(rename = "projectSettings")]
-    #[strum(serialize = "projectSettings")]
-    ProjectSettings,
-    /// `~/.config/nerve/settings.json`, the user's own defaults.
-    #[serde(rename = "userSettings")]
-    #[strum(serialize = "userSettings")]
-    UserSettings,
-    /// Claude Code's `<project>/.claude/settings.local.json`, reused at lower priority.
-    #[serde(rename = "claudeLocalSettings")]
-    #[strum(serialize = "claudeLocalSettings")]
-    ClaudeLocalSettings,
-    /// Claude Code's `<project>/.claude/settings.json`, reused at lower priority.
-    #[serde(rename = "claudeProjectSettings")]
-    #[strum(serialize = "claudeProjectSettings")]
-    ClaudeProjectSettings,
-}
-
-impl RuleSource {
-    /// Every source, highest priority first (declaration order).
-    pub const ALL: &'static [RuleSource] = <RuleSource as strum::VariantArray>::VARIANTS;
-
-    /// The name used in explanations and serialised rules (Claude Code's names where they exist).
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    /// The folder this source's relative path patterns (`/x`, `./x`, `x`) are resolved against.
-    ///
-    /// Settings that live in a project (managed policy, project, local, and Claude's project files)
-    /// describe that project, so they anchor at its root; a rule typed on the command line or granted
-    /// in a session anchors at the current directory; user settings apply to every project, so the
-    /// only stable root for them is the home folder.
-    pub fn anchor(self, roots: &AnchorRoots) -> &Path {
-        match self {
-            RuleSource::Managed
-            | RuleSource::LocalSettings
-            | RuleSource::ProjectSettings
-            | RuleSource::ClaudeLocalSettings
-            | RuleSource::ClaudeProjectSettings => &roots.project_root,
-            RuleSource::CliArg | RuleSource::Session => &roots.cwd,
-            RuleSource::UserSettings => &roots.home,
-        }
-    }
-}
-
-/// The folders rule anchors are chosen from (see [`RuleSource::anchor`]).
+/// The folders rule anchors are chosen from (see [`AnchorRoots::for_source`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnchorRoots {
     /// The project root: the folder holding `.nerve/` and `.claude/`.
@@ -103,6 +22,27 @@ pub struct AnchorRoots {
     pub cwd: PathBuf,
     /// The user's home folder.
     pub home: PathBuf,
+}
+
+impl AnchorRoots {
+    /// The folder relative path patterns (`/x`, `./x`, `x`) of rules from `source` are resolved
+    /// against.
+    ///
+    /// Settings that live in a project (managed policy, project, local, and Claude's project files)
+    /// describe that project, so they anchor at its root; a rule typed on the command line or granted
+    /// in a session anchors at the current directory; user settings apply to every project, so the
+    /// only stable root for them is the home folder.
+    pub fn for_source(&self, source: RuleSource) -> &Path {
+        match source {
+            RuleSource::Managed
+            | RuleSource::LocalSettings
+            | RuleSource::ProjectSettings
+            | RuleSource::ClaudeLocalSettings
+            | RuleSource::ClaudeProjectSettings => &self.project_root,
+            RuleSource::CliArg | RuleSource::Session => &self.cwd,
+            RuleSource::UserSettings => &self.home,
+        }
+    }
 }
 
 /// A rule as written: a tool name and optional content, e.g. `Bash(git *)`.
@@ -601,7 +541,7 @@ mod tests {
             cwd: "/p/sub".into(),
             home: "/h".into(),
         };
-        let anchors: Vec<&Path> = RuleSource::ALL.iter().map(|s| s.anchor(&roots)).collect();
+        let anchors: Vec<&Path> = RuleSource::ALL.iter().map(|s| roots.for_source(*s)).collect();
         let expected: Vec<&Path> = ["/p", "/p/sub", "/p/sub", "/p", "/p", "/h", "/p", "/p"]
             .iter()
             .map(Path::new)

@@ -1,50 +1,12 @@
 //! A dry run of the pipeline up to the permission decision: what would happen to a call, without
 //! asking anyone or running the tool. `nerve check-permission` and front-ends' previews use it.
 
-use serde::Serialize;
-use serde_json::Value;
+pub use nerve_protocol::settings::{CheckReport, ValidationReport};
 
-use crate::permissions::{CallFacts, Evaluation, PermissionSubject, evaluate};
+use crate::permissions::{CallFacts, PermissionSubject, evaluate};
 use crate::pipeline::hook_steps::{self, PreHookEffect};
 use crate::pipeline::{Pipeline, ToolCall, prepare_input};
 use crate::tool::{ToolPermission, ToolUseContext};
-
-/// What the tool's own (semantic) validation says about the input: separate from the permission
-/// decision, because an explanation of the rules must not depend on the session's state (an Edit
-/// of a file this one-shot session never read is still worth explaining).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "result", rename_all = "snake_case")]
-pub enum ValidationReport {
-    /// The tool would accept the input.
-    Valid,
-    /// The tool would refuse the input before asking for permission, with this message.
-    Invalid {
-        /// What the model would be told.
-        message: String,
-    },
-    /// An unknown tool's input is not validated.
-    NotChecked,
-}
-
-/// What the pipeline would decide about a call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct CheckReport {
-    /// The tool's registered name (or the name given, for an unknown tool).
-    pub tool: String,
-    /// Whether the tool exists in this session.
-    pub known_tool: bool,
-    /// Whether the tool says the input only reads.
-    pub read_only: bool,
-    /// The input as hooks and rules see it.
-    pub input: Value,
-    /// What the tool's validation says, reported beside the decision instead of replacing it.
-    pub validation: ValidationReport,
-    /// The decision and its explanation.
-    #[serde(flatten)]
-    pub evaluation: Evaluation,
-}
 
 /// Why a call could not be judged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

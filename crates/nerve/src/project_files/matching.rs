@@ -1,20 +1,9 @@
 //! Fuzzy matching of a typed query against the indexed paths, split across the cores.
 
+pub use nerve_protocol::prompt::FileMatch;
+
 use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
-use serde::{Deserialize, Serialize};
-
-/// A file that matched the typed text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct FileMatch {
-    /// The path relative to the project, `/`-separated.
-    pub path: String,
-    /// How well it matched (higher is better).
-    pub score: u32,
-    /// Positions (in characters) of `path` that matched, ascending.
-    pub indices: Vec<u32>,
-}
 
 /// Below this many candidates one thread is faster than starting others.
 const PARALLEL_FROM: usize = 20_000;

@@ -7,6 +7,8 @@
 //! and a summary that is missing, damaged, of another version or ahead of its transcript is
 //! rebuilt from the transcript.
 
+pub use nerve_protocol::session::{DeletedSession, SessionInfo};
+
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -30,48 +32,6 @@ const MAX_PROMPTS: usize = 500;
 const NAME_CHARS: usize = 200;
 /// Bumped when the summary's shape or meaning changes; older summaries are rebuilt.
 const SUMMARY_VERSION: u32 = 1;
-
-/// A session found on disk, as lists show it (the CLI's `nerve sessions`, the app's sidebar, where
-/// TypeScript knows it as `SessionSummary`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SessionSummary"))]
-pub struct SessionInfo {
-    /// The id.
-    pub session_id: String,
-    /// The transcript.
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
-    pub path: PathBuf,
-    /// Last modification (milliseconds since the Unix epoch).
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub modified_ms: u64,
-    /// When it started (milliseconds since the Unix epoch; 0 when the transcript does not say).
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub created_ms: u64,
-    /// The name the user gave it, or else the start of its first prompt.
-    pub title: String,
-    /// Whether the title is a name the user gave.
-    pub named: bool,
-    /// Prompts sent (rewound ones included: they were sent and paid for).
-    pub prompts: u32,
-    /// What its model responses cost, in USD; `None` when one came from a model without a known
-    /// price (a partial sum would understate it).
-    pub cost_usd: Option<f64>,
-    /// The session it was forked from.
-    pub forked_from: Option<String>,
-    /// When listed by a search: the prompt that matched (when the title did not).
-    pub matched_prompt: Option<String>,
-}
-
-/// What deleting a session removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct DeletedSession {
-    /// Bytes freed on disk (the transcript, its checkpoints and its persisted outputs).
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub bytes: u64,
-    /// Persisted outputs deleted with it.
-    pub outputs: usize,
-}
 
 /// What a summary has folded from its transcript so far.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -2,26 +2,10 @@
 //! `rewind` entry cuts the history back to one of those marks. Reading applies the cuts, so a
 //! resumed session continues the rewound conversation while the file keeps every line.
 
-use serde::{Deserialize, Serialize};
+pub use nerve_protocol::session::PromptInfo;
 
 use crate::model::types::{ContentBlock, Role};
 use crate::session::TranscriptEntry;
-
-/// A prompt of the conversation as it stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct PromptInfo {
-    /// Its number (what a rewind names).
-    pub turn: u32,
-    /// The text the user sent.
-    pub text: String,
-    /// When it was sent (milliseconds since the Unix epoch).
-    pub time_ms: u64,
-    /// The index of the message holding it in the conversation's messages (as a resumed session
-    /// lists them); absent when it was compacted away.
-    #[serde(default)]
-    pub message_index: Option<u32>,
-}
 
 /// The entries that make up the conversation now: every `rewind` removes what came after its
 /// prompt's `turn_start` (that entry included). A rewind naming an unknown prompt changes nothing.

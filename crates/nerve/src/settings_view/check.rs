@@ -1,31 +1,16 @@
 //! A dry run of one call through a fresh session of the project (`nerve check-permission`, the
 //! settings screen's "test a call" box): the decision, the deciding rule, the parsed Bash parts.
 
-use serde::Serialize;
+pub use nerve_protocol::settings::PermissionCheck;
+
 use serde_json::Value;
 
-use crate::permissions::PermissionMode;
 use crate::permissions::PermissionSubject;
-use crate::permissions::lint::{RuleWarning, rule_warnings};
-use crate::pipeline::CheckReport;
+use crate::permissions::lint::rule_warnings;
 use crate::pipeline::ToolCall;
 use crate::project::{Project, SessionSetup};
 use crate::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
 use crate::tool::ToolRef;
-
-/// What a new session of the project would do with a call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct PermissionCheck {
-    /// The mode a new session starts in.
-    pub mode: PermissionMode,
-    /// The decision and how it was reached.
-    pub report: CheckReport,
-    /// Rules that are easy to dodge.
-    pub rule_warnings: Vec<RuleWarning>,
-    /// Whether the call would run in the sandbox (Bash), and if not, why.
-    pub sandbox: Option<crate::sandbox::SandboxState>,
-}
 
 /// Why a call could not be checked.
 #[derive(Debug, thiserror::Error)]

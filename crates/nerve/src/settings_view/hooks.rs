@@ -1,24 +1,8 @@
 //! The configured hooks, as a read-only list.
 
-use serde::{Deserialize, Serialize};
+pub use nerve_protocol::settings::HookView;
 
 use crate::hooks::config::HookConfig;
-
-/// One hook command.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct HookView {
-    /// The event (`PreToolUse`...).
-    pub event: String,
-    /// The matcher as written (empty: every target).
-    pub matcher: String,
-    /// The command line.
-    pub command: String,
-    /// Its time limit in seconds.
-    pub timeout_secs: u32,
-    /// The settings file it came from.
-    pub source: String,
-}
 
 /// Every hook command, in the order they run.
 pub fn hooks_of(config: &HookConfig) -> Vec<HookView> {

@@ -3,9 +3,9 @@
 //! a `.mcp.json` server in the user's personal file for the project, and adding, removing, signing
 //! in to and out of servers (what `nerve mcp` and the app's MCP settings do).
 
-use std::path::{Path, PathBuf};
+pub use nerve_protocol::settings::{McpServerStatus, McpServerView};
 
-use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
 use crate::events::EventSink;
 use crate::mcp::config::{McpConfigError, McpConfigFiles, McpConfigSource, McpServerConfig, McpTransport};
@@ -15,56 +15,6 @@ use crate::permissions::settings::{
     LoadOptions, SettingsError, SettingsLocations, load_all, local_settings_path, set_mcp_server_entry,
     set_mcpjson_server_enabled,
 };
-
-/// One configured server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct McpServerView {
-    /// Its name in `mcpServers`.
-    pub name: String,
-    /// Where it is configured: `user`, `project` (`.mcp.json`) or `local`.
-    pub scope: String,
-    /// The file that configures it.
-    pub config_file: String,
-    /// How it is reached, in one line (`npx -y server --flag`, `http https://...`).
-    pub transport: String,
-    /// The personal settings file that approves it, when one does (for a user or local server,
-    /// its own file: a personal file needs no approval).
-    pub approved_in: Option<String>,
-    /// Whether it is a remote server that can be signed in to with OAuth (`http`).
-    pub remote: bool,
-    /// Whether the approval switch can change it here: approval (and its withdrawal) is written
-    /// to the project's local settings, so an approval from another file is shown, not switched.
-    pub switchable: bool,
-    /// What happened when it was last started (or why it is not).
-    pub status: McpServerStatus,
-}
-
-/// A server's state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum McpServerStatus {
-    /// `.mcp.json` names it, and no personal settings file approves it: it is never started.
-    NotApproved,
-    /// Approved, not started yet (the next session starts it).
-    NotStarted,
-    /// Started, with these tools.
-    Connected {
-        /// Full tool names (`mcp__server__tool`).
-        tools: Vec<String>,
-    },
-    /// A remote server waiting for an OAuth sign-in (none stored, or the stored one refused).
-    NeedsSignIn {
-        /// What the connection said.
-        message: String,
-    },
-    /// Could not be started or listed.
-    Failed {
-        /// Why.
-        error: String,
-    },
-}
 
 /// Why the servers could not be listed.
 #[derive(Debug, thiserror::Error)]

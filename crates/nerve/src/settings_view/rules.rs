@@ -1,51 +1,12 @@
 //! The rules in effect, each with its source and file, and editing them in the files the user owns.
 
+pub use nerve_protocol::settings::{RuleEntry, RuleSyntax, RuleSyntaxError, RulesView, WritableFile};
+
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use crate::permissions::lint::{RuleWarning, rule_warnings};
+use crate::permissions::lint::rule_warnings;
 use crate::permissions::settings::{RuleEdit, SettingsError, SettingsLocations, edit_rules};
 use crate::permissions::{RuleBehavior, RuleSet, RuleSource, RuleValue};
-
-/// One rule in effect.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct RuleEntry {
-    /// Allow, ask or deny.
-    pub behavior: RuleBehavior,
-    /// The rule as the engine reads it (`Bash(git *)`).
-    pub rule: String,
-    /// Where it comes from.
-    pub source: RuleSource,
-    /// The settings file that holds it (none for command-line and session rules).
-    pub path: Option<String>,
-    /// Whether it lives in a file the user may edit here (not the managed policy, the command
-    /// line or the session).
-    pub editable: bool,
-}
-
-/// Every rule in effect, highest priority first, with the warnings about easily dodged ones.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct RulesView {
-    /// The rules, by source priority, then behaviour (deny, ask, allow), then file order.
-    pub rules: Vec<RuleEntry>,
-    /// Deny and ask rules that a different spelling of the command would dodge.
-    pub warnings: Vec<RuleWarning>,
-    /// The files a new rule may go to, by source, most personal first.
-    pub writable: Vec<WritableFile>,
-}
-
-/// A settings file new rules may be written to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct WritableFile {
-    /// The source it is.
-    pub source: RuleSource,
-    /// Its path (it may not exist yet).
-    pub path: String,
-}
 
 /// Whether rules of `source` live in a file the user may edit.
 pub fn is_editable(source: RuleSource) -> bool {
@@ -101,35 +62,6 @@ pub fn rules_view(rules: &RuleSet, locations: &SettingsLocations, project_root: 
         warnings: rule_warnings(rules),
         writable,
     }
-}
-
-/// What the rule parser says about a rule being typed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "result", rename_all = "snake_case")]
-pub enum RuleSyntax {
-    /// The rule parses.
-    Valid {
-        /// How the engine writes it (`Bash(*)` becomes `Bash`).
-        normalized: String,
-    },
-    /// It does not.
-    Invalid {
-        /// Why, and where.
-        error: RuleSyntaxError,
-    },
-}
-
-/// A parse error with the part of the text it is about.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct RuleSyntaxError {
-    /// The parser's message.
-    pub message: String,
-    /// Where the faulty part starts, in UTF-16 code units (a text field's positions).
-    pub start: u32,
-    /// Where it ends (exclusive), in UTF-16 code units.
-    pub end: u32,
 }
 
 /// Parses `text` as a rule, with the error's position when it does not parse.

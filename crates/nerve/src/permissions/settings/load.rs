@@ -203,7 +203,7 @@ fn merge(files: Vec<SettingsFile>, roots: &AnchorRoots) -> LoadedSettings {
     let mut hooks = Vec::new();
     let mut bypass_permissions_disabled = false;
     for file in &files {
-        let anchor = file.source.anchor(roots);
+        let anchor = roots.for_source(file.source);
         for behavior in RuleBehavior::STRONGEST_FIRST {
             for value in file.permissions.rules(behavior) {
                 rules.add(PermissionRule::new(file.source, behavior, value.clone(), anchor));

@@ -1,5 +1,7 @@
 //! Adding rules to `.nerve/settings.local.json` ("Always allow"), keeping the rest of the file.
 
+pub use nerve_protocol::settings::RuleEdit;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -11,30 +13,6 @@ use crate::permissions::settings::error::SettingsError;
 /// The project's personal settings file, `<project>/.nerve/settings.local.json`.
 pub fn local_settings_path(project_root: &Path) -> PathBuf {
     project_root.join(".nerve").join("settings.local.json")
-}
-
-/// One change to a `permissions.<behavior>` list of a settings file.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum RuleEdit {
-    /// Append a rule (nothing happens when an equal rule is there).
-    Add {
-        /// The rule as typed.
-        rule: String,
-    },
-    /// Remove a rule (every entry equal to it).
-    Remove {
-        /// The rule as shown.
-        rule: String,
-    },
-    /// Put `new` where `old` is.
-    Replace {
-        /// The rule as shown.
-        old: String,
-        /// The rule as typed.
-        new: String,
-    },
 }
 
 /// Adds `rules` to the `behavior` list of the project's local settings file and returns its path.

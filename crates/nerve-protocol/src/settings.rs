@@ -1,0 +1,231 @@
+//! A project's settings as the settings screens show them (rules, hooks, MCP servers), rule edits,
+//! and the dry run of a call (`nerve check-permission`, the app's "what would happen" box).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::permission::{Evaluation, PermissionMode, RuleBehavior, RuleSource};
+use crate::sandbox::SandboxState;
+
+/// What the tool's own (semantic) validation says about the input: separate from the permission
+/// decision, because an explanation of the rules must not depend on the session's state (an Edit
+/// of a file this one-shot session never read is still worth explaining).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ValidationReport {
+    /// The tool would accept the input.
+    Valid,
+    /// The tool would refuse the input before asking for permission, with this message.
+    Invalid {
+        /// What the model would be told.
+        message: String,
+    },
+    /// An unknown tool's input is not validated.
+    NotChecked,
+}
+
+/// What the pipeline would decide about a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CheckReport {
+    /// The tool's registered name (or the name given, for an unknown tool).
+    pub tool: String,
+    /// Whether the tool exists in this session.
+    pub known_tool: bool,
+    /// Whether the tool says the input only reads.
+    pub read_only: bool,
+    /// The input as hooks and rules see it.
+    pub input: Value,
+    /// What the tool's validation says, reported beside the decision instead of replacing it.
+    pub validation: ValidationReport,
+    /// The decision and its explanation.
+    #[serde(flatten)]
+    pub evaluation: Evaluation,
+}
+
+/// What a new session of the project would do with a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PermissionCheck {
+    /// The mode a new session starts in.
+    pub mode: PermissionMode,
+    /// The decision and how it was reached.
+    pub report: CheckReport,
+    /// Rules that are easy to dodge.
+    pub rule_warnings: Vec<RuleWarning>,
+    /// Whether the call would run in the sandbox (Bash), and if not, why.
+    pub sandbox: Option<SandboxState>,
+}
+
+/// A rule that is easy to dodge, with the broader rule that would not be.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RuleWarning {
+    /// The rule as written (`Bash(curl -X POST *)`).
+    pub rule: String,
+    /// Where it comes from.
+    pub source: String,
+    /// What is wrong with it.
+    pub warning: String,
+    /// A broader rule to consider (`Bash(curl *)`).
+    pub suggestion: String,
+}
+
+/// One rule in effect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RuleEntry {
+    /// Allow, ask or deny.
+    pub behavior: RuleBehavior,
+    /// The rule as the engine reads it (`Bash(git *)`).
+    pub rule: String,
+    /// Where it comes from.
+    pub source: RuleSource,
+    /// The settings file that holds it (none for command-line and session rules).
+    pub path: Option<String>,
+    /// Whether it lives in a file the user may edit here (not the managed policy, the command
+    /// line or the session).
+    pub editable: bool,
+}
+
+/// Every rule in effect, highest priority first, with the warnings about easily dodged ones.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RulesView {
+    /// The rules, by source priority, then behaviour (deny, ask, allow), then file order.
+    pub rules: Vec<RuleEntry>,
+    /// Deny and ask rules that a different spelling of the command would dodge.
+    pub warnings: Vec<RuleWarning>,
+    /// The files a new rule may go to, by source, most personal first.
+    pub writable: Vec<WritableFile>,
+}
+
+/// A settings file new rules may be written to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct WritableFile {
+    /// The source it is.
+    pub source: RuleSource,
+    /// Its path (it may not exist yet).
+    pub path: String,
+}
+
+/// What the rule parser says about a rule being typed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum RuleSyntax {
+    /// The rule parses.
+    Valid {
+        /// How the engine writes it (`Bash(*)` becomes `Bash`).
+        normalized: String,
+    },
+    /// It does not.
+    Invalid {
+        /// Why, and where.
+        error: RuleSyntaxError,
+    },
+}
+
+/// A parse error with the part of the text it is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RuleSyntaxError {
+    /// The parser's message.
+    pub message: String,
+    /// Where the faulty part starts, in UTF-16 code units (a text field's positions).
+    pub start: u32,
+    /// Where it ends (exclusive), in UTF-16 code units.
+    pub end: u32,
+}
+
+/// One change to a `permissions.<behavior>` list of a settings file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RuleEdit {
+    /// Append a rule (nothing happens when an equal rule is there).
+    Add {
+        /// The rule as typed.
+        rule: String,
+    },
+    /// Remove a rule (every entry equal to it).
+    Remove {
+        /// The rule as shown.
+        rule: String,
+    },
+    /// Put `new` where `old` is.
+    Replace {
+        /// The rule as shown.
+        old: String,
+        /// The rule as typed.
+        new: String,
+    },
+}
+
+/// One hook command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct HookView {
+    /// The event (`PreToolUse`...).
+    pub event: String,
+    /// The matcher as written (empty: every target).
+    pub matcher: String,
+    /// The command line.
+    pub command: String,
+    /// Its time limit in seconds.
+    pub timeout_secs: u32,
+    /// The settings file it came from.
+    pub source: String,
+}
+
+/// One configured server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct McpServerView {
+    /// Its name in `mcpServers`.
+    pub name: String,
+    /// Where it is configured: `user`, `project` (`.mcp.json`) or `local`.
+    pub scope: String,
+    /// The file that configures it.
+    pub config_file: String,
+    /// How it is reached, in one line (`npx -y server --flag`, `http https://...`).
+    pub transport: String,
+    /// The personal settings file that approves it, when one does (for a user or local server,
+    /// its own file: a personal file needs no approval).
+    pub approved_in: Option<String>,
+    /// Whether it is a remote server that can be signed in to with OAuth (`http`).
+    pub remote: bool,
+    /// Whether the approval switch can change it here: approval (and its withdrawal) is written
+    /// to the project's local settings, so an approval from another file is shown, not switched.
+    pub switchable: bool,
+    /// What happened when it was last started (or why it is not).
+    pub status: McpServerStatus,
+}
+
+/// A server's state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum McpServerStatus {
+    /// `.mcp.json` names it, and no personal settings file approves it: it is never started.
+    NotApproved,
+    /// Approved, not started yet (the next session starts it).
+    NotStarted,
+    /// Started, with these tools.
+    Connected {
+        /// Full tool names (`mcp__server__tool`).
+        tools: Vec<String>,
+    },
+    /// A remote server waiting for an OAuth sign-in (none stored, or the stored one refused).
+    NeedsSignIn {
+        /// What the connection said.
+        message: String,
+    },
+    /// Could not be started or listed.
+    Failed {
+        /// Why.
+        error: String,
+    },
+}
