@@ -97,9 +97,9 @@ fn prepare_one(image: &AttachedImage) -> Result<ContentBlock, PromptImageError> 
             });
         }
     };
-    let prepared = prepare_image(&bytes, kind).map_err(|message| PromptImageError::Undecodable {
+    let prepared = prepare_image(&bytes, kind).map_err(|e| PromptImageError::Undecodable {
         name: name.clone(),
-        message,
+        message: e.to_string(),
     })?;
     Ok(ContentBlock::Image(ImageBlock {
         source: MediaSource::Base64 {

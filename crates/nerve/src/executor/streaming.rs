@@ -156,7 +156,7 @@ struct Entry {
     call: ToolCall,
     /// The input as prepared when the call was queued (none for an unknown tool), handed to the
     /// pipeline when the call starts so it is read once.
-    prepared: Option<Result<PreparedInput, String>>,
+    prepared: Option<Result<PreparedInput, crate::pipeline::InputError>>,
     tool_name: String,
     summary: String,
     safe: bool,

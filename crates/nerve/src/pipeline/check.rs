@@ -13,11 +13,8 @@ use crate::tool::{ToolPermission, ToolUseContext};
 pub enum CheckError {
     /// The input does not fit the tool's schema (or a PreToolUse hook made it not fit): there is
     /// no typed input to judge. The message is what the model would be told.
-    #[error("{message}")]
-    InvalidInput {
-        /// What is wrong, as the model would read it.
-        message: String,
-    },
+    #[error(transparent)]
+    InvalidInput(#[from] crate::pipeline::InputError),
 }
 
 impl Pipeline {
@@ -61,8 +58,7 @@ impl Pipeline {
                 evaluation,
             });
         };
-        let invalid = |message| CheckError::InvalidInput { message };
-        let input = prepare_input(&self.pool, tool.as_ref(), call.input.clone()).map_err(invalid)?;
+        let input = prepare_input(&self.pool, tool.as_ref(), call.input.clone())?;
         let validation = match tool.validate_input(&input, ctx).await {
             Ok(()) => ValidationReport::Valid,
             Err(message) => ValidationReport::Invalid { message },
@@ -77,7 +73,7 @@ impl Pipeline {
         };
         let observable = match pre.updated_input {
             Some(updated) => {
-                let updated = prepare_input(&self.pool, tool.as_ref(), updated).map_err(invalid)?;
+                let updated = prepare_input(&self.pool, tool.as_ref(), updated)?;
                 tool.backfill_observable_input(&updated, ctx)
             }
             None => observable,

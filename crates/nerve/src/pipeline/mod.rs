@@ -22,7 +22,7 @@ pub use call::ToolCall;
 pub use check::{CheckError, CheckReport, ValidationReport};
 pub use hook_steps::permission_request_hooks;
 pub use outcome::CallOutcome;
-pub use prepare::prepare_input;
+pub use prepare::{InputError, prepare_input};
 pub use resolver::Resolver;
 
 use std::sync::Arc;
@@ -138,7 +138,7 @@ impl Pipeline {
     pub async fn run_prepared(
         &self,
         call: &ToolCall,
-        prepared: Option<Result<PreparedInput, String>>,
+        prepared: Option<Result<PreparedInput, InputError>>,
         ctx: &ToolUseContext,
         progress: &ProgressSink,
     ) -> CallOutcome {
@@ -159,7 +159,7 @@ impl Pipeline {
     async fn run_steps(
         &self,
         call: &ToolCall,
-        prepared: Option<Result<PreparedInput, String>>,
+        prepared: Option<Result<PreparedInput, InputError>>,
         ctx: &ToolUseContext,
         progress: &ProgressSink,
     ) -> CallOutcome {
@@ -188,7 +188,9 @@ impl Pipeline {
             prepared.unwrap_or_else(|| prepare_input(&self.pool, tool.as_ref(), call.input.clone()));
         let input = match prepared {
             Ok(input) => input,
-            Err(message) => return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation),
+            Err(message) => {
+                return CallOutcome::error_for(call, &tool_name, message.to_string(), ErrorClass::Validation);
+            }
         };
         if let Err(message) = tool.validate_input(&input, ctx).await {
             return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation);
@@ -276,7 +278,12 @@ impl Pipeline {
                     match prepare_input(&self.pool, tool.as_ref(), updated) {
                         Ok(updated) => input = updated,
                         Err(message) => {
-                            return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation);
+                            return CallOutcome::error_for(
+                                call,
+                                &tool_name,
+                                message.to_string(),
+                                ErrorClass::Validation,
+                            );
                         }
                     }
                 }
@@ -286,7 +293,12 @@ impl Pipeline {
                     match prepare::merge_engine_input(&self.pool, tool.as_ref(), input, fields) {
                         Ok(merged) => input = merged,
                         Err(message) => {
-                            return CallOutcome::error_for(call, &tool_name, message, ErrorClass::Validation);
+                            return CallOutcome::error_for(
+                                call,
+                                &tool_name,
+                                message.to_string(),
+                                ErrorClass::Validation,
+                            );
                         }
                     }
                 }

@@ -9,9 +9,47 @@ use crate::errors::sanitize_for_model;
 use crate::input::coerce_to_schema;
 use crate::tool::{DynTool, PreparedInput, ToolPool};
 
+/// Why an input cannot be run. Its message is what the model reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    /// The input does not fit the tool's schema or its type.
+    #[error("{}", invalid_message(tool, problems, *schema_not_loaded))]
+    Invalid {
+        /// The tool's name.
+        tool: String,
+        /// What is wrong, field by field.
+        problems: String,
+        /// Whether the tool is deferred and its schema not loaded yet: the model guessed the fields,
+        /// and is told how to load them.
+        schema_not_loaded: bool,
+    },
+    /// Engine fields were to be added to an input that is not an object.
+    #[error("the {tool} tool's input is not an object")]
+    NotAnObject {
+        /// The tool's name.
+        tool: String,
+    },
+    /// The tool is not in the pool the input was checked against.
+    #[error("tool {tool} has no schema")]
+    NoSchema {
+        /// The tool's name.
+        tool: String,
+    },
+}
+
+fn invalid_message(tool: &str, problems: &str, schema_not_loaded: bool) -> String {
+    let mut message = format!("InputValidationError: the {tool} tool's input is invalid:\n{problems}");
+    if schema_not_loaded {
+        message.push_str(&format!(
+            "\nThis tool's schema has not been loaded yet. Call the ToolSearch tool with query \"select:{tool}\" first, then call {tool} again."
+        ));
+    }
+    sanitize_for_model(&message)
+}
+
 /// Strips engine-only fields, coerces and validates model- or hook-provided input, and reads it
-/// into the tool's type. The error is what the model reads.
-pub fn prepare_input(pool: &ToolPool, tool: &dyn DynTool, input: Value) -> Result<PreparedInput, String> {
+/// into the tool's type.
+pub fn prepare_input(pool: &ToolPool, tool: &dyn DynTool, input: Value) -> Result<PreparedInput, InputError> {
     let input = strip_engine_only(input, tool.engine_only_fields());
     validate_engine_input(pool, tool, input)
 }
@@ -23,9 +61,11 @@ pub(crate) fn merge_engine_input(
     tool: &dyn DynTool,
     input: PreparedInput,
     fields: serde_json::Map<String, Value>,
-) -> Result<PreparedInput, String> {
+) -> Result<PreparedInput, InputError> {
     let Value::Object(mut map) = input.into_json() else {
-        return Err(format!("the {} tool's input is not an object", tool.name()));
+        return Err(InputError::NotAnObject {
+            tool: tool.name().to_string(),
+        });
     };
     let allowed = tool.engine_only_fields();
     for (key, value) in fields {
@@ -41,20 +81,24 @@ pub(crate) fn merge_engine_input(
 /// Unknown fields are refused wherever the schema says `additionalProperties: false` (every built-in
 /// tool; an MCP tool when its server's schema says so). Engine-only fields are not in the schema the
 /// model sees, so the schema judges the input without them and the tool's own type judges them.
-fn validate_engine_input(pool: &ToolPool, tool: &dyn DynTool, input: Value) -> Result<PreparedInput, String> {
+fn validate_engine_input(
+    pool: &ToolPool,
+    tool: &dyn DynTool,
+    input: Value,
+) -> Result<PreparedInput, InputError> {
     let name = tool.name();
     let schema_value = pool.schema_value(name);
     let input = coerce_to_schema(input, schema_value.as_deref().unwrap_or(&Value::Null));
-    let schema = pool
-        .schema(name)
-        .ok_or_else(|| format!("tool {name} has no schema"))?;
+    let schema = pool.schema(name).ok_or_else(|| InputError::NoSchema {
+        tool: name.to_string(),
+    })?;
     let engine_only = tool.engine_only_fields();
     let checked = if engine_only.is_empty() {
         schema.validate(&input)
     } else {
         schema.validate(&strip_engine_only(input.clone(), engine_only))
     };
-    let prepared = match checked {
+    let problems = match checked {
         Ok(()) => {
             let prepared = tool.prepare(input);
             match prepared.type_error() {
@@ -64,13 +108,11 @@ fn validate_engine_input(pool: &ToolPool, tool: &dyn DynTool, input: Value) -> R
         }
         Err(problems) => problems,
     };
-    let mut message = format!("InputValidationError: the {name} tool's input is invalid:\n{prepared}");
-    if pool.is_unloaded_deferred(name) {
-        message.push_str(&format!(
-            "\nThis tool's schema has not been loaded yet. Call the ToolSearch tool with query \"select:{name}\" first, then call {name} again."
-        ));
-    }
-    Err(sanitize_for_model(&message))
+    Err(InputError::Invalid {
+        tool: name.to_string(),
+        problems,
+        schema_not_loaded: pool.is_unloaded_deferred(name),
+    })
 }
 
 /// The input without the fields only the engine may set.

@@ -93,7 +93,7 @@ pub trait DynTool: Send + Sync {
     fn classifier_input(&self, input: &PreparedInput) -> String;
 }
 
-fn typed<T: Tool>(input: &PreparedInput) -> Result<&T::Input, String> {
+fn typed<T: Tool>(input: &PreparedInput) -> Result<&T::Input, crate::tool::TypeError> {
     input.get::<T::Input>()
 }
 
@@ -166,7 +166,7 @@ impl<T: Tool> DynTool for T {
             .and_then(|i| Tool::sandbox_state(self, i, ctx))
     }
     async fn validate_input(&self, input: &PreparedInput, ctx: &ToolUseContext) -> Validation {
-        let typed = typed::<T>(input)?;
+        let typed = typed::<T>(input).map_err(|e| e.to_string())?;
         Tool::validate_input(self, typed, ctx).await
     }
     fn backfill_observable_input(&self, input: &PreparedInput, ctx: &ToolUseContext) -> PreparedInput {
@@ -214,7 +214,9 @@ impl<T: Tool> DynTool for T {
         ctx: &ToolUseContext,
         progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
-        let typed = input.into_typed::<T::Input>().map_err(ToolError::InvalidInput)?;
+        let typed = input
+            .into_typed::<T::Input>()
+            .map_err(|e| ToolError::InvalidInput(e.to_string()))?;
         Tool::call(self, typed, ctx, progress).await
     }
     fn user_facing_name(&self, input: Option<&PreparedInput>) -> String {

@@ -23,7 +23,7 @@ pub use extensions::SessionExtensions;
 pub use nerve_protocol::PermissionPreview;
 pub use nerve_protocol::tool::{TodoItem, TodoStatus};
 pub use pool::{ToolPool, ToolSpec, is_deferrable};
-pub use prepared::PreparedInput;
+pub use prepared::{PreparedInput, TypeError};
 pub use progress::{Progress, ProgressSink};
 pub use read_state::{FileReadRecord, ReadFileState};
 pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput, text_of};

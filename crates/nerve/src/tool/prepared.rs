@@ -15,7 +15,19 @@ use serde_json::Value;
 #[derive(Clone)]
 pub struct PreparedInput {
     json: Value,
-    typed: Result<Arc<dyn Any + Send + Sync>, String>,
+    typed: Result<Arc<dyn Any + Send + Sync>, TypeError>,
+}
+
+/// Why an input does not have its tool's type.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum TypeError {
+    /// A field is missing or has the wrong type; serde's words say which and what was expected.
+    #[error("{0}")]
+    Shape(Arc<serde_json::Error>),
+    /// The input was prepared for a tool with another input type: a programming error, refused
+    /// like an input that does not parse.
+    #[error("the input was prepared for another tool")]
+    OtherTool,
 }
 
 impl std::fmt::Debug for PreparedInput {
@@ -42,7 +54,7 @@ impl PreparedInput {
     {
         let typed = I::deserialize(&json)
             .map(|typed| Arc::new(typed) as Arc<dyn Any + Send + Sync>)
-            .map_err(|e| e.to_string());
+            .map_err(|e| TypeError::Shape(Arc::new(e)));
         Self { json, typed }
     }
 
@@ -66,29 +78,25 @@ impl PreparedInput {
     }
 
     /// Why the input does not have the tool's type (which field is wrong); `None` when it has.
-    pub fn type_error(&self) -> Option<&str> {
-        self.typed.as_ref().err().map(String::as_str)
+    pub fn type_error(&self) -> Option<&TypeError> {
+        self.typed.as_ref().err()
     }
 
     /// The typed input, when it has type `I`. An input prepared for a tool with another input
     /// type is refused like one that does not parse: a programming error must fail closed.
-    pub(crate) fn get<I: 'static>(&self) -> Result<&I, String> {
+    pub(crate) fn get<I: 'static>(&self) -> Result<&I, TypeError> {
         match &self.typed {
-            Ok(typed) => typed.downcast_ref::<I>().ok_or_else(foreign),
+            Ok(typed) => typed.downcast_ref::<I>().ok_or(TypeError::OtherTool),
             Err(e) => Err(e.clone()),
         }
     }
 
     /// The typed input, owned (cloned only when a copy of the prepared input is still alive).
-    pub(crate) fn into_typed<I: Clone + Send + Sync + 'static>(self) -> Result<I, String> {
+    pub(crate) fn into_typed<I: Clone + Send + Sync + 'static>(self) -> Result<I, TypeError> {
         let typed = self.typed?;
-        let typed = typed.downcast::<I>().map_err(|_| foreign())?;
+        let typed = typed.downcast::<I>().map_err(|_| TypeError::OtherTool)?;
         Ok(Arc::try_unwrap(typed).unwrap_or_else(|shared| (*shared).clone()))
     }
-}
-
-fn foreign() -> String {
-    "the input was prepared for another tool".to_string()
 }
 
 #[cfg(test)]
@@ -105,10 +113,16 @@ mod tests {
     #[test]
     fn a_typed_input_is_read_once_and_handed_out_as_is() {
         let prepared = PreparedInput::parse::<Input>(json!({"path": "a.txt"}));
-        assert_eq!(prepared.type_error(), None);
-        assert_eq!(prepared.get::<Input>(), Ok(&Input { path: "a.txt".into() }));
+        assert!(prepared.type_error().is_none());
+        assert_eq!(
+            prepared.get::<Input>().ok(),
+            Some(&Input { path: "a.txt".into() })
+        );
         let copy = prepared.clone();
-        assert_eq!(prepared.into_typed::<Input>(), Ok(Input { path: "a.txt".into() }));
+        assert_eq!(
+            prepared.into_typed::<Input>().ok(),
+            Some(Input { path: "a.txt".into() })
+        );
         assert_eq!(copy.into_json(), json!({"path": "a.txt"}));
     }
 
@@ -116,8 +130,8 @@ mod tests {
     fn an_input_of_the_wrong_type_keeps_its_json_and_says_why() {
         let prepared = PreparedInput::parse::<Input>(json!({"path": 7}));
         assert_eq!(
-            prepared.type_error(),
-            Some("invalid type: integer `7`, expected a string")
+            prepared.type_error().map(ToString::to_string),
+            Some("invalid type: integer `7`, expected a string".to_string())
         );
         assert_eq!(prepared.json(), &json!({"path": 7}));
         assert!(prepared.get::<Input>().is_err());
@@ -126,12 +140,9 @@ mod tests {
     #[test]
     fn an_input_prepared_for_another_tool_is_refused() {
         let prepared = PreparedInput::parse::<Input>(json!({"path": "a"}));
+        assert!(matches!(prepared.get::<String>(), Err(TypeError::OtherTool)));
         assert_eq!(
-            prepared.get::<String>(),
-            Err("the input was prepared for another tool".to_string())
-        );
-        assert_eq!(
-            prepared.into_typed::<u32>(),
+            prepared.into_typed::<u32>().map_err(|e| e.to_string()),
             Err("the input was prepared for another tool".to_string())
         );
     }

@@ -41,12 +41,38 @@ impl PreparedImage {
     }
 }
 
+/// Why an image cannot be sent.
+#[derive(Debug, thiserror::Error)]
+pub enum ImageError {
+    /// The bytes are not an image of the kind they look like.
+    #[error("the {media_type} image could not be decoded: {source}")]
+    Undecodable {
+        /// The kind it looked like.
+        media_type: &'static str,
+        /// The decoder's reason.
+        source: image::ImageError,
+    },
+    /// The downscaled copy could not be written.
+    #[error("the downscaled image could not be encoded: {0}")]
+    Encode(#[source] image::ImageError),
+    /// Even the smallest copy tried is over the API's limit.
+    #[error("the image ({width}×{height}) stays over the API's {} MB limit even when downscaled", MAX_IMAGE_BASE64 / (1024 * 1024))]
+    TooLarge {
+        /// Its width in pixels.
+        width: u32,
+        /// Its height in pixels.
+        height: u32,
+    },
+}
+
 /// Prepares the bytes of an image of `kind`.
-pub fn prepare_image(bytes: &[u8], kind: ImageKind) -> Result<PreparedImage, String> {
+pub fn prepare_image(bytes: &[u8], kind: ImageKind) -> Result<PreparedImage, ImageError> {
+    let undecodable = |source| ImageError::Undecodable {
+        media_type: kind.media_type(),
+        source,
+    };
     let reader = || ImageReader::with_format(Cursor::new(bytes), kind.format());
-    let (width, height) = reader()
-        .into_dimensions()
-        .map_err(|e| format!("the {} image could not be decoded: {e}", kind.media_type()))?;
+    let (width, height) = reader().into_dimensions().map_err(undecodable)?;
     let b64_len = base64_len(bytes.len());
     if width.max(height) <= MAX_IMAGE_SIDE && b64_len <= MAX_IMAGE_BASE64 {
         return Ok(PreparedImage {
@@ -57,9 +83,7 @@ pub fn prepare_image(bytes: &[u8], kind: ImageKind) -> Result<PreparedImage, Str
             original: (width, height),
         });
     }
-    let decoded = reader()
-        .decode()
-        .map_err(|e| format!("the {} image could not be decoded: {e}", kind.media_type()))?;
+    let decoded = reader().decode().map_err(undecodable)?;
     let mut side = MAX_IMAGE_SIDE.min(width.max(height));
     for _ in 0..MAX_SHRINK_STEPS {
         let scaled = decoded.resize(side, side, FilterType::Triangle);
@@ -90,13 +114,10 @@ pub fn prepare_image(bytes: &[u8], kind: ImageKind) -> Result<PreparedImage, Str
         }
         side = side * 3 / 4;
     }
-    Err(format!(
-        "the image ({width}×{height}) stays over the API's {} MB limit even when downscaled",
-        MAX_IMAGE_BASE64 / (1024 * 1024)
-    ))
+    Err(ImageError::TooLarge { width, height })
 }
 
-fn encode(img: &DynamicImage, format: ImageFormat) -> Result<Vec<u8>, String> {
+fn encode(img: &DynamicImage, format: ImageFormat) -> Result<Vec<u8>, ImageError> {
     let mut out = Vec::new();
     let result = match format {
         ImageFormat::Jpeg => {
@@ -106,7 +127,7 @@ fn encode(img: &DynamicImage, format: ImageFormat) -> Result<Vec<u8>, String> {
         }
         other => img.write_to(&mut Cursor::new(&mut out), other),
     };
-    result.map_err(|e| format!("the downscaled image could not be encoded: {e}"))?;
+    result.map_err(ImageError::Encode)?;
     Ok(out)
 }
 
@@ -165,7 +186,9 @@ pub(crate) mod tests {
 
     #[test]
     fn undecodable_images_are_an_error() {
-        let err = prepare_image(b"\x89PNG\r\n\x1a\nbroken", ImageKind::Png).unwrap_err();
+        let err = prepare_image(b"\x89PNG\r\n\x1a\nbroken", ImageKind::Png)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("could not be decoded"), "{err}");
     }
 }

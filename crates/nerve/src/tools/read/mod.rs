@@ -99,7 +99,7 @@ Usage:
             return Err("`limit` must be at least 1 (it is the number of lines to read).".into());
         }
         if let Some(pages) = &input.pages {
-            PageRange::parse(pages)?;
+            PageRange::parse(pages).map_err(|e| e.to_string())?;
         }
         if let Some(why) = special::blocked_by_name(&absolute_path(ctx, &input.file_path)) {
             return Err(why);
@@ -129,7 +129,7 @@ Usage:
             .as_deref()
             .map(PageRange::parse)
             .transpose()
-            .map_err(ToolError::InvalidInput)?;
+            .map_err(|e| ToolError::InvalidInput(e.to_string()))?;
         let request = run::ReadRequest {
             path: absolute_path(ctx, &input.file_path),
             offset: input.offset,

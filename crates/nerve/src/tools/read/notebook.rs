@@ -12,9 +12,19 @@ use crate::tools::read::text::MAX_TOKENS;
 
 static ANSI: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\x1b\[[0-9;]*[A-Za-z]").ok());
 
+/// A notebook whose text is more than one read returns; the message says how to read parts of it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "This notebook is about {tokens} tokens, over the {MAX_TOKENS}-token limit of one read. Read specific cells with Bash and jq, e.g. `jq '.cells[:5]' notebook.ipynb`."
+)]
+pub struct NotebookTooLarge {
+    /// About how many tokens its text is.
+    pub tokens: usize,
+}
+
 /// Renders a notebook. `Ok(None)`: the JSON is not a notebook (no `cells` array), so the caller
 /// shows the file as text. `Err`: a notebook too large for one read.
-pub fn render_notebook(bytes: &[u8]) -> Result<Option<Vec<ResultBlock>>, String> {
+pub fn render_notebook(bytes: &[u8]) -> Result<Option<Vec<ResultBlock>>, NotebookTooLarge> {
     let Ok(doc) = serde_json::from_slice::<Value>(bytes) else {
         return Ok(None);
     };
@@ -60,9 +70,7 @@ pub fn render_notebook(bytes: &[u8]) -> Result<Option<Vec<ResultBlock>>, String>
     }
     let tokens = out.text_chars / 4;
     if tokens > MAX_TOKENS {
-        return Err(format!(
-            "This notebook is about {tokens} tokens, over the {MAX_TOKENS}-token limit of one read. Read specific cells with Bash and jq, e.g. `jq '.cells[:5]' notebook.ipynb`."
-        ));
+        return Err(NotebookTooLarge { tokens });
     }
     Ok(Some(out.finish()))
 }
@@ -231,6 +239,12 @@ mod tests {
         let big = "x".repeat(120_000);
         let nb = json!({"cells": [{"id": "a", "cell_type": "code", "source": big}]});
         let err = render_notebook(nb.to_string().as_bytes()).unwrap_err();
-        assert!(err.contains("jq"), "{err}");
+        // 120,000 characters of source and the cell's framing, at four characters a token.
+        assert_eq!(err, NotebookTooLarge { tokens: 30_019 });
+        assert!(
+            err.to_string()
+                .ends_with("Read specific cells with Bash and jq, e.g. `jq '.cells[:5]' notebook.ipynb`."),
+            "{err}"
+        );
     }
 }

@@ -163,12 +163,13 @@ pub fn read(request: &ReadRequest, cancel: &CancellationToken) -> Result<ReadOut
                 )));
             }
             let bytes = read_capped(file, size, cap, &path, "PDF")?;
-            let blocks = read_pdf(&bytes, request.pages).map_err(ToolError::InvalidInput)?;
+            let blocks =
+                read_pdf(&bytes, request.pages).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
             (blocks, hash_bytes(&bytes))
         }
         FileKind::Notebook => {
             let bytes = read_capped(file, size, MAX_NOTEBOOK_BYTES, &path, "notebook")?;
-            match render_notebook(&bytes).map_err(ToolError::InvalidInput)? {
+            match render_notebook(&bytes).map_err(|e| ToolError::InvalidInput(e.to_string()))? {
                 Some(blocks) => (blocks, hash_bytes(&bytes)),
                 None => read_text(bytes.as_slice(), request, &path, cancel)?,
             }
