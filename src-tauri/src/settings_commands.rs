@@ -158,7 +158,7 @@ pub async fn mcp_sign_in(
     let service = nerve::mcp::McpOptions::from_env().keyring_service;
     settings_view::mcp_login(project.dir(), project.locations(), &name, &service, |url| {
         let opened = if std::env::var_os("BROWSER").is_some() {
-            nerve::mcp::oauth::open_in_browser(url)
+            nerve::mcp::oauth::open_in_browser(url).map_err(|e| e.to_string())
         } else {
             use tauri_plugin_opener::OpenerExt;
             app.opener()

@@ -187,13 +187,22 @@ fn command_name(dir: &Path, path: &Path) -> Option<String> {
     parts.iter().all(valid).then(|| parts.join(":"))
 }
 
+/// Why a command file was skipped (the listing's warning names the file).
+#[derive(Debug, thiserror::Error)]
+enum CommandFileError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("larger than {MAX_COMMAND_BYTES} bytes")]
+    TooLarge,
+}
+
 /// The front matter's `key: value` lines and the body.
-fn read_command(path: &Path) -> Result<(BTreeMap<String, String>, String), String> {
-    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+fn read_command(path: &Path) -> Result<(BTreeMap<String, String>, String), CommandFileError> {
+    let size = std::fs::metadata(path)?.len();
     if size > MAX_COMMAND_BYTES {
-        return Err(format!("larger than {MAX_COMMAND_BYTES} bytes"));
+        return Err(CommandFileError::TooLarge);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(path)?;
     Ok(split_front_matter(&text))
 }
 

@@ -189,15 +189,41 @@ async fn wait_for_callback(listener: &tokio::net::TcpListener) -> Result<Callbac
         let _ = stream.get_mut().shutdown().await;
         match answer {
             Some(Ok(callback)) => return Ok(callback),
-            Some(Err(refusal)) => return Err(OAuthError::Refused(refusal)),
+            Some(Err(refusal)) => return Err(OAuthError::Refused(refusal.to_string())),
             None => {}
         }
     }
 }
 
+/// Why the sign-in redirect did not bring a code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum CallbackRefusal {
+    /// The authorisation server refused (`?error=..&error_description=..`).
+    #[error("{error}{}", description.as_ref().map(|d| format!(": {d}")).unwrap_or_default())]
+    Refused {
+        /// The OAuth error code.
+        error: String,
+        /// Its description, when given.
+        description: Option<String>,
+    },
+    /// The redirect had neither a code nor an error.
+    #[error("the redirect carried no code")]
+    NoCode,
+}
+
+/// Why the browser could not be started.
+#[derive(Debug, thiserror::Error)]
+#[error("could not start `{program}`: {source}")]
+pub struct BrowserError {
+    /// The program tried (`$BROWSER`, `xdg-open` or `open`).
+    pub program: String,
+    /// Why it did not start.
+    pub source: std::io::Error,
+}
+
 /// The code and state of `GET /callback?code=..&state=.. HTTP/1.1`, the refusal of
 /// `?error=..&error_description=..`, or `None` for any other request.
-fn parse_callback(request_line: &str) -> Option<Result<Callback, String>> {
+fn parse_callback(request_line: &str) -> Option<Result<Callback, CallbackRefusal>> {
     let target = request_line.strip_prefix("GET ")?.split(' ').next()?;
     let url = reqwest::Url::parse("http://127.0.0.1").ok()?.join(target).ok()?;
     if url.path() != "/callback" {
@@ -205,23 +231,24 @@ fn parse_callback(request_line: &str) -> Option<Result<Callback, String>> {
     }
     let query: std::collections::HashMap<String, String> = url.query_pairs().into_owned().collect();
     if let Some(error) = query.get("error") {
-        let description = query
-            .get("error_description")
-            .map_or(String::new(), |d| format!(": {d}"));
-        return Some(Err(format!("{error}{description}")));
+        let description = query.get("error_description").cloned();
+        return Some(Err(CallbackRefusal::Refused {
+            error: error.clone(),
+            description,
+        }));
     }
     match (query.get("code"), query.get("state")) {
         (Some(code), Some(state)) => Some(Ok(Callback {
             code: code.clone(),
             state: state.clone(),
         })),
-        _ => Some(Err("the redirect carried no code".to_string())),
+        _ => Some(Err(CallbackRefusal::NoCode)),
     }
 }
 
 /// Opens `url` in the user's browser: `$BROWSER` when set (as `xdg-open`, `git` and `gh` honour
 /// it), else `xdg-open` (`open` on macOS). Failing is not fatal: the caller also prints the URL.
-pub fn open_in_browser(url: &str) -> Result<(), String> {
+pub fn open_in_browser(url: &str) -> Result<(), BrowserError> {
     let program = std::env::var("BROWSER")
         .ok()
         .filter(|b| !b.trim().is_empty())
@@ -240,7 +267,7 @@ pub fn open_in_browser(url: &str) -> Result<(), String> {
         .stderr(std::process::Stdio::null())
         .spawn()
         .map(|_| ())
-        .map_err(|e| format!("could not start `{program}`: {e}"))
+        .map_err(|source| BrowserError { program, source })
 }
 
 #[cfg(test)]
@@ -259,13 +286,16 @@ mod tests {
         );
         assert_eq!(
             parse_callback("GET /callback?error=access_denied&error_description=no%20thanks HTTP/1.1"),
-            Some(Err("access_denied: no thanks".into()))
+            Some(Err(CallbackRefusal::Refused {
+                error: "access_denied".into(),
+                description: Some("no thanks".into())
+            }))
         );
         assert_eq!(parse_callback("GET /favicon.ico HTTP/1.1"), None);
         assert_eq!(parse_callback("POST /callback HTTP/1.1"), None);
         assert_eq!(
             parse_callback("GET /callback HTTP/1.1"),
-            Some(Err("the redirect carried no code".into()))
+            Some(Err(CallbackRefusal::NoCode))
         );
     }
 }

@@ -68,7 +68,7 @@ Usage:
         let (input, ctx) = (input.clone(), ctx.clone());
         // The same computation as the call: a stale file, a missing or ambiguous old_string fails
         // here, before the user is asked to approve anything.
-        tokio::task::spawn_blocking(move || preview_edit(&input, &ctx).map(|_| ()))
+        tokio::task::spawn_blocking(move || preview_edit(&input, &ctx).map(|_| ()).map_err(|e| e.to_string()))
             .await
             .map_err(|e| format!("the edit could not be checked: {e}"))?
     }
@@ -113,7 +113,8 @@ Usage:
         // Computed again right before writing: the file may have changed while the user looked at
         // the permission dialog, and then the staleness check refuses.
         let preview = tokio::task::spawn_blocking(move || -> Result<EditPreview, ToolError> {
-            let preview = preview_edit(&input, &owned_ctx).map_err(ToolError::InvalidInput)?;
+            let preview =
+                preview_edit(&input, &owned_ctx).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
             write_atomic(&preview.path, &preview.new_bytes)
                 .map_err(|e| ToolError::io(format!("writing {}", preview.path.display()), e))?;
             record_known_content(&owned_ctx, &preview.path, &preview.new_bytes);

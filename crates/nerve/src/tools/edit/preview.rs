@@ -9,7 +9,7 @@ use crate::tools::edit::EditInput;
 use crate::tools::edit::matching::{find_matches, match_quote_style};
 use crate::tools::fs::similar_names::missing_file_message;
 use crate::tools::fs::text::normalize_newlines;
-use crate::tools::fs::{ChangeKind, FileDiff, FileSnapshot, TextFile, absolute_path, check_fresh};
+use crate::tools::fs::{ChangeKind, FileDiff, FileSnapshot, StaleFile, TextFile, absolute_path, check_fresh};
 
 /// Files larger than this are not edited (the whole file is held in memory several times).
 pub const MAX_EDIT_FILE_BYTES: usize = 64 * 1024 * 1024;
@@ -37,23 +37,86 @@ pub struct EditPreview {
     pub changed_lines: usize,
 }
 
-/// Computes the edit `input` describes on the file as it is now. Errors are messages for the model.
-pub fn preview_edit(input: &EditInput, ctx: &ToolUseContext) -> Result<EditPreview, String> {
+/// Why an edit cannot be made. The messages are what the model reads, with what to do instead.
+#[derive(Debug, thiserror::Error)]
+pub enum EditRefusal {
+    /// `old_string` and `new_string` are the same.
+    #[error(
+        "No changes to make: old_string and new_string are exactly the same. Give the text to replace in old_string and its replacement in new_string."
+    )]
+    NoChange,
+    /// The file may not be changed now (not read, changed since, not a file).
+    #[error(transparent)]
+    Stale(#[from] StaleFile),
+    /// The file does not exist and `old_string` names text in it.
+    #[error("{missing} To create a new file, use Write, or Edit with an empty old_string.")]
+    Missing {
+        /// Says the file does not exist, with similar names nearby.
+        missing: String,
+    },
+    /// The file is larger than Edit handles.
+    #[error(
+        "{} is {} MB; Edit changes files up to {} MB. Use a command through Bash for files this large.",
+        path.display(),
+        bytes / (1024 * 1024),
+        MAX_EDIT_FILE_BYTES / (1024 * 1024)
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        bytes: usize,
+    },
+    /// The file is not UTF-8 text.
+    #[error("{} is not UTF-8 text, so Edit cannot change it (it edits text files only).", path.display())]
+    NotText {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An empty `old_string` (create) on a file that has content.
+    #[error(
+        "Cannot create {}: it already exists and is not empty. To change part of it, give the exact text to replace in old_string; to replace all of it, use Write.",
+        path.display()
+    )]
+    NotEmpty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// `old_string` is not in the file.
+    #[error(
+        "String to replace not found in {}. old_string must match the file's text exactly, including indentation and line breaks (only quote style and trailing spaces are matched loosely). Read the file again and copy the exact text.",
+        path.display()
+    )]
+    NotFound {
+        /// The file.
+        path: PathBuf,
+    },
+    /// `old_string` is in the file more than once and `replace_all` is off.
+    #[error(
+        "Found {count} matches of old_string in {}, but replace_all is false. To replace every occurrence, set replace_all to true; to replace one, include more surrounding lines in old_string so it matches exactly one place.",
+        path.display()
+    )]
+    Ambiguous {
+        /// The file.
+        path: PathBuf,
+        /// How many places match.
+        count: usize,
+    },
+}
+
+/// Computes the edit `input` describes on the file as it is now.
+pub fn preview_edit(input: &EditInput, ctx: &ToolUseContext) -> Result<EditPreview, EditRefusal> {
     let path = absolute_path(ctx, &input.file_path);
     let old_string = normalize_newlines(&input.old_string);
     let new_string = normalize_newlines(&input.new_string);
     if old_string == new_string {
-        return Err(
-            "No changes to make: old_string and new_string are exactly the same. Give the text to replace in old_string and its replacement in new_string."
-                .into(),
-        );
+        return Err(EditRefusal::NoChange);
     }
     let Some(snapshot) = check_fresh(ctx, &path)? else {
         if !old_string.is_empty() {
-            return Err(format!(
-                "{} To create a new file, use Write, or Edit with an empty old_string.",
-                missing_file_message(&path, &ctx.exec.cwd)
-            ));
+            return Err(EditRefusal::Missing {
+                missing: missing_file_message(&path, &ctx.exec.cwd),
+            });
         }
         let file = TextFile::new_file(&new_string);
         return Ok(finish(
@@ -68,26 +131,18 @@ pub fn preview_edit(input: &EditInput, ctx: &ToolUseContext) -> Result<EditPrevi
         ));
     };
     if snapshot.bytes.len() > MAX_EDIT_FILE_BYTES {
-        return Err(format!(
-            "{} is {} MB; Edit changes files up to {} MB. Use a command through Bash for files this large.",
-            path.display(),
-            snapshot.bytes.len() / (1024 * 1024),
-            MAX_EDIT_FILE_BYTES / (1024 * 1024)
-        ));
+        return Err(EditRefusal::TooLarge {
+            path,
+            bytes: snapshot.bytes.len(),
+        });
     }
-    let file = TextFile::decode(&snapshot.bytes).map_err(|_| {
-        format!(
-            "{} is not UTF-8 text, so Edit cannot change it (it edits text files only).",
-            path.display()
-        )
-    })?;
+    let Ok(file) = TextFile::decode(&snapshot.bytes) else {
+        return Err(EditRefusal::NotText { path });
+    };
     let content = file.text.clone();
     if old_string.is_empty() {
         if !content.trim().is_empty() {
-            return Err(format!(
-                "Cannot create {}: it already exists and is not empty. To change part of it, give the exact text to replace in old_string; to replace all of it, use Write.",
-                path.display()
-            ));
+            return Err(EditRefusal::NotEmpty { path });
         }
         let lines = new_string.lines().count().max(1);
         return Ok(finish(
@@ -104,16 +159,10 @@ pub fn preview_edit(input: &EditInput, ctx: &ToolUseContext) -> Result<EditPrevi
     let matches = find_matches(&content, &old_string);
     match matches.ranges.len() {
         0 => {
-            return Err(format!(
-                "String to replace not found in {}. old_string must match the file's text exactly, including indentation and line breaks (only quote style and trailing spaces are matched loosely). Read the file again and copy the exact text.",
-                path.display()
-            ));
+            return Err(EditRefusal::NotFound { path });
         }
         n if n > 1 && !input.replace_all => {
-            return Err(format!(
-                "Found {n} matches of old_string in {}, but replace_all is false. To replace every occurrence, set replace_all to true; to replace one, include more surrounding lines in old_string so it matches exactly one place.",
-                path.display()
-            ));
+            return Err(EditRefusal::Ambiguous { path, count: n });
         }
         _ => {}
     }

@@ -12,7 +12,7 @@ pub use crate::files::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff, hash_b
 pub use path::{absolute_path, display_path, permission_paths};
 pub use preview::diff_preview;
 pub use snapshot::{FileSnapshot, record_known_content};
-pub use staleness::{check_fresh, check_fresh_at};
+pub use staleness::{StaleFile, check_fresh, check_fresh_at};
 pub use text::{LineEnding, TextFile};
 
 #[cfg(test)]

@@ -3,51 +3,102 @@
 //! Run twice: in `validate_input`, so a stale edit fails before the user is asked, and again right
 //! before writing, because the file may change while the permission dialog is open.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::tool::{ReadFileState, ToolUseContext};
 use crate::tools::fs::FileSnapshot;
 
+/// Why a file may not be changed now. The messages are what the model reads, with what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum StaleFile {
+    /// Its metadata cannot be read (permissions...).
+    #[error("Cannot inspect {}: {source}.", path.display())]
+    Uninspectable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It is a directory.
+    #[error("{} is a directory, not a file. Give the path of a file inside it.", path.display())]
+    Directory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// It is a device, FIFO or socket.
+    #[error(
+        "{} is not a regular file (a device, FIFO or socket); the file tools only change regular files.",
+        path.display()
+    )]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The model has not read it in this session.
+    #[error(
+        "File has not been read yet: {}. Read it first with the Read tool, then make the change, so it is based on the file's current content. Nothing was written.",
+        path.display()
+    )]
+    NotRead {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Its content cannot be read now.
+    #[error("Cannot read {}: {source}.", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Its content is not what the model read.
+    #[error(
+        "File has been modified since it was last read: {} (by the user, a formatter or another process). Read it again before changing it; nothing was written.",
+        path.display()
+    )]
+    Modified {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
 /// Checks `path` against the session's read-file state. `Ok(None)`: the file does not exist (nothing
 /// to be stale). `Ok(Some(snapshot))`: it exists, was read, and is unchanged; the snapshot is its
-/// current content. `Err`: a message for the model saying what to do.
-pub fn check_fresh(ctx: &ToolUseContext, path: &Path) -> Result<Option<FileSnapshot>, String> {
+/// current content.
+pub fn check_fresh(ctx: &ToolUseContext, path: &Path) -> Result<Option<FileSnapshot>, StaleFile> {
     check_fresh_at(&ctx.exec.read_files, path)
 }
 
 /// [`check_fresh`] against an explicit state.
-pub fn check_fresh_at(state: &ReadFileState, path: &Path) -> Result<Option<FileSnapshot>, String> {
+pub fn check_fresh_at(state: &ReadFileState, path: &Path) -> Result<Option<FileSnapshot>, StaleFile> {
+    let owned = || path.to_path_buf();
     let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("Cannot inspect {}: {e}.", path.display())),
+        Err(source) => {
+            return Err(StaleFile::Uninspectable {
+                path: owned(),
+                source,
+            });
+        }
     };
     if meta.is_dir() {
-        return Err(format!(
-            "{} is a directory, not a file. Give the path of a file inside it.",
-            path.display()
-        ));
+        return Err(StaleFile::Directory { path: owned() });
     }
     if !meta.is_file() {
-        return Err(format!(
-            "{} is not a regular file (a device, FIFO or socket); the file tools only change regular files.",
-            path.display()
-        ));
+        return Err(StaleFile::NotRegular { path: owned() });
     }
     let Some(record) = state.get(path) else {
-        return Err(format!(
-            "File has not been read yet: {}. Read it first with the Read tool, then make the change, so it is based on the file's current content. Nothing was written.",
-            path.display()
-        ));
+        return Err(StaleFile::NotRead { path: owned() });
     };
-    let snapshot = FileSnapshot::read(path).map_err(|e| format!("Cannot read {}: {e}.", path.display()))?;
+    let snapshot = FileSnapshot::read(path).map_err(|source| StaleFile::Unreadable {
+        path: owned(),
+        source,
+    })?;
     // The hash decides: a touched file (new mtime, same bytes) is not stale, and a rewrite within the
     // clock's granularity (same mtime, new bytes) is.
     if snapshot.hash != record.content_hash {
-        return Err(format!(
-            "File has been modified since it was last read: {} (by the user, a formatter or another process). Read it again before changing it; nothing was written.",
-            path.display()
-        ));
+        return Err(StaleFile::Modified { path: owned() });
     }
     Ok(Some(snapshot))
 }
@@ -76,7 +127,10 @@ mod tests {
     fn missing_file_is_not_stale() {
         let dir = tempfile::tempdir().unwrap();
         let state = ReadFileState::default();
-        assert_eq!(check_fresh_at(&state, &dir.path().join("new.txt")), Ok(None));
+        assert!(matches!(
+            check_fresh_at(&state, &dir.path().join("new.txt")),
+            Ok(None)
+        ));
     }
 
     #[test]
@@ -85,7 +139,8 @@ mod tests {
         let p = dir.path().join("a.txt");
         std::fs::write(&p, "x").unwrap();
         let err = check_fresh_at(&ReadFileState::default(), &p).unwrap_err();
-        assert!(err.contains("has not been read yet"), "{err}");
+        assert!(matches!(&err, StaleFile::NotRead { path } if path == &p), "{err}");
+        assert!(err.to_string().contains("has not been read yet"), "{err}");
     }
 
     #[test]
@@ -97,8 +152,17 @@ mod tests {
         read_now(&state, &p);
         std::fs::write(&p, "two").unwrap();
         let err = check_fresh_at(&state, &p).unwrap_err();
-        assert!(err.contains("modified since it was last read"), "{err}");
-        assert!(err.contains("Read it again"), "{err}");
+        assert!(
+            matches!(&err, StaleFile::Modified { path } if path == &p),
+            "{err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "File has been modified since it was last read: {} (by the user, a formatter or another process). Read it again before changing it; nothing was written.",
+                p.display()
+            )
+        );
     }
 
     #[test]
@@ -123,6 +187,6 @@ mod tests {
     fn directories_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let err = check_fresh_at(&ReadFileState::default(), dir.path()).unwrap_err();
-        assert!(err.contains("is a directory"), "{err}");
+        assert!(matches!(err, StaleFile::Directory { .. }), "{err}");
     }
 }

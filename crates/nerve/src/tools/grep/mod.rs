@@ -95,7 +95,7 @@ impl Tool for GrepTool {
     }
 
     async fn validate_input(&self, input: &GrepInput, ctx: &ToolUseContext) -> Validation {
-        search::check_root(&Self::root(input, ctx))
+        search::check_root(&Self::root(input, ctx)).map_err(|e| e.to_string())
     }
 
     fn backfill_observable_input(&self, input: &mut GrepInput, ctx: &ToolUseContext) {
@@ -133,7 +133,7 @@ impl Tool for GrepTool {
         progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
         let options = Self::options(&input, ctx);
-        search::check_root(&options.root).map_err(ToolError::InvalidInput)?;
+        search::check_root(&options.root).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
         let cancel = ctx.exec.cancel.clone();
         let mode = options.mode;
         let context = options.before > 0 || options.after > 0;

@@ -256,13 +256,23 @@ fn sort_hits(hits: &mut [FileHits], mode: OutputMode) {
     }
 }
 
-/// Whether `root` exists; the error says what to do when it does not.
-pub fn check_root(root: &Path) -> Result<(), String> {
-    match std::fs::metadata(root) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(format!(
-            "Path does not exist or cannot be read: {} ({e}). Give an existing file or folder, absolute or relative to the working directory.",
-            root.display()
-        )),
-    }
+/// A search root that is not there; the message says what to do.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "Path does not exist or cannot be read: {} ({source}). Give an existing file or folder, absolute or relative to the working directory.",
+    root.display()
+)]
+pub struct MissingRoot {
+    /// The root asked for.
+    pub root: std::path::PathBuf,
+    /// Why it cannot be read.
+    pub source: std::io::Error,
+}
+
+/// Whether `root` exists.
+pub fn check_root(root: &Path) -> Result<(), MissingRoot> {
+    std::fs::metadata(root).map(|_| ()).map_err(|source| MissingRoot {
+        root: root.to_path_buf(),
+        source,
+    })
 }

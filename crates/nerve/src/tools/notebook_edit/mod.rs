@@ -138,7 +138,7 @@ impl Tool for NotebookEditTool {
         let path = Self::path(&input, ctx);
         // The shared staleness rule of every file-changing tool: read first, unchanged since.
         let snapshot = crate::tools::fs::check_fresh(ctx, &path)
-            .map_err(ToolError::InvalidInput)?
+            .map_err(|e| ToolError::InvalidInput(e.to_string()))?
             .ok_or_else(|| {
                 ToolError::InvalidInput(format!("The notebook {} does not exist.", path.display()))
             })?;

@@ -59,7 +59,7 @@ impl Tool for TodoWriteTool {
     }
 
     async fn validate_input(&self, input: &TodoWriteInput, _ctx: &ToolUseContext) -> Validation {
-        validate_todos(&input.todos)
+        validate_todos(&input.todos).map_err(|e| e.to_string())
     }
 
     fn summary(&self, input: &TodoWriteInput, _cwd: &std::path::Path) -> String {
@@ -77,7 +77,7 @@ impl Tool for TodoWriteTool {
         ctx: &ToolUseContext,
         _progress: &ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
-        validate_todos(&input.todos).map_err(ToolError::InvalidInput)?;
+        validate_todos(&input.todos).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
         let old = Arc::clone(&ctx.exec.todos);
         let all_done = input.todos.iter().all(|t| t.status == TodoStatus::Completed);
         // A finished list is cleared (as Claude Code does), so the next task starts from nothing;

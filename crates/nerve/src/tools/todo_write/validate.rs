@@ -2,21 +2,40 @@
 
 use crate::tool::{TodoItem, TodoStatus};
 
+/// A task the list cannot hold; the message says which and what to give.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BlankTask {
+    /// The task (1-based) has no description.
+    #[error(
+        "Task {task} has an empty `content`. Give every task a short imperative description (\"Run the tests\")."
+    )]
+    Content {
+        /// Its position, from 1.
+        task: usize,
+    },
+    /// The task (1-based) has no present continuous form.
+    #[error(
+        "Task {task} (\"{content}\") has an empty `activeForm`. Give its present continuous form (\"Running the tests\")."
+    )]
+    ActiveForm {
+        /// Its position, from 1.
+        task: usize,
+        /// Its description.
+        content: String,
+    },
+}
+
 /// Refuses a list with a task whose `content` or `activeForm` is blank.
-pub fn validate_todos(todos: &[TodoItem]) -> Result<(), String> {
+pub fn validate_todos(todos: &[TodoItem]) -> Result<(), BlankTask> {
     for (i, todo) in todos.iter().enumerate() {
         if todo.content.trim().is_empty() {
-            return Err(format!(
-                "Task {} has an empty `content`. Give every task a short imperative description (\"Run the tests\").",
-                i + 1
-            ));
+            return Err(BlankTask::Content { task: i + 1 });
         }
         if todo.active_form.trim().is_empty() {
-            return Err(format!(
-                "Task {} (\"{}\") has an empty `activeForm`. Give its present continuous form (\"Running the tests\").",
-                i + 1,
-                todo.content
-            ));
+            return Err(BlankTask::ActiveForm {
+                task: i + 1,
+                content: todo.content.clone(),
+            });
         }
     }
     Ok(())
@@ -49,9 +68,16 @@ mod tests {
     #[test]
     fn blank_content_or_active_form_is_refused() {
         let err = validate_todos(&[item("ok", "oking"), item("  ", "x")]).unwrap_err();
-        assert!(err.contains("Task 2 has an empty `content`"), "{err}");
+        assert_eq!(err, BlankTask::Content { task: 2 });
+        assert_eq!(
+            err.to_string(),
+            "Task 2 has an empty `content`. Give every task a short imperative description (\"Run the tests\")."
+        );
         let err = validate_todos(&[item("Build", "")]).unwrap_err();
-        assert!(err.contains("empty `activeForm`"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "Task 1 (\"Build\") has an empty `activeForm`. Give its present continuous form (\"Running the tests\")."
+        );
         assert_eq!(validate_todos(&[]), Ok(()));
     }
 

@@ -64,9 +64,11 @@ Usage:
             return Err("`file_path` is empty: give the absolute path of the file to write.".into());
         }
         let (input, ctx) = (input.clone(), ctx.clone());
-        tokio::task::spawn_blocking(move || preview_write(&input, &ctx).map(|_| ()))
-            .await
-            .map_err(|e| format!("the write could not be checked: {e}"))?
+        tokio::task::spawn_blocking(move || {
+            preview_write(&input, &ctx).map(|_| ()).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| format!("the write could not be checked: {e}"))?
     }
 
     fn backfill_observable_input(&self, input: &mut WriteInput, ctx: &ToolUseContext) {
@@ -108,7 +110,8 @@ Usage:
         let owned_ctx = ctx.clone();
         // Checked again right before writing: the file may have changed during the permission dialog.
         let preview = tokio::task::spawn_blocking(move || -> Result<WritePreview, ToolError> {
-            let preview = preview_write(&input, &owned_ctx).map_err(ToolError::InvalidInput)?;
+            let preview =
+                preview_write(&input, &owned_ctx).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
             write_atomic(&preview.path, &preview.new_bytes)
                 .map_err(|e| ToolError::io(format!("writing {}", preview.path.display()), e))?;
             record_known_content(&owned_ctx, &preview.path, &preview.new_bytes);

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::tool::ToolUseContext;
 use crate::tools::fs::text::normalize_newlines;
-use crate::tools::fs::{ChangeKind, FileDiff, FileSnapshot, TextFile, absolute_path, check_fresh};
+use crate::tools::fs::{ChangeKind, FileDiff, FileSnapshot, StaleFile, TextFile, absolute_path, check_fresh};
 use crate::tools::write::WriteInput;
 
 /// What a write would do.
@@ -22,8 +22,8 @@ pub struct WritePreview {
     pub diff: FileDiff,
 }
 
-/// Computes the write `input` describes. Errors are messages for the model.
-pub fn preview_write(input: &WriteInput, ctx: &ToolUseContext) -> Result<WritePreview, String> {
+/// Computes the write `input` describes.
+pub fn preview_write(input: &WriteInput, ctx: &ToolUseContext) -> Result<WritePreview, StaleFile> {
     let path = absolute_path(ctx, &input.file_path);
     let display = path.display().to_string();
     let Some(snapshot) = check_fresh(ctx, &path)? else {
