@@ -7,6 +7,7 @@
 use crate::tools::bash::analysis::CommandClass;
 use crate::tools::bash::git;
 use crate::tools::bash::options::{is_long, is_option, short_cluster_has};
+use crate::tools::bash::reasons::ArgRefusal;
 use crate::tools::bash::words::{Word, basename, is_system_program};
 
 /// Programs that do nothing worth guarding: they print their arguments, wait, or set an exit status.
@@ -64,7 +65,7 @@ pub(crate) fn reads_its_operands(name: &str) -> bool {
 }
 
 /// Looks at a checked program's arguments and says why they make it write or run something.
-type OptionCheck = fn(&[String]) -> Result<(), String>;
+type OptionCheck = fn(&[String]) -> Result<(), ArgRefusal>;
 
 /// Classifies one command whose wrappers are already stripped. `stdin_args` says that more arguments
 /// arrive at run time (`xargs`), which counts like a dynamic argument.
@@ -132,7 +133,7 @@ pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
     let texts: Vec<String> = args.iter().map(|w| w.text.clone()).collect();
     match check(&texts) {
         Ok(()) => CommandClass::ReadOnly,
-        Err(reason) => CommandClass::Other(reason),
+        Err(refusal) => CommandClass::Other(refusal.to_string()),
     }
 }
 
@@ -141,9 +142,12 @@ fn other(reason: impl Into<String>) -> CommandClass {
 }
 
 /// Rejects the first argument for which `bad` is true.
-fn reject_any(args: &[String], program: &str, bad: impl Fn(&str) -> bool) -> Result<(), String> {
+fn reject_any(args: &[String], program: &'static str, bad: impl Fn(&str) -> bool) -> Result<(), ArgRefusal> {
     match args.iter().find(|a| bad(a)) {
-        Some(arg) => Err(format!("`{program} {arg}` can write files or run other programs")),
+        Some(arg) => Err(ArgRefusal::WritesOrRuns {
+            program,
+            arg: arg.clone(),
+        }),
         None => Ok(()),
     }
 }
@@ -157,7 +161,7 @@ fn printf(args: &[Word]) -> CommandClass {
 }
 
 /// `--pre` runs a program on every file; `--hostname-bin` runs one to learn the host name.
-fn rg(args: &[String]) -> Result<(), String> {
+fn rg(args: &[String]) -> Result<(), ArgRefusal> {
     reject_any(args, "rg", |a| {
         ["pre", "pre-glob", "hostname-bin"]
             .iter()
@@ -166,12 +170,12 @@ fn rg(args: &[String]) -> Result<(), String> {
 }
 
 /// `--pager` runs a program.
-fn ag(args: &[String]) -> Result<(), String> {
+fn ag(args: &[String]) -> Result<(), ArgRefusal> {
     reject_any(args, "ag", |a| is_long(a, "pager", &[]))
 }
 
 /// Primaries that run programs, delete, or write listing files.
-fn find(args: &[String]) -> Result<(), String> {
+fn find(args: &[String]) -> Result<(), ArgRefusal> {
     const BANNED: &[&str] = &[
         "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
     ];
@@ -179,7 +183,7 @@ fn find(args: &[String]) -> Result<(), String> {
 }
 
 /// `-x/--exec` and `-X/--exec-batch` run a program per result.
-fn fd(args: &[String]) -> Result<(), String> {
+fn fd(args: &[String]) -> Result<(), ArgRefusal> {
     reject_any(args, "fd", |a| {
         short_cluster_has(a, 'x')
             || short_cluster_has(a, 'X')
@@ -189,7 +193,7 @@ fn fd(args: &[String]) -> Result<(), String> {
 }
 
 /// `-o/--output` writes a file; `--compress-program` runs one.
-fn sort(args: &[String]) -> Result<(), String> {
+fn sort(args: &[String]) -> Result<(), ArgRefusal> {
     reject_any(args, "sort", |a| {
         short_cluster_has(a, 'o') || is_long(a, "output", &[]) || is_long(a, "compress-program", &[])
     })
@@ -197,7 +201,7 @@ fn sort(args: &[String]) -> Result<(), String> {
 
 /// `uniq IN OUT` writes OUT. Values of `-f/-s/-w` are skipped; anything unclear counts as positional,
 /// which can only make the answer stricter.
-fn uniq(args: &[String]) -> Result<(), String> {
+fn uniq(args: &[String]) -> Result<(), ArgRefusal> {
     let mut positional = 0;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
@@ -208,34 +212,34 @@ fn uniq(args: &[String]) -> Result<(), String> {
         }
     }
     if positional > 1 {
-        return Err("`uniq` with a second file argument writes its output there".to_string());
+        return Err(ArgRefusal::WritesSecondFile { program: "uniq" });
     }
     Ok(())
 }
 
 /// `date -s` and `date MMDDhhmm` set the clock; `date +FORMAT` only prints.
-fn date(args: &[String]) -> Result<(), String> {
+fn date(args: &[String]) -> Result<(), ArgRefusal> {
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         if short_cluster_has(arg, 's') || is_long(arg, "set", &[]) {
-            return Err("`date -s` sets the system clock".to_string());
+            return Err(ArgRefusal::SetsClockOption);
         }
         if matches!(arg.as_str(), "-d" | "-f" | "-r") {
             iter.next();
         } else if !is_option(arg) && !arg.starts_with('+') {
-            return Err(format!("`date {arg}` sets the system clock"));
+            return Err(ArgRefusal::SetsClock(arg.clone()));
         }
     }
     Ok(())
 }
 
 /// `xxd -r` converts back to binary and `xxd IN OUT` writes OUT.
-fn xxd(args: &[String]) -> Result<(), String> {
+fn xxd(args: &[String]) -> Result<(), ArgRefusal> {
     let mut positional = 0;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         if arg.starts_with("-r") || arg == "-revert" {
-            return Err("`xxd -r` writes binary output".to_string());
+            return Err(ArgRefusal::RevertsToBinary);
         }
         if matches!(
             arg.as_str(),
@@ -247,20 +251,20 @@ fn xxd(args: &[String]) -> Result<(), String> {
         }
     }
     if positional > 1 {
-        return Err("`xxd` with a second file argument writes its output there".to_string());
+        return Err(ArgRefusal::WritesSecondFile { program: "xxd" });
     }
     Ok(())
 }
 
 /// `tree -o FILE` writes; `tree -R` writes `00Tree.html` into every directory.
-fn tree(args: &[String]) -> Result<(), String> {
+fn tree(args: &[String]) -> Result<(), ArgRefusal> {
     reject_any(args, "tree", |a| {
         short_cluster_has(a, 'o') || short_cluster_has(a, 'R') || is_long(a, "output", &[])
     })
 }
 
 /// `file -C` compiles a magic file and writes it.
-fn file(args: &[String]) -> Result<(), String> {
+fn file(args: &[String]) -> Result<(), ArgRefusal> {
     reject_any(args, "file", |a| {
         short_cluster_has(a, 'C') || is_long(a, "compile", &[])
     })
@@ -268,7 +272,7 @@ fn file(args: &[String]) -> Result<(), String> {
 
 /// Pagers: `+CMD` runs a pager command at start (which may be `!shell`), `-o/-O/--log-file` write a
 /// log; only a few display options are accepted.
-fn pager(args: &[String]) -> Result<(), String> {
+fn pager(args: &[String]) -> Result<(), ArgRefusal> {
     const SAFE: &[&str] = &[
         "-R", "-r", "-S", "-N", "-n", "-F", "-X", "-i", "-I", "-s", "-M", "-m",
     ];
@@ -278,14 +282,14 @@ fn pager(args: &[String]) -> Result<(), String> {
 }
 
 /// slocate's `-u/-U DIR` builds a database (a write); other locates only read theirs.
-fn locate(args: &[String]) -> Result<(), String> {
+fn locate(args: &[String]) -> Result<(), ArgRefusal> {
     reject_any(args, "locate", |a| {
         short_cluster_has(a, 'u') || short_cluster_has(a, 'U')
     })
 }
 
 /// `hostname NAME` and `hostname -F FILE` set the host name; only printing options are accepted.
-fn hostname(args: &[String]) -> Result<(), String> {
+fn hostname(args: &[String]) -> Result<(), ArgRefusal> {
     const SAFE: &[&str] = &[
         "-f",
         "-s",

@@ -6,6 +6,7 @@
 
 use crate::tools::bash::analysis::CommandClass;
 use crate::tools::bash::options::{is_long, is_option, short_cluster_has};
+use crate::tools::bash::reasons::ArgRefusal;
 use crate::tools::bash::words::Word;
 
 /// Subcommands that never change the repository (apart from git's own index refresh).
@@ -48,7 +49,7 @@ pub(crate) fn classify(args: &[Word], stdin_args: bool) -> CommandClass {
     let texts: Vec<&str> = args[..options_end].iter().map(|w| w.text.as_str()).collect();
     match classify_texts(&texts) {
         Ok(()) => CommandClass::ReadOnly,
-        Err(reason) => CommandClass::Other(reason),
+        Err(refusal) => CommandClass::Other(refusal.to_string()),
     }
 }
 
@@ -56,21 +57,24 @@ fn other(reason: impl Into<String>) -> CommandClass {
     CommandClass::Other(reason.into())
 }
 
-fn classify_texts(args: &[&str]) -> Result<(), String> {
+fn classify_texts(args: &[&str]) -> Result<(), ArgRefusal> {
     if let Some(arg) = args
         .iter()
         .find(|a| BANNED_LONG.iter().any(|b| is_long(a, b, EXACT_OK)))
     {
-        return Err(format!("`git {arg}` can write files or run other programs"));
+        return Err(ArgRefusal::WritesOrRuns {
+            program: "git",
+            arg: (*arg).to_string(),
+        });
     }
     let rest = skip_global_options(args)?;
     let Some((sub, sub_args)) = rest.split_first() else {
-        return Err("`git` without a subcommand".to_string());
+        return Err(ArgRefusal::GitWithoutSubcommand);
     };
     match *sub {
         s if ALWAYS_READ.contains(&s) => {
             if s == "grep" && sub_args.iter().any(|a| short_cluster_has(a, 'O')) {
-                return Err("`git grep -O` opens the files in a program".to_string());
+                return Err(ArgRefusal::GitGrepOpensFiles);
             }
             Ok(())
         }
@@ -79,23 +83,23 @@ fn classify_texts(args: &[&str]) -> Result<(), String> {
         "remote" => match sub_args {
             [] | ["-v"] | ["--verbose"] => Ok(()),
             [cmd, ..] if matches!(*cmd, "show" | "get-url") => Ok(()),
-            _ => Err("`git remote` with these arguments can change remotes".to_string()),
+            _ => Err(ArgRefusal::GitRemoteChange),
         },
         "reflog" => match sub_args.first() {
             None => Ok(()),
             Some(&"show") => Ok(()),
-            Some(_) => Err("only `git reflog` and `git reflog show` are read-only".to_string()),
+            Some(_) => Err(ArgRefusal::GitReflogChange),
         },
         "stash" => match sub_args.first() {
             Some(&"list") | Some(&"show") => Ok(()),
-            Some(_) | None => Err("only `git stash list` and `git stash show` are read-only".to_string()),
+            Some(_) | None => Err(ArgRefusal::GitStashChange),
         },
         "worktree" => match sub_args.first() {
             Some(&"list") => Ok(()),
-            Some(_) | None => Err("only `git worktree list` is read-only".to_string()),
+            Some(_) | None => Err(ArgRefusal::GitWorktreeChange),
         },
         "config" => config(sub_args),
-        other_sub => Err(format!("`git {other_sub}` is not a known read-only git command")),
+        other_sub => Err(ArgRefusal::GitUnknownSubcommand(other_sub.to_string())),
     }
 }
 
@@ -103,7 +107,7 @@ fn classify_texts(args: &[&str]) -> Result<(), String> {
 /// configuration (which can name programs to run); `--git-dir`/`--work-tree`/`--exec-path` point git
 /// at configuration or helpers outside this repository. `-C DIR` is accepted: it only changes where
 /// git looks, and the repository found there is read with its own configuration (documented risk).
-fn skip_global_options<'a>(args: &'a [&'a str]) -> Result<&'a [&'a str], String> {
+fn skip_global_options<'a>(args: &'a [&'a str]) -> Result<&'a [&'a str], ArgRefusal> {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         match *arg {
@@ -117,9 +121,7 @@ fn skip_global_options<'a>(args: &'a [&'a str]) -> Result<&'a [&'a str], String>
             a if a.starts_with("-C") => i += 1,
             "-c" if args.get(i + 1).is_some_and(|kv| is_inert_config(kv)) => i += 2,
             a if is_option(a) => {
-                return Err(format!(
-                    "`git {a}` before the subcommand is not accepted as read-only"
-                ));
+                return Err(ArgRefusal::GitGlobalOption(a.to_string()));
             }
             _ => return Ok(&args[i..]),
         }
@@ -217,7 +219,7 @@ const TAKES_VALUE: &[&str] = &[
 
 /// `git branch`/`git tag` are read-only only as listings: every flag from `flags` (long, with or
 /// without `=value`) or a bundle of `short` letters, and names only as patterns after `-l/--list`.
-fn listing(args: &[&str], cmd: &str, flags: &[&str], short: &[char]) -> Result<(), String> {
+fn listing(args: &[&str], command: &'static str, flags: &[&str], short: &[char]) -> Result<(), ArgRefusal> {
     let is_list_flag =
         |a: &str| a == "--list" || (a.starts_with('-') && !a.starts_with("--") && a.contains('l'));
     let list_mode = args.iter().any(|a| is_list_flag(a));
@@ -226,7 +228,10 @@ fn listing(args: &[&str], cmd: &str, flags: &[&str], short: &[char]) -> Result<(
         if let Some(long) = arg.strip_prefix("--") {
             let name = long.split_once('=').map_or(long, |(n, _)| n);
             if !flags.contains(&arg.split_once('=').map_or(*arg, |(n, _)| n)) {
-                return Err(format!("`git {cmd} {arg}` is not a listing option"));
+                return Err(ArgRefusal::GitNotListing {
+                    command,
+                    arg: (*arg).to_string(),
+                });
             }
             let flag = format!("--{name}");
             if !long.contains('=')
@@ -240,10 +245,16 @@ fn listing(args: &[&str], cmd: &str, flags: &[&str], short: &[char]) -> Result<(
             // `-n5` in tag: a count after n.
             let letters = letters.trim_end_matches(|c: char| c.is_ascii_digit());
             if letters.is_empty() || !letters.chars().all(|c| short.contains(&c)) {
-                return Err(format!("`git {cmd} {arg}` is not a listing option"));
+                return Err(ArgRefusal::GitNotListing {
+                    command,
+                    arg: (*arg).to_string(),
+                });
             }
         } else if !list_mode {
-            return Err(format!("`git {cmd} {arg}` creates or changes a {cmd}"));
+            return Err(ArgRefusal::GitCreates {
+                command,
+                arg: (*arg).to_string(),
+            });
         }
     }
     Ok(())
@@ -251,7 +262,7 @@ fn listing(args: &[&str], cmd: &str, flags: &[&str], short: &[char]) -> Result<(
 
 /// `git config` reading forms: `--get*`, `--list/-l`, or the newer `get`/`list` subcommands, with
 /// only scope and formatting flags besides.
-fn config(args: &[&str]) -> Result<(), String> {
+fn config(args: &[&str]) -> Result<(), ArgRefusal> {
     const READ_MODES: &[&str] = &[
         "--get",
         "--get-all",
@@ -286,7 +297,7 @@ fn config(args: &[&str]) -> Result<(), String> {
         Some(_) | None => (args.iter().any(|a| READ_MODES.contains(a)), args),
     };
     if !mode_found {
-        return Err("`git config` without --get or --list can change configuration".to_string());
+        return Err(ArgRefusal::GitConfigWithoutRead);
     }
     for arg in rest {
         let flag = arg.split_once('=').map_or(*arg, |(n, _)| n);
@@ -294,7 +305,7 @@ fn config(args: &[&str]) -> Result<(), String> {
             || FORMAT.contains(&flag)
             || matches!(flag, "--type" | "--default" | "--file" | "--blob");
         if is_option(arg) && !allowed {
-            return Err(format!("`git config {arg}` is not a reading option"));
+            return Err(ArgRefusal::GitConfigOption((*arg).to_string()));
         }
     }
     Ok(())

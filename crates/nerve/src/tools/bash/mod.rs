@@ -21,6 +21,7 @@ mod limits;
 mod options;
 mod process;
 mod prompt;
+mod reasons;
 mod render;
 mod run;
 mod runners;

@@ -10,6 +10,7 @@
 //!   name the runner (`Bash(sudo apt update)`; `Bash(apt *)` does not cover `sudo apt update`).
 
 use crate::tools::bash::env_names::is_valid_name;
+use crate::tools::bash::reasons::Unmodelled;
 use crate::tools::bash::words::Word;
 
 /// How a runner's inner command is judged.
@@ -142,13 +143,21 @@ struct Options {
 }
 
 /// Reads options from `words[*i..]` until the first operand (or `--`).
-fn read_options(grammar: &Grammar, words: &[Word], i: &mut usize, found: &mut Options) -> Result<(), String> {
+fn read_options(
+    grammar: &Grammar,
+    words: &[Word],
+    i: &mut usize,
+    found: &mut Options,
+) -> Result<(), Unmodelled> {
     let program = grammar.name;
     let text = |i: usize| words.get(i).map(|w| w.text.clone());
     while let Some(word) = words.get(*i) {
         let arg = word.text.as_str();
         if !word.is_plain() && arg.starts_with('-') {
-            return Err(format!("option `{arg}` of `{program}` is only known at run time"));
+            return Err(Unmodelled::RuntimeOption {
+                program: program.to_string(),
+                arg: arg.to_string(),
+            });
         }
         if arg == "--" {
             *i += 1;
@@ -169,7 +178,10 @@ fn read_options(grammar: &Grammar, words: &[Word], i: &mut usize, found: &mut Op
                 found.exec |= program == "watch" && name == "exec";
                 *i += 1;
             } else {
-                return Err(format!("`{program} --{name}` is not modelled"));
+                return Err(Unmodelled::Option {
+                    program: program.to_string(),
+                    arg: format!("--{name}"),
+                });
             }
             continue;
         }
@@ -193,7 +205,10 @@ fn read_options(grammar: &Grammar, words: &[Word], i: &mut usize, found: &mut Op
                 break;
             }
             if !grammar.short_flags.contains(letter) {
-                return Err(format!("`{program} -{letter}` is not modelled"));
+                return Err(Unmodelled::Option {
+                    program: program.to_string(),
+                    arg: format!("-{letter}"),
+                });
             }
             found.exec |= program == "watch" && letter == 'x';
         }
@@ -203,9 +218,9 @@ fn read_options(grammar: &Grammar, words: &[Word], i: &mut usize, found: &mut Op
 }
 
 /// Parses a runner's words (`words[0]` is the runner). `Err` names what is not modelled.
-pub(crate) fn parse_runner(program: &str, words: &[Word]) -> Result<Inner, String> {
+pub(crate) fn parse_runner(program: &str, words: &[Word]) -> Result<Inner, Unmodelled> {
     let Some(grammar) = GRAMMARS.iter().find(|g| g.name == program) else {
-        return Err(format!("`{program}` is not a known runner"));
+        return Err(Unmodelled::NotARunner(program.to_string()));
     };
     let mut i = 1;
     let mut found = Options::default();
@@ -228,10 +243,10 @@ pub(crate) fn parse_runner(program: &str, words: &[Word]) -> Result<Inner, Strin
             match words.get(i) {
                 Some(w) if w.is_plain() => i += 1,
                 Some(w) => {
-                    return Err(format!(
-                        "argument `{}` of `{program}` is only known at run time",
-                        w.text
-                    ));
+                    return Err(Unmodelled::RuntimeArgument {
+                        program: program.to_string(),
+                        arg: w.text.clone(),
+                    });
                 }
                 None => return Ok(Inner::Itself),
             }
@@ -241,7 +256,7 @@ pub(crate) fn parse_runner(program: &str, words: &[Word]) -> Result<Inner, Strin
         }
     }
     if i > words.len() {
-        return Err(format!("an option of `{program}` is missing its value"));
+        return Err(Unmodelled::MissingValue(program.to_string()));
     }
     if let Some(script) = found.script {
         return Ok(Inner::Script {
@@ -275,10 +290,10 @@ pub(crate) fn parse_runner(program: &str, words: &[Word]) -> Result<Inner, Strin
     if grammar.joins_into_script && !found.exec {
         // `watch CMD ARGS` hands `CMD ARGS` joined by spaces to `sh -c`.
         if let Some(w) = words[i..].iter().find(|w| !w.is_plain()) {
-            return Err(format!(
-                "`{program}` command word `{}` is only known at run time",
-                w.text
-            ));
+            return Err(Unmodelled::RuntimeCommandWord {
+                program: program.to_string(),
+                word: w.text.clone(),
+            });
         }
         let script = words[i..]
             .iter()
@@ -305,17 +320,23 @@ pub(crate) enum TrapAction {
 }
 
 /// Reads `trap`'s words (`words[0]` is `trap`).
-pub(crate) fn trap_action(words: &[Word]) -> Result<TrapAction, String> {
+pub(crate) fn trap_action(words: &[Word]) -> Result<TrapAction, Unmodelled> {
     let mut args = &words[1..];
     if let Some(w) = args.iter().find(|w| !w.is_plain()) {
-        return Err(format!("`trap` argument `{}` is only known at run time", w.text));
+        return Err(Unmodelled::RuntimeWord {
+            program: "trap",
+            arg: w.text.clone(),
+        });
     }
     match args.first().map(|w| w.text.as_str()) {
         None => return Ok(TrapAction::Nothing),
         Some("-l" | "-p" | "-lp" | "-pl") => return Ok(TrapAction::Nothing),
         Some("--") => args = &args[1..],
         Some(a) if a.starts_with('-') && a != "-" => {
-            return Err(format!("`trap {a}` is not modelled"));
+            return Err(Unmodelled::Option {
+                program: "trap".to_string(),
+                arg: a.to_string(),
+            });
         }
         Some(_) => {}
     }
@@ -328,7 +349,7 @@ pub(crate) fn trap_action(words: &[Word]) -> Result<TrapAction, String> {
 }
 
 /// `xargs` options: how many leading words they take. Unknown options are not modelled.
-pub(crate) fn xargs_prefix(words: &[Word]) -> Result<usize, String> {
+pub(crate) fn xargs_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
     const FLAGS: &str = "0rtpxo";
     const VALUES: &str = "nLPsdaEI";
     const LONG_FLAGS: &[&str] = &[
@@ -354,7 +375,10 @@ pub(crate) fn xargs_prefix(words: &[Word]) -> Result<usize, String> {
     while let Some(word) = words.get(i) {
         let arg = word.text.as_str();
         if !word.is_plain() {
-            return Err(format!("`xargs` argument `{arg}` is only known at run time"));
+            return Err(Unmodelled::RuntimeWord {
+                program: "xargs",
+                arg: arg.to_string(),
+            });
         }
         if arg == "--" {
             return Ok(i + 1);
@@ -365,14 +389,17 @@ pub(crate) fn xargs_prefix(words: &[Word]) -> Result<usize, String> {
                 None => (long, false),
             };
             if name == "process-slot-var" {
-                return Err("`xargs --process-slot-var` sets an environment variable".to_string());
+                return Err(Unmodelled::XargsSetsVariable);
             }
             if LONG_VALUES.contains(&name) {
                 i += if attached { 1 } else { 2 };
             } else if LONG_FLAGS.contains(&name) {
                 i += 1;
             } else {
-                return Err(format!("`xargs --{name}` is not modelled"));
+                return Err(Unmodelled::Option {
+                    program: "xargs".to_string(),
+                    arg: format!("--{name}"),
+                });
             }
             continue;
         }
@@ -392,7 +419,10 @@ pub(crate) fn xargs_prefix(words: &[Word]) -> Result<usize, String> {
                 break;
             }
             if !FLAGS.contains(letter) {
-                return Err(format!("`xargs -{letter}` is not modelled"));
+                return Err(Unmodelled::Option {
+                    program: "xargs".to_string(),
+                    arg: format!("-{letter}"),
+                });
             }
         }
         i += if consumed_next { 2 } else { 1 };

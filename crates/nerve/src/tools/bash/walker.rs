@@ -357,6 +357,7 @@ impl<'s, 'c> Walker<'s, 'c> {
                 analyze_script(&script, self.nesting + 1, self.out);
             }
             Resolution::NotUnderstood { argv, reason } => {
+                let reason = reason.to_string();
                 self.out.fail(reason.clone());
                 let dynamic = argv.iter().any(|w| w.dynamic);
                 let texts: Vec<String> = argv.into_iter().map(|w| w.text).collect();

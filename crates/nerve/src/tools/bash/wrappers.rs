@@ -4,6 +4,7 @@
 use crate::tools::bash::analysis::CommandClass;
 use crate::tools::bash::env_names::is_valid_name;
 use crate::tools::bash::options::is_option;
+use crate::tools::bash::reasons::Unmodelled;
 use crate::tools::bash::runners::{
     Inner, RunnerKind, TrapAction, parse_runner, runner_kind, trap_action, xargs_prefix,
 };
@@ -49,7 +50,7 @@ pub(crate) enum Resolution {
         /// The words as far as they were stripped, for reporting and deny matching.
         argv: Vec<Word>,
         /// Why.
-        reason: String,
+        reason: Unmodelled,
     },
 }
 
@@ -74,14 +75,11 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
             return command(words, assignments, stdin_args, None, &mut runner);
         };
         if first.dynamic {
-            let reason = format!("the command name `{}` is only known at run time", first.text);
+            let reason = Unmodelled::RuntimeCommandName(first.text.clone());
             return Resolution::NotUnderstood { argv: words, reason };
         }
         if first.expands {
-            let reason = format!(
-                "the command name `{}` would be glob- or brace-expanded",
-                first.text
-            );
+            let reason = Unmodelled::ExpandedCommandName(first.text.clone());
             return Resolution::NotUnderstood { argv: words, reason };
         }
         if !is_system_program(&first.text) {
@@ -109,9 +107,7 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
                 Some(_) | None => Ok(1),
             },
             "exec" => match words.get(1) {
-                Some(w) if is_option(&w.text) || !w.is_plain() => {
-                    Err("`exec` with options is not modelled".to_string())
-                }
+                Some(w) if is_option(&w.text) || !w.is_plain() => Err(Unmodelled::ExecWithOptions),
                 Some(_) | None => Ok(1),
             },
             "env" => env_prefix(&words, &mut assignments),
@@ -184,7 +180,7 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
             Ok(n) if n >= words.len() => return command(words, assignments, stdin_args, None, &mut runner),
             Ok(n) => {
                 if let Some(w) = words[..n].iter().find(|w| !w.is_plain()) {
-                    let reason = format!("wrapper argument `{}` is only known at run time", w.text);
+                    let reason = Unmodelled::RuntimeWrapperArgument(w.text.clone());
                     return Resolution::NotUnderstood { argv: words, reason };
                 }
                 words.drain(..n);
@@ -203,12 +199,20 @@ fn command(argv: Vec<Word>, assignments: Vec<Assignment>, runner: Vec<Word>) -> 
     }
 }
 
+/// An option of `program` this analysis does not know.
+fn not_modelled(program: &str, arg: &str) -> Unmodelled {
+    Unmodelled::Option {
+        program: program.to_string(),
+        arg: arg.to_string(),
+    }
+}
+
 fn text(words: &[Word], i: usize) -> Option<&str> {
     words.get(i).map(|w| w.text.as_str())
 }
 
 /// `timeout [-s SIG|-k DUR|--signal=SIG|--kill-after=DUR|--foreground|--preserve-status|-v] DURATION`.
-fn timeout_prefix(words: &[Word]) -> Result<usize, String> {
+fn timeout_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
     let mut i = 1;
     while let Some(arg) = text(words, i) {
         match arg {
@@ -216,7 +220,7 @@ fn timeout_prefix(words: &[Word]) -> Result<usize, String> {
             "--foreground" | "--preserve-status" | "-v" | "--verbose" => i += 1,
             a if a.starts_with("--signal=") || a.starts_with("--kill-after=") => i += 1,
             a if (a.starts_with("-s") || a.starts_with("-k")) && a.len() > 2 => i += 1,
-            a if is_option(a) => return Err(format!("`timeout {a}` is not modelled")),
+            a if is_option(a) => return Err(not_modelled("timeout", a)),
             // The duration.
             _ => return Ok(i + 1),
         }
@@ -225,12 +229,12 @@ fn timeout_prefix(words: &[Word]) -> Result<usize, String> {
 }
 
 /// `nice [-n N | -nN | -N | --adjustment=N]`.
-fn nice_prefix(words: &[Word]) -> Result<usize, String> {
+fn nice_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
     match text(words, 1) {
         Some("-n" | "--adjustment") => Ok(3),
         Some(a) if a.starts_with("--adjustment=") => Ok(2),
         Some(a) if a.starts_with("-n") || a.strip_prefix('-').is_some_and(is_number) => Ok(2),
-        Some(a) if is_option(a) => Err(format!("`nice {a}` is not modelled")),
+        Some(a) if is_option(a) => Err(not_modelled("nice", a)),
         Some(_) | None => Ok(1),
     }
 }
@@ -240,7 +244,7 @@ fn is_number(s: &str) -> bool {
 }
 
 /// `stdbuf` with any of `-i/-o/-e MODE`, `-iL`, `--output=MODE` ...
-fn stdbuf_prefix(words: &[Word]) -> Result<usize, String> {
+fn stdbuf_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
     let mut i = 1;
     while let Some(arg) = text(words, i) {
         match arg {
@@ -252,7 +256,7 @@ fn stdbuf_prefix(words: &[Word]) -> Result<usize, String> {
                 i += 1
             }
             a if ["-i", "-o", "-e"].iter().any(|p| a.starts_with(p)) => i += 1,
-            a if is_option(a) => return Err(format!("`stdbuf {a}` is not modelled")),
+            a if is_option(a) => return Err(not_modelled("stdbuf", a)),
             _ => return Ok(i),
         }
     }
@@ -261,17 +265,17 @@ fn stdbuf_prefix(words: &[Word]) -> Result<usize, String> {
 
 /// `env NAME=value ... CMD`: assignments move into `assignments`; any option (`-i`, `-u`, `-S`,
 /// `--chdir`) changes the environment or splits strings in ways not modelled.
-fn env_prefix(words: &[Word], assignments: &mut Vec<Assignment>) -> Result<usize, String> {
+fn env_prefix(words: &[Word], assignments: &mut Vec<Assignment>) -> Result<usize, Unmodelled> {
     let mut i = 1;
     while let Some(word) = words.get(i) {
         if is_option(&word.text) {
-            return Err(format!("`env {}` is not modelled", word.text));
+            return Err(not_modelled("env", &word.text));
         }
         let Some((name, value)) = word.text.split_once('=') else {
             break;
         };
         if !is_valid_name(name) {
-            return Err(format!("`env {}` does not assign a plain variable", word.text));
+            return Err(Unmodelled::EnvNotPlainAssignment(word.text.clone()));
         }
         assignments.push(Assignment {
             name: name.to_string(),
@@ -297,7 +301,7 @@ fn eval(words: Vec<Word>, assignments: Vec<Assignment>, runner: Vec<Word>) -> Re
         Some(_) | None => &words[1..],
     };
     if let Some(w) = args.iter().find(|w| !w.is_plain()) {
-        let reason = format!("`eval` of `{}`, which is only known at run time", w.text);
+        let reason = Unmodelled::RuntimeEval(w.text.clone());
         return Resolution::NotUnderstood { argv: words, reason };
     }
     let script = args.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
@@ -321,12 +325,12 @@ fn shell(words: Vec<Word>, assignments: Vec<Assignment>, runner: Vec<Word>) -> R
             if has_c {
                 break;
             }
-            let reason = format!("shell argument `{arg}` is only known at run time");
+            let reason = Unmodelled::RuntimeShellArgument(arg.to_string());
             return Resolution::NotUnderstood { argv: words, reason };
         }
         if arg == "-o" || arg == "+o" {
             if !text(&words, i + 1).is_some_and(|o| SET_OPTIONS.contains(&o)) {
-                let reason = "shell `-o` option is not modelled".to_string();
+                let reason = Unmodelled::ShellSetOption;
                 return Resolution::NotUnderstood { argv: words, reason };
             }
             i += 2;
@@ -334,7 +338,7 @@ fn shell(words: Vec<Word>, assignments: Vec<Assignment>, runner: Vec<Word>) -> R
             i += 1;
         } else if let Some(letters) = arg.strip_prefix('-').filter(|l| !l.is_empty()) {
             if !letters.chars().all(|c| SHORT.contains(c)) {
-                let reason = format!("shell option `{arg}` is not modelled");
+                let reason = Unmodelled::ShellOption(arg.to_string());
                 return Resolution::NotUnderstood { argv: words, reason };
             }
             has_c |= letters.contains('c');
@@ -353,11 +357,11 @@ fn shell(words: Vec<Word>, assignments: Vec<Assignment>, runner: Vec<Word>) -> R
             runner,
         },
         Some(script) => {
-            let reason = format!("shell script `{}` is only known at run time", script.text);
+            let reason = Unmodelled::RuntimeShellScript(script.text.clone());
             Resolution::NotUnderstood { argv: words, reason }
         }
         None => {
-            let reason = "shell `-c` without a script".to_string();
+            let reason = Unmodelled::ShellWithoutScript;
             Resolution::NotUnderstood { argv: words, reason }
         }
     }
