@@ -26,6 +26,15 @@ pub struct SchemaError {
     pub message: String,
 }
 
+/// Every way an input breaks its schema (at most ten), each naming the field and what was expected.
+/// Shown to the model one per line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .problems.join("\n"))]
+pub struct SchemaViolations {
+    /// One sentence per problem.
+    pub problems: Vec<String>,
+}
+
 impl CompiledSchema {
     /// Compiles `schema` for `tool`.
     pub fn compile(tool: &str, schema: &Value) -> Result<Self, SchemaError> {
@@ -44,7 +53,7 @@ impl CompiledSchema {
 
     /// Validates `input`. The error lists every problem, each naming the field and what was expected,
     /// so the model can fix them all in one retry.
-    pub fn validate(&self, input: &Value) -> Result<(), String> {
+    pub fn validate(&self, input: &Value) -> Result<(), SchemaViolations> {
         let problems: Vec<String> = self
             .validator
             .iter_errors(input)
@@ -67,7 +76,7 @@ impl CompiledSchema {
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(problems.join("\n"))
+            Err(SchemaViolations { problems })
         }
     }
 
@@ -106,13 +115,27 @@ mod tests {
         let compiled = CompiledSchema::compile("Read", &schema).unwrap();
         assert!(compiled.validate(&json!({"file_path": "/a"})).is_ok());
         let err = compiled.validate(&json!({"limit": "ten"})).unwrap_err();
-        assert!(err.contains("`/limit`"), "{err}");
-        assert!(err.contains("integer"), "{err}");
-        assert!(err.contains("file_path"), "{err}");
+        assert_eq!(
+            err.problems,
+            vec![
+                "the input: \"file_path\" is a required property".to_string(),
+                "`/limit`: \"ten\" is not of type \"integer\"".to_string(),
+            ]
+        );
+        assert_eq!(
+            err.to_string(),
+            "the input: \"file_path\" is a required property\n`/limit`: \"ten\" is not of type \"integer\""
+        );
         let err = compiled
             .validate(&json!({"file_path": "/a", "extra": 1}))
             .unwrap_err();
-        assert!(err.contains("extra"), "{err}");
+        assert_eq!(
+            err.problems,
+            vec![
+                "the input: unknown field `extra` (remove it, or use the fields this tool takes: file_path, limit)"
+                    .to_string()
+            ]
+        );
     }
 
     #[test]

@@ -106,7 +106,7 @@ fn validate_engine_input(
                 Some(problem) => problem.to_string(),
             }
         }
-        Err(problems) => problems,
+        Err(violations) => violations.to_string(),
     };
     Err(InputError::Invalid {
         tool: name.to_string(),
