@@ -1,6 +1,10 @@
 //! Progress of a Grep or Glob search: files searched and matches so far, counted by the walk's
 //! threads and reported through the call's progress sink, paced so a search over a large tree
 //! sends a handful of reports, not one per file.
+//!
+//! A walk over a million files must not pay for its progress: each walk thread counts into its own
+//! [`Tally`] and adds to the shared counts once per [`TALLY_BATCH`] files, and whether a report is
+//! due is read from two atomics, so the lock is taken only when one is.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -25,6 +29,9 @@ pub const SEARCH_PACING: Pacing = Pacing {
     min_interval: Duration::from_millis(100),
 };
 
+/// Files a walk thread counts on its own before adding them to the shared counts.
+pub const TALLY_BATCH: u64 = 64;
+
 #[derive(Debug)]
 struct LastReport {
     files: u64,
@@ -39,11 +46,18 @@ pub struct SearchProgress {
     files: AtomicU64,
     matches: AtomicU64,
     last: Mutex<LastReport>,
+    /// When counting started; `due_nanos` counts from it.
+    started: Instant,
+    /// The file count below which no report is due (the last report's plus `min_files`).
+    due_files: AtomicU64,
+    /// The time (since `started`) before which no report is due.
+    due_nanos: AtomicU64,
 }
 
 impl SearchProgress {
     /// Counts from zero and reports to `sink` as `pacing` allows.
     pub fn new(sink: ProgressSink, pacing: Pacing) -> Self {
+        let started = Instant::now();
         Self {
             sink,
             pacing,
@@ -51,8 +65,11 @@ impl SearchProgress {
             matches: AtomicU64::new(0),
             last: Mutex::new(LastReport {
                 files: 0,
-                at: Instant::now(),
+                at: started,
             }),
+            started,
+            due_files: AtomicU64::new(pacing.min_files),
+            due_nanos: AtomicU64::new(nanos(pacing.min_interval)),
         }
     }
 
@@ -63,19 +80,46 @@ impl SearchProgress {
 
     /// One more file was searched, with `matches` matches in it; reports if a report is due.
     pub fn file_searched(&self, matches: u64) {
-        // Matches first: a report that counts this file also counts its matches.
+        self.add(1, matches);
+    }
+
+    /// A counter for one walk thread; what it counted is added when it is dropped, so drop it
+    /// before [`SearchProgress::finish`].
+    pub fn tally(&self) -> Tally<'_> {
+        Tally {
+            progress: self,
+            files: 0,
+            matches: 0,
+        }
+    }
+
+    fn add(&self, files: u64, matches: u64) {
+        // Matches first: a report that counts these files also counts their matches.
         self.matches.fetch_add(matches, Ordering::SeqCst);
-        let files = self.files.fetch_add(1, Ordering::SeqCst) + 1;
+        let files = self.files.fetch_add(files, Ordering::SeqCst) + files;
+        if files < self.due_files.load(Ordering::Acquire) {
+            return;
+        }
+        let now = self.started.elapsed();
+        if nanos(now) < self.due_nanos.load(Ordering::Acquire) {
+            return;
+        }
         let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         // Under the lock, so reports leave in order and their counts only grow.
         if files < last.files.saturating_add(self.pacing.min_files) {
             return;
         }
-        let now = Instant::now();
+        let now = self.started + now;
         if now.duration_since(last.at) < self.pacing.min_interval {
             return;
         }
         *last = LastReport { files, at: now };
+        self.due_files
+            .store(files.saturating_add(self.pacing.min_files), Ordering::Release);
+        self.due_nanos.store(
+            nanos(now.duration_since(self.started)).saturating_add(nanos(self.pacing.min_interval)),
+            Ordering::Release,
+        );
         self.emit(files);
     }
 
@@ -92,6 +136,43 @@ impl SearchProgress {
             matches: self.matches.load(Ordering::SeqCst),
         });
     }
+}
+
+/// One walk thread's counts not yet added to the shared ones.
+#[derive(Debug)]
+pub struct Tally<'a> {
+    progress: &'a SearchProgress,
+    files: u64,
+    matches: u64,
+}
+
+impl Tally<'_> {
+    /// One more file was searched, with `matches` matches in it.
+    pub fn file_searched(&mut self, matches: u64) {
+        self.files += 1;
+        self.matches += matches;
+        if self.files >= TALLY_BATCH {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.files > 0 || self.matches > 0 {
+            self.progress.add(self.files, self.matches);
+            self.files = 0;
+            self.matches = 0;
+        }
+    }
+}
+
+impl Drop for Tally<'_> {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+fn nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -134,6 +215,54 @@ mod tests {
         assert_eq!(
             *seen.lock().unwrap(),
             vec![search(10, 20), search(20, 40), search(25, 50)]
+        );
+    }
+
+    #[test]
+    fn tallies_add_in_batches_and_when_dropped() {
+        let (sink, seen) = recording();
+        let progress = SearchProgress::new(
+            sink,
+            Pacing {
+                min_files: 10,
+                min_interval: Duration::ZERO,
+            },
+        );
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    let mut tally = progress.tally();
+                    for _ in 0..(TALLY_BATCH + 6) {
+                        tally.file_searched(1);
+                    }
+                });
+            }
+        });
+        progress.finish();
+        let seen = seen.lock().unwrap();
+        let total = 2 * (TALLY_BATCH + 6);
+        assert_eq!(seen.last(), Some(&search(total, total)));
+        // Every report counts whole batches (or a thread's remainder) and at least their matches
+        // (a thread adds its matches before its files, so another's may be counted already).
+        let counts: Vec<u64> = seen
+            .iter()
+            .map(|p| match p {
+                Progress::Search {
+                    files_searched,
+                    matches,
+                } => {
+                    assert!(matches >= files_searched && *matches <= total, "{p:?}");
+                    *files_searched
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+        let b = TALLY_BATCH;
+        let sums_of_whole_adds = [b, b + 6, 2 * b, 2 * b + 6, total];
+        assert!(
+            counts.iter().all(|c| sums_of_whole_adds.contains(c)),
+            "{counts:?}"
         );
     }
 

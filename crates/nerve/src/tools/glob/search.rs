@@ -96,6 +96,7 @@ pub fn find(
     walker(root, false).build_parallel().run(|| {
         let matcher = &matcher;
         let found = &found;
+        let mut tally = progress.tally();
         Box::new(move |entry| {
             if cancel.is_cancelled() {
                 return WalkState::Quit;
@@ -110,7 +111,7 @@ pub fn find(
                 return WalkState::Continue;
             };
             let matched = matcher.is_match(relative) && !hidden(entry.path());
-            progress.file_searched(u64::from(matched));
+            tally.file_searched(u64::from(matched));
             if matched {
                 let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
                 found

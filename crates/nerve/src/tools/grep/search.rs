@@ -202,6 +202,7 @@ pub fn search(
         let hits = &hits;
         let mode = opts.mode;
         let line_numbers = opts.line_numbers;
+        let mut tally = progress.tally();
         Box::new(move |entry| {
             if cancel.is_cancelled() {
                 return WalkState::Quit;
@@ -216,7 +217,7 @@ pub fn search(
             let display = path.to_string_lossy();
             let mut sink = FileSink::new(mode, &display, line_numbers);
             let searched = searcher.search_path(&matcher, path, &mut sink);
-            progress.file_searched(if searched.is_ok() { sink.matched_lines } else { 0 });
+            tally.file_searched(if searched.is_ok() { sink.matched_lines } else { 0 });
             if searched.is_err() || sink.matched_lines == 0 {
                 return WalkState::Continue;
             }
