@@ -24,6 +24,41 @@ fn is_vcs_dir(entry: &DirEntry) -> bool {
     entry.file_type().is_some_and(|t| t.is_dir()) && is_vcs_dir_name(entry.file_name())
 }
 
+/// What one walk thread found, kept in its own list and added to the shared one when the thread's
+/// visitor is dropped: a search over a large tree then takes the shared lock once per thread, not
+/// once per file found.
+#[derive(Debug)]
+pub struct Gathered<'a, T> {
+    local: Vec<T>,
+    shared: &'a std::sync::Mutex<Vec<T>>,
+}
+
+impl<'a, T> Gathered<'a, T> {
+    /// An empty list for one thread, emptied into `shared` when dropped.
+    pub fn new(shared: &'a std::sync::Mutex<Vec<T>>) -> Self {
+        Self {
+            local: Vec::new(),
+            shared,
+        }
+    }
+
+    /// One more item found.
+    pub fn push(&mut self, item: T) {
+        self.local.push(item);
+    }
+}
+
+impl<T> Drop for Gathered<'_, T> {
+    fn drop(&mut self) {
+        if !self.local.is_empty() {
+            self.shared
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .append(&mut self.local);
+        }
+    }
+}
+
 /// A walker over `root` with ripgrep's default filters; `hidden` also visits dot-files.
 /// VCS folders are pruned either way.
 pub fn walker(root: &Path, hidden: bool) -> WalkBuilder {

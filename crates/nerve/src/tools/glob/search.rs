@@ -10,7 +10,7 @@ use ignore::WalkState;
 use tokio_util::sync::CancellationToken;
 
 use crate::tools::search_progress::SearchProgress;
-use crate::tools::walk::walker;
+use crate::tools::walk::{Gathered, walker};
 
 /// How many paths a result lists.
 pub const MAX_GLOB_RESULTS: usize = 100;
@@ -95,7 +95,7 @@ pub fn find(
     let found: Mutex<Vec<(Option<SystemTime>, PathBuf)>> = Mutex::new(Vec::new());
     walker(root, false).build_parallel().run(|| {
         let matcher = &matcher;
-        let found = &found;
+        let mut found = Gathered::new(&found);
         let mut tally = progress.tally();
         Box::new(move |entry| {
             if cancel.is_cancelled() {
@@ -114,10 +114,7 @@ pub fn find(
             tally.file_searched(u64::from(matched));
             if matched {
                 let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
-                found
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push((modified, entry.path().to_path_buf()));
+                found.push((modified, entry.path().to_path_buf()));
             }
             WalkState::Continue
         })
@@ -129,9 +126,17 @@ pub fn find(
     let mut found = found
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let total = found.len();
-    let paths = found.into_iter().take(MAX_GLOB_RESULTS).map(|(_, p)| p).collect();
+    // Only the newest MAX_GLOB_RESULTS are shown: pick them, then sort those alone.
+    let newest_first = |a: &(Option<SystemTime>, PathBuf), b: &(Option<SystemTime>, PathBuf)| {
+        b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1))
+    };
+    if found.len() > MAX_GLOB_RESULTS {
+        found.select_nth_unstable_by(MAX_GLOB_RESULTS, newest_first);
+        found.truncate(MAX_GLOB_RESULTS);
+    }
+    found.sort_by(newest_first);
+    let paths = found.into_iter().map(|(_, p)| p).collect();
     Ok(GlobResult { paths, total })
 }
 
@@ -239,7 +244,9 @@ mod tests {
         let r = run(dir.path(), "*.txt");
         assert_eq!(r.total, 105);
         assert_eq!(r.paths.len(), MAX_GLOB_RESULTS);
-        assert!(r.paths[0].ends_with("f104.txt"), "newest first: {:?}", r.paths[0]);
+        // The newest hundred, newest first (the five oldest are left out).
+        let newest: Vec<String> = (5..105).rev().map(|i| format!("f{i:03}.txt")).collect();
+        assert_eq!(names(dir.path(), &r), newest);
         let text = render(&r);
         assert!(
             text.ends_with("(Results are truncated: 105 files matched, showing the 100 newest. Use a more specific pattern or path.)"),

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::tools::grep::input::OutputMode;
 use crate::tools::grep::sink::FileSink;
 use crate::tools::search_progress::SearchProgress;
-use crate::tools::walk::walker;
+use crate::tools::walk::{Gathered, walker};
 
 /// What to search for and where.
 #[derive(Debug, Clone)]
@@ -199,7 +199,7 @@ pub fn search(
     walk.build_parallel().run(|| {
         let matcher = matcher.clone();
         let mut searcher = searcher_builder.build();
-        let hits = &hits;
+        let mut hits = Gathered::new(&hits);
         let mode = opts.mode;
         let line_numbers = opts.line_numbers;
         let mut tally = progress.tally();
@@ -231,9 +231,7 @@ pub fn search(
                 matched_lines: sink.matched_lines,
                 lines: sink.lines,
             };
-            hits.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(found);
+            hits.push(found);
             WalkState::Continue
         })
     });
