@@ -181,14 +181,19 @@ mod tests {
     use pretty_assertions::assert_eq;
     use std::sync::Arc;
 
-    fn recording() -> (ProgressSink, Arc<Mutex<Vec<Progress>>>) {
+    /// Progress paced by `min_files` and `min_interval`, with the reports it sends.
+    fn recording(min_files: u64, min_interval: Duration) -> (SearchProgress, Arc<Mutex<Vec<Progress>>>) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let inner = Arc::clone(&seen);
         let sink = ProgressSink::new(
             "toolu_1",
             Arc::new(move |_id: &str, p: Progress| inner.lock().unwrap().push(p)),
         );
-        (sink, seen)
+        let pacing = Pacing {
+            min_files,
+            min_interval,
+        };
+        (SearchProgress::new(sink, pacing), seen)
     }
 
     fn search(files_searched: u64, matches: u64) -> Progress {
@@ -200,14 +205,7 @@ mod tests {
 
     #[test]
     fn reports_once_per_min_files_then_the_totals() {
-        let (sink, seen) = recording();
-        let progress = SearchProgress::new(
-            sink,
-            Pacing {
-                min_files: 10,
-                min_interval: Duration::ZERO,
-            },
-        );
+        let (progress, seen) = recording(10, Duration::ZERO);
         for _ in 0..25 {
             progress.file_searched(2);
         }
@@ -220,14 +218,7 @@ mod tests {
 
     #[test]
     fn tallies_add_in_batches_and_when_dropped() {
-        let (sink, seen) = recording();
-        let progress = SearchProgress::new(
-            sink,
-            Pacing {
-                min_files: 10,
-                min_interval: Duration::ZERO,
-            },
-        );
+        let (progress, seen) = recording(10, Duration::ZERO);
         std::thread::scope(|scope| {
             for _ in 0..2 {
                 scope.spawn(|| {
@@ -268,14 +259,7 @@ mod tests {
 
     #[test]
     fn an_interval_not_yet_passed_holds_reports_back() {
-        let (sink, seen) = recording();
-        let progress = SearchProgress::new(
-            sink,
-            Pacing {
-                min_files: 1,
-                min_interval: Duration::from_secs(3600),
-            },
-        );
+        let (progress, seen) = recording(1, Duration::from_secs(3600));
         for _ in 0..1_000 {
             progress.file_searched(1);
         }
