@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::support::{ScriptedPrompter, TestProject, single_call, text_of};
+use crate::support::{ScriptedPrompter, TestProject, results_as_the_model_reads_them, single_call, text_of};
 use nerve::errors::ErrorClass;
 use nerve::permissions::{PermissionMode, PermissionPrompter, RuleBehavior, UserAnswer};
 use nerve::pipeline::ToolCall;
@@ -343,15 +343,5 @@ async fn edit_and_write_results_read_as_the_model_reads_them() {
         ),
         ("Write", json!({"file_path": "notes/new.md"})),
     ];
-    let root = p.dir.path().display().to_string();
-    let mut shown = Vec::new();
-    for (tool, input) in calls {
-        let out = s.run_one(&single_call(tool, input.clone())).await;
-        let mark = if out.is_error { "error" } else { "ok" };
-        shown.push(format!(
-            "== {tool} {input} ({mark})\n{}",
-            text_of(&out.content).replace(&root, "<project>")
-        ));
-    }
-    insta::assert_snapshot!(shown.join("\n"));
+    insta::assert_snapshot!(results_as_the_model_reads_them(&s, p.dir.path(), &calls).await);
 }

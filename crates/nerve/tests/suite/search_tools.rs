@@ -1,7 +1,7 @@
 //! Glob, Grep, NotebookEdit and TodoWrite through the full pipeline: permissions, persistence of
 //! large results, and context changes applied by the executor.
 
-use crate::support::{TestProject, single_call, text_of};
+use crate::support::{TestProject, results_as_the_model_reads_them, single_call, text_of};
 use nerve::errors::ErrorClass;
 use nerve::events::Event;
 use nerve::executor::ExecutorOptions;
@@ -264,15 +264,5 @@ async fn tool_results_read_as_the_model_reads_them() {
         ("Glob", json!({"pattern": "**/*.py"})),
         ("Read", json!({"file_path": "src/main.rs", "limit": "ten"})),
     ];
-    let root = p.dir.path().display().to_string();
-    let mut shown = Vec::new();
-    for (tool, input) in calls {
-        let out = s.run_one(&single_call(tool, input.clone())).await;
-        let mark = if out.is_error { "error" } else { "ok" };
-        shown.push(format!(
-            "== {tool} {input} ({mark})\n{}",
-            text_of(&out.content).replace(&root, "<project>")
-        ));
-    }
-    insta::assert_snapshot!(shown.join("\n"));
+    insta::assert_snapshot!(results_as_the_model_reads_them(&s, p.dir.path(), &calls).await);
 }

@@ -312,3 +312,23 @@ pub async fn read_pid(path: &Path) -> u32 {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// Runs each call in turn and shows its result as the model reads it, headed by the call and
+/// whether it failed, with the project folder written `<project>`: the text snapshot tests pin.
+pub async fn results_as_the_model_reads_them(
+    session: &nerve::project::SessionRuntime,
+    project: &Path,
+    calls: &[(&str, serde_json::Value)],
+) -> String {
+    let root = project.display().to_string();
+    let mut shown = Vec::new();
+    for (tool, input) in calls {
+        let out = session.run_one(&single_call(tool, input.clone())).await;
+        let mark = if out.is_error { "error" } else { "ok" };
+        shown.push(format!(
+            "== {tool} {input} ({mark})\n{}",
+            text_of(&out.content).replace(&root, "<project>")
+        ));
+    }
+    shown.join("\n")
+}
