@@ -108,7 +108,9 @@ async fn streams_well_formed_sse_and_records_the_request() {
     assert_eq!(recorded[0].headers["x-api-key"], "<redacted>");
     assert_eq!(recorded[0].body, request_body());
     assert_eq!((recorded[0].step, recorded[0].status), (Some(0), 200));
-    let listed: Value = reqwest::get(format!("{}/__mock/requests", server.url()))
+    let listed: Value = client()
+        .get(format!("{}/__mock/requests", server.url()))
+        .send()
         .await
         .unwrap()
         .json()
@@ -271,7 +273,9 @@ async fn stream_error_sends_an_error_event_and_ends() {
 #[tokio::test]
 async fn unknown_paths_get_a_json_404() {
     let server = MockServer::start(scenario(json!({"steps": []}))).await.unwrap();
-    let response = reqwest::get(format!("{}/v1/complete", server.url()))
+    let response = client()
+        .get(format!("{}/v1/complete", server.url()))
+        .send()
         .await
         .unwrap();
     assert_eq!(response.status(), 404);
@@ -358,7 +362,9 @@ fn binary_prints_its_address_and_serves() {
     assert!(url.starts_with("http://127.0.0.1:"), "{line}");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let listed: Value = runtime.block_on(async {
-        reqwest::get(format!("{url}/__mock/requests"))
+        client()
+            .get(format!("{url}/__mock/requests"))
+            .send()
             .await
             .unwrap()
             .json()
