@@ -6,6 +6,7 @@
 //! than [`RESCAN_AFTER`], as the picker did before it had a watcher.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock, Weak};
@@ -15,6 +16,7 @@ use notify::{EventKind, RecursiveMode, Watcher as _};
 
 use super::MAX_FILES;
 use super::matching::{FileMatch, best, narrows, score_all};
+use super::path_list::PathList;
 use super::scan::{Listing, relative, walk};
 
 /// Without a watcher, how old a listing may be before a search lists the project again.
@@ -44,7 +46,7 @@ struct Shared {
 #[derive(Default)]
 struct State {
     /// Sorted, so a folder's files are one run and lookups are binary searches.
-    paths: Vec<Box<str>>,
+    paths: PathList,
     /// The listed (not ignored) folders.
     dirs: BTreeSet<Box<str>>,
     truncated: bool,
@@ -224,11 +226,11 @@ impl Shared {
             }
         };
         let Listing {
-            mut files,
+            files,
             dirs,
             truncated,
         } = walk(&self.root, &self.root, None, MAX_FILES, &on_dir);
-        files.sort_unstable();
+        let files = PathList::new(files);
         let mut state = write(&self.state);
         state.paths = files;
         state.dirs = dirs.into_iter().collect();
@@ -299,7 +301,9 @@ impl Shared {
         if !folder.is_dir() {
             if let Some(rel) = &rel {
                 let mut state = write(&self.state);
-                drop_folder(&mut state, rel);
+                let under = state.paths.starting_with(&format!("{rel}/"));
+                state.paths = state.paths.edited(vec![under], Vec::new());
+                forget_folder(&mut state.dirs, rel);
                 state.generation += 1;
             }
             return;
@@ -317,9 +321,15 @@ impl Shared {
             .collect();
         let (had_files, had_dirs) = {
             let state = read(&self.state);
-            let had_files: Vec<Box<str>> = own_entries(subtree(&state.paths, &prefix), &prefix)
-                .cloned()
-                .collect();
+            let had_files: Vec<Box<str>> = own_entries(
+                state
+                    .paths
+                    .starting_with(&prefix)
+                    .filter_map(|at| state.paths.get(at)),
+                &prefix,
+            )
+            .map(Into::into)
+            .collect();
             let had_dirs: Vec<Box<str>> = own_entries(
                 state
                     .dirs
@@ -327,10 +337,11 @@ impl Shared {
                         std::ops::Bound::Included(prefix.as_str()),
                         std::ops::Bound::Unbounded,
                     ))
-                    .take_while(|d| d.starts_with(&prefix)),
+                    .take_while(|d| d.starts_with(&prefix))
+                    .map(|d| &**d),
                 &prefix,
             )
-            .cloned()
+            .map(Into::into)
             .collect();
             (had_files, had_dirs)
         };
@@ -362,17 +373,43 @@ impl Shared {
         if gone_files.is_empty() && new_files.is_empty() && gone_dirs.is_empty() && new_dirs.is_empty() {
             return;
         }
-        let mut state = write(&self.state);
-        for dir in gone_dirs {
-            drop_folder(&mut state, dir);
-        }
-        remove_sorted(&mut state.paths, &gone_files);
-        let room = MAX_FILES.saturating_sub(state.paths.len());
-        if new_files.len() > room {
+        // The new list is built while searches go on (a million paths take a few milliseconds
+        // to copy); this thread is the only one that changes a watched index.
+        let (paths, generation, truncated) = {
+            let state = read(&self.state);
+            let mut removed: Vec<Range<usize>> = gone_dirs
+                .iter()
+                .map(|dir| state.paths.starting_with(&format!("{dir}/")))
+                .collect();
+            removed.extend(
+                gone_files
+                    .iter()
+                    .filter_map(|file| state.paths.position(file))
+                    .map(|at| at..at + 1),
+            );
+            let staying = state
+                .paths
+                .len()
+                .saturating_sub(removed.iter().map(Range::len).sum());
+            let room = MAX_FILES.saturating_sub(staying);
+            let truncated = new_files.len() > room;
             new_files.truncate(room);
-            state.truncated = true;
+            (
+                state.paths.edited(removed, new_files),
+                state.generation,
+                truncated,
+            )
+        };
+        let mut state = write(&self.state);
+        if state.generation != generation {
+            // Listed whole meanwhile (after the change), so the listing has the change already.
+            return;
         }
-        insert_sorted(&mut state.paths, new_files);
+        state.paths = paths;
+        for dir in gone_dirs {
+            forget_folder(&mut state.dirs, dir);
+        }
+        state.truncated |= truncated;
         state.dirs.extend(new_dirs);
         state.generation += 1;
     }
@@ -386,57 +423,20 @@ fn watch(watcher: &Watch, dir: &Path) -> bool {
     }
 }
 
-/// The run of sorted `paths` under `prefix` (`""`: all).
-fn subtree<'a>(paths: &'a [Box<str>], prefix: &str) -> &'a [Box<str>] {
-    let start = paths.partition_point(|p| &**p < prefix);
-    let len = paths[start..].partition_point(|p| p.starts_with(prefix));
-    &paths[start..start + len]
-}
-
 /// The entries directly in the folder `prefix` names (no further `/`).
 fn own_entries<'a>(
-    entries: impl IntoIterator<Item = &'a Box<str>>,
+    entries: impl IntoIterator<Item = &'a str>,
     prefix: &'a str,
-) -> impl Iterator<Item = &'a Box<str>> {
+) -> impl Iterator<Item = &'a str> {
     entries
         .into_iter()
         .filter(move |e| e.len() > prefix.len() && !e[prefix.len()..].contains('/'))
 }
 
-/// Forgets the folder `rel` and everything under it.
-fn drop_folder(state: &mut State, rel: &str) {
+/// Forgets the folder `rel` and every folder under it.
+fn forget_folder(dirs: &mut BTreeSet<Box<str>>, rel: &str) {
     let prefix = format!("{rel}/");
-    let start = state.paths.partition_point(|p| **p < *prefix);
-    let len = state.paths[start..].partition_point(|p| p.starts_with(&prefix));
-    state.paths.drain(start..start + len);
-    state.dirs.retain(|d| &**d != rel && !d.starts_with(&prefix));
-}
-
-fn remove_sorted(paths: &mut Vec<Box<str>>, gone: &[&str]) {
-    if gone.len() > 64 {
-        let gone: HashSet<&str> = gone.iter().copied().collect();
-        paths.retain(|p| !gone.contains(&**p));
-        return;
-    }
-    for path in gone {
-        if let Ok(at) = paths.binary_search_by(|p| (**p).cmp(path)) {
-            paths.remove(at);
-        }
-    }
-}
-
-fn insert_sorted(paths: &mut Vec<Box<str>>, mut new: Vec<Box<str>>) {
-    if new.len() > 64 {
-        paths.append(&mut new);
-        paths.sort_unstable();
-        paths.dedup();
-        return;
-    }
-    for path in new {
-        if let Err(at) = paths.binary_search(&path) {
-            paths.insert(at, path);
-        }
-    }
+    dirs.retain(|d| &**d != rel && !d.starts_with(&prefix));
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -10,6 +10,7 @@
 
 mod index;
 mod matching;
+mod path_list;
 mod scan;
 
 pub use index::FileIndex;
