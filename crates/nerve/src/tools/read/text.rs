@@ -3,6 +3,8 @@
 //! multi-gigabyte log costs time but not memory.
 
 use std::io::Read;
+use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+use std::thread::ScopedJoinHandle;
 
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
@@ -57,16 +59,42 @@ pub enum ScanError {
 /// so reading the last lines of a multi-gigabyte file costs about what `wc -l` plus the hash do.
 const BLOCK: usize = 256 * 1024;
 
+/// Past this many bytes, the blocks are hashed on a thread of their own while the scan goes on.
+/// SHA-256 costs several times what counting the lines does, so a multi-gigabyte file then takes
+/// about the hash's time instead of the sum; below it, a thread would cost more than it saves.
+const HASH_APART_FROM: u64 = 8 * 1024 * 1024;
+/// Blocks in flight between the scan and the hashing thread.
+const BLOCKS_IN_FLIGHT: usize = 4;
+
 /// Scans `reader`, keeping lines `offset..offset + limit` (1-based `offset`).
 pub fn scan_text(
-    mut reader: impl Read,
+    reader: impl Read,
     offset: usize,
     limit: usize,
     cancel: &CancellationToken,
 ) -> Result<TextScan, ScanError> {
-    let mut hasher = Sha256::new();
+    std::thread::scope(|scope| {
+        let mut hashing = Hashing::Inline(Sha256::new());
+        let mut selection = Selection::new(offset, limit);
+        let scanned = scan_blocks(reader, &mut selection, &mut hashing, scope, cancel);
+        // The hashing thread is joined before any error is returned.
+        let hash = hashing.finish();
+        let ended = scanned?;
+        Ok(scanned_text(selection, ended, hash?))
+    })
+}
+
+/// Reads every block, hashing it and keeping the selected lines; the number of lines.
+fn scan_blocks<'scope>(
+    mut reader: impl Read,
+    selection: &mut Selection,
+    hashing: &mut Hashing<'scope>,
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    cancel: &CancellationToken,
+) -> Result<usize, ScanError> {
+    let offset = selection.first;
     let mut block = vec![0u8; BLOCK];
-    let mut selection = Selection::new(offset, limit);
+    let mut seen = 0u64;
     // Lines ended so far; the line in progress is `ended + 1`.
     let mut ended = 0usize;
     // Whether bytes of a line without its newline yet have been seen.
@@ -82,7 +110,6 @@ pub fn scan_text(
             return Err(ScanError::Cancelled);
         }
         let mut rest = &block[..n];
-        hasher.update(rest);
         open_line = rest.last() != Some(&b'\n');
         while !rest.is_empty() {
             let current = ended + 1;
@@ -118,6 +145,8 @@ pub fn scan_text(
                 rest = &[];
             }
         }
+        seen += n as u64;
+        block = hashing.take(block, n, seen, scope);
     }
     // A last line without a newline still counts.
     if open_line {
@@ -127,6 +156,99 @@ pub fn scan_text(
         }
         ended += 1;
     }
+    Ok(ended)
+}
+
+/// SHA-256 of every block scanned: here, or past [`HASH_APART_FROM`] bytes on a thread of its own.
+enum Hashing<'scope> {
+    Inline(Sha256),
+    Apart {
+        blocks: SyncSender<(Vec<u8>, usize)>,
+        /// Blocks the thread has hashed, to read into again.
+        spare: Receiver<Vec<u8>>,
+        made: usize,
+        thread: ScopedJoinHandle<'scope, Sha256>,
+    },
+    /// Between the two (only while the thread starts).
+    Moving,
+}
+
+impl<'scope> Hashing<'scope> {
+    /// Hashes `block[..n]` (`seen` bytes so far, these included); the buffer to read the next
+    /// block into.
+    fn take(
+        &mut self,
+        block: Vec<u8>,
+        n: usize,
+        seen: u64,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+    ) -> Vec<u8> {
+        if let Self::Inline(hasher) = self {
+            hasher.update(&block[..n]);
+            if seen >= HASH_APART_FROM {
+                self.start_thread(scope);
+            }
+            return block;
+        }
+        let Self::Apart {
+            blocks, spare, made, ..
+        } = self
+        else {
+            return block;
+        };
+        // A thread that is gone (it cannot fail, but if it did) is reported by `finish`.
+        let _ = blocks.send((block, n));
+        if let Ok(free) = spare.try_recv() {
+            return free;
+        }
+        if *made < BLOCKS_IN_FLIGHT {
+            *made += 1;
+            return vec![0u8; BLOCK];
+        }
+        spare.recv().unwrap_or_else(|_| vec![0u8; BLOCK])
+    }
+
+    fn start_thread(&mut self, scope: &'scope std::thread::Scope<'scope, '_>) {
+        let Self::Inline(hasher) = std::mem::replace(self, Self::Moving) else {
+            return;
+        };
+        let (blocks, to_hash) = sync_channel::<(Vec<u8>, usize)>(BLOCKS_IN_FLIGHT);
+        let (give_back, spare) = channel::<Vec<u8>>();
+        let thread = scope.spawn(move || {
+            let mut hasher = hasher;
+            for (block, n) in to_hash {
+                hasher.update(&block[..n]);
+                // The scan may have stopped: the block is then only dropped.
+                let _ = give_back.send(block);
+            }
+            hasher
+        });
+        *self = Self::Apart {
+            blocks,
+            spare,
+            made: 1,
+            thread,
+        };
+    }
+
+    /// The hash, in hexadecimal, once every block is hashed.
+    fn finish(self) -> Result<String, ScanError> {
+        let hasher = match self {
+            Self::Inline(hasher) => hasher,
+            Self::Apart { blocks, thread, .. } => {
+                drop(blocks);
+                thread
+                    .join()
+                    .map_err(|_| std::io::Error::other("the file's hash could not be computed"))?
+            }
+            Self::Moving => return Err(std::io::Error::other("the file's hash could not be computed").into()),
+        };
+        Ok(hex(&hasher.finalize()))
+    }
+}
+
+/// The scan's result from its selection and counts.
+fn scanned_text(selection: Selection, ended: usize, hash: String) -> TextScan {
     let Selection {
         body,
         chars: selected_chars,
@@ -140,14 +262,14 @@ pub fn scan_text(
     } else {
         body
     };
-    Ok(TextScan {
+    TextScan {
         body,
         total_lines: ended,
         shown_lines: shown,
         cut_lines: cut,
         estimated_tokens,
-        hash: hex(&hasher.finalize()),
-    })
+        hash,
+    }
 }
 
 /// The selected lines as they are formatted.
@@ -249,6 +371,46 @@ mod tests {
         assert_eq!(s.body, "     4\tline 4\n     5\tline 5\n");
         assert_eq!((s.total_lines, s.shown_lines), (10, 2));
         assert_eq!(s.hash, hash_bytes(text.as_bytes()));
+    }
+
+    #[test]
+    fn a_file_past_the_inline_hash_is_hashed_whole_on_its_thread() {
+        // Blocks of odd sizes, so lines cross them; well past the size where hashing moves apart.
+        let text: String = (1..=800_000)
+            .map(|i| format!("log line number {i:07}\n"))
+            .collect();
+        assert!(text.len() as u64 > 2 * HASH_APART_FROM);
+        let reader = OddReads {
+            bytes: text.as_bytes(),
+            sizes: [1, 70_000, 262_144, 333].iter().copied().cycle(),
+        };
+        let s = scan_text(reader, 799_999, 10, &CancellationToken::new()).unwrap();
+        assert_eq!(
+            s.body,
+            "799999\tlog line number 0799999\n800000\tlog line number 0800000\n"
+        );
+        assert_eq!((s.total_lines, s.shown_lines), (800_000, 2));
+        assert_eq!(s.hash, hash_bytes(text.as_bytes()));
+    }
+
+    /// A reader that hands out its bytes in the given sizes.
+    struct OddReads<'a, I> {
+        bytes: &'a [u8],
+        sizes: I,
+    }
+
+    impl<I: Iterator<Item = usize>> Read for OddReads<'_, I> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self
+                .sizes
+                .next()
+                .unwrap_or(1)
+                .min(buf.len())
+                .min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
     }
 
     #[test]
