@@ -393,6 +393,51 @@ mod tests {
         assert_eq!(s.hash, hash_bytes(text.as_bytes()));
     }
 
+    /// A reader of endless lines that, past `after` bytes, either fails or cancels the scan.
+    struct StopsPast {
+        after: usize,
+        read: usize,
+        cancel: Option<CancellationToken>,
+    }
+
+    impl Read for StopsPast {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.read > self.after {
+                match &self.cancel {
+                    Some(cancel) => cancel.cancel(),
+                    None => return Err(std::io::Error::other("the disk went away")),
+                }
+            }
+            buf.fill(b'\n');
+            self.read += buf.len();
+            Ok(buf.len())
+        }
+    }
+
+    #[test]
+    fn a_cancel_or_a_read_error_after_hashing_moved_apart_ends_the_scan() {
+        let past = 3 * HASH_APART_FROM as usize;
+        let cancel = CancellationToken::new();
+        let cancelled = StopsPast {
+            after: past,
+            read: 0,
+            cancel: Some(cancel.clone()),
+        };
+        assert!(matches!(
+            scan_text(cancelled, 1, 10, &cancel),
+            Err(ScanError::Cancelled)
+        ));
+        let failing = StopsPast {
+            after: past,
+            read: 0,
+            cancel: None,
+        };
+        match scan_text(failing, 1, 10, &CancellationToken::new()) {
+            Err(ScanError::Io(e)) => assert_eq!(e.to_string(), "the disk went away"),
+            other => panic!("expected the read error, got {other:?}"),
+        }
+    }
+
     /// A reader that hands out its bytes in the given sizes.
     struct OddReads<'a, I> {
         bytes: &'a [u8],
