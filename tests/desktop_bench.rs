@@ -18,7 +18,10 @@
 //!    click on Send to the status chip showing the turn ended, split at the last IPC message the
 //!    page got (what came before is the engine's and the IPC's; what came after, the UI's). Typing
 //!    latency in the prompt box (20 characters, each an `input` event then the next frame), DOM
-//!    nodes and RSS, at turn 10 against turn N;
+//!    nodes and RSS, at turn 10 against turn N. The time per turn is also measured side by side:
+//!    at the end a fresh session opened from the sidebar takes 20 turns in blocks of 5, each block
+//!    followed by 5 of the long session's last turns, so that turn ~10 and turn ~N meet the same
+//!    load (the window of early turns ran minutes before the late one);
 //! 3. one 60 KB streamed Markdown answer (after turn N/2): from its last delta reaching the app (the
 //!    proxy notes when it handed those bytes on, wall clock) to the page holding the finished
 //!    message rendered whole (a MutationObserver notes it with `Date.now()`, the same clock), and to
@@ -59,6 +62,12 @@ const READS_PER_TURN: usize = 5;
 /// The turn whose figures are the baseline, and the turns whose median is its time per turn.
 const BASE_TURN: usize = 10;
 const BASE_WINDOW: std::ops::RangeInclusive<usize> = 5..=15;
+/// The per-turn figure side by side: a fresh session opened beside the long one takes
+/// [`SIDE_TURNS`] turns in blocks of [`SIDE_BLOCK`], alternating with the long session's last as
+/// many turns, so that the machine's noise falls on both alike (a window of early turns against
+/// one of late turns, minutes apart, compares the machine's load as much as the app's).
+const SIDE_TURNS: usize = 20;
+const SIDE_BLOCK: usize = 5;
 /// Characters typed for the typing figure, and how many times it is measured (the median is kept).
 const TYPED: usize = 20;
 const TYPING_RUNS: usize = 3;
@@ -247,30 +256,92 @@ fn report_chunks() -> Vec<String> {
     chunks
 }
 
-/// `turns` turns of five parallel Reads and a short answer; the long answer after turn
-/// `report_after`. Bodies are not kept: every request carries the whole conversation.
-fn scenario(root: &Path, turns: usize, report_after: usize) -> Scenario {
-    let mut steps = Vec::with_capacity(turns * 2 + 1);
-    for turn in 1..=turns {
+/// One scripted turn and the session it goes to: turn N of the long session, or turn N of the
+/// fresh session that runs beside it at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Planned {
+    Long(usize),
+    Fresh(usize),
+}
+
+impl Planned {
+    fn prompt(self) -> String {
+        match self {
+            Self::Long(turn) => prompt_of(turn),
+            Self::Fresh(turn) => format!("Fresh {turn}: read the five modules, please."),
+        }
+    }
+
+    /// What the mock expects in the request that starts the turn.
+    fn label(self) -> String {
+        match self {
+            Self::Long(turn) => format!("Turn {turn}:"),
+            Self::Fresh(turn) => format!("Fresh {turn}:"),
+        }
+    }
+
+    fn prefix(self) -> String {
+        match self {
+            Self::Long(turn) => id_prefix(turn),
+            Self::Fresh(turn) => format!("toolu_f{turn}_"),
+        }
+    }
+
+    fn answer(self) -> String {
+        match self {
+            Self::Long(turn) => answer_of(turn),
+            Self::Fresh(turn) => format!("Fresh {turn} done: the five modules each return their index."),
+        }
+    }
+}
+
+/// How many turns each session takes side by side at the end of a run of `turns`: none when the
+/// run is too short for one block each.
+fn side_turns(turns: usize) -> usize {
+    (turns / 2).min(SIDE_TURNS) / SIDE_BLOCK * SIDE_BLOCK
+}
+
+/// Every turn in the order it runs: the long session's, then blocks of the fresh session's
+/// alternating with the long session's last ones (which end at turn `turns`).
+fn plan(turns: usize) -> Vec<Planned> {
+    let side = side_turns(turns);
+    let mut plan: Vec<Planned> = (1..=turns - side).map(Planned::Long).collect();
+    for block in 0..side / SIDE_BLOCK {
+        let done = block * SIDE_BLOCK;
+        plan.extend((done + 1..=done + SIDE_BLOCK).map(Planned::Fresh));
+        let long_done = turns - side + done;
+        plan.extend((long_done + 1..=long_done + SIDE_BLOCK).map(Planned::Long));
+    }
+    plan
+}
+
+/// The planned turns, each five parallel Reads and a short answer; the long answer after the long
+/// session's turn `report_after`. Bodies are not kept: every request carries the whole
+/// conversation.
+fn scenario(root: &Path, plan: &[Planned], report_after: usize) -> Scenario {
+    let mut steps = Vec::with_capacity(plan.len() * 2 + 1);
+    for &planned in plan {
+        // The lines change from turn to turn, as a model's reads of a file do.
+        let n = match planned {
+            Planned::Long(turn) | Planned::Fresh(turn) => turn,
+        };
         let reads = (0..READS_PER_TURN)
             .map(|i| {
                 let file = root.join(format!("src/module_{i}.rs"));
-                // The lines change from turn to turn, as a model's reads of a file do.
-                let input =
-                    json!({"file_path": file.display().to_string(), "offset": 1 + turn % 3, "limit": 4});
-                tool_use(&format!("{}{i}", id_prefix(turn)), "Read", input)
+                let input = json!({"file_path": file.display().to_string(), "offset": 1 + n % 3, "limit": 4});
+                tool_use(&format!("{}{i}", planned.prefix()), "Read", input)
             })
             .collect();
         steps.push(json!({
-            "expect": {"last_user_text_contains": format!("Turn {turn}:")},
+            "expect": {"last_user_text_contains": planned.label()},
             "response": stream(reads, "tool_use"),
         }));
-        let last = format!("{}{}", id_prefix(turn), READS_PER_TURN - 1);
+        let last = format!("{}{}", planned.prefix(), READS_PER_TURN - 1);
         steps.push(json!({
             "expect": {"tool_result": {"tool_use_id": last, "is_error": false}},
-            "response": stream(vec![json!({"type": "text", "text": answer_of(turn)})], "end_turn"),
+            "response": stream(vec![json!({"type": "text", "text": planned.answer()})], "end_turn"),
         }));
-        if turn == report_after {
+        if planned == Planned::Long(report_after) {
             steps.push(json!({
                 "expect": {"last_user_text_contains": "Write the report"},
                 "response": {
@@ -516,6 +587,46 @@ async fn active_session(client: &Client) -> String {
         .await
         .unwrap()
         .unwrap()
+}
+
+/// Opens a new session in the project from the sidebar (beside the live session `beside`) and
+/// returns its id once it is shown.
+async fn new_session(client: &Client, beside: &str) -> String {
+    click(client, "[data-testid='sidebar-new-session']").await;
+    poll(Some(client), "a new session shown", Duration::from_millis(20), || async {
+        let id = client
+            .find(Locator::Css("[data-testid='sidebar-session'][aria-current='true']"))
+            .await
+            .ok()?
+            .attr("data-session-id")
+            .await
+            .ok()
+            .flatten()?;
+        let css = format!("[data-testid='session-view'][data-session-id='{id}']:not([hidden]) [data-testid='prompt-input']");
+        let shown = client.find(Locator::Css(&css)).await.is_ok();
+        (id != beside && shown).then_some(id)
+    })
+    .await
+}
+
+/// Shows the live session `id` (a click on its row in the sidebar), then lets the page settle
+/// (two frames) so that drawing the view it switched to is not counted in the next turn.
+async fn show_session(client: &Client, id: &str) {
+    let shown = run_script(
+        client,
+        "show a session",
+        SHOW_SCRIPT,
+        vec![
+            json!(format!("[data-testid='sidebar-session'][data-session-id='{id}']")),
+            json!(id),
+        ],
+    )
+    .await;
+    assert_eq!(
+        shown["shown"],
+        json!(true),
+        "session {id} shown from the sidebar: {shown}"
+    );
 }
 
 // ---- Memory -----------------------------------------------------------------------------------
@@ -856,6 +967,22 @@ const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r,
 })().catch((e) => done({ error: String(e && e.stack || e) }));
 "#;
 
+/// A click on a session's row in the sidebar, until its view shows, then two frames.
+const SHOW_SCRIPT: &str = r#"
+const [rowCss, id, done] = arguments;
+const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+(async () => {
+  const row = document.querySelector(rowCss);
+  if (!row) throw new Error("no row " + rowCss);
+  (row.querySelector("button.main") ?? row).click();
+  const viewCss = `[data-testid='session-view'][data-session-id='${id}']:not([hidden])`;
+  for (let i = 0; i < 1000 && !document.querySelector(viewCss); i++) await new Promise((r) => setTimeout(r, 10));
+  await frame();
+  await frame();
+  done({ shown: document.querySelector(viewCss) !== null });
+})().catch((e) => done({ error: String(e && e.stack || e) }));
+"#;
+
 #[derive(Debug, Clone, Copy)]
 struct Typing {
     /// Synchronous work for all the characters, in-page (ms).
@@ -993,15 +1120,43 @@ async fn turn(
     }
 }
 
-async fn sample(client: &Client, driver_pid: u32, turn: usize, result: &TurnResult) -> Sample {
+async fn sample(client: &Client, driver_pid: u32, turn: usize) -> Sample {
     let typing = typing(client).await;
+    let page = client
+        .execute(
+            "const list = document.querySelector(\"[data-testid='session-view']:not([hidden]) [data-testid='message-list']\"); \
+             return { nodes: document.getElementsByTagName('*').length, virtual: list?.dataset.virtual === 'true' };",
+            vec![],
+        )
+        .await
+        .unwrap();
     Sample {
         turn,
         typing,
-        nodes: result.nodes,
+        nodes: page["nodes"].as_u64().unwrap(),
         memory: memory(driver_pid),
-        virtual_list: result.virtual_list,
+        virtual_list: page["virtual"].as_bool().unwrap_or(false),
     }
+}
+
+/// Closes the live session `id`, which is not the one shown (a click on its view's Close
+/// button), and waits until its view is gone.
+async fn close_hidden_session(client: &Client, id: &str) {
+    let view = format!("[data-testid='session-view'][data-session-id='{id}']");
+    client
+        .execute(
+            "document.querySelector(arguments[0] + \" [data-testid='close-session']\").click();",
+            vec![json!(view)],
+        )
+        .await
+        .unwrap();
+    poll(
+        Some(client),
+        "the fresh session closed",
+        Duration::from_millis(20),
+        || async { client.find(Locator::Css(&view)).await.is_err().then_some(()) },
+    )
+    .await;
 }
 
 /// The median of `figure` over turns `BASE_WINDOW` (1-based) and over the last ten turns.
@@ -1037,7 +1192,8 @@ async fn desktop_long_session_benchmark() {
     let dir = project();
     let root = dir.path().canonicalize().unwrap();
     let data = tempfile::tempdir().unwrap();
-    let server = MockServer::start(scenario(&root, turns, report_after))
+    let plan = plan(turns);
+    let server = MockServer::start(scenario(&root, &plan, report_after))
         .await
         .unwrap();
     let proxy = Proxy::start(server.addr());
@@ -1073,24 +1229,48 @@ async fn desktop_long_session_benchmark() {
     let started = Instant::now();
     let mut results: Vec<TurnResult> = Vec::with_capacity(turns);
     let mut base: Option<Sample> = None;
-    let mut last: Option<Sample> = None;
     let mut report: Option<(TurnResult, Option<f64>)> = None;
-    for i in 1..=turns {
+    // The fresh session beside the long one at the end, and its turns' figures (the long
+    // session's turns between them are the last of `results`).
+    let mut fresh_session: Option<String> = None;
+    let mut fresh_results: Vec<TurnResult> = Vec::new();
+    let mut showing_fresh = false;
+    for planned in plan {
+        match planned {
+            Planned::Fresh(_) if !showing_fresh => {
+                let id = match &fresh_session {
+                    Some(id) => id.clone(),
+                    None => new_session(&client, &session_id).await,
+                };
+                show_session(&client, &id).await;
+                fresh_session = Some(id);
+                showing_fresh = true;
+            }
+            Planned::Long(_) if showing_fresh => {
+                show_session(&client, &session_id).await;
+                showing_fresh = false;
+            }
+            _ => {}
+        }
         let result = turn(
             &client,
             &proxy,
-            &prompt_of(i),
-            &id_prefix(i),
+            &planned.prompt(),
+            &planned.prefix(),
             READS_PER_TURN,
-            &answer_of(i),
+            &planned.answer(),
             "",
         )
         .await;
+        let i = match planned {
+            Planned::Fresh(_) => {
+                fresh_results.push(result);
+                continue;
+            }
+            Planned::Long(i) => i,
+        };
         if i == base_turn {
-            base = Some(sample(&client, driver_pid, i, &result).await);
-        }
-        if i == turns {
-            last = Some(sample(&client, driver_pid, i, &result).await);
+            base = Some(sample(&client, driver_pid, i).await);
         }
         results.push(result);
         if i % 25 == 0 || i == turns {
@@ -1127,7 +1307,12 @@ async fn desktop_long_session_benchmark() {
             report = Some((r, proxy.marker_at()));
         }
     }
-    let (base, last) = (base.unwrap(), last.unwrap());
+    // Turn N's figures are the long session's alone, as at turn 10: the fresh one is closed.
+    if let Some(id) = &fresh_session {
+        close_hidden_session(&client, id).await;
+    }
+    let last = sample(&client, driver_pid, turns).await;
+    let base = base.unwrap();
     let session_s = started.elapsed().as_secs_f64();
     assert_eq!(server.remaining_steps(), 0, "every scripted step was used");
 
@@ -1213,7 +1398,7 @@ async fn desktop_long_session_benchmark() {
     row_line(
         "per turn: the app (the above minus the mock)",
         windows(&results, TurnResult::app),
-        "<= 1.3x",
+        "(minutes apart)",
     );
     row_line(
         "  UI: last IPC message → turn shown ended (ms)",
@@ -1290,6 +1475,61 @@ async fn desktop_long_session_benchmark() {
         "{:<46} {:>10} {:>10}",
         "conversation virtualised", base.virtual_list, last.virtual_list
     );
+    let side = fresh_results.len();
+    if side > 0 {
+        let beside = &results[results.len() - side..];
+        let medians = |figure: fn(&TurnResult) -> f64| {
+            let of = |rs: &[TurnResult]| median(&rs.iter().map(figure).collect::<Vec<_>>());
+            (of(&fresh_results), of(beside))
+        };
+        println!();
+        println!(
+            "side by side, in blocks of {SIDE_BLOCK} turns taken in turn: a fresh session's turns 1..={side} against the \
+             long session's turns {}..={turns} (medians)",
+            turns - side + 1
+        );
+        println!(
+            "{:<46} {:>10} {:>10} {:>8}  target",
+            "figure", "fresh", "long", "ratio"
+        );
+        row_line("per turn: Send → turn shown ended (ms)", medians(|r| r.ended), "");
+        row_line(
+            "  of which the mock answering (ms, proxy)",
+            medians(|r| r.mock),
+            "",
+        );
+        row_line(
+            "per turn: the app (the above minus the mock)",
+            medians(TurnResult::app),
+            "<= 1.3x",
+        );
+        row_line(
+            "  UI: last IPC message → turn shown ended (ms)",
+            medians(|r| r.ui_after_ipc),
+            "",
+        );
+        row_line(
+            "UI: turn shown ended → next frame painted (ms)",
+            medians(|r| r.painted - r.ended),
+            "",
+        );
+        // Block by block: whether the sessions differ throughout or one block stands out.
+        let ms_of = |rs: &[TurnResult], figure: fn(&TurnResult) -> f64| {
+            rs.iter()
+                .map(|r| format!("{:.0}", figure(r)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for (fresh, long) in fresh_results.chunks(SIDE_BLOCK).zip(beside.chunks(SIDE_BLOCK)) {
+            println!(
+                "  a block, fresh / long: the app per turn [{}] / [{}] ms; ended → painted [{}] / [{}] ms",
+                ms_of(fresh, TurnResult::app),
+                ms_of(long, TurnResult::app),
+                ms_of(fresh, |r| r.painted - r.ended),
+                ms_of(long, |r| r.painted - r.ended),
+            );
+        }
+    }
     println!();
     println!(
         "cold start: WebDriver session created (the app launched) {session_ms:.0} ms, first screen interactive \

@@ -15,6 +15,7 @@ mod session_commands;
 mod sessions;
 mod settings;
 mod settings_commands;
+mod webview_memory;
 
 use commands::Shell;
 use tauri::Manager;
@@ -22,6 +23,8 @@ use tauri::Manager;
 fn main() {
     // Started as the Bash sandbox's helper: restrict, then become the command (never returns).
     nerve::sandbox::helper::run_if_asked();
+    // Before any thread starts: the web view's processes inherit the environment.
+    webview_memory::tune_web_process_allocator();
     // One TLS provider for every reqwest client in the process (the engine's and Tauri's).
     nerve::http::install_crypto_provider();
     let shell = Shell {

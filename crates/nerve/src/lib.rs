@@ -17,7 +17,7 @@
 //!
 //! | Layer | Modules | What they are |
 //! |---|---|---|
-//! | 1 | `storage` `files` `process_group` | the ground: disk, atomic writes and hashes, process groups |
+//! | 1 | `storage` `files` `process_group` `child_env` | the ground: disk, atomic writes and hashes, process groups, the user's environment for the processes started for them |
 //! | 2 | `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` | foundations: HTTP, input checking, hook processes, the sandbox, the event sink |
 //! | 3 | `model` | the Messages API client |
 //! | 4 | `credentials` `permissions` `checkpoint` | the API key; rules, modes and evaluation; file checkpoints |
@@ -33,6 +33,7 @@
 pub mod agent;
 pub mod budget;
 pub mod checkpoint;
+pub mod child_env;
 pub mod credentials;
 pub mod errors;
 pub mod events;

@@ -56,6 +56,7 @@ pub(crate) async fn run_command_hook(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    crate::child_env::as_user(command.as_std_mut());
     for name in PROJECT_DIR_VARIABLES {
         command.env(name, project_dir);
     }

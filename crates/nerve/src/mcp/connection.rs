@@ -709,6 +709,8 @@ fn spawn_child(
     state: &Arc<ServerState>,
 ) -> Result<TokioChildProcess, ConnectError> {
     let mut cmd = tokio::process::Command::new(command);
+    // The user's environment, then the server's own variables from its configuration.
+    crate::child_env::as_user(cmd.as_std_mut());
     cmd.args(args).envs(env).current_dir(cwd).kill_on_drop(true);
     let (child, stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::piped())

@@ -260,7 +260,7 @@ pub fn open_in_browser(url: &str) -> Result<(), BrowserError> {
             }
             .to_string()
         });
-    std::process::Command::new(&program)
+    crate::child_env::as_user(&mut std::process::Command::new(&program))
         .arg(url)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

@@ -811,3 +811,68 @@ async fn bash_results_read_as_the_model_reads_them() {
     }
     insta::assert_snapshot!(shown.join("\n"));
 }
+
+/// Set in the process that checks what its user processes see: the host's value of two
+/// variables, which the test then tells the engine the user had otherwise.
+const HOST_ENV_PROBE: &str = "NERVE_TEST_HOST_ENV_PROBE";
+
+/// The desktop app changes its own environment for its web view's processes (glibc's allocator);
+/// the user's commands and hooks still get the user's environment: a variable the user had not set
+/// is absent, one they had keeps their value.
+#[tokio::test]
+async fn variables_the_host_set_for_itself_do_not_reach_commands_or_hooks() {
+    if std::env::var_os(HOST_ENV_PROBE).is_none() {
+        // What the engine is told is process-wide (once per process): this runs in a process of its
+        // own, started with the host's values, as the app is after it set them.
+        let (_, module) = module_path!().split_once("::").unwrap();
+        let name = format!("{module}::variables_the_host_set_for_itself_do_not_reach_commands_or_hooks");
+        let probe = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", &name, "--nocapture", "--test-threads=1"])
+            .env(HOST_ENV_PROBE, "1")
+            .env("NERVE_TEST_HOST_ONLY", "host's")
+            .env("NERVE_TEST_HOST_CHANGED", "host's")
+            .output()
+            .unwrap();
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&probe.stdout),
+            String::from_utf8_lossy(&probe.stderr)
+        );
+        assert!(probe.status.success(), "the probing process failed:\n{printed}");
+        assert!(printed.contains("1 passed"), "the test did not run: {printed}");
+        return;
+    }
+    assert!(nerve::child_env::keep_user_values(vec![
+        ("NERVE_TEST_HOST_ONLY".into(), None),
+        ("NERVE_TEST_HOST_CHANGED".into(), Some("user's".into())),
+    ]));
+    let p = TestProject::new();
+    let seen_by_hook = p.project_dir().join("hook-env.txt");
+    let hook = p.script(
+        "env.sh",
+        &format!(
+            "cat > /dev/null; echo \"[${{NERVE_TEST_HOST_ONLY-unset}}] [$NERVE_TEST_HOST_CHANGED]\" > '{}'",
+            seen_by_hook.display()
+        ),
+    );
+    p.write(
+        ".nerve/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    );
+    let s = p.builtin_session(PermissionMode::BypassPermissions, &[]);
+    let out = s
+        .run_one(&bash(
+            "env",
+            json!({"command": "echo \"[${NERVE_TEST_HOST_ONLY-unset}] [$NERVE_TEST_HOST_CHANGED]\""}),
+        ))
+        .await;
+    assert!(!out.is_error, "{}", text_of(&out.content));
+    assert_eq!(text_of(&out.content).trim(), "[unset] [user's]");
+    assert_eq!(
+        std::fs::read_to_string(&seen_by_hook).unwrap().trim(),
+        "[unset] [user's]"
+    );
+    // The host's own environment is as it set it.
+    assert_eq!(std::env::var("NERVE_TEST_HOST_ONLY").unwrap(), "host's");
+}

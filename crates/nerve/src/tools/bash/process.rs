@@ -84,6 +84,7 @@ pub(crate) fn spawn_bash(
         .env("GIT_EDITOR", "true")
         .env("GIT_PAGER", "cat")
         .env("PAGER", "cat");
+    crate::child_env::as_user(command.as_std_mut());
     for name in STARTUP_FILE_VARIABLES {
         command.env_remove(name);
     }
