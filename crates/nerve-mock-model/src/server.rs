@@ -118,6 +118,7 @@ impl MockServer {
             .route("/v1/messages", post(messages))
             .route("/v1/models", get(list_models))
             .route("/__mock/requests", get(list_requests))
+            .route("/__mock/sink", post(sink))
             .fallback(not_found)
             // The API takes requests of up to 32 MB (axum's own default is 2 MB, which a long
             // session's requests pass).
@@ -253,6 +254,13 @@ async fn not_found(uri: axum::http::Uri) -> Response {
         ),
         "req_mock_404",
     )
+}
+
+/// `POST /__mock/sink`: takes a body and answers 204, checking nothing and counting no time: what
+/// sending a request costs by itself over the same connection stack (a benchmark's floor).
+async fn sink(body: Bytes) -> StatusCode {
+    std::hint::black_box(body.len());
+    StatusCode::NO_CONTENT
 }
 
 /// `GET /v1/models` in the API's shape, behind the same credentials check as messages.

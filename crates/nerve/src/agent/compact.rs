@@ -69,7 +69,7 @@ impl Agent {
         // system prompt, same messages, so the API reads the whole conversation from its prompt
         // cache instead of charging it again as fresh input (a compaction happens when the context
         // is at its largest). The summarizer's role goes in the instruction for the same reason.
-        let mut messages = self.messages.clone();
+        let mut messages = self.messages.to_vec();
         let mut instruction = format!("{SUMMARIZER}\n\n{INSTRUCTION}");
         if !guidance.trim().is_empty() {
             instruction.push_str(&format!(
@@ -110,7 +110,7 @@ impl Agent {
             trigger: trigger.as_str().to_string(),
             tokens_before,
         });
-        self.messages.clear();
+        self.messages.replace(Vec::new());
         self.context_tokens = 0;
         self.push_message(Message::user_text(format!(
             "This session continues from an earlier conversation that was compacted to save context. Summary of \

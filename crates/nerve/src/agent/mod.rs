@@ -4,6 +4,7 @@
 mod compact;
 mod conversation;
 pub mod export;
+mod history;
 mod launch;
 pub mod models;
 mod past_calls;

@@ -134,7 +134,7 @@ impl Serialize for HistoryView<'_> {
     }
 }
 
-fn mark_last_cacheable(message: &mut Message) {
+pub(crate) fn mark_last_cacheable(message: &mut Message) {
     for block in message.content.iter_mut().rev() {
         let slot = match block {
             ContentBlock::Text(b) => &mut b.cache_control,

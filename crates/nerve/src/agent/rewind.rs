@@ -197,7 +197,7 @@ impl Agent {
             let (entries, _warnings) = read_transcript(&files.transcript)?;
             let (mut messages, records) = crate::agent::turn::history_of(live_entries(entries));
             crate::agent::answer_missing_tool_uses(&mut messages);
-            self.messages = messages;
+            self.messages.replace(messages);
             self.replacements = crate::budget::ContentReplacementState::from_records(records);
             self.context_tokens = 0;
         }

@@ -7,7 +7,8 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::conversation::{
     answer_missing_tool_uses, outcomes_to_user_message, tool_uses_are_answered,
 };
-use crate::agent::request::{body_with_history, build_request};
+use crate::agent::history::History;
+use crate::agent::request::build_request;
 use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS, Replacement, ReplacementRecord};
 use crate::events::{Event, TurnEnd};
 use crate::executor::ExecutorOptions;
@@ -102,7 +103,7 @@ pub struct Agent {
     pub(crate) runtime: SessionRuntime,
     pub(crate) config: AgentConfig,
     pub(crate) system: Vec<String>,
-    pub(crate) messages: Vec<Message>,
+    pub(crate) messages: History,
     pub(crate) replacements: ContentReplacementState,
     totals: UsageTotals,
     transcript: Option<Transcript>,
@@ -151,7 +152,7 @@ impl Agent {
             runtime,
             config,
             system,
-            messages: Vec::new(),
+            messages: History::default(),
             replacements: ContentReplacementState::default(),
             totals: UsageTotals::default(),
             transcript,
@@ -206,7 +207,7 @@ impl Agent {
             runtime,
             config,
             system,
-            messages,
+            messages: History::new(messages),
             replacements: ContentReplacementState::from_records(records),
             totals,
             transcript: Some(transcript),
@@ -423,7 +424,7 @@ impl Agent {
         self.record(&TranscriptEntry::Message {
             message: message.clone(),
         });
-        push_merged(&mut self.messages, message);
+        self.messages.push_merged(message);
     }
 
     /// Sends a prompt and runs the loop until the model is done, the turn limit is hit, the user
@@ -631,7 +632,7 @@ impl Agent {
             &[],
             self.config.thinking,
         );
-        let body = body_with_history(&head, &self.messages);
+        let body = self.messages.body(&head);
         let exec_cancel = cancel.child_token();
         let executor = self
             .runtime
@@ -952,7 +953,7 @@ impl Agent {
         if tool_uses_are_answered(&self.messages) {
             return;
         }
-        answer_missing_tool_uses(&mut self.messages);
+        answer_missing_tool_uses(self.messages.edit());
         tracing::error!("the conversation had an unanswered tool call; it was answered as interrupted");
     }
 }
@@ -1098,7 +1099,7 @@ pub(crate) fn last_text(message: &Message) -> Option<String> {
 
 /// Appends a message; two user messages in a row become one (a prompt after an aborted turn, or
 /// tool results after a prompt), keeping tool_results first as the API requires.
-fn push_merged(messages: &mut Vec<Message>, message: Message) {
+pub(crate) fn push_merged(messages: &mut Vec<Message>, message: Message) {
     match messages.last_mut() {
         Some(last) if last.role == message.role && message.role == Role::User => {
             let (mut results, mut rest): (Vec<ContentBlock>, Vec<ContentBlock>) =

@@ -1,0 +1,226 @@
+//! The conversation's messages, and their request JSON written once.
+//!
+//! Every request carries the whole conversation, which grows all session (2.4 MB after 5,000
+//! tool calls), and only its end changes from one request to the next: the messages appended
+//! since, and the last one, which carries the cache breakpoint. The earlier messages are kept here
+//! already written as JSON, so a request writes only what is new, and sends the same bytes for
+//! the same prefix (as the prompt cache wants).
+//!
+//! Correct by construction: the messages change only through this type's methods. Appending, and
+//! merging into the last message, leave the written prefix valid (it never holds the last message);
+//! anything else ([`History::replace`], [`History::edit`]) forgets it.
+
+use std::ops::Deref;
+
+use serde::Serialize;
+
+use crate::model::types::{Message, MessagesRequest, Metadata, SystemBlock, ThinkingConfig, ToolDefinition};
+
+/// The messages of a conversation.
+#[derive(Debug, Default)]
+pub(crate) struct History {
+    messages: Vec<Message>,
+    written: Written,
+}
+
+/// `messages[..count]` as the request writes them, separated by commas.
+#[derive(Debug, Default)]
+struct Written {
+    json: Vec<u8>,
+    count: usize,
+}
+
+impl History {
+    pub(crate) fn new(messages: Vec<Message>) -> Self {
+        Self {
+            messages,
+            written: Written::default(),
+        }
+    }
+
+    /// Appends `message`; a user message after a user message joins it (tool results first, as
+    /// the API wants them).
+    pub(crate) fn push_merged(&mut self, message: Message) {
+        crate::agent::turn::push_merged(&mut self.messages, message);
+    }
+
+    /// Puts `messages` in place of the whole conversation (compaction, rewind).
+    pub(crate) fn replace(&mut self, messages: Vec<Message>) {
+        self.messages = messages;
+        self.written = Written::default();
+    }
+
+    /// The messages to change in place (a repair): what was written is forgotten.
+    pub(crate) fn edit(&mut self) -> &mut Vec<Message> {
+        self.written = Written::default();
+        &mut self.messages
+    }
+
+    /// The streamed request's body: `head` (its own messages ignored) with this conversation as
+    /// its messages, the last one marked as the cache breakpoint. The same bytes as serialising
+    /// [`crate::agent::request::build_request`] over the messages with `stream: true`.
+    pub(crate) fn body(&mut self, head: &MessagesRequest) -> serde_json::Result<Vec<u8>> {
+        let Some((last, earlier)) = self.messages.split_last() else {
+            return crate::agent::request::body_with_history(head, &[]);
+        };
+        let written = &mut self.written;
+        for message in &earlier[written.count..] {
+            if !written.json.is_empty() {
+                written.json.push(b',');
+            }
+            serde_json::to_writer(&mut written.json, message)?;
+        }
+        written.count = earlier.len();
+        let mut last = last.clone();
+        crate::agent::request::mark_last_cacheable(&mut last);
+
+        // The request's fields in `MessagesRequest`'s order: those before the messages, the
+        // messages, those after; each part written by serde and joined.
+        let before = serde_json::to_vec(&Before {
+            model: &head.model,
+            max_tokens: head.max_tokens,
+            system: &head.system,
+        })?;
+        let after = serde_json::to_vec(&After {
+            tools: &head.tools,
+            stream: true,
+            thinking: head.thinking,
+            metadata: head.metadata.as_ref(),
+            temperature: head.temperature,
+        })?;
+        let mut body = Vec::with_capacity(before.len() + written.json.len() + after.len() + 4096);
+        // `{"model":…,"max_tokens":…}` without its closing brace.
+        body.extend_from_slice(&before[..before.len() - 1]);
+        body.extend_from_slice(b",\"messages\":[");
+        body.extend_from_slice(&written.json);
+        if !written.json.is_empty() {
+            body.push(b',');
+        }
+        serde_json::to_writer(&mut body, &last)?;
+        body.push(b']');
+        // `{"tools":…,"stream":true…}` without its opening brace.
+        body.push(b',');
+        body.extend_from_slice(&after[1..]);
+        Ok(body)
+    }
+}
+
+impl Deref for History {
+    type Target = [Message];
+
+    fn deref(&self) -> &[Message] {
+        &self.messages
+    }
+}
+
+/// [`MessagesRequest`]'s fields before `messages`, with its omissions (`model` and `max_tokens`
+/// are always there: the object is never empty).
+#[derive(Serialize)]
+struct Before<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "<[SystemBlock]>::is_empty")]
+    system: &'a [SystemBlock],
+}
+
+/// [`MessagesRequest`]'s fields after `messages` (`stream` is always there).
+#[derive(Serialize)]
+struct After<'a> {
+    #[serde(skip_serializing_if = "<[ToolDefinition]>::is_empty")]
+    tools: &'a [ToolDefinition],
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<ThinkingConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a Metadata>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::agent::request::build_request;
+    use crate::model::types::{ContentBlock, Role};
+    use crate::registry::ToolSpec;
+    use crate::tool::ToolOrigin;
+
+    fn expected(head: &MessagesRequest, messages: &[Message]) -> String {
+        let mut request = head.clone();
+        request.messages = build_request("m", 1, &[], &[], messages, None).messages;
+        request.stream = true;
+        serde_json::to_string(&request).unwrap()
+    }
+
+    fn heads() -> Vec<MessagesRequest> {
+        let tools = [ToolSpec {
+            name: "Read".into(),
+            description: "d".into(),
+            input_schema: Some(json!({"type": "object"})),
+            deferred: false,
+            origin: ToolOrigin::BuiltIn,
+        }];
+        vec![
+            build_request("m", 100, &["You are Nerve.".into()], &tools, &[], None),
+            build_request(
+                "m",
+                100,
+                &[],
+                &[],
+                &[],
+                Some(ThinkingConfig::Enabled { budget_tokens: 2048 }),
+            ),
+        ]
+    }
+
+    fn result(id: &str) -> Message {
+        Message {
+            role: Role::User,
+            content: vec![ContentBlock::tool_result(id, "ok \"quoted\"\nline", false)],
+        }
+    }
+
+    /// Request after request, as a session grows, is merged into, repaired and replaced: each body
+    /// is byte for byte the request built whole from the messages at that moment.
+    #[test]
+    fn each_body_is_the_whole_request_written_at_once() {
+        for head in heads() {
+            let mut history = History::default();
+            let check = |history: &mut History| {
+                let body = String::from_utf8(history.body(&head).unwrap()).unwrap();
+                assert_eq!(body, expected(&head, history));
+            };
+            check(&mut history);
+            history.push_merged(Message::user_text("hello"));
+            check(&mut history);
+            history.push_merged(Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::text("calling")],
+            });
+            history.push_merged(result("toolu_1"));
+            check(&mut history);
+            // Merged into the last message, which is never among the written ones.
+            history.push_merged(Message::user_text("and another thing"));
+            check(&mut history);
+            history.push_merged(Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::text("done")],
+            });
+            history.push_merged(Message::user_text("next"));
+            check(&mut history);
+            check(&mut history);
+            history.edit()[0] = Message::user_text("repaired");
+            check(&mut history);
+            history.replace(vec![Message::user_text("a summary")]);
+            check(&mut history);
+            history.push_merged(Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::text("ok")],
+            });
+            history.push_merged(Message::user_text("on"));
+            check(&mut history);
+        }
+    }
+}
