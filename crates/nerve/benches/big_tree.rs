@@ -315,7 +315,11 @@ fn main() {
         picker(&root);
         return;
     }
-    if Command::new("rg").arg("--version").output().is_ok() {
+    // `NERVE_BENCH_GLOB_ONLY=1`: Glob against fd alone.
+    let glob_only = std::env::var_os("NERVE_BENCH_GLOB_ONLY").is_some();
+    if glob_only {
+        // Grep skipped.
+    } else if Command::new("rg").arg("--version").output().is_ok() {
         grep_cases(&root);
     } else {
         println!("  `rg` is not installed (apt-get install ripgrep): Grep skipped");
@@ -324,5 +328,7 @@ fn main() {
         Some(fd) => glob_cases(&root, fd),
         None => println!("  `fd` is not installed (apt-get install fd-find): Glob skipped"),
     }
-    picker(&root);
+    if !glob_only {
+        picker(&root);
+    }
 }

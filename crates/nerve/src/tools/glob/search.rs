@@ -1,6 +1,8 @@
 //! Finding files by glob: ripgrep's walk (ignore files honoured, hidden files and VCS folders
 //! skipped), a globset matcher over paths relative to the root, newest first.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -10,7 +12,7 @@ use ignore::WalkState;
 use tokio_util::sync::CancellationToken;
 
 use crate::tools::search_progress::SearchProgress;
-use crate::tools::walk::{Gathered, walker};
+use crate::tools::walk::walker;
 
 /// How many paths a result lists.
 pub const MAX_GLOB_RESULTS: usize = 100;
@@ -92,10 +94,10 @@ pub fn find(
     progress: &SearchProgress,
 ) -> Result<GlobResult, GlobError> {
     let matcher = compile(pattern)?;
-    let found: Mutex<Vec<(Option<SystemTime>, PathBuf)>> = Mutex::new(Vec::new());
+    let found = Mutex::new(Found::default());
     walker(root, false).build_parallel().run(|| {
         let matcher = &matcher;
-        let mut found = Gathered::new(&found);
+        let mut found = Newest::new(&found);
         let mut tally = progress.tally();
         Box::new(move |entry| {
             if cancel.is_cancelled() {
@@ -114,7 +116,7 @@ pub fn find(
             tally.file_searched(u64::from(matched));
             if matched {
                 let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
-                found.push((modified, entry.path().to_path_buf()));
+                found.offer(modified, entry.path());
             }
             WalkState::Continue
         })
@@ -123,21 +125,95 @@ pub fn find(
         return Err(GlobError::Cancelled);
     }
     progress.finish();
-    let mut found = found
+    let Found { total, mut kept } = found
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let total = found.len();
-    // Only the newest MAX_GLOB_RESULTS are shown: pick them, then sort those alone.
-    let newest_first = |a: &(Option<SystemTime>, PathBuf), b: &(Option<SystemTime>, PathBuf)| {
-        b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1))
-    };
-    if found.len() > MAX_GLOB_RESULTS {
-        found.select_nth_unstable_by(MAX_GLOB_RESULTS, newest_first);
-        found.truncate(MAX_GLOB_RESULTS);
-    }
-    found.sort_by(newest_first);
-    let paths = found.into_iter().map(|(_, p)| p).collect();
+    // Each thread's newest: the newest of them all, in order.
+    kept.sort_unstable();
+    kept.truncate(MAX_GLOB_RESULTS);
+    let paths = kept.into_iter().map(|m| m.path).collect();
     Ok(GlobResult { paths, total })
+}
+
+/// A file that matched: when it was last modified, and where.
+#[derive(Debug, PartialEq, Eq)]
+struct Match {
+    modified: Option<SystemTime>,
+    path: PathBuf,
+}
+
+impl Match {
+    /// The order of a result: newest first (a time not known last), then by path.
+    fn order(modified: Option<SystemTime>, path: &Path, other: &Match) -> Ordering {
+        other.modified.cmp(&modified).then_with(|| path.cmp(&other.path))
+    }
+}
+
+impl Ord for Match {
+    fn cmp(&self, other: &Self) -> Ordering {
+        Match::order(self.modified, &self.path, other)
+    }
+}
+
+impl PartialOrd for Match {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// What every walk thread found: how many files matched, and each thread's newest.
+#[derive(Debug, Default)]
+struct Found {
+    total: usize,
+    kept: Vec<Match>,
+}
+
+/// What one walk thread found: how many files matched and the newest [`MAX_GLOB_RESULTS`] of them
+/// (a heap whose top is the next to let go), added to the shared [`Found`] when the thread's visitor
+/// is dropped. A search matching 200,000 files keeps 100 paths per thread, not 200,000, and takes
+/// the shared lock once per thread.
+struct Newest<'a> {
+    count: usize,
+    kept: BinaryHeap<Match>,
+    shared: &'a Mutex<Found>,
+}
+
+impl<'a> Newest<'a> {
+    fn new(shared: &'a Mutex<Found>) -> Self {
+        Self {
+            count: 0,
+            kept: BinaryHeap::with_capacity(MAX_GLOB_RESULTS + 1),
+            shared,
+        }
+    }
+
+    /// One more match; its path is copied only if it is among the newest so far.
+    fn offer(&mut self, modified: Option<SystemTime>, path: &Path) {
+        self.count += 1;
+        if self.kept.len() == MAX_GLOB_RESULTS {
+            match self.kept.peek() {
+                Some(last) if Match::order(modified, path, last) == Ordering::Less => {
+                    self.kept.pop();
+                }
+                _ => return,
+            }
+        }
+        self.kept.push(Match {
+            modified,
+            path: path.to_path_buf(),
+        });
+    }
+}
+
+impl Drop for Newest<'_> {
+    fn drop(&mut self) {
+        let mut shared = self
+            .shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        shared.total += self.count;
+        shared.kept.extend(std::mem::take(&mut self.kept).into_vec());
+    }
 }
 
 /// The text the model reads.
@@ -233,6 +309,42 @@ mod tests {
         write(dir.path(), "keep.rs", 1);
         let r = run(dir.path(), "**/*");
         assert_eq!(names(dir.path(), &r), vec!["keep.rs"]);
+    }
+
+    /// Two walk threads' matches in any order, many with the same time: what each keeps, merged,
+    /// is the newest hundred of them all, ties by path, and every match is counted.
+    #[test]
+    fn each_thread_keeps_its_newest_and_together_they_are_the_newest() {
+        let epoch = SystemTime::UNIX_EPOCH;
+        // 400 matches, 20 per time, shuffled by a fixed permutation; one with no time.
+        let mut all: Vec<(Option<SystemTime>, PathBuf)> = (0..400u64)
+            .map(|i| {
+                let when = epoch + Duration::from_secs(i / 20);
+                (Some(when), PathBuf::from(format!("/p/f{:03}", (i * 7919) % 400)))
+            })
+            .collect();
+        all.push((None, PathBuf::from("/p/unknown")));
+        let shuffled: Vec<_> = (0..all.len())
+            .map(|i| all[(i * 37) % all.len()].clone())
+            .collect();
+        let shared = Mutex::new(Found::default());
+        for part in shuffled.chunks(150) {
+            let mut thread = Newest::new(&shared);
+            for (modified, path) in part {
+                thread.offer(*modified, path);
+            }
+        }
+        let Found { total, mut kept } = shared.into_inner().unwrap();
+        kept.sort_unstable();
+        kept.truncate(MAX_GLOB_RESULTS);
+        let mut expected = all.clone();
+        expected.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        expected.truncate(MAX_GLOB_RESULTS);
+        assert_eq!(total, 401);
+        assert_eq!(
+            kept.into_iter().map(|m| (m.modified, m.path)).collect::<Vec<_>>(),
+            expected
+        );
     }
 
     #[test]
