@@ -12,9 +12,8 @@
 
 use std::ops::Deref;
 
-use serde::Serialize;
-
-use crate::model::types::{Message, MessagesRequest, Metadata, SystemBlock, ThinkingConfig, ToolDefinition};
+use crate::agent::request::write_body;
+use crate::model::types::{Message, MessagesRequest};
 
 /// The messages of a conversation.
 #[derive(Debug, Default)]
@@ -61,7 +60,7 @@ impl History {
     /// [`crate::agent::request::build_request`] over the messages with `stream: true`.
     pub(crate) fn body(&mut self, head: &MessagesRequest) -> serde_json::Result<Vec<u8>> {
         let Some((last, earlier)) = self.messages.split_last() else {
-            return crate::agent::request::body_with_history(head, &[]);
+            return write_body(head, b"", &[], None);
         };
         let written = &mut self.written;
         for message in &earlier[written.count..] {
@@ -71,37 +70,7 @@ impl History {
             serde_json::to_writer(&mut written.json, message)?;
         }
         written.count = earlier.len();
-        let mut last = last.clone();
-        crate::agent::request::mark_last_cacheable(&mut last);
-
-        // The request's fields in `MessagesRequest`'s order: those before the messages, the
-        // messages, those after; each part written by serde and joined.
-        let before = serde_json::to_vec(&Before {
-            model: &head.model,
-            max_tokens: head.max_tokens,
-            system: &head.system,
-        })?;
-        let after = serde_json::to_vec(&After {
-            tools: &head.tools,
-            stream: true,
-            thinking: head.thinking,
-            metadata: head.metadata.as_ref(),
-            temperature: head.temperature,
-        })?;
-        let mut body = Vec::with_capacity(before.len() + written.json.len() + after.len() + 4096);
-        // `{"model":…,"max_tokens":…}` without its closing brace.
-        body.extend_from_slice(&before[..before.len() - 1]);
-        body.extend_from_slice(b",\"messages\":[");
-        body.extend_from_slice(&written.json);
-        if !written.json.is_empty() {
-            body.push(b',');
-        }
-        serde_json::to_writer(&mut body, &last)?;
-        body.push(b']');
-        // `{"tools":…,"stream":true…}` without its opening brace.
-        body.push(b',');
-        body.extend_from_slice(&after[1..]);
-        Ok(body)
+        write_body(head, &written.json, &[], Some(last))
     }
 }
 
@@ -113,37 +82,13 @@ impl Deref for History {
     }
 }
 
-/// [`MessagesRequest`]'s fields before `messages`, with its omissions (`model` and `max_tokens`
-/// are always there: the object is never empty).
-#[derive(Serialize)]
-struct Before<'a> {
-    model: &'a str,
-    max_tokens: u32,
-    #[serde(skip_serializing_if = "<[SystemBlock]>::is_empty")]
-    system: &'a [SystemBlock],
-}
-
-/// [`MessagesRequest`]'s fields after `messages` (`stream` is always there).
-#[derive(Serialize)]
-struct After<'a> {
-    #[serde(skip_serializing_if = "<[ToolDefinition]>::is_empty")]
-    tools: &'a [ToolDefinition],
-    stream: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    thinking: Option<ThinkingConfig>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<&'a Metadata>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    temperature: Option<f32>,
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
     use crate::agent::request::build_request;
-    use crate::model::types::{ContentBlock, Role};
+    use crate::model::types::{ContentBlock, Role, ThinkingConfig};
     use crate::registry::ToolSpec;
     use crate::tool::ToolOrigin;
 

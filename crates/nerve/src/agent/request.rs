@@ -3,7 +3,6 @@
 //! and on the latest message (so the next request reads the whole conversation from cache).
 
 use serde::Serialize;
-use serde::ser::SerializeSeq as _;
 use serde_json::json;
 
 use crate::model::types::{
@@ -78,35 +77,73 @@ pub fn build_request(
 /// same bytes as serialising [`build_request`] over `history` with `stream: true`, without a deep
 /// copy of a conversation that grows all session.
 pub fn body_with_history(request: &MessagesRequest, history: &[Message]) -> serde_json::Result<Vec<u8>> {
-    let (earlier, last) = match history.split_last() {
-        Some((last, earlier)) => {
-            let mut last = last.clone();
-            mark_last_cacheable(&mut last);
-            (earlier, Some(last))
-        }
-        None => (history, None),
-    };
-    serde_json::to_vec(&RequestView {
+    match history.split_last() {
+        Some((last, earlier)) => write_body(request, b"", earlier, Some(last)),
+        None => write_body(request, b"", &[], None),
+    }
+}
+
+/// The streamed request's body from its parts: `request`'s fields (its messages ignored), then as
+/// its messages `written` (messages already written as JSON, separated by commas), `earlier`, and
+/// `last` marked as the cache breakpoint.
+pub(crate) fn write_body(
+    request: &MessagesRequest,
+    written: &[u8],
+    earlier: &[Message],
+    last: Option<&Message>,
+) -> serde_json::Result<Vec<u8>> {
+    // The request's fields in `MessagesRequest`'s order: those before the messages, the messages,
+    // those after; each part written by serde and joined.
+    let before = serde_json::to_vec(&Before {
         model: &request.model,
         max_tokens: request.max_tokens,
         system: &request.system,
-        messages: HistoryView { earlier, last },
+    })?;
+    let after = serde_json::to_vec(&After {
         tools: &request.tools,
         stream: true,
         thinking: request.thinking,
         metadata: request.metadata.as_ref(),
         temperature: request.temperature,
-    })
+    })?;
+    let mut body = Vec::with_capacity(before.len() + written.len() + after.len() + 4096);
+    // `{"model":…,"max_tokens":…}` without its closing brace.
+    body.extend_from_slice(&before[..before.len() - 1]);
+    body.extend_from_slice(b",\"messages\":[");
+    body.extend_from_slice(written);
+    let mut first = written.is_empty();
+    let last = last.map(|last| {
+        let mut last = last.clone();
+        mark_last_cacheable(&mut last);
+        last
+    });
+    for message in earlier.iter().chain(&last) {
+        if !first {
+            body.push(b',');
+        }
+        first = false;
+        serde_json::to_writer(&mut body, message)?;
+    }
+    body.push(b']');
+    // `{"tools":…,"stream":true…}` without its opening brace.
+    body.push(b',');
+    body.extend_from_slice(&after[1..]);
+    Ok(body)
 }
 
-/// [`MessagesRequest`]'s fields, in its order and with its omissions, borrowed.
+/// [`MessagesRequest`]'s fields before `messages`, with its omissions (`model` and `max_tokens`
+/// are always there: the object is never empty).
 #[derive(Serialize)]
-struct RequestView<'a> {
+struct Before<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "<[SystemBlock]>::is_empty")]
     system: &'a [SystemBlock],
-    messages: HistoryView<'a>,
+}
+
+/// [`MessagesRequest`]'s fields after `messages` (`stream` is always there).
+#[derive(Serialize)]
+struct After<'a> {
     #[serde(skip_serializing_if = "<[ToolDefinition]>::is_empty")]
     tools: &'a [ToolDefinition],
     stream: bool,
@@ -116,22 +153,6 @@ struct RequestView<'a> {
     metadata: Option<&'a Metadata>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
-}
-
-struct HistoryView<'a> {
-    earlier: &'a [Message],
-    last: Option<Message>,
-}
-
-impl Serialize for HistoryView<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq =
-            serializer.serialize_seq(Some(self.earlier.len() + usize::from(self.last.is_some())))?;
-        for message in self.earlier.iter().chain(&self.last) {
-            seq.serialize_element(message)?;
-        }
-        seq.end()
-    }
 }
 
 pub(crate) fn mark_last_cacheable(message: &mut Message) {

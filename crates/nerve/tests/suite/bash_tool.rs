@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::support::{ScriptedPrompter, TestProject, call, process_gone, read_pid, text_of};
+use crate::support::{ScriptedPrompter, TestProject, call, process_gone, read_pid, run_test_alone, text_of};
 use async_trait::async_trait;
 use nerve::executor::ExecutorOptions;
 use nerve::permissions::{PermissionMode, PermissionPrompter, PermissionRequest, UserAnswer};
@@ -152,18 +152,9 @@ async fn a_gigabyte_of_output_keeps_memory_bounded() {
         // its own, named as the harness names it (its module path without the crate's name).
         let (_, module) = module_path!().split_once("::").unwrap();
         let name = format!("{module}::a_gigabyte_of_output_keeps_memory_bounded");
-        let probe = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", &name, "--nocapture", "--test-threads=1"])
-            .env(MEMORY_PROBE, "1")
-            .output()
-            .unwrap();
-        let printed = format!(
-            "{}{}",
-            String::from_utf8_lossy(&probe.stdout),
-            String::from_utf8_lossy(&probe.stderr)
-        );
+        let (passed, printed) = run_test_alone(&name, &[(MEMORY_PROBE, "1")]);
         println!("{printed}");
-        assert!(probe.status.success(), "the measuring process failed:\n{printed}");
+        assert!(passed, "the measuring process failed:\n{printed}");
         assert!(
             printed.contains("1 GB of output:"),
             "the test did not run: {printed}"
@@ -826,20 +817,15 @@ async fn variables_the_host_set_for_itself_do_not_reach_commands_or_hooks() {
         // own, started with the host's values, as the app is after it set them.
         let (_, module) = module_path!().split_once("::").unwrap();
         let name = format!("{module}::variables_the_host_set_for_itself_do_not_reach_commands_or_hooks");
-        let probe = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", &name, "--nocapture", "--test-threads=1"])
-            .env(HOST_ENV_PROBE, "1")
-            .env("NERVE_TEST_HOST_ONLY", "host's")
-            .env("NERVE_TEST_HOST_CHANGED", "host's")
-            .output()
-            .unwrap();
-        let printed = format!(
-            "{}{}",
-            String::from_utf8_lossy(&probe.stdout),
-            String::from_utf8_lossy(&probe.stderr)
+        let (passed, printed) = run_test_alone(
+            &name,
+            &[
+                (HOST_ENV_PROBE, "1"),
+                ("NERVE_TEST_HOST_ONLY", "host's"),
+                ("NERVE_TEST_HOST_CHANGED", "host's"),
+            ],
         );
-        assert!(probe.status.success(), "the probing process failed:\n{printed}");
-        assert!(printed.contains("1 passed"), "the test did not run: {printed}");
+        assert!(passed, "the probing process failed:\n{printed}");
         return;
     }
     assert!(nerve::child_env::keep_user_values(vec![

@@ -332,3 +332,25 @@ pub async fn results_as_the_model_reads_them(
     }
     shown.join("\n")
 }
+
+/// Runs the test `name` (its module path in the suite, as the harness names it: without the
+/// crate's name) alone in a process of its own, with `env` added: for what belongs to a whole
+/// process (its peak memory, what the engine is told once per process). Returns whether it passed
+/// and what it printed, after checking that it did run.
+pub fn run_test_alone(name: &str, env: &[(&str, &str)]) -> (bool, String) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        printed.contains("1 passed") || !out.status.success(),
+        "{name} did not run: {printed}"
+    );
+    (out.status.success(), printed)
+}
