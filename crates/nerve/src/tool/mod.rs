@@ -25,7 +25,7 @@ pub use nerve_protocol::tool::{TodoItem, TodoStatus};
 pub use pool::{ToolPool, ToolSpec, is_deferrable};
 pub use prepared::{PreparedInput, TypeError};
 pub use progress::{Progress, ProgressSink};
-pub use read_state::{FileReadRecord, ReadFileState};
+pub use read_state::{FileReadRecord, MAX_HASHED_BYTES, ReadFileState, SeenContent};
 pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput, text_of};
 pub use schema::schema_of;
 pub use subagent::{SubagentError, SubagentKind, SubagentReport, SubagentRunner};

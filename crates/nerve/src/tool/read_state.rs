@@ -11,11 +11,30 @@ use lru::LruCache;
 /// How many files the state remembers.
 pub const READ_STATE_CAPACITY: usize = 500;
 
+/// Files up to this size are told apart by the hash of their content; a larger one by its length
+/// and modification time ([`SeenContent::Large`]). Reading the last lines of a 2 GB log then costs
+/// about counting its lines, not hashing 2 GB, and no tool changes a file that large in place (Edit
+/// stops at 64 MB, the same size).
+pub const MAX_HASHED_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How a later change tells that a file still holds what the model read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeenContent {
+    /// SHA-256 of the whole file's bytes, lowercase hex.
+    Hash(String),
+    /// A file over [`MAX_HASHED_BYTES`]: its length in bytes, which with the record's
+    /// modification time stands for its content.
+    Large {
+        /// The file's length when it was read.
+        len: u64,
+    },
+}
+
 /// What the model saw of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileReadRecord {
-    /// SHA-256 of the whole file's bytes when it was read.
-    pub content_hash: String,
+    /// What identifies the content that was read.
+    pub content: SeenContent,
     /// The file's modification time when it was read.
     pub modified: Option<SystemTime>,
     /// First line shown (1-based), if the read was partial.
@@ -111,7 +130,7 @@ mod tests {
 
     fn rec(hash: &str) -> FileReadRecord {
         FileReadRecord {
-            content_hash: hash.into(),
+            content: SeenContent::Hash(hash.into()),
             modified: None,
             offset: None,
             limit: None,

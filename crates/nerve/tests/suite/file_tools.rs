@@ -110,7 +110,7 @@ async fn edit_is_denied_by_a_read_deny_rule() {
     s.context.exec.read_files.record(
         &secret,
         FileReadRecord {
-            content_hash: hash_bytes(&bytes),
+            content: nerve::tool::SeenContent::Hash(hash_bytes(&bytes)),
             modified: None,
             offset: None,
             limit: None,

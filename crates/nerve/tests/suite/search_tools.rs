@@ -159,7 +159,7 @@ async fn notebook_edit_needs_a_read_and_edit_permission() {
     s.context.exec.read_files.record(
         &path,
         FileReadRecord {
-            content_hash: nerve::tools::fs::hash_bytes(&bytes),
+            content: nerve::tool::SeenContent::Hash(nerve::tools::fs::hash_bytes(&bytes)),
             modified: None,
             offset: None,
             limit: None,

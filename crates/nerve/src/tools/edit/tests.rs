@@ -232,7 +232,7 @@ async fn binary_files_are_not_edited() {
     ctx.exec.read_files.record(
         &path,
         crate::tool::FileReadRecord {
-            content_hash: crate::tools::fs::hash_bytes(&[0xff, 0xfe, 0x41]),
+            content: crate::tool::SeenContent::Hash(crate::tools::fs::hash_bytes(&[0xff, 0xfe, 0x41])),
             modified: None,
             offset: None,
             limit: None,
@@ -249,7 +249,7 @@ fn preview_is_pure_and_matches_the_call() {
     ctx.exec.read_files.record(
         &path,
         crate::tool::FileReadRecord {
-            content_hash: crate::tools::fs::hash_bytes(&bytes),
+            content: crate::tool::SeenContent::Hash(crate::tools::fs::hash_bytes(&bytes)),
             modified: None,
             offset: None,
             limit: None,

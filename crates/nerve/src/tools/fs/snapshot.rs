@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use crate::files::hash_bytes;
-use crate::tool::{FileReadRecord, ToolUseContext};
+use crate::tool::{FileReadRecord, SeenContent, ToolUseContext};
 
 /// The whole content of a file at one moment, with what identifies it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub fn record_known_content(ctx: &ToolUseContext, path: &Path, bytes: &[u8]) {
     ctx.exec.read_files.record(
         path,
         FileReadRecord {
-            content_hash: hash_bytes(bytes),
+            content: SeenContent::Hash(hash_bytes(bytes)),
             modified,
             offset: None,
             limit: None,

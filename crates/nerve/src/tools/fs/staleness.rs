@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::tool::{ReadFileState, ToolUseContext};
+use crate::tool::{ReadFileState, SeenContent, ToolUseContext};
 use crate::tools::fs::FileSnapshot;
 
 /// Why a file may not be changed now. The messages are what the model reads, with what to do.
@@ -91,13 +91,26 @@ pub fn check_fresh_at(state: &ReadFileState, path: &Path) -> Result<Option<FileS
     let Some(record) = state.get(path) else {
         return Err(StaleFile::NotRead { path: owned() });
     };
+    // A large file's length or time that moved says enough, before its gigabytes are read.
+    if let SeenContent::Large { len } = record.content
+        && (meta.len() != len || meta.modified().ok() != record.modified)
+    {
+        return Err(StaleFile::Modified { path: owned() });
+    }
     let snapshot = FileSnapshot::read(path).map_err(|source| StaleFile::Unreadable {
         path: owned(),
         source,
     })?;
-    // The hash decides: a touched file (new mtime, same bytes) is not stale, and a rewrite within the
-    // clock's granularity (same mtime, new bytes) is.
-    if snapshot.hash != record.content_hash {
+    let unchanged = match &record.content {
+        // The hash decides: a touched file (new mtime, same bytes) is not stale, and a rewrite
+        // within the clock's granularity (same mtime, new bytes) is.
+        SeenContent::Hash(hash) => snapshot.hash == *hash,
+        // Checked again on what was read, which may have changed since the metadata above.
+        SeenContent::Large { len } => {
+            snapshot.bytes.len() as u64 == *len && snapshot.modified == record.modified
+        }
+    };
+    if !unchanged {
         return Err(StaleFile::Modified { path: owned() });
     }
     Ok(Some(snapshot))
@@ -115,7 +128,7 @@ mod tests {
         state.record(
             path,
             FileReadRecord {
-                content_hash: hash_bytes(&bytes),
+                content: SeenContent::Hash(hash_bytes(&bytes)),
                 modified: std::fs::metadata(path).unwrap().modified().ok(),
                 offset: None,
                 limit: None,
@@ -172,15 +185,63 @@ mod tests {
         std::fs::write(&p, "same").unwrap();
         let state = ReadFileState::default();
         read_now(&state, &p);
-        let later = SystemTime::now() + Duration::from_secs(3600);
-        std::fs::File::options()
-            .write(true)
-            .open(&p)
-            .unwrap()
-            .set_modified(later)
-            .unwrap();
+        set_modified(&p, SystemTime::now() + Duration::from_secs(3600));
         let snap = check_fresh_at(&state, &p).unwrap().unwrap();
         assert_eq!(snap.bytes, b"same");
+    }
+
+    fn set_modified(path: &Path, at: SystemTime) {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+
+    /// A file read as too large to hash is known by its length and time: it stays fresh while both
+    /// hold, and a touch, a rewrite to another length, or an append makes it stale.
+    #[test]
+    fn a_large_file_is_known_by_its_length_and_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big.log");
+        std::fs::write(&p, "0123456789").unwrap();
+        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        set_modified(&p, at);
+        let state = ReadFileState::default();
+        state.record(
+            &p,
+            FileReadRecord {
+                content: SeenContent::Large { len: 10 },
+                modified: Some(at),
+                offset: Some(1_000),
+                limit: Some(20),
+            },
+        );
+        let fresh = check_fresh_at(&state, &p).unwrap().unwrap();
+        assert_eq!(fresh.bytes, b"0123456789");
+
+        // Rewritten with another length, the old time put back.
+        std::fs::write(&p, "01234").unwrap();
+        set_modified(&p, at);
+        assert!(matches!(
+            check_fresh_at(&state, &p),
+            Err(StaleFile::Modified { .. })
+        ));
+
+        // The same length, a new time: without a hash a touch cannot be told from a rewrite.
+        std::fs::write(&p, "9876543210").unwrap();
+        set_modified(&p, at + Duration::from_secs(1));
+        assert!(matches!(
+            check_fresh_at(&state, &p),
+            Err(StaleFile::Modified { .. })
+        ));
+
+        set_modified(&p, at);
+        assert!(
+            check_fresh_at(&state, &p).unwrap().is_some(),
+            "length and time both hold again"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::tool::{FileReadRecord, ResultBlock, ToolError};
+use crate::tool::{FileReadRecord, MAX_HASHED_BYTES, ResultBlock, SeenContent, ToolError};
 use crate::tools::fs::hash_bytes;
 use crate::tools::fs::similar_names::{missing_file_message, screenshot_alternative};
 use crate::tools::read::directory::list_directory;
@@ -104,17 +104,14 @@ pub fn read(request: &ReadRequest, cancel: &CancellationToken) -> Result<ReadOut
         )));
     }
     file.rewind().map_err(io)?;
-    let record = |hash: String| FileReadRecord {
-        content_hash: hash,
+    let record = |content: SeenContent| FileReadRecord {
+        content,
         modified,
         offset: request.offset,
         limit: request.limit,
     };
-    let (blocks, hash) = match kind {
-        FileKind::Text => {
-            let (blocks, hash) = read_text(file, request, &path, cancel)?;
-            (blocks, hash)
-        }
+    let (blocks, content) = match kind {
+        FileKind::Text => read_text(file, size, request, &path, cancel)?,
         FileKind::Binary(what) => {
             return Err(ToolError::InvalidInput(format!(
                 "Cannot read {}: it is {what}, which Read cannot show (it shows text, PNG/JPEG/GIF/WebP images, PDFs and notebooks). Inspect it with a suitable command through Bash instead.",
@@ -138,7 +135,7 @@ pub fn read(request: &ReadRequest, cancel: &CancellationToken) -> Result<ReadOut
                     data: prepared.data,
                 },
             ];
-            (blocks, hash_bytes(&bytes))
+            (blocks, SeenContent::Hash(hash_bytes(&bytes)))
         }
         FileKind::Pdf => {
             let cap = if request.pages.is_some() {
@@ -165,19 +162,19 @@ pub fn read(request: &ReadRequest, cancel: &CancellationToken) -> Result<ReadOut
             let bytes = read_capped(file, size, cap, &path, "PDF")?;
             let blocks =
                 read_pdf(&bytes, request.pages).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
-            (blocks, hash_bytes(&bytes))
+            (blocks, SeenContent::Hash(hash_bytes(&bytes)))
         }
         FileKind::Notebook => {
             let bytes = read_capped(file, size, MAX_NOTEBOOK_BYTES, &path, "notebook")?;
             match render_notebook(&bytes).map_err(|e| ToolError::InvalidInput(e.to_string()))? {
-                Some(blocks) => (blocks, hash_bytes(&bytes)),
-                None => read_text(bytes.as_slice(), request, &path, cancel)?,
+                Some(blocks) => (blocks, SeenContent::Hash(hash_bytes(&bytes))),
+                None => read_text(bytes.as_slice(), bytes.len() as u64, request, &path, cancel)?,
             }
         }
     };
     Ok(ReadOutcome {
         blocks,
-        record: Some(record(hash)),
+        record: Some(record(content)),
         path,
     })
 }
@@ -206,20 +203,28 @@ fn read_capped(file: File, size: u64, cap: u64, path: &Path, what: &str) -> Resu
     Ok(bytes)
 }
 
+/// Reads text of `size` bytes (at opening); what identifies the content read: its hash, or for a
+/// file over [`MAX_HASHED_BYTES`] its length (see [`SeenContent::Large`]).
 fn read_text(
     reader: impl std::io::Read,
+    size: u64,
     request: &ReadRequest,
     path: &Path,
     cancel: &CancellationToken,
-) -> Result<(Vec<ResultBlock>, String), ToolError> {
+) -> Result<(Vec<ResultBlock>, SeenContent), ToolError> {
     let offset = request.offset.unwrap_or(1).max(1);
     let limit = request.limit.unwrap_or(DEFAULT_LINE_LIMIT);
-    let scan = scan_text(reader, offset, limit, cancel).map_err(|e| match e {
+    let hash = size <= MAX_HASHED_BYTES;
+    let scan = scan_text(reader, offset, limit, hash, cancel).map_err(|e| match e {
         ScanError::Io(e) => ToolError::io(format!("reading {}", path.display()), e),
         ScanError::Cancelled => ToolError::Cancelled("the read was interrupted".into()),
     })?;
     let text = render_text(&scan, path, offset)?;
-    Ok((vec![ResultBlock::text(text)], scan.hash))
+    let content = match scan.hash {
+        Some(hash) => SeenContent::Hash(hash),
+        None => SeenContent::Large { len: size },
+    };
+    Ok((vec![ResultBlock::text(text)], content))
 }
 
 fn render_text(scan: &TextScan, path: &Path, offset: usize) -> Result<String, ToolError> {

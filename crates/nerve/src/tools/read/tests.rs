@@ -1,11 +1,12 @@
 //! Read through its `Tool` methods, on real files in a temporary folder.
 
+use std::io::Write as _;
 use std::path::Path;
 
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::tool::ResultBlock;
+use crate::tool::{FileReadRecord, MAX_HASHED_BYTES, ResultBlock, SeenContent};
 use crate::tools::fs::hash_bytes;
 use crate::tools::fs::test_support::{context, no_progress};
 
@@ -52,7 +53,10 @@ async fn reads_text_with_line_numbers_and_records_it() {
         "     1\tfn main() {\n     2\t    println!(\"hi\");\n     3\t}\n"
     );
     let record = ctx.exec.read_files.get(&path).unwrap();
-    assert_eq!(record.content_hash, hash_bytes(&std::fs::read(&path).unwrap()));
+    assert_eq!(
+        record.content,
+        SeenContent::Hash(hash_bytes(&std::fs::read(&path).unwrap()))
+    );
     assert_eq!(record.modified, std::fs::metadata(&path).unwrap().modified().ok());
     assert_eq!((record.offset, record.limit), (None, None));
 }
@@ -71,6 +75,52 @@ async fn offset_and_limit_select_lines_and_are_recorded() {
     assert!(out.contains("Showing lines 10–11 of 50"), "{out}");
     let record = ctx.exec.read_files.get(&path).unwrap();
     assert_eq!((record.offset, record.limit), (Some(10), Some(2)));
+}
+
+/// Past [`MAX_HASHED_BYTES`] a Read is not spent hashing the whole file: the record keeps its
+/// length and time, and an edit after the log grew is refused as stale.
+#[tokio::test]
+async fn a_file_too_large_to_hash_is_recorded_by_its_length_and_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context(dir.path());
+    let path = ctx.exec.cwd.join("big.log");
+    let line_count = MAX_HASHED_BYTES / 16 + 1;
+    let log: String = (1..=line_count).map(|i| format!("log line {i:06}\n")).collect();
+    assert!(log.len() as u64 > MAX_HASHED_BYTES);
+    std::fs::write(&path, &log).unwrap();
+    let mut tail = input(path.to_str().unwrap());
+    tail.offset = Some(line_count as usize);
+    let out = text(&read(&ctx, tail).await.unwrap());
+    assert_eq!(
+        out,
+        format!(
+            "{line_count}\tlog line {line_count}\n\n(Showing lines {line_count}–{line_count} of {line_count}. Use offset and limit to read other parts.)"
+        )
+    );
+    let meta = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        ctx.exec.read_files.get(&path).unwrap(),
+        FileReadRecord {
+            content: SeenContent::Large {
+                len: log.len() as u64
+            },
+            modified: meta.modified().ok(),
+            offset: Some(line_count as usize),
+            limit: None,
+        }
+    );
+
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(b"one more line\n")
+        .unwrap();
+    let stale = crate::tools::fs::check_fresh(&ctx, &path).unwrap_err();
+    assert!(
+        matches!(stale, crate::tools::fs::StaleFile::Modified { .. }),
+        "{stale}"
+    );
 }
 
 #[tokio::test]

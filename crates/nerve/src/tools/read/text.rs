@@ -1,5 +1,5 @@
 //! Text files with line numbers, read in one streaming pass: the selected lines are kept, every
-//! line is counted and hashed, and the output stops growing once it is over the token budget, so a
+//! line is counted (and hashed, when asked), and the output stops growing once it is over the token budget, so a
 //! multi-gigabyte log costs time but not memory.
 
 use std::io::Read;
@@ -33,8 +33,8 @@ pub struct TextScan {
     pub cut_lines: usize,
     /// The estimated tokens of the whole selection.
     pub estimated_tokens: usize,
-    /// SHA-256 of the whole file.
-    pub hash: String,
+    /// SHA-256 of the whole file, when the scan was asked to hash it.
+    pub hash: Option<String>,
 }
 
 impl TextScan {
@@ -66,15 +66,21 @@ const HASH_APART_FROM: u64 = 8 * 1024 * 1024;
 /// Blocks in flight between the scan and the hashing thread.
 const BLOCKS_IN_FLIGHT: usize = 4;
 
-/// Scans `reader`, keeping lines `offset..offset + limit` (1-based `offset`).
+/// Scans `reader`, keeping lines `offset..offset + limit` (1-based `offset`), and hashing every
+/// byte when `hash` is true.
 pub fn scan_text(
     reader: impl Read,
     offset: usize,
     limit: usize,
+    hash: bool,
     cancel: &CancellationToken,
 ) -> Result<TextScan, ScanError> {
     std::thread::scope(|scope| {
-        let mut hashing = Hashing::Inline(Sha256::new());
+        let mut hashing = if hash {
+            Hashing::Inline(Sha256::new())
+        } else {
+            Hashing::Off
+        };
         let mut selection = Selection::new(offset, limit);
         let scanned = scan_blocks(reader, &mut selection, &mut hashing, scope, cancel);
         // The hashing thread is joined before any error is returned.
@@ -127,15 +133,21 @@ fn scan_blocks<'scope>(
                     }
                 }
             } else if current < offset {
-                // Skip to the first selected line, counting the newlines on the way.
+                // Skip to the first selected line, counting the newlines on the way: a block
+                // that ends before it is only counted (vectorised, where finding each newline
+                // in turn took twice as long), the one that holds it is searched.
                 let wanted = offset - current;
-                match memchr::memchr_iter(b'\n', rest).enumerate().nth(wanted - 1) {
-                    Some((_, at)) => {
+                let in_block = memchr::memchr_iter(b'\n', rest).count();
+                let first_line_at = (in_block >= wanted)
+                    .then(|| memchr::memchr_iter(b'\n', rest).nth(wanted - 1))
+                    .flatten();
+                match first_line_at {
+                    Some(at) => {
                         ended += wanted;
                         rest = &rest[at + 1..];
                     }
                     None => {
-                        ended += memchr::memchr_iter(b'\n', rest).count();
+                        ended += in_block;
                         rest = &[];
                     }
                 }
@@ -161,6 +173,8 @@ fn scan_blocks<'scope>(
 
 /// SHA-256 of every block scanned: here, or past [`HASH_APART_FROM`] bytes on a thread of its own.
 enum Hashing<'scope> {
+    /// The scan was not asked for a hash.
+    Off,
     Inline(Sha256),
     Apart {
         blocks: SyncSender<(Vec<u8>, usize)>,
@@ -232,8 +246,9 @@ impl<'scope> Hashing<'scope> {
     }
 
     /// The hash, in hexadecimal, once every block is hashed.
-    fn finish(self) -> Result<String, ScanError> {
+    fn finish(self) -> Result<Option<String>, ScanError> {
         let hasher = match self {
+            Self::Off => return Ok(None),
             Self::Inline(hasher) => hasher,
             Self::Apart { blocks, thread, .. } => {
                 drop(blocks);
@@ -243,12 +258,12 @@ impl<'scope> Hashing<'scope> {
             }
             Self::Moving => return Err(std::io::Error::other("the file's hash could not be computed").into()),
         };
-        Ok(hex(&hasher.finalize()))
+        Ok(Some(hex(&hasher.finalize())))
     }
 }
 
 /// The scan's result from its selection and counts.
-fn scanned_text(selection: Selection, ended: usize, hash: String) -> TextScan {
+fn scanned_text(selection: Selection, ended: usize, hash: Option<String>) -> TextScan {
     let Selection {
         body,
         chars: selected_chars,
@@ -353,7 +368,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     fn scan(text: &str, offset: usize, limit: usize) -> TextScan {
-        scan_text(text.as_bytes(), offset, limit, &CancellationToken::new()).unwrap()
+        scan_text(text.as_bytes(), offset, limit, true, &CancellationToken::new()).unwrap()
     }
 
     #[test]
@@ -361,7 +376,7 @@ mod tests {
         let s = scan("fn main() {\r\n}\n", 1, 2000);
         assert_eq!(s.body, "     1\tfn main() {\n     2\t}\n");
         assert_eq!(s.total_lines, 2);
-        assert_eq!(s.hash, hash_bytes(b"fn main() {\r\n}\n"));
+        assert_eq!(s.hash.unwrap(), hash_bytes(b"fn main() {\r\n}\n"));
     }
 
     #[test]
@@ -370,7 +385,9 @@ mod tests {
         let s = scan(&text, 4, 2);
         assert_eq!(s.body, "     4\tline 4\n     5\tline 5\n");
         assert_eq!((s.total_lines, s.shown_lines), (10, 2));
-        assert_eq!(s.hash, hash_bytes(text.as_bytes()));
+        assert_eq!(s.hash.clone().unwrap(), hash_bytes(text.as_bytes()));
+        let unhashed = scan_text(text.as_bytes(), 4, 2, false, &CancellationToken::new()).unwrap();
+        assert_eq!(unhashed, TextScan { hash: None, ..s });
     }
 
     #[test]
@@ -384,13 +401,13 @@ mod tests {
             bytes: text.as_bytes(),
             sizes: [1, 70_000, 262_144, 333].iter().copied().cycle(),
         };
-        let s = scan_text(reader, 799_999, 10, &CancellationToken::new()).unwrap();
+        let s = scan_text(reader, 799_999, 10, true, &CancellationToken::new()).unwrap();
         assert_eq!(
             s.body,
             "799999\tlog line number 0799999\n800000\tlog line number 0800000\n"
         );
         assert_eq!((s.total_lines, s.shown_lines), (800_000, 2));
-        assert_eq!(s.hash, hash_bytes(text.as_bytes()));
+        assert_eq!(s.hash.unwrap(), hash_bytes(text.as_bytes()));
     }
 
     /// A reader of endless lines that, past `after` bytes, either fails or cancels the scan.
@@ -424,7 +441,7 @@ mod tests {
             cancel: Some(cancel.clone()),
         };
         assert!(matches!(
-            scan_text(cancelled, 1, 10, &cancel),
+            scan_text(cancelled, 1, 10, true, &cancel),
             Err(ScanError::Cancelled)
         ));
         let failing = StopsPast {
@@ -432,7 +449,7 @@ mod tests {
             read: 0,
             cancel: None,
         };
-        match scan_text(failing, 1, 10, &CancellationToken::new()) {
+        match scan_text(failing, 1, 10, true, &CancellationToken::new()) {
             Err(ScanError::Io(e)) => assert_eq!(e.to_string(), "the disk went away"),
             other => panic!("expected the read error, got {other:?}"),
         }
@@ -524,14 +541,14 @@ mod tests {
                             bytes: text.as_bytes(),
                             step,
                         };
-                        let s = scan_text(reader, offset, limit, &CancellationToken::new()).unwrap();
+                        let s = scan_text(reader, offset, limit, true, &CancellationToken::new()).unwrap();
                         let (body, total, shown) = reference(text, offset, limit);
                         assert_eq!(
                             (s.body, s.total_lines, s.shown_lines),
                             (body, total, shown),
                             "{text:?} step {step} offset {offset} limit {limit}"
                         );
-                        assert_eq!(s.hash, hash_bytes(text.as_bytes()));
+                        assert_eq!(s.hash.unwrap(), hash_bytes(text.as_bytes()));
                     }
                 }
             }
