@@ -1,5 +1,6 @@
 //! Glob: finds files by name pattern, newest first. Read-only and concurrency-safe.
 
+mod modified;
 pub mod search;
 
 use std::path::{Path, PathBuf};

@@ -3,6 +3,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -11,8 +12,9 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkState;
 use tokio_util::sync::CancellationToken;
 
+use super::modified::ModifiedTimes;
 use crate::tools::search_progress::SearchProgress;
-use crate::tools::walk::walker;
+use crate::tools::walk::{CancelCheck, walker};
 
 /// How many paths a result lists.
 pub const MAX_GLOB_RESULTS: usize = 100;
@@ -98,9 +100,11 @@ pub fn find(
     walker(root, false).build_parallel().run(|| {
         let matcher = &matcher;
         let mut found = Newest::new(&found);
+        let mut times = ModifiedTimes::default();
         let mut tally = progress.tally();
+        let mut cancelled = CancelCheck::new(cancel);
         Box::new(move |entry| {
-            if cancel.is_cancelled() {
+            if cancelled.is_cancelled() {
                 return WalkState::Quit;
             }
             let Ok(entry) = entry else {
@@ -109,14 +113,13 @@ pub fn find(
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
-            let Ok(relative) = entry.path().strip_prefix(root) else {
+            let Some(relative) = relative_to(root, entry.path()) else {
                 return WalkState::Continue;
             };
             let matched = matcher.is_match(relative) && !hidden(entry.path());
             tally.file_searched(u64::from(matched));
             if matched {
-                let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
-                found.offer(modified, entry.path());
+                found.offer(times.of(entry.path()), entry.path());
             }
             WalkState::Continue
         })
@@ -133,6 +136,23 @@ pub fn find(
     kept.truncate(MAX_GLOB_RESULTS);
     let paths = kept.into_iter().map(|m| m.path).collect();
     Ok(GlobResult { paths, total })
+}
+
+/// `path` relative to `root`, for a path the walk of `root` gave (`root`, a slash, the rest): the
+/// bytes after that prefix, where `Path::strip_prefix` compares component by component (a
+/// million times over a big project).
+fn relative_to<'p>(root: &Path, path: &'p Path) -> Option<&'p Path> {
+    let rest = path
+        .as_os_str()
+        .as_bytes()
+        .strip_prefix(root.as_os_str().as_bytes())?;
+    let rest = match rest.strip_prefix(b"/") {
+        Some(rest) => rest,
+        // A root ending in a slash (`/`) is followed directly by the rest.
+        None if root.as_os_str().as_bytes().ends_with(b"/") => rest,
+        None => return None,
+    };
+    Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
 }
 
 /// A file that matched: when it was last modified, and where.
@@ -273,6 +293,31 @@ mod tests {
             &SearchProgress::silent(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn relative_to_is_strip_prefix_on_the_walks_paths() {
+        let cases = [
+            ("/p", "/p/src/a.rs"),
+            ("/p", "/pq/a.rs"),
+            ("/", "/etc/hosts"),
+            ("/p/", "/p/a.rs"),
+            ("/p", "/p"),
+        ];
+        for (root, path) in cases {
+            let (root, path) = (Path::new(root), Path::new(path));
+            let expected = path
+                .strip_prefix(root)
+                .ok()
+                .filter(|rest| !rest.as_os_str().is_empty());
+            assert_eq!(
+                relative_to(root, path),
+                expected,
+                "{} in {}",
+                path.display(),
+                root.display()
+            );
+        }
     }
 
     #[test]

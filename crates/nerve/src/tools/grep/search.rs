@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::tools::grep::input::OutputMode;
 use crate::tools::grep::sink::FileSink;
 use crate::tools::search_progress::SearchProgress;
-use crate::tools::walk::{Gathered, walker};
+use crate::tools::walk::{CancelCheck, Gathered, walker};
 
 /// What to search for and where.
 #[derive(Debug, Clone)]
@@ -203,8 +203,9 @@ pub fn search(
         let mode = opts.mode;
         let line_numbers = opts.line_numbers;
         let mut tally = progress.tally();
+        let mut cancelled = CancelCheck::new(cancel);
         Box::new(move |entry| {
-            if cancel.is_cancelled() {
+            if cancelled.is_cancelled() {
                 return WalkState::Quit;
             }
             let Ok(entry) = entry else {
