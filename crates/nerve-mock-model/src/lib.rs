@@ -17,7 +17,8 @@
 //! "mock scenario exhausted".
 //!
 //! Every request is recorded (API key value redacted) and listed by `GET /__mock/requests`
-//! or [`MockServer::requests`].
+//! or [`MockServer::requests`]. For benchmarks, `GET /__mock/busy` gives the time spent answering
+//! messages ([`MockServer::busy`]) and `POST /__mock/sink` takes a body and answers at once.
 //!
 //! # Scenario files
 //! ```json

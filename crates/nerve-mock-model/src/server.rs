@@ -119,6 +119,7 @@ impl MockServer {
             .route("/v1/models", get(list_models))
             .route("/__mock/requests", get(list_requests))
             .route("/__mock/sink", post(sink))
+            .route("/__mock/busy", get(busy))
             .fallback(not_found)
             // The API takes requests of up to 32 MB (axum's own default is 2 MB, which a long
             // session's requests pass).
@@ -249,7 +250,7 @@ async fn not_found(uri: axum::http::Uri) -> Response {
         404,
         "not_found_error",
         &format!(
-            "the mock serves POST /v1/messages, GET /v1/models and GET /__mock/requests, not {}",
+            "the mock serves POST /v1/messages, GET /v1/models, GET /__mock/requests, GET /__mock/busy and POST /__mock/sink, not {}",
             uri.path()
         ),
         "req_mock_404",
@@ -261,6 +262,13 @@ async fn not_found(uri: axum::http::Uri) -> Response {
 async fn sink(body: Bytes) -> StatusCode {
     std::hint::black_box(body.len());
     StatusCode::NO_CONTENT
+}
+
+/// `GET /__mock/busy`: [`MockServer::busy`] as `{"busy_ns": N}`, for a benchmark whose mock runs
+/// in a process of its own (so that its allocations and threads are not the client's).
+async fn busy(State(state): State<SharedState>) -> Json<Value> {
+    let busy = lock(&state).busy;
+    Json(serde_json::json!({ "busy_ns": u64::try_from(busy.as_nanos()).unwrap_or(u64::MAX) }))
 }
 
 /// `GET /v1/models` in the API's shape, behind the same credentials check as messages.

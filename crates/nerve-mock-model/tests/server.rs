@@ -283,6 +283,39 @@ async fn unknown_paths_get_a_json_404() {
     assert_eq!(body["error"]["type"], "not_found_error");
 }
 
+/// The time spent answering messages, over HTTP for a client in another process: none before the
+/// first request, then what `busy()` says (the sink counts no time).
+#[tokio::test]
+async fn busy_time_is_served_and_the_sink_adds_none() {
+    let server = MockServer::start(scenario(json!({"steps": [
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "hi"}]}}]})))
+    .await
+    .unwrap();
+    let busy = async || -> Value {
+        client()
+            .get(format!("{}/__mock/busy", server.url()))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    };
+    assert_eq!(busy().await, json!({"busy_ns": 0}));
+    assert_eq!(post(&server, &request_body()).await.status(), 200);
+    let sunk = client()
+        .post(format!("{}/__mock/sink", server.url()))
+        .body(vec![b'x'; 1 << 20])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sunk.status(), 204);
+    let after = busy().await;
+    let answered = u64::try_from(server.busy().as_nanos()).unwrap();
+    assert!(answered > 0);
+    assert_eq!(after, json!({"busy_ns": answered}));
+}
+
 /// Only orderings and lower bounds (a delay is at least its length, however loaded the machine):
 /// the headers come before the first delay, so the first event follows them by most of it.
 #[tokio::test]

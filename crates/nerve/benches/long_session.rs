@@ -1,13 +1,18 @@
 //! A long headless session: 1,000 prompts of 5 parallel Read calls each (5,000 tool calls,
-//! `NERVE_BENCH_TURNS` prompts), against the in-process mock Messages API (bodies not kept).
+//! `NERVE_BENCH_TURNS` prompts), against the mock Messages API (bodies not kept) in a process of
+//! its own: this same binary, started again as the mock, so that the mock's parsing of the growing
+//! requests does not share the engine's allocator, threads or CPU time.
 //!
 //! Prints, measured in the same run: the time per turn near the end against near the start (the
 //! requests grow with the conversation, as the API requires, so the part that must grow is shown
-//! beside it: the request size), the process's resident memory growth, the transcript's size at
-//! half and at the end (linear means 2.0x), and resuming the session against reading its
-//! transcript file.
+//! beside it: the request size), the engine process's CPU time per turn, its resident memory
+//! growth, the transcript's size at half and at the end (linear means 2.0x), and resuming the
+//! session against reading its transcript file.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
 
+use std::io::{BufRead as _, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 use nerve::agent::{Agent, AgentConfig};
@@ -38,9 +43,84 @@ fn median(v: &[f64]) -> f64 {
 /// Each floor is the median of this many measurements (one is at the machine's mercy).
 const FLOOR_RUNS: usize = 5;
 
+/// Set in the environment of this binary started again as the mock: the scenario file to serve.
+const MOCK_SCENARIO: &str = "NERVE_BENCH_MOCK_SCENARIO";
+
+/// The CPU time of every thread of this process so far, in milliseconds.
+fn cpu_ms() -> f64 {
+    let time = nix::time::clock_gettime(nix::time::ClockId::CLOCK_PROCESS_CPUTIME_ID).unwrap();
+    time.tv_sec() as f64 * 1e3 + time.tv_nsec() as f64 / 1e6
+}
+
+/// As the mock: serves the scenario, prints its address, and runs until killed.
+fn serve_mock(scenario: &Path) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let scenario = Scenario::from_file(scenario).unwrap();
+        let server = MockServer::start(scenario).await.unwrap();
+        println!("listening on {}", server.url());
+        server.wait().await;
+    });
+}
+
+/// The mock in its own process, killed when dropped.
+struct MockProcess {
+    child: Child,
+    url: String,
+    http: reqwest::Client,
+}
+
+impl MockProcess {
+    fn start(scenario: &Path) -> Self {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .env(MOCK_SCENARIO, scenario)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().strip_prefix("listening on ").unwrap().to_owned();
+        Self {
+            child,
+            url,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// The mock's time answering messages so far, in milliseconds.
+    async fn busy_ms(&self) -> f64 {
+        let busy: serde_json::Value = self
+            .http
+            .get(format!("{}/__mock/busy", self.url))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        busy["busy_ns"].as_u64().unwrap() as f64 / 1e6
+    }
+}
+
+impl Drop for MockProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn main() {
     // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
     nerve::sandbox::helper::run_if_asked();
+    if let Some(scenario) = std::env::var_os(MOCK_SCENARIO) {
+        serve_mock(Path::new(&scenario));
+        return;
+    }
     let turns: usize = std::env::var("NERVE_BENCH_TURNS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -74,9 +154,10 @@ fn main() {
                 {"type": "text", "text": format!("Turn {turn}: the five modules each return their index.")}]}}));
         }
         let scenario = json!({"steps": steps, "record_bodies": false});
-        let server = MockServer::start(Scenario::from_json(&scenario.to_string()).unwrap())
-            .await
-            .unwrap();
+        let scenario_path = dir.path().join("scenario.json");
+        std::fs::write(&scenario_path, scenario.to_string()).unwrap();
+        nerve::http::install_crypto_provider();
+        let server = MockProcess::start(&scenario_path);
         let data = dir.path().join("data");
         let mut options = ProjectOptions::new(dir.path());
         options.bare = true;
@@ -103,7 +184,7 @@ fn main() {
         let client = || {
             ModelClient::new(ModelConfig::with_base_url_override(
                 ApiKey::new("k"),
-                Some(server.url()),
+                Some(server.url.clone()),
             ))
             .unwrap()
         };
@@ -135,47 +216,57 @@ fn main() {
         // And sending it: the same bytes, already written, posted to the mock's sink, which reads
         // them and answers at once (the engine's HTTP stack, the mock's server, the loopback
         // between). The engine keeps the earlier messages written, so this is its floor.
-        nerve::http::install_crypto_provider();
         let sink = reqwest::Client::new();
-        let sink_url = format!("{}/__mock/sink", server.url());
+        let sink_url = format!("{}/__mock/sink", server.url);
+        // Its time, and the engine process's CPU time in it.
         let send_floor_ms = async |agent: &Agent| {
             let bytes = serde_json::to_vec(agent.messages()).unwrap();
             let start = Instant::now();
+            let cpu = cpu_ms();
             for _ in 0..2 {
                 let body = bytes.clone();
                 let answer = sink.post(&sink_url).body(body).send().await.unwrap();
                 assert_eq!(answer.status(), reqwest::StatusCode::NO_CONTENT);
             }
-            start.elapsed().as_secs_f64() * 1e3
+            (start.elapsed().as_secs_f64() * 1e3, cpu_ms() - cpu)
+        };
+        let send_floors = async |agent: &Agent| {
+            let mut sends = Vec::with_capacity(FLOOR_RUNS);
+            for _ in 0..FLOOR_RUNS {
+                sends.push(send_floor_ms(agent).await);
+            }
+            let (wall, cpu): (Vec<f64>, Vec<f64>) = sends.into_iter().unzip();
+            (median(&wall), median(&cpu))
         };
         let mut send_floor_early = 0.0;
+        let mut send_cpu_early = 0.0;
         let mut floor_early = 0.0;
         let mut write_floor_early = 0.0;
         let mut per_turn = Vec::with_capacity(turns);
         // Each turn less the mock's time reading and checking its two requests.
         let mut engine_per_turn = Vec::with_capacity(turns);
+        // The engine process's CPU time in each turn (every thread; the mock's are elsewhere).
+        let mut cpu_per_turn = Vec::with_capacity(turns);
         let mut rss_after_warmup = 0.0;
         let mut transcript_at_half = 0;
         for turn in 0..turns {
+            let busy = server.busy_ms().await;
+            let cpu = cpu_ms();
             let start = Instant::now();
-            let busy = server.busy();
             let outcome = agent
                 .send(&format!("Turn {turn}: read the five modules."), CancellationToken::new())
                 .await;
-            assert!(outcome.error.is_none(), "turn {turn}: {:?}", outcome.error);
             let took = start.elapsed().as_secs_f64() * 1e3;
+            cpu_per_turn.push(cpu_ms() - cpu);
+            assert!(outcome.error.is_none(), "turn {turn}: {:?}", outcome.error);
             per_turn.push(took);
-            engine_per_turn.push(took - (server.busy() - busy).as_secs_f64() * 1e3);
+            engine_per_turn.push(took - (server.busy_ms().await - busy));
             if turn == 9 {
                 rss_after_warmup = rss_mb();
                 floor_early = median(&(0..FLOOR_RUNS).map(|_| floor_ms(&agent)).collect::<Vec<_>>());
                 write_floor_early =
                     median(&(0..FLOOR_RUNS).map(|_| write_floor_ms(&agent)).collect::<Vec<_>>());
-                let mut sends = Vec::with_capacity(FLOOR_RUNS);
-                for _ in 0..FLOOR_RUNS {
-                    sends.push(send_floor_ms(&agent).await);
-                }
-                send_floor_early = median(&sends);
+                (send_floor_early, send_cpu_early) = send_floors(&agent).await;
             }
             if turn + 1 == turns / 2 {
                 transcript_at_half = std::fs::metadata(&transcript_path).unwrap().len();
@@ -187,11 +278,7 @@ fn main() {
         let last_request = request_bytes(&agent);
         let floor_late = median(&(0..FLOOR_RUNS).map(|_| floor_ms(&agent)).collect::<Vec<_>>());
         let write_floor_late = median(&(0..FLOOR_RUNS).map(|_| write_floor_ms(&agent)).collect::<Vec<_>>());
-        let mut sends = Vec::with_capacity(FLOOR_RUNS);
-        for _ in 0..FLOOR_RUNS {
-            sends.push(send_floor_ms(&agent).await);
-        }
-        let send_floor_late = median(&sends);
+        let (send_floor_late, send_cpu_late) = send_floors(&agent).await;
         drop(agent);
 
         let start = Instant::now();
@@ -225,9 +312,11 @@ fn main() {
         let late = median(&per_turn[turns.saturating_sub(10)..]);
         let engine_early = median(&engine_per_turn[5.min(turns - 1)..15.min(turns)]);
         let engine_late = median(&engine_per_turn[turns.saturating_sub(10)..]);
+        let cpu_early = median(&cpu_per_turn[5.min(turns - 1)..15.min(turns)]);
+        let cpu_late = median(&cpu_per_turn[turns.saturating_sub(10)..]);
         println!("{turns} prompts x 5 Read calls = {} tool calls in one session", turns * 5);
         println!(
-            "  time per turn (engine + in-process mock, 2 requests each): turns 6-15 {early:.2} ms, last 10 {late:.2} ms -> last/early = {:.2}x",
+            "  time per turn (engine + the mock in its own process, 2 requests each): turns 6-15 {early:.2} ms, last 10 {late:.2} ms -> last/early = {:.2}x",
             late / early
         );
         println!(
@@ -249,6 +338,13 @@ fn main() {
             engine_early - send_floor_early,
             engine_late - send_floor_late,
             (engine_late - send_floor_late) / (engine_early - send_floor_early)
+        );
+        println!(
+            "  the engine process's CPU time per turn (all its threads): {cpu_early:.2} ms early, {cpu_late:.2} ms late -> {:.2}x; of which sending its two requests' bytes (as above) {send_cpu_early:.2} ms early, {send_cpu_late:.2} ms late; the rest {:.2} ms early, {:.2} ms late -> {:.2}x",
+            cpu_late / cpu_early,
+            cpu_early - send_cpu_early,
+            cpu_late - send_cpu_late,
+            (cpu_late - send_cpu_late) / (cpu_early - send_cpu_early)
         );
         println!(
             "  resident memory: {rss_after_warmup:.1} MB after 10 turns, {rss_end:.1} MB after {turns} -> +{:.1} MB ({:.1} KB per tool call)",

@@ -20,6 +20,9 @@ use crate::model::types::{Message, MessagesRequest};
 pub(crate) struct History {
     messages: Vec<Message>,
     written: Written,
+    /// Leading messages whose tool calls are known to be answered (see
+    /// [`History::tool_uses_are_answered`]).
+    answered: usize,
 }
 
 /// `messages[..count]` as the request writes them, separated by commas.
@@ -34,6 +37,7 @@ impl History {
         Self {
             messages,
             written: Written::default(),
+            answered: 0,
         }
     }
 
@@ -47,12 +51,29 @@ impl History {
     pub(crate) fn replace(&mut self, messages: Vec<Message>) {
         self.messages = messages;
         self.written = Written::default();
+        self.answered = 0;
     }
 
-    /// The messages to change in place (a repair): what was written is forgotten.
+    /// The messages to change in place (a repair): what was written, and checked, is forgotten.
     pub(crate) fn edit(&mut self) -> &mut Vec<Message> {
         self.written = Written::default();
+        self.answered = 0;
         &mut self.messages
+    }
+
+    /// Whether every tool call is answered in the message after it
+    /// ([`crate::agent::conversation::tool_uses_are_answered`]), looking only at the messages
+    /// added since the last time it was: checked before every request, this would otherwise
+    /// read the whole session each time. The last two messages are always looked at again, as
+    /// merging into the last one can change the answer to the one before it.
+    pub(crate) fn tool_uses_are_answered(&mut self) -> bool {
+        let answered = crate::agent::conversation::tool_uses_are_answered(
+            self.messages.get(self.answered..).unwrap_or(&self.messages),
+        );
+        if answered {
+            self.answered = self.messages.len().saturating_sub(2);
+        }
+        answered
     }
 
     /// The streamed request's body: `head` (its own messages ignored) with this conversation as
@@ -167,5 +188,58 @@ mod tests {
             history.push_merged(Message::user_text("on"));
             check(&mut history);
         }
+    }
+
+    fn calls(ids: &[&str]) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: ids
+                .iter()
+                .map(|id| {
+                    ContentBlock::ToolUse(crate::model::types::ToolUseBlock {
+                        id: (*id).into(),
+                        name: "Read".into(),
+                        input: json!({}),
+                        cache_control: None,
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// Checked incrementally, the answer is the whole history's at every step: a call answered
+    /// later, an answer given twice by merging into the last message, a repair and a replace.
+    #[test]
+    fn the_incremental_answered_check_agrees_with_the_whole_history() {
+        let mut history = History::default();
+        let check = |history: &mut History, expected: bool| {
+            assert_eq!(
+                crate::agent::conversation::tool_uses_are_answered(history),
+                expected,
+                "the whole history's answer"
+            );
+            assert_eq!(history.tool_uses_are_answered(), expected);
+        };
+        check(&mut history, true);
+        history.push_merged(Message::user_text("read them"));
+        history.push_merged(calls(&["toolu_1", "toolu_2"]));
+        check(&mut history, false);
+        history.push_merged(result("toolu_1"));
+        check(&mut history, false);
+        history.push_merged(result("toolu_2"));
+        check(&mut history, true);
+        for turn in 3..8 {
+            let id = format!("toolu_{turn}");
+            history.push_merged(calls(&[&id]));
+            history.push_merged(result(&id));
+            check(&mut history, true);
+        }
+        // Long after the first calls were checked, the last answer is given twice.
+        history.push_merged(result("toolu_7"));
+        check(&mut history, false);
+        crate::agent::conversation::answer_missing_tool_uses(history.edit());
+        check(&mut history, true);
+        history.replace(vec![Message::user_text("a summary"), calls(&["toolu_9"])]);
+        check(&mut history, false);
     }
 }

@@ -4,9 +4,7 @@ use futures::StreamExt;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::conversation::{
-    answer_missing_tool_uses, outcomes_to_user_message, tool_uses_are_answered,
-};
+use crate::agent::conversation::{answer_missing_tool_uses, outcomes_to_user_message};
 use crate::agent::history::History;
 use crate::agent::request::build_request;
 use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS, Replacement, ReplacementRecord};
@@ -950,7 +948,7 @@ impl Agent {
     /// Defence in depth: whatever happened above, the history must pair every tool_use.
     fn repair_history(&mut self) {
         // Checked without copying: the history grows all session, and this runs every step.
-        if tool_uses_are_answered(&self.messages) {
+        if self.messages.tool_uses_are_answered() {
             return;
         }
         answer_missing_tool_uses(self.messages.edit());
