@@ -43,6 +43,9 @@ fn median(v: &[f64]) -> f64 {
 /// Each floor is the median of this many measurements (one is at the machine's mercy).
 const FLOOR_RUNS: usize = 5;
 
+/// Turns of the fresh session run beside the long one's late turns (the median of its turns 6 on).
+const FRESH_TURNS: usize = 15;
+
 /// Set in the environment of this binary started again as the mock: the scenario file to serve.
 const MOCK_SCENARIO: &str = "NERVE_BENCH_MOCK_SCENARIO";
 
@@ -139,25 +142,28 @@ fn main() {
                 path.display().to_string()
             })
             .collect();
-        let mut steps = Vec::with_capacity(turns * 2);
-        for turn in 0..turns {
-            let reads: Vec<_> = files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    json!({"type": "tool_use", "id": format!("toolu_{turn}_{i}"), "name": "Read",
-                           "input": {"file_path": f, "offset": 1 + (turn % 3), "limit": 4}})
-                })
-                .collect();
-            steps.push(json!({"response": {"type": "stream", "blocks": reads}}));
-            steps.push(json!({"response": {"type": "stream", "blocks": [
-                {"type": "text", "text": format!("Turn {turn}: the five modules each return their index.")}]}}));
-        }
-        let scenario = json!({"steps": steps, "record_bodies": false});
-        let scenario_path = dir.path().join("scenario.json");
-        std::fs::write(&scenario_path, scenario.to_string()).unwrap();
+        // `turns` turns of 5 Reads and an answer, each answer `delay_ms` late.
+        let scenario = |name: &str, turns: usize, delay_ms: u64| {
+            let mut steps = Vec::with_capacity(turns * 2);
+            for turn in 0..turns {
+                let reads: Vec<_> = files
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        json!({"type": "tool_use", "id": format!("toolu_{turn}_{i}"), "name": "Read",
+                               "input": {"file_path": f, "offset": 1 + (turn % 3), "limit": 4}})
+                    })
+                    .collect();
+                steps.push(json!({"response": {"type": "stream", "delay_ms": delay_ms, "blocks": reads}}));
+                steps.push(json!({"response": {"type": "stream", "delay_ms": delay_ms, "blocks": [
+                    {"type": "text", "text": format!("Turn {turn}: the five modules each return their index.")}]}}));
+            }
+            let path = dir.path().join(name);
+            std::fs::write(&path, json!({"steps": steps, "record_bodies": false}).to_string()).unwrap();
+            path
+        };
         nerve::http::install_crypto_provider();
-        let server = MockProcess::start(&scenario_path);
+        let server = MockProcess::start(&scenario("scenario.json", turns, 0));
         let data = dir.path().join("data");
         let mut options = ProjectOptions::new(dir.path());
         options.bare = true;
@@ -247,6 +253,8 @@ fn main() {
         let mut engine_per_turn = Vec::with_capacity(turns);
         // The engine process's CPU time in each turn (every thread; the mock's are elsewhere).
         let mut cpu_per_turn = Vec::with_capacity(turns);
+        // The mock's time on each turn's two requests.
+        let mut busy_per_turn = Vec::with_capacity(turns);
         let mut rss_after_warmup = 0.0;
         let mut transcript_at_half = 0;
         for turn in 0..turns {
@@ -260,7 +268,9 @@ fn main() {
             cpu_per_turn.push(cpu_ms() - cpu);
             assert!(outcome.error.is_none(), "turn {turn}: {:?}", outcome.error);
             per_turn.push(took);
-            engine_per_turn.push(took - (server.busy_ms().await - busy));
+            let busy = server.busy_ms().await - busy;
+            busy_per_turn.push(busy);
+            engine_per_turn.push(took - busy);
             if turn == 9 {
                 rss_after_warmup = rss_mb();
                 floor_early = median(&(0..FLOOR_RUNS).map(|_| floor_ms(&agent)).collect::<Vec<_>>());
@@ -280,6 +290,45 @@ fn main() {
         let write_floor_late = median(&(0..FLOOR_RUNS).map(|_| write_floor_ms(&agent)).collect::<Vec<_>>());
         let (send_floor_late, send_cpu_late) = send_floors(&agent).await;
         drop(agent);
+
+        // Beside the late turns, a fresh session whose every answer comes as late as the late
+        // requests kept the mock busy: only the conversation's length differs. (Waiting longer
+        // costs CPU time by itself: the engine's threads park and wake again.)
+        let late_busy = median(&busy_per_turn[turns.saturating_sub(10)..]);
+        let delay_ms = (late_busy / 2.0).round() as u64;
+        let fresh_server = MockProcess::start(&scenario("fresh.json", FRESH_TURNS, delay_ms));
+        let runtime = project.session(
+            pool(),
+            SessionSetup {
+                headless: true,
+                ..SessionSetup::default()
+            },
+        );
+        let fresh_transcript = Transcript::path_for(&project.data_dir(), &runtime.context.config.session_id);
+        let mut fresh = Agent::new(
+            ModelClient::new(ModelConfig::with_base_url_override(
+                ApiKey::new("k"),
+                Some(fresh_server.url.clone()),
+            ))
+            .unwrap(),
+            runtime,
+            AgentConfig::new("claude-sonnet-4-5"),
+            vec!["You are Nerve.".into()],
+            Some(Transcript::open(&fresh_transcript).unwrap()),
+        );
+        let mut fresh_cpu_per_turn = Vec::with_capacity(FRESH_TURNS);
+        for turn in 0..FRESH_TURNS {
+            let cpu = cpu_ms();
+            let outcome = fresh
+                .send(&format!("Turn {turn}: read the five modules."), CancellationToken::new())
+                .await;
+            fresh_cpu_per_turn.push(cpu_ms() - cpu);
+            assert!(outcome.error.is_none(), "fresh turn {turn}: {:?}", outcome.error);
+        }
+        let (_, fresh_send_cpu) = send_floors(&fresh).await;
+        let fresh_cpu = median(&fresh_cpu_per_turn[5..]);
+        drop(fresh);
+        drop(fresh_server);
 
         let start = Instant::now();
         let raw = std::fs::read(&transcript_path).unwrap();
@@ -345,6 +394,11 @@ fn main() {
             cpu_early - send_cpu_early,
             cpu_late - send_cpu_late,
             (cpu_late - send_cpu_late) / (cpu_early - send_cpu_early)
+        );
+        println!(
+            "  the same beside a fresh session whose answers each come {delay_ms} ms late (as long as the late requests kept the mock busy), its turns 6-{FRESH_TURNS}: {fresh_cpu:.2} ms, {:.2} ms beyond sending -> the long session's late turns / the fresh one's = {:.2}x",
+            fresh_cpu - fresh_send_cpu,
+            (cpu_late - send_cpu_late) / (fresh_cpu - fresh_send_cpu)
         );
         println!(
             "  resident memory: {rss_after_warmup:.1} MB after 10 turns, {rss_end:.1} MB after {turns} -> +{:.1} MB ({:.1} KB per tool call)",
