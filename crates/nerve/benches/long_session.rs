@@ -5,7 +5,9 @@
 //!
 //! Prints, measured in the same run: the time per turn near the end against near the start (the
 //! requests grow with the conversation, as the API requires, so the part that must grow is shown
-//! beside it: the request size), the engine process's CPU time per turn, its resident memory
+//! beside it: the request size), the engine process's CPU time per turn (late, and in a fresh
+//! session whose answers wait as long as the late ones: only the conversation's length differs),
+//! its resident memory
 //! growth, the transcript's size at half and at the end (linear means 2.0x), and resuming the
 //! session against reading its transcript file.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
