@@ -185,6 +185,16 @@ fn syntax_problem(root: tree_sitter::Node, source: &str) -> Option<String> {
                 node.start_byte()
             ));
         }
+        if matches!(node.kind(), "command" | "redirected_statement")
+            && let Some(at) = line_break_between_children(node, source)
+        {
+            // bash ends a command at an unescaped line break; the grammar sometimes carries the
+            // next line's words on as arguments (`a | b | echo $(c)` then `! rm x > f`), which
+            // would hide that line's command from every rule.
+            return Some(format!(
+                "the parser joined two lines into one command at byte {at}"
+            ));
+        }
         if node.is_error() && !is_read_write_operator(node) {
             let text: String = node
                 .utf8_text(source.as_bytes())
@@ -206,6 +216,28 @@ fn syntax_problem(root: tree_sitter::Node, source: &str) -> Option<String> {
             }
         }
     }
+}
+
+/// Where a line break that is not a backslash-newline separates two parts of `node` (a
+/// command's words and redirections), which bash would have run as two commands.
+fn line_break_between_children(node: tree_sitter::Node, source: &str) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let mut cursor = node.walk();
+    let mut previous_end = None;
+    for child in node.children(&mut cursor) {
+        if let Some(end) = previous_end {
+            let gap = bytes.get(end..child.start_byte()).unwrap_or_default();
+            let joined = gap
+                .iter()
+                .enumerate()
+                .find(|&(i, &b)| b == b'\n' && (i == 0 || gap[i - 1] != b'\\'));
+            if let Some((i, _)) = joined {
+                return Some(end + i);
+            }
+        }
+        previous_end = Some(child.end_byte());
+    }
+    None
 }
 
 /// The ERROR node of `<>`: a lone `>` right after `<` inside a file redirection.

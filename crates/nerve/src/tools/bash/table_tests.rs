@@ -396,6 +396,23 @@ fn not_understood_commands_say_why() {
     assert!(reason.contains("`$CMD`"), "{reason}");
 }
 
+/// The grammar can carry the words of the next line on as arguments of a command (found by the
+/// property tests): bash would run `rm` on its own line, so the analysis fails closed instead of
+/// showing one `echo`.
+#[test]
+fn a_command_the_parser_runs_across_a_line_break_is_not_understood() {
+    let analysis = analyze("ls | ls | echo $( ls )\n! rm x > /dev/null");
+    assert_eq!(
+        analysis.not_understood_reason.as_deref(),
+        Some("the parser joined two lines into one command at byte 22")
+    );
+    assert!(!analysis.is_read_only());
+    // A line continuation and a line break after an operator still join lines, as in bash.
+    for joined in ["ls \\\n  -la", "ls |\n wc -l", "echo a &&\n echo b"] {
+        assert!(analyze(joined).understood, "{joined:?}");
+    }
+}
+
 #[test]
 fn deep_nesting_fails_closed_without_overflowing_the_stack() {
     let deep = format!("{}ls{}", "(".repeat(5000), ")".repeat(5000));
