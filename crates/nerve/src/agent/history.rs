@@ -3,8 +3,9 @@
 //! Every request carries the whole conversation, which grows all session (2.4 MB after 5,000
 //! tool calls), and only its end changes from one request to the next: the messages appended
 //! since, and the last one, which carries the cache breakpoint. The earlier messages are kept here
-//! already written as JSON, so a request writes only what is new, and sends the same bytes for
-//! the same prefix (as the prompt cache wants).
+//! already written as JSON, in shared parts the request body sends without joining them, so a
+//! request writes and copies only what is new, and sends the same bytes for the same prefix (as
+//! the prompt cache wants).
 //!
 //! Correct by construction: the messages change only through this type's methods. Appending, and
 //! merging into the last message, leave the written prefix valid (it never holds the last message);
@@ -12,7 +13,10 @@
 
 use std::ops::Deref;
 
+use bytes::Bytes;
+
 use crate::agent::request::write_body;
+use crate::model::body::RequestBody;
 use crate::model::types::{Message, MessagesRequest};
 
 /// The messages of a conversation.
@@ -25,11 +29,29 @@ pub(crate) struct History {
     answered: usize,
 }
 
-/// `messages[..count]` as the request writes them, separated by commas.
+/// `messages[..count]` as the request writes them, separated by commas: the parts joined.
 #[derive(Debug, Default)]
 struct Written {
-    json: Vec<u8>,
+    parts: Vec<Bytes>,
     count: usize,
+}
+
+impl Written {
+    /// Adds the next messages' JSON. A part at least as long as the one before it joins it, so
+    /// the parts' lengths fall geometrically: a session's thousands of requests leave a few dozen
+    /// parts, and each byte is copied a logarithmic number of times in all.
+    fn push(&mut self, part: Vec<u8>) {
+        self.parts.push(Bytes::from(part));
+        while let [.., before, last] = self.parts.as_slice()
+            && last.len() >= before.len()
+        {
+            let mut joined = Vec::with_capacity(before.len() + last.len());
+            joined.extend_from_slice(before);
+            joined.extend_from_slice(last);
+            self.parts.truncate(self.parts.len() - 2);
+            self.parts.push(Bytes::from(joined));
+        }
+    }
 }
 
 impl History {
@@ -79,19 +101,24 @@ impl History {
     /// The streamed request's body: `head` (its own messages ignored) with this conversation as
     /// its messages, the last one marked as the cache breakpoint. The same bytes as serialising
     /// [`crate::agent::request::build_request`] over the messages with `stream: true`.
-    pub(crate) fn body(&mut self, head: &MessagesRequest) -> serde_json::Result<Vec<u8>> {
+    pub(crate) fn body(&mut self, head: &MessagesRequest) -> serde_json::Result<RequestBody> {
         let Some((last, earlier)) = self.messages.split_last() else {
-            return write_body(head, b"", &[], None);
+            return write_body(head, &[], &[], None);
         };
         let written = &mut self.written;
-        for message in &earlier[written.count..] {
-            if !written.json.is_empty() {
-                written.json.push(b',');
+        let new = earlier.get(written.count..).unwrap_or_default();
+        if !new.is_empty() {
+            let mut json = Vec::new();
+            for message in new {
+                if !(written.parts.is_empty() && json.is_empty()) {
+                    json.push(b',');
+                }
+                serde_json::to_writer(&mut json, message)?;
             }
-            serde_json::to_writer(&mut written.json, message)?;
+            written.push(json);
         }
         written.count = earlier.len();
-        write_body(head, &written.json, &[], Some(last))
+        write_body(head, &written.parts, &[], Some(last))
     }
 }
 
@@ -155,7 +182,7 @@ mod tests {
         for head in heads() {
             let mut history = History::default();
             let check = |history: &mut History| {
-                let body = String::from_utf8(history.body(&head).unwrap()).unwrap();
+                let body = String::from_utf8(history.body(&head).unwrap().to_vec()).unwrap();
                 assert_eq!(body, expected(&head, history));
             };
             check(&mut history);
@@ -188,6 +215,21 @@ mod tests {
             history.push_merged(Message::user_text("on"));
             check(&mut history);
         }
+    }
+
+    /// A thousand requests' worth of new messages leave the bytes in order in a few parts.
+    #[test]
+    fn written_parts_stay_few_and_in_order() {
+        let mut written = Written::default();
+        let mut expected = Vec::new();
+        for i in 0..1_000u32 {
+            let part = format!(",{{\"n\":{i}}}").into_bytes();
+            expected.extend_from_slice(&part);
+            written.push(part);
+        }
+        let joined: Vec<u8> = written.parts.iter().flat_map(|p| p.iter().copied()).collect();
+        assert_eq!(joined, expected);
+        assert!(written.parts.len() <= 11, "{} parts", written.parts.len());
     }
 
     fn calls(ids: &[&str]) -> Message {

@@ -2,9 +2,11 @@
 //! system prompt, after the last built-in tool (the stable prefix; external tools come after it),
 //! and on the latest message (so the next request reads the whole conversation from cache).
 
+use bytes::Bytes;
 use serde::Serialize;
 use serde_json::json;
 
+use crate::model::body::RequestBody;
 use crate::model::types::{
     CacheControl, ContentBlock, Message, MessagesRequest, Metadata, SystemBlock, TextBlock, ThinkingConfig,
     ToolDefinition,
@@ -76,22 +78,22 @@ pub fn build_request(
 /// the conversation (only the last message, which carries the cache breakpoint, is copied). The
 /// same bytes as serialising [`build_request`] over `history` with `stream: true`, without a deep
 /// copy of a conversation that grows all session.
-pub fn body_with_history(request: &MessagesRequest, history: &[Message]) -> serde_json::Result<Vec<u8>> {
+pub fn body_with_history(request: &MessagesRequest, history: &[Message]) -> serde_json::Result<RequestBody> {
     match history.split_last() {
-        Some((last, earlier)) => write_body(request, b"", earlier, Some(last)),
-        None => write_body(request, b"", &[], None),
+        Some((last, earlier)) => write_body(request, &[], earlier, Some(last)),
+        None => write_body(request, &[], &[], None),
     }
 }
 
 /// The streamed request's body from its parts: `request`'s fields (its messages ignored), then as
-/// its messages `written` (messages already written as JSON, separated by commas), `earlier`, and
-/// `last` marked as the cache breakpoint.
+/// its messages `written` (messages already written as JSON, separated by commas: the parts joined,
+/// shared rather than copied), `earlier`, and `last` marked as the cache breakpoint.
 pub(crate) fn write_body(
     request: &MessagesRequest,
-    written: &[u8],
+    written: &[Bytes],
     earlier: &[Message],
     last: Option<&Message>,
-) -> serde_json::Result<Vec<u8>> {
+) -> serde_json::Result<RequestBody> {
     // The request's fields in `MessagesRequest`'s order: those before the messages, the messages,
     // those after; each part written by serde and joined.
     let before = serde_json::to_vec(&Before {
@@ -106,12 +108,17 @@ pub(crate) fn write_body(
         metadata: request.metadata.as_ref(),
         temperature: request.temperature,
     })?;
-    let mut body = Vec::with_capacity(before.len() + written.len() + after.len() + 4096);
+    let mut body = RequestBody::default();
     // `{"model":…,"max_tokens":…}` without its closing brace.
-    body.extend_from_slice(&before[..before.len() - 1]);
-    body.extend_from_slice(b",\"messages\":[");
-    body.extend_from_slice(written);
-    let mut first = written.is_empty();
+    let mut head = before;
+    head.pop();
+    head.extend_from_slice(b",\"messages\":[");
+    body.push(Bytes::from(head));
+    for part in written {
+        body.push(part.clone());
+    }
+    let mut first = written.iter().all(|part| part.is_empty());
+    let mut tail = Vec::with_capacity(after.len() + 4096);
     let last = last.map(|last| {
         let mut last = last.clone();
         mark_last_cacheable(&mut last);
@@ -119,15 +126,16 @@ pub(crate) fn write_body(
     });
     for message in earlier.iter().chain(&last) {
         if !first {
-            body.push(b',');
+            tail.push(b',');
         }
         first = false;
-        serde_json::to_writer(&mut body, message)?;
+        serde_json::to_writer(&mut tail, message)?;
     }
-    body.push(b']');
+    tail.push(b']');
     // `{"tools":…,"stream":true…}` without its opening brace.
-    body.push(b',');
-    body.extend_from_slice(&after[1..]);
+    tail.push(b',');
+    tail.extend_from_slice(&after[1..]);
+    body.push(Bytes::from(tail));
     Ok(body)
 }
 
@@ -201,7 +209,7 @@ mod tests {
             expected.stream = true;
             let head = build_request("m", 100, &system, &tools, &[], thinking);
             assert_eq!(
-                String::from_utf8(body_with_history(&head, history).unwrap()).unwrap(),
+                String::from_utf8(body_with_history(&head, history).unwrap().to_vec()).unwrap(),
                 serde_json::to_string(&expected).unwrap()
             );
         }

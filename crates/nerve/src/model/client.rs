@@ -5,13 +5,13 @@ pub use nerve_protocol::prompt::ModelListing;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
-use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::api_key::ApiKey;
+use crate::model::body::RequestBody;
 use crate::model::error::{ModelError, StreamError, parse_error_body};
 use crate::model::retry::{RetryNotice, RetryPolicy, RetryReason, is_retryable_status, server_retry_delay};
 use crate::model::sse::{StreamEvent, decode_sse};
@@ -247,21 +247,21 @@ impl ModelClient {
     pub fn stream_message(&self, request: MessagesRequest, cancel: CancellationToken) -> ModelEventStream {
         let mut request = request;
         request.stream = true;
-        self.stream_body(serde_json::to_vec(&request), cancel)
+        self.stream_body(serde_json::to_vec(&request).map(RequestBody::from), cancel)
     }
 
     /// [`Self::stream_message`] for a body already written (with `stream: true`), e.g. by
     /// [`crate::agent::body_with_history`], which writes the conversation without copying it.
     pub fn stream_body(
         &self,
-        body: serde_json::Result<Vec<u8>>,
+        body: serde_json::Result<RequestBody>,
         cancel: CancellationToken,
     ) -> ModelEventStream {
         let (tx, rx) = mpsc::channel(64);
         let client = self.clone();
         let driver = async move {
             let result = match body {
-                Ok(body) => client.drive(Bytes::from(body), &tx, &cancel).await,
+                Ok(body) => client.drive(body, &tx, &cancel).await,
                 Err(e) => Err(ModelError::Config(format!(
                     "the request cannot be serialized: {e}"
                 ))),
@@ -279,7 +279,12 @@ impl ModelClient {
         Box::pin(futures::stream::select(received, driving))
     }
 
-    async fn drive(&self, body: Bytes, tx: &Sender, cancel: &CancellationToken) -> Result<(), ModelError> {
+    async fn drive(
+        &self,
+        body: RequestBody,
+        tx: &Sender,
+        cancel: &CancellationToken,
+    ) -> Result<(), ModelError> {
         let mut retry_number = 0;
         loop {
             let (reason, server_delay, final_error) = match self.attempt(body.clone(), tx, cancel).await {
@@ -318,12 +323,12 @@ impl ModelClient {
         }
     }
 
-    async fn attempt(&self, body: Bytes, tx: &Sender, cancel: &CancellationToken) -> Attempt {
+    async fn attempt(&self, body: RequestBody, tx: &Sender, cancel: &CancellationToken) -> Attempt {
         let send = self
             .http
             .post(&self.endpoint)
             .headers(self.headers.clone())
-            .body(body)
+            .body(reqwest::Body::wrap(body))
             .send();
         // Streaming responses send their headers at once; a server that does not is as dead as
         // a silent stream.

@@ -7,6 +7,7 @@
 //! [`client::ModelEvent`]s ending with the complete [`types::AssistantMessage`].
 
 pub mod api_key;
+pub mod body;
 pub mod client;
 pub mod context;
 pub mod error;
