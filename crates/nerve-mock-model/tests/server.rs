@@ -25,6 +25,11 @@ fn request_body() -> Value {
            "messages": [{"role": "user", "content": "hello"}]})
 }
 
+/// `GET url` read as JSON.
+async fn get_json(url: String) -> Value {
+    client().get(url).send().await.unwrap().json().await.unwrap()
+}
+
 async fn post(server: &MockServer, body: &Value) -> reqwest::Response {
     client()
         .post(format!("{}/v1/messages", server.url()))
@@ -108,14 +113,7 @@ async fn streams_well_formed_sse_and_records_the_request() {
     assert_eq!(recorded[0].headers["x-api-key"], "<redacted>");
     assert_eq!(recorded[0].body, request_body());
     assert_eq!((recorded[0].step, recorded[0].status), (Some(0), 200));
-    let listed: Value = client()
-        .get(format!("{}/__mock/requests", server.url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed = get_json(format!("{}/__mock/requests", server.url())).await;
     assert_eq!(listed[0]["headers"]["anthropic-version"], "2023-06-01");
     assert!(!listed.to_string().contains("sk-test-secret"));
     server.shutdown().await;
@@ -291,16 +289,7 @@ async fn busy_time_is_served_and_the_sink_adds_none() {
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "hi"}]}}]})))
     .await
     .unwrap();
-    let busy = async || -> Value {
-        client()
-            .get(format!("{}/__mock/busy", server.url()))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    };
+    let busy = || get_json(format!("{}/__mock/busy", server.url()));
     assert_eq!(busy().await, json!({"busy_ns": 0}));
     assert_eq!(post(&server, &request_body()).await.status(), 200);
     let sunk = client()
@@ -394,16 +383,7 @@ fn binary_prints_its_address_and_serves() {
     let url = line.trim().strip_prefix("listening on ").unwrap().to_owned();
     assert!(url.starts_with("http://127.0.0.1:"), "{line}");
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let listed: Value = runtime.block_on(async {
-        client()
-            .get(format!("{url}/__mock/requests"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    });
+    let listed = runtime.block_on(get_json(format!("{url}/__mock/requests")));
     assert_eq!(listed, json!([]));
     child.kill().unwrap();
     child.wait().unwrap();

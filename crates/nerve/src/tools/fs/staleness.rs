@@ -121,6 +121,7 @@ mod tests {
     use super::*;
     use crate::tool::FileReadRecord;
     use crate::tools::fs::hash_bytes;
+    use crate::tools::fs::test_support::set_modified;
     use std::time::{Duration, SystemTime};
 
     fn read_now(state: &ReadFileState, path: &Path) {
@@ -188,15 +189,6 @@ mod tests {
         set_modified(&p, SystemTime::now() + Duration::from_secs(3600));
         let snap = check_fresh_at(&state, &p).unwrap().unwrap();
         assert_eq!(snap.bytes, b"same");
-    }
-
-    fn set_modified(path: &Path, at: SystemTime) {
-        std::fs::File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_modified(at)
-            .unwrap();
     }
 
     /// A file read as too large to hash is known by its length and time: it stays fresh while both

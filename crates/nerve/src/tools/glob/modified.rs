@@ -90,15 +90,7 @@ fn modified(stat: &FileStat) -> Option<SystemTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn set_modified(path: &Path, at: SystemTime) {
-        std::fs::File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_modified(at)
-            .unwrap();
-    }
+    use crate::tools::fs::test_support::set_modified;
 
     /// The same times as `std::fs::Metadata::modified`, across folders, before 1970 and after.
     #[test]
