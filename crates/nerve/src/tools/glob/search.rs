@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::WalkState;
 use tokio_util::sync::CancellationToken;
 
@@ -74,15 +74,20 @@ pub fn split_absolute(pattern: &str) -> Option<(PathBuf, String)> {
 }
 
 /// Compiles a pattern with shell semantics: `*` and `?` stay inside one folder, `**` crosses them.
-pub fn compile(pattern: &str) -> Result<GlobMatcher, GlobError> {
-    GlobBuilder::new(pattern)
+///
+/// A set of one glob, not the glob's own matcher: that one runs a regular expression over every
+/// path, where the set matches the common shapes without one (`**/*.md` by the extension,
+/// `**/Cargo.toml` by the name), a few times faster over a million paths.
+pub fn compile(pattern: &str) -> Result<GlobSet, GlobError> {
+    let invalid = |e: globset::Error| GlobError::InvalidPattern {
+        pattern: pattern.to_string(),
+        reason: e.kind().to_string(),
+    };
+    let glob = GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| GlobError::InvalidPattern {
-            pattern: pattern.to_string(),
-            reason: e.kind().to_string(),
-        })
+        .map_err(invalid)?;
+    GlobSetBuilder::new().add(glob).build().map_err(invalid)
 }
 
 /// Files under `root` whose path relative to `root` matches `pattern`, leaving out those `hidden`
@@ -337,6 +342,55 @@ mod tests {
             names(dir.path(), &run(dir.path(), "src/*.{rs,txt}")),
             vec!["src/d.txt", "src/b.rs"]
         );
+    }
+
+    /// The set of one glob matches the common shapes by extension, name or prefix, without the
+    /// glob's regular expression: it must match exactly the paths that expression does.
+    #[test]
+    fn the_compiled_set_matches_as_the_glob_itself() {
+        let patterns = [
+            "**/*.rs",
+            "*.rs",
+            "**/Cargo.toml",
+            "Cargo.toml",
+            "src/**",
+            "src/**/*.rs",
+            "**/src/*.rs",
+            "src/*.{rs,txt}",
+            "**/*.tar.gz",
+            "**/[ab].rs",
+            "?.rs",
+            "**/*",
+        ];
+        let paths = [
+            "a.rs",
+            "b.rs",
+            "src/a.rs",
+            "src/deep/b.rs",
+            "src/d.txt",
+            "Cargo.toml",
+            "crates/x/Cargo.toml",
+            "xCargo.toml",
+            "dist/pkg.tar.gz",
+            "pkg.gz",
+            "src",
+            "lib/src/main.rs",
+            ".rs",
+            "a.rs/inner",
+        ];
+        for pattern in patterns {
+            let set = compile(pattern).unwrap();
+            let glob = GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .build()
+                .unwrap()
+                .compile_matcher();
+            let differ: Vec<_> = paths
+                .iter()
+                .filter(|p| set.is_match(p) != glob.is_match(p))
+                .collect();
+            assert!(differ.is_empty(), "{pattern}: {differ:?}");
+        }
     }
 
     #[test]
