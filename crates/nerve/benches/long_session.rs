@@ -5,9 +5,9 @@
 //!
 //! Prints, measured in the same run: the time per turn near the end against near the start (the
 //! requests grow with the conversation, as the API requires, so the part that must grow is shown
-//! beside it: the request size), the engine process's CPU time per turn (late, and in a fresh
-//! session whose answers wait as long as the late ones: only the conversation's length differs),
-//! its resident memory
+//! beside it: the request size), the engine process's CPU time per turn (late, and in fresh
+//! sessions run turn for turn beside ten more late turns: one whose answers wait as long, one
+//! whose requests also carry as many bytes in a few messages), its resident memory
 //! growth, the transcript's size at half and at the end (linear means 2.0x), and resuming the
 //! session against reading its transcript file.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
@@ -45,8 +45,12 @@ fn median(v: &[f64]) -> f64 {
 /// Each floor is the median of this many measurements (one is at the machine's mercy).
 const FLOOR_RUNS: usize = 5;
 
-/// Turns of the fresh session run beside the long one's late turns (the median of its turns 6 on).
-const FRESH_TURNS: usize = 15;
+/// Turns the long session runs after its `NERVE_BENCH_TURNS`, each beside one turn of every
+/// session it is compared with.
+const BESIDE_TURNS: usize = 10;
+
+/// Turns each session compared with the late ones runs first, untimed.
+const WARM_TURNS: usize = 5;
 
 /// Set in the environment of this binary started again as the mock: the scenario file to serve.
 const MOCK_SCENARIO: &str = "NERVE_BENCH_MOCK_SCENARIO";
@@ -119,6 +123,62 @@ impl Drop for MockProcess {
     }
 }
 
+/// A session run beside the long one's late turns, against a mock of its own.
+struct Beside {
+    agent: Agent,
+    server: MockProcess,
+    first_prompt: Option<String>,
+    turns: usize,
+    /// The CPU time of each turn after the first [`WARM_TURNS`], and the mock's time on it.
+    cpu: Vec<f64>,
+    busy: Vec<f64>,
+}
+
+impl Beside {
+    fn new(agent: Agent, server: MockProcess, first_prompt: Option<String>) -> Self {
+        Self {
+            agent,
+            server,
+            first_prompt,
+            turns: 0,
+            cpu: Vec::new(),
+            busy: Vec::new(),
+        }
+    }
+
+    /// Its next `n` turns, each its first prompt or a short one.
+    async fn run(&mut self, n: usize) {
+        for _ in 0..n {
+            let turn = self.turns;
+            let prompt = self
+                .first_prompt
+                .take()
+                .unwrap_or_else(|| format!("Turn {turn}: read the five modules."));
+            let busy = self.server.busy_ms().await;
+            let cpu = cpu_ms();
+            let outcome = self.agent.send(&prompt, CancellationToken::new()).await;
+            let cpu = cpu_ms() - cpu;
+            let busy = self.server.busy_ms().await - busy;
+            assert!(outcome.error.is_none(), "turn {turn}: {:?}", outcome.error);
+            if turn >= WARM_TURNS {
+                self.cpu.push(cpu);
+                self.busy.push(busy);
+            }
+            self.turns += 1;
+        }
+    }
+
+    /// Its median CPU time per turn after the warm-up.
+    fn cpu_ms(&self) -> f64 {
+        median(&self.cpu)
+    }
+
+    /// The mock's median time on a turn's requests after the warm-up.
+    fn busy_ms(&self) -> f64 {
+        median(&self.busy)
+    }
+}
+
 fn main() {
     // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
     nerve::sandbox::helper::run_if_asked();
@@ -165,7 +225,7 @@ fn main() {
             path
         };
         nerve::http::install_crypto_provider();
-        let server = MockProcess::start(&scenario("scenario.json", turns, 0));
+        let server = MockProcess::start(&scenario("scenario.json", turns + BESIDE_TURNS, 0));
         let data = dir.path().join("data");
         let mut options = ProjectOptions::new(dir.path());
         options.bare = true;
@@ -292,46 +352,70 @@ fn main() {
         let floor_late = median(&(0..FLOOR_RUNS).map(|_| floor_ms(&agent)).collect::<Vec<_>>());
         let write_floor_late = median(&(0..FLOOR_RUNS).map(|_| write_floor_ms(&agent)).collect::<Vec<_>>());
         let (send_floor_late, send_cpu_late) = send_floors(&agent).await;
-        drop(agent);
 
-        // Beside the late turns, a fresh session whose every answer comes as late as the late
-        // requests kept the mock busy: only the conversation's length differs. (Waiting longer
-        // costs CPU time by itself: the engine's threads park and wake again.)
+        // The late turns' CPU time, measured turn for turn beside two fresh sessions (one turn of
+        // each in turn, so that the machine's moods fall on all three alike), each against a mock
+        // of its own and each unlike the late turns in one way less:
+        // - one whose answers each come as late as the late requests kept the mock busy (waiting
+        //   longer costs CPU time by itself: the engine's threads park and wake again);
+        // - one whose first prompt is as long as the whole late conversation, so that each of its
+        //   requests carries as many bytes (already written), and whose answers come as late:
+        //   only the number of messages differs, ten thousand against a few dozen.
         let late_busy = median(&busy_per_turn[turns.saturating_sub(10)..]);
         let delay_ms = (late_busy / 2.0).round() as u64;
-        let fresh_server = MockProcess::start(&scenario("fresh.json", FRESH_TURNS, delay_ms));
-        let runtime = project.session(
-            pool(),
-            SessionSetup {
-                headless: true,
-                ..SessionSetup::default()
-            },
-        );
-        let fresh_transcript = Transcript::path_for(&project.data_dir(), &runtime.context.config.session_id);
-        let mut fresh = Agent::new(
-            ModelClient::new(ModelConfig::with_base_url_override(
-                ApiKey::new("k"),
-                Some(fresh_server.url.clone()),
-            ))
-            .unwrap(),
-            runtime,
-            AgentConfig::new("claude-sonnet-4-5"),
-            vec!["You are Nerve.".into()],
-            Some(Transcript::open(&fresh_transcript).unwrap()),
-        );
-        let mut fresh_cpu_per_turn = Vec::with_capacity(FRESH_TURNS);
-        for turn in 0..FRESH_TURNS {
+        let beside = |name: &str, first_prompt: Option<String>, delay_ms: u64| {
+            let server = MockProcess::start(&scenario(name, WARM_TURNS + BESIDE_TURNS, delay_ms));
+            let runtime = project.session(
+                pool(),
+                SessionSetup {
+                    headless: true,
+                    ..SessionSetup::default()
+                },
+            );
+            let transcript = Transcript::path_for(&project.data_dir(), &runtime.context.config.session_id);
+            let agent = Agent::new(
+                ModelClient::new(ModelConfig::with_base_url_override(
+                    ApiKey::new("k"),
+                    Some(server.url.clone()),
+                ))
+                .unwrap(),
+                runtime,
+                AgentConfig::new("claude-sonnet-4-5"),
+                vec!["You are Nerve.".into()],
+                Some(Transcript::open(&transcript).unwrap()),
+            );
+            Beside::new(agent, server, first_prompt)
+        };
+        // Plain words: JSON writes them as they are, so the prompt adds its own length.
+        let sentence = "The earlier conversation, as long as the long session's at its end. ";
+        let padding = sentence.repeat(last_request / sentence.len() + 1);
+        // One long prompt is quicker for the mock to parse than ten thousand messages: a first
+        // run finds how much quicker, and the answers make up the difference.
+        let mut probe = beside("probe.json", Some(padding.clone()), 0);
+        probe.run(WARM_TURNS + BESIDE_TURNS).await;
+        let padded_busy = probe.busy_ms();
+        drop(probe);
+        let padded_delay_ms = ((late_busy - padded_busy).max(0.0) / 2.0).round() as u64;
+        let mut fresh = beside("fresh.json", None, delay_ms);
+        let mut padded = beside("padded.json", Some(padding), padded_delay_ms);
+        fresh.run(WARM_TURNS).await;
+        padded.run(WARM_TURNS).await;
+        let mut cpu_beside = Vec::with_capacity(BESIDE_TURNS);
+        for turn in turns..turns + BESIDE_TURNS {
             let cpu = cpu_ms();
-            let outcome = fresh
+            let outcome = agent
                 .send(&format!("Turn {turn}: read the five modules."), CancellationToken::new())
                 .await;
-            fresh_cpu_per_turn.push(cpu_ms() - cpu);
-            assert!(outcome.error.is_none(), "fresh turn {turn}: {:?}", outcome.error);
+            cpu_beside.push(cpu_ms() - cpu);
+            assert!(outcome.error.is_none(), "turn {turn}: {:?}", outcome.error);
+            fresh.run(1).await;
+            padded.run(1).await;
         }
-        let (_, fresh_send_cpu) = send_floors(&fresh).await;
-        let fresh_cpu = median(&fresh_cpu_per_turn[5..]);
-        drop(fresh);
-        drop(fresh_server);
+        let cpu_beside = median(&cpu_beside);
+        let (fresh_cpu, padded_cpu) = (fresh.cpu_ms(), padded.cpu_ms());
+        let (_, fresh_send_cpu) = send_floors(&fresh.agent).await;
+        let padded_bytes = request_bytes(&padded.agent);
+        drop((agent, fresh, padded));
 
         let start = Instant::now();
         let raw = std::fs::read(&transcript_path).unwrap();
@@ -357,8 +441,8 @@ fn main() {
         let prompts = resumed.prompts().unwrap();
         let calls = resumed.past_calls();
         let resume_ms = start.elapsed().as_secs_f64() * 1e3;
-        assert_eq!(prompts.len(), turns);
-        assert_eq!(calls.len(), turns * 5);
+        assert_eq!(prompts.len(), turns + BESIDE_TURNS);
+        assert_eq!(calls.len(), (turns + BESIDE_TURNS) * 5);
 
         let early = median(&per_turn[5.min(turns - 1)..15.min(turns)]);
         let late = median(&per_turn[turns.saturating_sub(10)..]);
@@ -399,10 +483,14 @@ fn main() {
             (cpu_late - send_cpu_late) / (cpu_early - send_cpu_early)
         );
         println!(
-            "  the same beside a fresh session whose answers each come {delay_ms} ms late (as long as the late requests kept the mock busy), its turns 6-{FRESH_TURNS}: {fresh_cpu:.2} ms ({:.2} ms beyond sending) -> the long session's late turns / the fresh one's = {:.2}x in all, {:.2}x beyond sending",
-            fresh_cpu - fresh_send_cpu,
-            cpu_late / fresh_cpu,
-            (cpu_late - send_cpu_late) / (fresh_cpu - fresh_send_cpu)
+            "  beside {BESIDE_TURNS} more turns of the long session ({cpu_beside:.2} ms each), one turn of each in turn: a fresh session whose answers each come {delay_ms} ms late (as long as the late requests kept the mock busy): {fresh_cpu:.2} ms -> late / fresh = {:.2}x in all, {:.2}x beyond sending ({send_cpu_late:.2} and {fresh_send_cpu:.2} ms)",
+            cpu_beside / fresh_cpu,
+            (cpu_beside - send_cpu_late) / (fresh_cpu - fresh_send_cpu)
+        );
+        println!(
+            "  and a fresh session whose first prompt is as long as the late conversation, so that its requests carry as many bytes ({:.1} MB) and its answers come as late ({padded_delay_ms} ms after the mock parsed them, {padded_busy:.1} ms a turn against {late_busy:.1} ms on the late requests): {padded_cpu:.2} ms -> late / this one = {:.2}x (only the number of messages differs)",
+            padded_bytes as f64 / 1e6,
+            cpu_beside / padded_cpu
         );
         println!(
             "  resident memory: {rss_after_warmup:.1} MB after 10 turns, {rss_end:.1} MB after {turns} -> +{:.1} MB ({:.1} KB per tool call)",
@@ -416,7 +504,8 @@ fn main() {
             transcript_end as f64 / transcript_at_half as f64
         );
         println!(
-            "  resume with its prompts and {} cards: {resume_ms:.1} ms; reading the transcript's bytes alone: {read_ms:.2} ms",
+            "  resume with its {} prompts and {} cards: {resume_ms:.1} ms; reading the transcript's bytes alone: {read_ms:.2} ms",
+            prompts.len(),
             calls.len()
         );
     });
