@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 ensure_rust
 ensure_apt_packages ripgrep fd-find
 
-benches=(pipeline streaming_turn grep_vs_rg deferred_tools speculative_classifier session_list
+benches=(pipeline streaming_turn real_tree deferred_tools speculative_classifier session_list
   outputs_tail prompt_cache print_startup long_session read_tail big_tree)
 
 # The crate a benchmark belongs to: print_startup starts the `nerve` binary, so it is the CLI's; the
