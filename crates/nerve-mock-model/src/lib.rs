@@ -73,6 +73,7 @@
 //!   `retry_after` / `retry_after_ms` header values, or `raw_body` to send plain text instead
 //!   of the JSON error.
 
+pub mod announce;
 pub mod cache;
 pub mod expect;
 pub mod frames;
@@ -80,5 +81,6 @@ pub mod scenario;
 pub mod server;
 pub mod validate;
 
+pub use announce::{announce, read_announced_url};
 pub use scenario::Scenario;
 pub use server::{MockError, MockServer, RecordedRequest};

@@ -1,6 +1,5 @@
 //! `nerve-mock-model --scenario FILE [--port N]`: serves a scenario until killed.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -53,12 +52,8 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut stdout = std::io::stdout();
-    // Test harnesses read this line to learn the port; flush so they are not left waiting.
-    if writeln!(stdout, "listening on {}", server.url())
-        .and_then(|()| stdout.flush())
-        .is_err()
-    {
+    // Test harnesses read this line to learn the port.
+    if nerve_mock_model::announce(&mut std::io::stdout(), &server.url()).is_err() {
         return ExitCode::FAILURE;
     }
     server.wait().await;

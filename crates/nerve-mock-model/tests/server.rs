@@ -364,7 +364,6 @@ async fn non_streaming_requests_get_one_json_message() {
 
 #[test]
 fn binary_prints_its_address_and_serves() {
-    use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
 
     let dir = tempfile::tempdir().unwrap();
@@ -376,12 +375,8 @@ fn binary_prints_its_address_and_serves() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim().strip_prefix("listening on ").unwrap().to_owned();
-    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    let url = nerve_mock_model::read_announced_url(child.stdout.take().unwrap()).unwrap();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let listed = runtime.block_on(get_json(format!("{url}/__mock/requests")));
     assert_eq!(listed, json!([]));

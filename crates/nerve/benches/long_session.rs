@@ -12,7 +12,6 @@
 //! session against reading its transcript file.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
 
-use std::io::{BufRead as _, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
@@ -70,7 +69,7 @@ fn serve_mock(scenario: &Path) {
     rt.block_on(async {
         let scenario = Scenario::from_file(scenario).unwrap();
         let server = MockServer::start(scenario).await.unwrap();
-        println!("listening on {}", server.url());
+        nerve_mock_model::announce(&mut std::io::stdout(), &server.url()).unwrap();
         server.wait().await;
     });
 }
@@ -89,11 +88,7 @@ impl MockProcess {
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().strip_prefix("listening on ").unwrap().to_owned();
+        let url = nerve_mock_model::read_announced_url(child.stdout.take().unwrap()).unwrap();
         Self {
             child,
             url,
