@@ -392,3 +392,56 @@ fn mcp_oauth_sign_in_refresh_revocation_and_sign_out_against_the_real_keyring() 
         "{out}"
     );
 }
+
+/// Another process (the desktop app signing out, a second `nerve auth delete`) may delete the
+/// entry while this one reads or deletes it: the Secret Service can then find the item and lose
+/// it before its secret is fetched. Such a read answers "nothing stored" and such a delete
+/// "there was none", never a keyring failure.
+#[test]
+fn an_entry_deleted_meanwhile_reads_as_missing() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    if !keyring_available() {
+        return;
+    }
+    let service = unique_service();
+    let stop = Arc::new(AtomicBool::new(false));
+    let churn = {
+        let store = KeyringStore::new(service.clone(), KEYRING_USER);
+        std::thread::spawn(move || {
+            for _ in 0..100 {
+                store.write("sk-ant-api03-churn").unwrap();
+                assert_eq!(store.remove(), Ok(true));
+            }
+        })
+    };
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let store = KeyringStore::new(service.clone(), KEYRING_USER);
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut failures = Vec::new();
+                let mut reads = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    match store.read() {
+                        Ok(None) => {}
+                        Ok(Some(secret)) => assert_eq!(secret, "sk-ant-api03-churn"),
+                        Err(e) => failures.push(e),
+                    }
+                    reads += 1;
+                }
+                (reads, failures)
+            })
+        })
+        .collect();
+    let churned = churn.join();
+    stop.store(true, Ordering::Relaxed);
+    churned.unwrap();
+    for reader in readers {
+        let (reads, failures) = reader.join().unwrap();
+        assert!(reads > 0);
+        assert_eq!(failures, Vec::<StoreError>::new(), "{reads} reads");
+    }
+    assert_eq!(KeyringStore::new(service, KEYRING_USER).read(), Ok(None));
+}

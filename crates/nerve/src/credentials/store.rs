@@ -61,7 +61,8 @@ impl KeyringStore {
 
 impl SecretStore for KeyringStore {
     fn read(&self) -> Result<Option<String>, StoreError> {
-        match self.entry()?.get_password() {
+        let entry = self.entry()?;
+        match again_if_vanished(|| entry.get_password()) {
             Ok(secret) => Ok(Some(secret)),
             Err(keyring::Error::NoEntry) => Ok(None),
             Err(e) => Err(store_error(e)),
@@ -69,11 +70,13 @@ impl SecretStore for KeyringStore {
     }
 
     fn write(&self, secret: &str) -> Result<(), StoreError> {
-        self.entry()?.set_password(secret).map_err(store_error)
+        let entry = self.entry()?;
+        again_if_vanished(|| entry.set_password(secret)).map_err(store_error)
     }
 
     fn remove(&self) -> Result<bool, StoreError> {
-        match self.entry()?.delete_credential() {
+        let entry = self.entry()?;
+        match again_if_vanished(|| entry.delete_credential()) {
             Ok(()) => Ok(true),
             Err(keyring::Error::NoEntry) => Ok(false),
             Err(e) => Err(store_error(e)),
@@ -155,6 +158,50 @@ impl SecretStore for FileStore {
     }
 }
 
+/// How many times one keyring call is made when items keep vanishing under it.
+const VANISHED_ATTEMPTS: usize = 4;
+
+/// Runs `call` again when the keyring found the item and then lost it: another process (the
+/// desktop app signing out of a server, a second `nerve auth delete`) deleted it between the
+/// Secret Service's search and the call on the item. Searching again answers from what is there
+/// now, usually "no entry". Any other failure is returned at once.
+fn again_if_vanished<T>(call: impl Fn() -> keyring::Result<T>) -> keyring::Result<T> {
+    let mut attempt = 1;
+    loop {
+        match call() {
+            Err(e) if attempt < VANISHED_ATTEMPTS && item_vanished(&e) => attempt += 1,
+            result => return result,
+        }
+    }
+}
+
+/// Whether the failure says the item's D-Bus object is gone. Services answer a call on a deleted
+/// item with one of these names (GLib-based ones, like gnome-keyring, used `UnknownMethod` before
+/// `UnknownInterface` and `UnknownObject` existed).
+#[cfg(target_os = "linux")]
+fn item_vanished(e: &keyring::Error) -> bool {
+    let keyring::Error::PlatformFailure(inner) = e else {
+        return false;
+    };
+    let Some(dbus_secret_service::Error::Dbus(dbus)) = inner.downcast_ref() else {
+        return false;
+    };
+    matches!(
+        dbus.name(),
+        Some(
+            "org.freedesktop.DBus.Error.UnknownObject"
+                | "org.freedesktop.DBus.Error.UnknownInterface"
+                | "org.freedesktop.DBus.Error.UnknownMethod"
+        )
+    )
+}
+
+/// Elsewhere the keyring is not reached over D-Bus, and its items do not vanish mid-call.
+#[cfg(not(target_os = "linux"))]
+fn item_vanished(_: &keyring::Error) -> bool {
+    false
+}
+
 fn store_error(e: keyring::Error) -> StoreError {
     match e {
         keyring::Error::PlatformFailure(inner) => StoreError::Unavailable(explain(&inner.to_string())),
@@ -214,6 +261,72 @@ mod tests {
         assert!(!store.path().with_extension("tmp").exists());
         assert_eq!(store.remove(), Ok(true));
         assert_eq!(store.remove(), Ok(false));
+    }
+
+    #[test]
+    fn only_a_deleted_items_dbus_errors_count_as_vanished() {
+        let dbus_failure = |name: &str| {
+            keyring::Error::PlatformFailure(Box::new(dbus_secret_service::Error::Dbus(
+                dbus::Error::new_custom(name, "No such interface on object at path /x/5"),
+            )))
+        };
+        let vanished: Vec<bool> = [
+            "org.freedesktop.DBus.Error.UnknownObject",
+            "org.freedesktop.DBus.Error.UnknownInterface",
+            "org.freedesktop.DBus.Error.UnknownMethod",
+            "org.freedesktop.DBus.Error.ServiceUnknown",
+            "org.freedesktop.DBus.Error.NoReply",
+        ]
+        .iter()
+        .map(|name| item_vanished(&dbus_failure(name)))
+        .collect();
+        assert_eq!(vanished, [true, true, true, false, false]);
+        assert!(!item_vanished(&keyring::Error::NoEntry));
+        assert!(!item_vanished(&keyring::Error::PlatformFailure(Box::new(
+            dbus_secret_service::Error::Locked
+        ))));
+    }
+
+    #[test]
+    fn a_vanished_item_is_looked_up_again_and_other_failures_are_not() {
+        let calls = std::cell::Cell::new(0);
+        let gone_once: keyring::Result<()> = again_if_vanished(|| {
+            calls.set(calls.get() + 1);
+            match calls.get() {
+                1 => Err(keyring::Error::PlatformFailure(Box::new(
+                    dbus_secret_service::Error::Dbus(dbus::Error::new_custom(
+                        "org.freedesktop.DBus.Error.UnknownObject",
+                        "gone",
+                    )),
+                ))),
+                _ => Err(keyring::Error::NoEntry),
+            }
+        });
+        assert!(matches!(gone_once, Err(keyring::Error::NoEntry)));
+        assert_eq!(calls.get(), 2);
+
+        calls.set(0);
+        let always_gone: keyring::Result<()> = again_if_vanished(|| {
+            calls.set(calls.get() + 1);
+            Err(keyring::Error::PlatformFailure(Box::new(
+                dbus_secret_service::Error::Dbus(dbus::Error::new_custom(
+                    "org.freedesktop.DBus.Error.UnknownInterface",
+                    "gone",
+                )),
+            )))
+        });
+        assert!(matches!(always_gone, Err(keyring::Error::PlatformFailure(_))));
+        assert_eq!(calls.get(), VANISHED_ATTEMPTS);
+
+        calls.set(0);
+        let refused: keyring::Result<()> = again_if_vanished(|| {
+            calls.set(calls.get() + 1);
+            Err(keyring::Error::NoStorageAccess(Box::new(
+                dbus_secret_service::Error::Locked,
+            )))
+        });
+        assert!(matches!(refused, Err(keyring::Error::NoStorageAccess(_))));
+        assert_eq!(calls.get(), 1);
     }
 
     #[test]
