@@ -72,7 +72,7 @@ export function conversationSources(state: ConversationState, outputs: Record<st
         break;
       case "batch":
         for (const id of item.tool_ids) {
-          const call = state.tools[id];
+          const call = state.tools.get(id);
           if (!call) continue;
           out.push({ id: `s:${id}`, text: call.summary });
           if (call.status === "executing" && call.output_tail.length) {

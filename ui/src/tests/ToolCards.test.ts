@@ -51,7 +51,7 @@ describe("tool cards and batches", () => {
       completed("t", { is_error: true, content: [{ type: "text", text: "\nerror[E0425]: cannot find value `y`\n  --> src/main.rs:2:5" }] }),
     ]);
     render(MessageList, { conversation, sessionId: "s1" });
-    expect(conversation.tools.v!.error).toBe("String to replace not found in file.\nString: let y = 3;");
+    expect(conversation.tools.get("v")!.error).toBe("String to replace not found in file.\nString: let y = 3;");
     expect(card("v").dataset.status).toBe("error");
     expect(card("v").querySelector(".problem.error")?.textContent).toBe("String to replace not found in file.\nString: let y = 3;");
     expect(card("v").textContent).not.toContain("tool_use_error");

@@ -24,14 +24,14 @@ describe("reducer: tool batches and statuses", () => {
 
   it("moves a call queued → executing → completed, keeping elapsed_ms and start time", () => {
     let s = run([queued("a", 1, false)]);
-    expect(s.tools.a!.status).toBe("queued");
+    expect(s.tools.get("a")!.status).toBe("queued");
     s = reduce(s, { type: "tool_started", tool_use_id: "a" }, 5000);
-    expect(s.tools.a!.status).toBe("executing");
-    expect(s.tools.a!.started_at).toBe(5000);
+    expect(s.tools.get("a")!.status).toBe("executing");
+    expect(s.tools.get("a")!.started_at).toBe(5000);
     s = reduce(s, completed("a", { elapsed_ms: 321 }), 6000);
-    expect(s.tools.a!.status).toBe("completed");
-    expect(s.tools.a!.elapsed_ms).toBe(321);
-    expect(s.tools.a!.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(s.tools.get("a")!.status).toBe("completed");
+    expect(s.tools.get("a")!.elapsed_ms).toBe(321);
+    expect(s.tools.get("a")!.content).toEqual([{ type: "text", text: "ok" }]);
   });
 
   it("marks errors and denials distinctly (denied wins over is_error)", () => {
@@ -41,9 +41,9 @@ describe("reducer: tool batches and statuses", () => {
       completed("a", { is_error: true }),
       completed("b", { is_error: true, denied: true, content: [{ type: "text", text: "User said no" }] }),
     ]);
-    expect(s.tools.a!.status).toBe("error");
-    expect(s.tools.b!.status).toBe("denied");
-    expect(s.tools.b!.denied).toBe(true);
+    expect(s.tools.get("a")!.status).toBe("error");
+    expect(s.tools.get("b")!.status).toBe("denied");
+    expect(s.tools.get("b")!.denied).toBe(true);
   });
 
   it("keeps only the last 20 lines of streamed output, joining partial lines", () => {
@@ -51,30 +51,30 @@ describe("reducer: tool batches and statuses", () => {
     const out = (text: string): Event => ({ type: "tool_progress", tool_use_id: "a", progress: { kind: "output", text } }) as Event;
     s = reduce(s, out("hel"), 0);
     s = reduce(s, out("lo\nworld\n"), 0);
-    expect(s.tools.a!.output_tail).toEqual(["hello", "world", ""]);
+    expect(s.tools.get("a")!.output_tail).toEqual(["hello", "world", ""]);
     for (let i = 0; i < 50; i++) s = reduce(s, out(`line ${i}\n`), 0);
-    expect(s.tools.a!.output_tail.length).toBe(20);
-    expect(s.tools.a!.output_tail.at(-2)).toBe("line 49");
+    expect(s.tools.get("a")!.output_tail.length).toBe(20);
+    expect(s.tools.get("a")!.output_tail.at(-2)).toBe("line 49");
     s = reduce(s, { type: "tool_progress", tool_use_id: "a", progress: { kind: "status", message: "Searching… 3" } } as Event, 0);
-    expect(s.tools.a!.status_line).toBe("Searching… 3");
+    expect(s.tools.get("a")!.status_line).toBe("Searching… 3");
   });
 
   it("records a persisted output's path and size", () => {
     const s = run([queued("a", 1, false, "Bash"), completed("a", { persisted_path: "/tmp/out.txt", persisted_bytes: 2048 })]);
-    expect(s.tools.a!.persisted_path).toBe("/tmp/out.txt");
-    expect(s.tools.a!.persisted_bytes).toBe(2048);
+    expect(s.tools.get("a")!.persisted_path).toBe("/tmp/out.txt");
+    expect(s.tools.get("a")!.persisted_bytes).toBe(2048);
   });
 
   it("shows what the model got once a result over the message's budget is replaced", () => {
     const big = "x".repeat(60_000);
     let s = run([queued("a", 1, true, "Bash"), queued("b", 1, true, "Read"), completed("a", { content: [{ type: "text", text: big }] }), completed("b")]);
-    expect(s.tools.a!.content).toEqual([{ type: "text", text: big }]);
-    expect([s.tools.a!.persisted_path, s.tools.a!.persisted_bytes]).toEqual([null, null]);
+    expect(s.tools.get("a")!.content).toEqual([{ type: "text", text: big }]);
+    expect([s.tools.get("a")!.persisted_path, s.tools.get("a")!.persisted_bytes]).toEqual([null, null]);
     const preview = [{ type: "text" as const, text: "<persisted-output>\nOutput too large (58.6KB). Full output saved to: /o/a.txt\n</persisted-output>" }];
     s = reduce(s, { type: "tool_result_replaced", tool_use_id: "a", content: preview, persisted_path: "/o/a.txt", persisted_bytes: 60_000 }, 0);
-    expect(s.tools.a).toMatchObject({ status: "completed", content: preview, persisted_path: "/o/a.txt", persisted_bytes: 60_000 });
+    expect(s.tools.get("a")).toMatchObject({ status: "completed", content: preview, persisted_path: "/o/a.txt", persisted_bytes: 60_000 });
     // The other call of the turn keeps its result; a replacement for an unknown call adds nothing.
-    expect(s.tools.b!.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(s.tools.get("b")!.content).toEqual([{ type: "text", text: "ok" }]);
     const after = reduce(s, { type: "tool_result_replaced", tool_use_id: "ghost", content: [], persisted_path: null, persisted_bytes: null }, 0);
     expect(after.tools).toEqual(s.tools);
     expect(after.items).toEqual(s.items);
@@ -82,7 +82,7 @@ describe("reducer: tool batches and statuses", () => {
 
   it("ignores events for unknown calls instead of inventing cards", () => {
     const s = run([{ type: "tool_started", tool_use_id: "ghost" }, completed("ghost")]);
-    expect(s.tools).toEqual({});
+    expect(s.tools.size).toBe(0);
     expect(s.items).toEqual([]);
   });
 });
@@ -190,7 +190,7 @@ describe("reducer: session-level events", () => {
     );
     expect(s.mode).toBe("acceptEdits");
     expect(s.items.map((i) => i.kind)).toEqual(["user", "assistant", "batch"]);
-    expect(s.tools.t1).toMatchObject({ status: "error", from_history: true, content: [{ type: "text", text: "data" }] });
+    expect(s.tools.get("t1")).toMatchObject({ status: "error", from_history: true, content: [{ type: "text", text: "data" }] });
   });
 
   it("rebuilds batches, summaries, denials and saved outputs as the engine describes them", () => {
@@ -243,16 +243,16 @@ describe("reducer: session-level events", () => {
       [["e"], true],
     ]);
     expect(new Set(batches.map((b) => b.batch_id)).size).toBe(4);
-    expect(s.tools.a).toMatchObject({ summary: "a.md", status: "completed" });
+    expect(s.tools.get("a")).toMatchObject({ summary: "a.md", status: "completed" });
     // The engine's message, as the live event gives it; the card never reads the wrapper.
-    expect(s.tools.c).toMatchObject({
+    expect(s.tools.get("c")).toMatchObject({
       tool_name: "Bash",
       summary: "rm -rf build",
       status: "denied",
       error: "Permission to use Bash was denied.",
     });
-    expect(s.tools.a).toMatchObject({ error: null });
-    expect(s.tools.d).toMatchObject({ persisted_path: "/data/d.txt", persisted_bytes: 5000 });
+    expect(s.tools.get("a")).toMatchObject({ error: null });
+    expect(s.tools.get("d")).toMatchObject({ persisted_path: "/data/d.txt", persisted_bytes: 5000 });
     expect(s.items.filter((i) => i.kind === "user").map((i) => i.kind === "user" && i.text)).toEqual(["go"]);
   });
 });
@@ -301,9 +301,9 @@ describe("reducer: prompt numbers and changed files", () => {
   it("records the files a call changed and counts every change to the files", () => {
     let s = run([queued("a", 1, false, "Edit"), queued("b", 1, false, "Read")]);
     s = reduce(s, completed("a", { changed_files: ["/p/a.rs"] }), 0);
-    expect([s.tools.a!.changed_files, s.changes_seq]).toEqual([["/p/a.rs"], 1]);
+    expect([s.tools.get("a")!.changed_files, s.changes_seq]).toEqual([["/p/a.rs"], 1]);
     s = reduce(s, completed("b"), 0);
-    expect([s.tools.b!.changed_files, s.changes_seq]).toEqual([[], 1]);
+    expect([s.tools.get("b")!.changed_files, s.changes_seq]).toEqual([[], 1]);
     s = reduce(s, { type: "turn_ended", reason: "end_turn" }, 0);
     expect(s.changes_seq).toBe(2);
   });

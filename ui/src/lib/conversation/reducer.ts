@@ -8,6 +8,7 @@ import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { PromptInfo } from "../../bindings/PromptInfo";
 import type { Progress } from "../../bindings/Progress";
 import type { UserWords } from "../../bindings/UserWords";
+import { Map as PersistentMap } from "immutable";
 import {
   OUTPUT_TAIL_LINES,
   type ConversationState,
@@ -15,13 +16,14 @@ import {
   type Item,
   type PromptImage,
   type ToolCall,
+  type ToolCalls,
   type ToolStatus,
 } from "./types";
 
 export function initialState(mode: PermissionMode = "default"): ConversationState {
   return {
     items: [],
-    tools: {},
+    tools: PersistentMap(),
     permissions: [],
     mode,
     todos: [],
@@ -39,14 +41,15 @@ export function initialState(mode: PermissionMode = "default"): ConversationStat
 }
 
 // Copy-on-write. `reduce` never changes the state it is given; but a frame's worth of events
-// (a stream of deltas, a Bash call's output lines) would then copy the item list and the map of
-// calls once per event, which grows with the session. `reduceAll` lets the arrays and maps it
-// copied itself be written in place by the later events of the same batch: it hands back one new
-// state and leaves the old one untouched, so the outcome is the same as reducing one by one.
+// (a stream of deltas, a Bash call's output lines) would then copy the item list once per event,
+// which grows with the session. `reduceAll` lets the arrays it copied itself be written in place
+// by the later events of the same batch: it hands back one new state and leaves the old one
+// untouched, so the outcome is the same as reducing one by one. (The map of calls is persistent:
+// an update copies a few small nodes, never the whole map.)
 let owned: WeakSet<object> | null = null;
 
-/** Entries copied for copy-on-write (items and calls), for tests to check that a batch of events
- *  or a resumed history costs a bounded number of copies without timing it. */
+/** Entries copied for copy-on-write (items), for tests to check that a batch of events or a
+ *  resumed history costs a bounded number of copies without timing it. */
 export const copyStats = { entries: 0 };
 
 function own<T extends object>(value: T): T {
@@ -60,14 +63,8 @@ function writableItems(items: Item[]): Item[] {
   return own(items.slice());
 }
 
-function writableTools(tools: Record<string, ToolCall>): Record<string, ToolCall> {
-  if (owned?.has(tools)) return tools;
-  copyStats.entries += Object.keys(tools).length;
-  return own({ ...tools });
-}
-
-/** Applies events in order, as many `reduce` calls would, copying the item list and the call map
- *  at most once for all of them. */
+/** Applies events in order, as many `reduce` calls would, copying the item list at most once for
+ *  all of them. */
 export function reduceAll(state: ConversationState, events: Iterable<Event>, now: number): ConversationState {
   const outer = owned;
   owned = new WeakSet();
@@ -166,11 +163,9 @@ function updateTool(
   id: string,
   change: (t: ToolCall) => ToolCall,
 ): ConversationState {
-  const tool = state.tools[id];
+  const tool = state.tools.get(id);
   if (!tool) return state; // an event for a call we never saw queued: nothing sensible to show
-  const tools = writableTools(state.tools);
-  tools[id] = change(tool);
-  return { ...state, tools };
+  return { ...state, tools: state.tools.set(id, change(tool)) };
 }
 
 function tailLines(previous: string[], text: string): string[] {
@@ -230,8 +225,7 @@ function queueTool(state: ConversationState, e: Extract<Event, { type: "tool_que
     destructive: e.destructive,
     sandbox: e.sandbox ?? null,
   });
-  const tools = writableTools(state.tools);
-  tools[e.tool_use_id] = tool;
+  const tools = state.tools.set(e.tool_use_id, tool);
   // Consecutive calls with the same batch_id form one group; the engine decides, we never guess.
   const last = state.items[state.items.length - 1];
   if (last && last.kind === "batch" && last.batch_id === batchId) {
@@ -454,7 +448,8 @@ export function fromHistory(
   prompts: PromptInfo[] = [],
 ): ConversationState {
   const items: Item[] = [];
-  const tools: Record<string, ToolCall> = {};
+  // Built in place, made persistent once at the end.
+  const tools = new Map<string, ToolCall>();
   let seq = 0;
   const add = (make: (key: string) => Item): Item => {
     seq += 1;
@@ -478,7 +473,7 @@ export function fromHistory(
         const joins = past !== undefined && openBatch === past.batch_index;
         const last = items[items.length - 1];
         const batchId = joins && last?.kind === "batch" ? last.batch_id : -seq - 1;
-        tools[id] = newToolCall({
+        tools.set(id, newToolCall({
           tool_use_id: id,
           tool_name: past?.tool_name ?? name,
           summary: past?.summary || `${name} ${compactJson(b.input)}`,
@@ -491,7 +486,7 @@ export function fromHistory(
           persisted_path: past?.persisted_path ?? null,
           persisted_bytes: past?.persisted_bytes ?? null,
           changed_files: past?.changed_files ?? [],
-        });
+        }));
         if (joins) {
           // Every item here was made by this pass and is not shared yet: growing it is safe.
           if (last?.kind === "batch") last.tool_ids.push(id);
@@ -507,21 +502,22 @@ export function fromHistory(
         userItems.set(index, added.key);
       }
       for (const b of message.tool_results) {
-        const tool = tools[b.tool_use_id];
+        const tool = tools.get(b.tool_use_id);
         if (!tool) continue;
         const isError = b.is_error;
-        tools[b.tool_use_id] = {
+        tools.set(b.tool_use_id, {
           ...tool,
           status: finalStatus(isError, tool.denied),
           is_error: isError,
           // The engine's message for the errors it wrote (the content holds them wrapped for the model).
           error: described.get(b.tool_use_id)?.error ?? null,
           content: b.content,
-        };
+        });
       }
     }
   }
-  const state: ConversationState = { ...initialState(mode), items, tools, seq };
+  const calls: ToolCalls = PersistentMap(tools);
+  const state: ConversationState = { ...initialState(mode), items, tools: calls, seq };
   return { ...numberPrompts(state, userItems, prompts), turn: prompts.at(-1)?.turn ?? null };
 }
 

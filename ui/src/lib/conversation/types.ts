@@ -7,6 +7,7 @@ import type { MessageImage } from "../../bindings/MessageImage";
 import type { ResultBlock } from "../../bindings/ResultBlock";
 import type { TodoItem } from "../../bindings/TodoItem";
 import type { SandboxState } from "../../bindings/SandboxState";
+import type { Map as PersistentMap } from "immutable";
 
 /** How far a search (Grep, Glob) has got: the engine's `search` progress report. */
 export type SearchProgress = Extract<Progress, { kind: "search" }>;
@@ -107,9 +108,17 @@ export interface CacheState {
   saved_usd: number | null;
 }
 
+/**
+ * The session's tool calls by id. A persistent map (a hash trie): an update makes a new map that
+ * shares all but a few small nodes with the old one. With a plain object, each frame of a turn's
+ * events copied every call of the session (1,500 at 300 turns), which made a turn's allocations
+ * and garbage grow with the session.
+ */
+export type ToolCalls = PersistentMap<string, ToolCall>;
+
 export interface ConversationState {
   items: Item[];
-  tools: Record<string, ToolCall>;
+  tools: ToolCalls;
   /** Permission requests waiting for the user, oldest first. */
   permissions: PermissionRequest[];
   mode: PermissionMode;
