@@ -263,6 +263,7 @@ mod tests {
         assert_eq!(store.remove(), Ok(false));
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn only_a_deleted_items_dbus_errors_count_as_vanished() {
         let dbus_failure = |name: &str| {
@@ -287,6 +288,7 @@ mod tests {
         ))));
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_vanished_item_is_looked_up_again_and_other_failures_are_not() {
         let calls = std::cell::Cell::new(0);
