@@ -50,7 +50,9 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use nerve_mock_model::{MockServer, Scenario};
 use serde_json::{Value, json};
-use support::{Driver, app_binary, free_port, stream, tool_use};
+use support::{
+    Driver, app_binary, descendants, environment_value, free_port, processes, stream, tool_use, web_processes,
+};
 
 const API_KEY: &str = "sk-ant-bench-test-key-0123456789";
 const WAIT: Duration = Duration::from_secs(60);
@@ -631,45 +633,6 @@ async fn show_session(client: &Client, id: &str) {
 
 // ---- Memory -----------------------------------------------------------------------------------
 
-/// Every process: (pid, parent pid, command name).
-fn processes() -> Vec<(u32, u32, String)> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid ...`: the name may hold spaces and parentheses.
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        let comm = stat[open + 1..close].to_string();
-        let ppid = stat[close + 1..]
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(0);
-        out.push((pid, ppid, comm));
-    }
-    out
-}
-
-fn descendants(all: &[(u32, u32, String)], root: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    let mut stack = vec![root];
-    while let Some(p) = stack.pop() {
-        for (pid, ppid, _) in all {
-            if *ppid == p {
-                found.push(*pid);
-                stack.push(*pid);
-            }
-        }
-    }
-    found
-}
-
 fn rss_kb(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .unwrap_or_default()
@@ -720,6 +683,27 @@ fn memory(driver_pid: u32) -> Memory {
         }
     }
     m
+}
+
+/// The web view's tunables as its process got them: what the figures were measured with.
+fn web_process_environment(driver_pid: u32) -> String {
+    let Some(pid) = web_processes(driver_pid).first().copied() else {
+        return "(no web process found)".into();
+    };
+    [
+        "JSC_useGenerationalGC",
+        "WEBKIT_SKIA_ENABLE_CPU_RENDERING",
+        "GLIBC_TUNABLES",
+    ]
+    .iter()
+    .map(|name| {
+        format!(
+            "{name}={}",
+            environment_value(pid, name).as_deref().unwrap_or("(unset)")
+        )
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// The machine's load average (1, 5, 15 minutes): the figures mean little on a busy machine.
@@ -1220,6 +1204,7 @@ async fn desktop_long_session_benchmark() {
     // Idle: whatever the first screen started has settled.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let idle = memory(driver_pid);
+    let web_environment = web_process_environment(driver_pid);
     assert!(
         idle.total_kb > 0,
         "the app's processes were found under tauri-driver"
@@ -1531,6 +1516,9 @@ async fn desktop_long_session_benchmark() {
         }
     }
     println!();
+    println!(
+        "the web process ran with (the app sets these: src-tauri/src/webview_env.rs): {web_environment}"
+    );
     println!(
         "cold start: WebDriver session created (the app launched) {session_ms:.0} ms, first screen interactive \
          {cold_ms:.0} ms (the page's clock then {page_ms:.0} ms); idle RSS with one open session {:.0} MB \

@@ -21,7 +21,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use nerve_mock_model::{MockServer, Scenario};
 use serde_json::{Value, json};
-use support::{Driver, app_binary, free_port, stream, tool_use};
+use support::{Driver, app_binary, environment_value, free_port, stream, tool_use, web_processes};
 
 const API_KEY: &str = "sk-ant-e2e-test-key-0123456789";
 const WAIT: Duration = Duration::from_secs(60);
@@ -140,10 +140,40 @@ fn project() -> tempfile::TempDir {
     // A SessionEnd hook shows that closing the session ends it cleanly.
     std::fs::create_dir_all(p.join(".nerve")).unwrap();
     let hooks = json!({"hooks": {"SessionEnd": [{"hooks": [
-        {"type": "command", "command": "echo ended >> \"$CLAUDE_PROJECT_DIR/session-ended.txt\""}
+        // What the hook sees of the tunables the app sets for its web view: the user's values.
+        {"type": "command", "command": format!("echo ended {HOOK_SEES} >> \"$CLAUDE_PROJECT_DIR/session-ended.txt\"")}
     ]}]}});
     std::fs::write(p.join(".nerve/settings.json"), hooks.to_string()).unwrap();
     dir
+}
+
+/// The SessionEnd hook's report of the variables the app sets for its web view's processes.
+const HOOK_SEES: &str = "${JSC_useGenerationalGC-unset} ${WEBKIT_SKIA_ENABLE_CPU_RENDERING-unset}";
+
+/// A line of the SessionEnd hook: the user's values (this test's), not the web view's.
+fn hook_line() -> String {
+    let value = |name: &str| std::env::var(name).unwrap_or_else(|_| "unset".into());
+    format!(
+        "ended {} {}\n",
+        value("JSC_useGenerationalGC"),
+        value("WEBKIT_SKIA_ENABLE_CPU_RENDERING")
+    )
+}
+
+/// Whether a GPU render node can be opened here (the app then leaves WebKit's painting alone).
+fn usable_render_node() -> bool {
+    std::fs::read_dir("/dev/dri")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            e.file_name().to_string_lossy().starts_with("renderD")
+                && std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(e.path())
+                    .is_ok()
+        })
 }
 
 fn scenario(dir: &Path) -> Scenario {
@@ -288,8 +318,29 @@ async fn a_session_in_the_desktop_app() {
     let data = tempfile::tempdir().unwrap();
     let server = MockServer::start(scenario(&root)).await.unwrap();
     let port = free_port();
-    let _driver = start_driver(port, data.path(), "session");
+    let driver = start_driver(port, data.path(), "session");
     let client = connect(port).await;
+
+    // The web view's process got the tunables the app sets for it (src-tauri/src/webview_env.rs);
+    // a variable this test set would have been left as it is.
+    let web = wait_for(None, "the web view's process under tauri-driver", || async {
+        Some(web_processes(driver.0.id())).filter(|w| !w.is_empty())
+    })
+    .await;
+    let mine = |name: &str| std::env::var(name).ok();
+    assert_eq!(
+        (
+            environment_value(web[0], "JSC_useGenerationalGC"),
+            environment_value(web[0], "WEBKIT_SKIA_ENABLE_CPU_RENDERING"),
+        ),
+        (
+            mine("JSC_useGenerationalGC").or(Some("false".into())),
+            mine("WEBKIT_SKIA_ENABLE_CPU_RENDERING").or((!usable_render_node()
+                && mine("WEBKIT_DISABLE_COMPOSITING_MODE").is_none())
+            .then(|| "1".into())),
+        ),
+        "the web view's tunables"
+    );
 
     // First run: no key anywhere, so the app asks for one and keeps it in the OS keyring.
     element(&client, "[data-testid='first-run']").await;
@@ -528,8 +579,9 @@ async fn a_session_in_the_desktop_app() {
 
     // Closing the session ends it (SessionEnd hooks run); the transcript has the whole conversation.
     click(&client, "[data-testid='close-session']").await;
+    let line = hook_line();
     wait_file("the SessionEnd hook", &root.join("session-ended.txt"), |t| {
-        t.as_deref() == Some("ended\n")
+        t.as_deref() == Some(line.as_str())
     })
     .await;
     let transcripts: Vec<_> = walk(data.path())
@@ -628,7 +680,7 @@ async fn a_session_in_the_desktop_app() {
     wait_file(
         "the SessionEnd hook on quit",
         &root.join("session-ended.txt"),
-        |t| t.as_deref() == Some("ended\nended\n"),
+        |t| t == Some(format!("{line}{line}")),
     )
     .await;
     wait_for(None, "the running command to be stopped", || async {
@@ -883,6 +935,20 @@ async fn review_and_rewind_in_the_desktop_app() {
     screenshot(&client, "08-changes-panel").await;
     check_layout(&client, "changes-panel").await;
     click(&client, "[data-testid='open-changes']").await;
+    // The panel gone and the conversation laid out again: the view, still following the newest
+    // output, has settled at the bottom before the click scrolls the first prompt into view.
+    wait_for(Some(&client), "the changes panel to close", || {
+        let c = client.clone();
+        async move {
+            c.find_all(Locator::Css("[data-testid='changes-panel']"))
+                .await
+                .ok()?
+                .is_empty()
+                .then_some(())
+        }
+    })
+    .await;
+    painted(&client).await;
 
     // Rewind the code to just before the first prompt: the preview lists the four files.
     click(&client, "[data-testid='rewind-prompt']").await;

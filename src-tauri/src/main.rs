@@ -15,7 +15,7 @@ mod session_commands;
 mod sessions;
 mod settings;
 mod settings_commands;
-mod webview_memory;
+mod webview_env;
 
 use commands::Shell;
 use tauri::Manager;
@@ -24,7 +24,7 @@ fn main() {
     // Started as the Bash sandbox's helper: restrict, then become the command (never returns).
     nerve::sandbox::helper::run_if_asked();
     // Before any thread starts: the web view's processes inherit the environment.
-    webview_memory::tune_web_process_allocator();
+    webview_env::prepare_web_process_environment();
     // One TLS provider for every reqwest client in the process (the engine's and Tauri's).
     nerve::http::install_crypto_provider();
     let shell = Shell {
