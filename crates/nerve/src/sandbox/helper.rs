@@ -87,7 +87,7 @@ fn run(args: &[OsString]) -> i32 {
 }
 
 /// Runs the program and exits as it did (a death by signal `n` as 128 + n, as shells report it),
-/// killing its process group if the engine's process goes away first.
+/// killing what it started if the engine's process goes away first.
 #[cfg(unix)]
 fn supervise(
     parent: nix::unistd::Pid,
@@ -100,11 +100,12 @@ fn supervise(
         Ok(c) => c,
         Err(e) => return fail(format!("could not start {}: {e}", program.to_string_lossy())),
     };
+    let orphaned = OrphanedKill::of(&child);
     std::thread::spawn(move || {
         loop {
             if nix::unistd::getppid() != parent {
                 // The engine is gone: so is everything it started, the helper included.
-                let _ = nix::sys::signal::killpg(nix::unistd::getpgrp(), nix::sys::signal::Signal::SIGKILL);
+                orphaned.kill();
                 std::process::exit(SANDBOX_FAILED);
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -116,6 +117,44 @@ fn supervise(
             .or_else(|| status.signal().map(|s| 128 + s))
             .unwrap_or(SANDBOX_FAILED),
         Err(e) => fail(format!("could not wait for {}: {e}", program.to_string_lossy())),
+    }
+}
+
+/// What the helper kills when the engine dies: its own process group when it leads one (the engine
+/// starts each command so: the command's children are in it too), else only the program it started.
+/// A group the helper does not lead is someone else's (the engine's, and whoever started the
+/// engine: a shell, a test runner); killing it would take them down too.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OrphanedKill {
+    OwnGroup,
+    Program(nix::unistd::Pid),
+}
+
+#[cfg(unix)]
+impl OrphanedKill {
+    fn of(child: &std::process::Child) -> Self {
+        Self::choose(
+            nix::unistd::getpgrp(),
+            nix::unistd::getpid(),
+            nix::unistd::Pid::from_raw(child.id().cast_signed()),
+        )
+    }
+
+    fn choose(group: nix::unistd::Pid, helper: nix::unistd::Pid, program: nix::unistd::Pid) -> Self {
+        if group == helper {
+            Self::OwnGroup
+        } else {
+            Self::Program(program)
+        }
+    }
+
+    fn kill(self) {
+        use nix::sys::signal::{Signal, kill, killpg};
+        let _ = match self {
+            Self::OwnGroup => killpg(nix::unistd::getpgrp(), Signal::SIGKILL),
+            Self::Program(pid) => kill(pid, Signal::SIGKILL),
+        };
     }
 }
 

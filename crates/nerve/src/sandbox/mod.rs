@@ -237,15 +237,19 @@ fn probe_helper(path: &std::path::Path) -> Result<(), HelperError> {
     const PROBE: &str = "nerve-sandbox-probe-ok";
     let args = helper::command_line(Some(&SandboxPolicy::default()))
         .map_err(|e| HelperError::Policy(Arc::new(e)))?;
-    let out = std::process::Command::new(path)
+    let mut probe = std::process::Command::new(path);
+    probe
         .args(args)
         .args(["/bin/sh", "-c", &format!("echo {PROBE}")])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| HelperError::CannotRun {
-            path: path.to_path_buf(),
-            source: Arc::new(e),
-        })?;
+        .stdin(std::process::Stdio::null());
+    // Its own group, as every command's: were the engine killed during the probe, the helper kills
+    // the group it leads, and only that.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut probe, 0);
+    let out = probe.output().map_err(|e| HelperError::CannotRun {
+        path: path.to_path_buf(),
+        source: Arc::new(e),
+    })?;
     if out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == PROBE {
         Ok(())
     } else {

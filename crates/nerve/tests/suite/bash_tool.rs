@@ -103,6 +103,56 @@ async fn a_command_killed_from_outside_leaves_nothing_running() {
     assert!(process_gone(pid).await, "sleep {pid} outlived the killed command");
 }
 
+/// When the engine dies, the sandbox's helper kills what it started, and nothing else: the group it
+/// leads, or, when it leads none (here: started by a shell that plays the engine, in that shell's
+/// group), only its own program. A bystander in the engine's group (the shell or test runner that
+/// started the engine) is left alone.
+#[tokio::test]
+async fn an_orphaned_helper_kills_its_program_and_never_its_engines_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+        sleep 296.66 & echo $! > "$1/bystander"
+        "$2" __nerve-sandbox-exec $$ - -- sh -c 'echo $$ > "$1/program"; exec sleep 296.67' program "$1" &
+        while [ ! -s "$1/program" ]; do sleep 0.05; done
+        kill -KILL $$
+    "#;
+    let status = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg("engine")
+        .arg(dir.path())
+        .arg(env!("CARGO_BIN_EXE_nerve-test-sandbox-helper"))
+        // The engine leads a group of its own, so what the helper does to it stays in this test.
+        .process_group(0)
+        .status()
+        .await
+        .unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9),
+        "the engine was killed"
+    );
+    let program = read_pid(&dir.path().join("program")).await;
+    let bystander = read_pid(&dir.path().join("bystander")).await;
+    assert!(
+        process_gone(program).await,
+        "the helper's program {program} outlived the engine"
+    );
+    // The helper has acted by now (it kills, then exits): a bystander still running stays so.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let alive = std::fs::read_to_string(format!("/proc/{bystander}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|s| s.trim_start().starts_with('Z'))
+    });
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(bystander).unwrap()),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+    assert!(alive, "the helper killed {bystander}, in the engine's group");
+}
+
 #[tokio::test]
 async fn a_timeout_kills_the_process_group() {
     let p = TestProject::new();
