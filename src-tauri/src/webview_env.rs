@@ -20,13 +20,13 @@
 //!   generation fills with garbage: with 13-17 MB live after a full collection, the heap ran at
 //!   70-120 MB between them, and with CPU painting (below) the web process climbed steadily
 //!   (1.72x and 1.81x, to 536-567 MB). With full collections only, one comes after 33-50 MB of
-//!   allocation (about every 25 turns), each with pauses of a few milliseconds: 1.22-1.23x, flat
-//!   from turn 50 (405-440 MB with CPU painting).
+//!   allocation (about every 25 turns), each with pauses of a few milliseconds: 1.21-1.23x, flat
+//!   from turn 50-100 (400-450 MB with CPU painting).
 //! - **CPU painting where no GPU can be used.** Without a render node the user may open, Mesa can
 //!   only rasterise in software (llvmpipe), and WebKit's GPU painting through it is slower than
 //!   Skia's own CPU painting: the longest frame of a turn 137-162 → 38-52 ms, a turn's end to its
 //!   paint 29-125 → 14-25 ms, 20 typed characters to painted 697 → 462-491 ms (the frame floor is
-//!   about 420), and 110 MB less at start.
+//!   about 420), and 70 MB less idle with one session (100 MB less at turn 10).
 //!
 //! A variable the user set is theirs: it is left as it is.
 
