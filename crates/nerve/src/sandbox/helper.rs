@@ -134,18 +134,10 @@ enum OrphanedKill {
 #[cfg(unix)]
 impl OrphanedKill {
     fn of(child: &std::process::Child) -> Self {
-        Self::choose(
-            nix::unistd::getpgrp(),
-            nix::unistd::getpid(),
-            nix::unistd::Pid::from_raw(child.id().cast_signed()),
-        )
-    }
-
-    fn choose(group: nix::unistd::Pid, helper: nix::unistd::Pid, program: nix::unistd::Pid) -> Self {
-        if group == helper {
+        if nix::unistd::getpgrp() == nix::unistd::getpid() {
             Self::OwnGroup
         } else {
-            Self::Program(program)
+            Self::Program(nix::unistd::Pid::from_raw(child.id().cast_signed()))
         }
     }
 
