@@ -148,14 +148,16 @@ fn project() -> tempfile::TempDir {
 }
 
 /// The SessionEnd hook's report of the variables the app sets for its web view's processes.
-const HOOK_SEES: &str = "${JSC_useGenerationalGC-unset} ${WEBKIT_SKIA_ENABLE_CPU_RENDERING-unset}";
+const HOOK_SEES: &str = "${JSC_useGenerationalGC-unset} ${JSC_aggressiveHeapThresholdInMB-unset} \
+                         ${WEBKIT_SKIA_ENABLE_CPU_RENDERING-unset}";
 
 /// A line of the SessionEnd hook: the user's values (this test's), not the web view's.
 fn hook_line() -> String {
     let value = |name: &str| std::env::var(name).unwrap_or_else(|_| "unset".into());
     format!(
-        "ended {} {}\n",
+        "ended {} {} {}\n",
         value("JSC_useGenerationalGC"),
+        value("JSC_aggressiveHeapThresholdInMB"),
         value("WEBKIT_SKIA_ENABLE_CPU_RENDERING")
     )
 }
@@ -331,10 +333,12 @@ async fn a_session_in_the_desktop_app() {
     assert_eq!(
         (
             environment_value(web[0], "JSC_useGenerationalGC"),
+            environment_value(web[0], "JSC_aggressiveHeapThresholdInMB"),
             environment_value(web[0], "WEBKIT_SKIA_ENABLE_CPU_RENDERING"),
         ),
         (
             mine("JSC_useGenerationalGC").or(Some("false".into())),
+            mine("JSC_aggressiveHeapThresholdInMB").or(Some("4294967295".into())),
             mine("WEBKIT_SKIA_ENABLE_CPU_RENDERING").or((!usable_render_node()
                 && mine("WEBKIT_DISABLE_COMPOSITING_MODE").is_none())
             .then(|| "1".into())),
