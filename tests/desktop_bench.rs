@@ -72,7 +72,7 @@ const SIDE_TURNS: usize = 20;
 const SIDE_BLOCK: usize = 5;
 /// Characters typed for the typing figure, and how many times it is measured (the median is kept).
 const TYPED: usize = 20;
-const TYPING_RUNS: usize = 3;
+const TYPING_RUNS: usize = 5;
 /// The long answer's size, its delta size and the mock's pause before each delta.
 const REPORT_BYTES: usize = 60 * 1024;
 const REPORT_DELTA: usize = 40;
@@ -692,6 +692,7 @@ fn web_process_environment(driver_pid: u32) -> String {
     };
     [
         "JSC_useGenerationalGC",
+        "JSC_aggressiveHeapThresholdInMB",
         "WEBKIT_SKIA_ENABLE_CPU_RENDERING",
         "GLIBC_TUNABLES",
     ]
