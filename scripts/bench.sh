@@ -15,20 +15,14 @@ cd "$(dirname "$0")/.."
 ensure_rust
 ensure_apt_packages ripgrep fd-find
 
-benches=(pipeline streaming_turn real_tree deferred_tools speculative_classifier session_list
-  outputs_tail prompt_cache print_startup long_session read_tail big_tree)
-
-# The crate a benchmark belongs to: print_startup starts the `nerve` binary, so it is the CLI's; the
-# others are the engine's.
-bench_package() {
-  if [ "$1" = print_startup ]; then echo nerve-cli; else echo nerve; fi
-}
-
+# Every benchmark is in the engine's package but print_startup, which starts the `nerve` binary and so
+# is the CLI's. Each is a target of one `cargo test`/`cargo bench` run, so the engine is built once
+# for all of them.
 # The desktop app's benchmark: the built app under Xvfb, driven through tauri-driver and
-# WebKitWebDriver, with a real keyring (as the end-to-end test is); $1 turns, then cargo's flags.
+# WebKitWebDriver, with a real keyring (as the end-to-end test is); $1 turns. The app is the one
+# `cargo test` builds, or the one NERVE_E2E_APP names (the release build, for the full run).
 desktop_bench() {
   local turns="$1"
-  shift
   ensure_apt_packages dbus-daemon gnome-keyring xvfb xauth webkit2gtk-driver
   ensure_desktop_build_deps
   if ! command -v tauri-driver >/dev/null 2>&1; then
@@ -44,27 +38,25 @@ desktop_bench() {
   fi
   echo "== bench: desktop_bench ($turns turns)"
   NERVE_BENCH_TURNS="$turns" timeout 1800 scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1920x1200x24" \
-    cargo test -p nerve-desktop --locked "$@" --test desktop_bench -- --ignored --nocapture --test-threads=1
+    cargo test "${TEST_PACKAGES[@]}" --locked --test desktop_bench -- --ignored --nocapture --test-threads=1
 }
 
 if [ "${1:-}" = "--short" ]; then
   # The debug binary print_startup starts.
   cargo build -p nerve-cli --bin nerve --locked
-  for bench in "${benches[@]}"; do
-    echo "== bench (short): $bench"
-    # A hang fails the run instead of stalling it.
-    NERVE_BENCH_SCALE=50 NERVE_BENCH_TURNS=10 NERVE_BENCH_ROUNDS=3 \
-      NERVE_BENCH_TREE="$PWD/crates/nerve/src" \
-      timeout 600 cargo test -p "$(bench_package "$bench")" --locked --bench "$bench" -- --quiet
-  done
+  # The same packages as the test command's other runs (scripts/env.sh), so nothing is built again
+  # when it ran first. A hang fails the run instead of stalling it.
+  echo "== bench (short): every benchmark of the engine and the CLI"
+  NERVE_BENCH_SCALE=50 NERVE_BENCH_TURNS=10 NERVE_BENCH_ROUNDS=3 \
+    NERVE_BENCH_TREE="$PWD/crates/nerve/src" \
+    timeout 2400 cargo test "${TEST_PACKAGES[@]}" --locked --no-fail-fast --benches -- --quiet
   desktop_bench 12
   exit 0
 fi
 
-# The release binary print_startup starts.
-cargo build --release -p nerve-cli --bin nerve --locked
-for bench in "${benches[@]}"; do
-  echo "== bench: $bench"
-  cargo bench -p "$(bench_package "$bench")" --locked --bench "$bench"
-done
-desktop_bench 300 --release
+# The release binary print_startup starts, and the app the desktop benchmark drives: the same
+# release build as scripts/launch.sh and scripts/package.sh, so the three share it.
+ensure_desktop_build_deps
+cargo build -p nerve-desktop -p nerve-cli --release --locked
+cargo bench -p nerve -p nerve-cli --locked
+NERVE_E2E_APP="$CARGO_TARGET_DIR/release/nerve-desktop" desktop_bench 300

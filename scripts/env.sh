@@ -65,3 +65,36 @@ ensure_mcp_test_servers() {
     npm --prefix "$dir" ci --no-audit --no-fund
   fi
 }
+
+# One package selection for every `cargo test` of the test command and the benchmarks: cargo unifies
+# features over the packages a run selects, so a run over another selection (`-p nerve-cli` alone,
+# `-p nerve-desktop` alone) compiles the engine again, with other features, in the same profile.
+TEST_PACKAGES=(-p nerve-protocol -p nerve -p nerve-cli -p nerve-mock-model -p nerve-desktop)
+
+# Stages with their times, printed at the end of a run (`stage NAME` starts one and ends the one
+# before; `print_stages` ends the last and prints them all, also when the run fails).
+STAGE_NAMES=()
+STAGE_SECONDS=()
+STAGE_STARTED=""
+stage() {
+  stage_end
+  STAGE_NAMES+=("$1")
+  STAGE_STARTED="$SECONDS"
+  echo "== $1"
+}
+stage_end() {
+  if [ -n "$STAGE_STARTED" ]; then
+    STAGE_SECONDS+=("$((SECONDS - STAGE_STARTED))")
+    STAGE_STARTED=""
+  fi
+}
+print_stages() {
+  stage_end
+  local i total=0
+  echo "== time per stage"
+  for i in "${!STAGE_NAMES[@]}"; do
+    printf '%6ss  %s\n' "${STAGE_SECONDS[$i]:-?}" "${STAGE_NAMES[$i]}"
+    total=$((total + ${STAGE_SECONDS[$i]:-0}))
+  done
+  printf '%6ss  in all\n' "$total"
+}

@@ -42,7 +42,7 @@ fi
 echo "== the installed app starts and shows its first screen"
 log="$(mktemp)"
 NERVE_E2E_APP="$app" scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1440x960x24" \
-  cargo test -p nerve-desktop --locked --test desktop_e2e -- --ignored --exact the_installed_app_shows_its_first_screen --nocapture \
+  cargo test "${TEST_PACKAGES[@]}" --locked --test desktop_e2e -- --ignored --exact the_installed_app_shows_its_first_screen --nocapture \
   2>&1 | tee "$log"
 # A filter that matched nothing would pass silently: the one test must have run.
 grep -q "test result: ok. 1 passed" "$log" || { echo "the installed-app test did not run" >&2; exit 1; }

@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 
+trap print_stages EXIT
+
+stage "set up: packages, Node.js, the UI's and the MCP servers' npm packages, tauri-driver"
 ensure_rust
 # bash runs hooks and test scripts; git for the engine's git-aware tests; ripgrep so Grep's
 # results are checked against `rg -l`.
@@ -23,19 +26,24 @@ if ! command -v tauri-driver >/dev/null 2>&1; then
   cargo install tauri-driver --locked
 fi
 
-echo "== UI: type check, component tests, build"
+stage "UI: type check, component tests, build"
 npm --prefix ui run check
 npm --prefix ui test
 npm --prefix ui run build
 
-echo "== cargo fmt --check"
+stage "cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy (protocol, engine, CLI, mock model server, desktop shell; all targets)"
-cargo clippy -p nerve-protocol -p nerve -p nerve-cli -p nerve-mock-model -p nerve-desktop --all-targets --locked -- -D warnings
+stage "cargo clippy (protocol, engine, CLI, mock model server, desktop shell; all targets)"
+cargo clippy "${TEST_PACKAGES[@]}" --all-targets --locked -- -D warnings
+# Everything the tests, the short benchmarks and the end-to-end test run is built here, once: each
+# later `cargo test` selects the same packages, so it finds the engine compiled with the same
+# features and builds nothing again.
+stage "cargo build: every test and benchmark, unoptimised"
+cargo test "${TEST_PACKAGES[@]}" --all-targets --locked --no-run
 # One run for all of them: the CLI's tests use the engine's test MCP server, which this run builds.
-echo "== cargo test (protocol, engine, CLI, mock model server, desktop shell)"
-cargo test -p nerve-protocol -p nerve -p nerve-cli -p nerve-mock-model -p nerve-desktop --locked --no-fail-fast
-echo "== the nerve binary as shipped holds no test tools, even with NERVE_TEST_TOOLS=1"
+stage "cargo test (protocol, engine, CLI, mock model server, desktop shell)"
+cargo test "${TEST_PACKAGES[@]}" --locked --no-fail-fast
+stage "the nerve binary as shipped holds no test tools, even with NERVE_TEST_TOOLS=1"
 cargo build -p nerve-cli --bin nerve --locked
 tools_dir="$(mktemp -d)"
 NERVE_TEST_TOOLS=1 NERVE_DATA_DIR="$tools_dir/data" "$CARGO_TARGET_DIR/debug/nerve" tools --bare --cwd "$tools_dir" >"$tools_dir/tools.json"
@@ -45,14 +53,14 @@ if grep -q '"name": "Test' "$tools_dir/tools.json"; then
   exit 1
 fi
 rm -rf "$tools_dir"
-echo "== every benchmark, small and unoptimised (so none rots; the figures mean nothing here)"
+stage "every benchmark, small and unoptimised (so none rots; the figures mean nothing here)"
 scripts/bench.sh --short
-echo "== keyring test against a real Secret Service (must not skip)"
-NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test -p nerve-cli --locked --test all -- suite::keyring::
-echo "== desktop app end to end (Xvfb, tauri-driver, WebKitWebDriver, real keyring, mock model)"
+stage "keyring test against a real Secret Service (must not skip)"
+NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test "${TEST_PACKAGES[@]}" --locked --test all -- suite::keyring::
+stage "desktop app end to end (Xvfb, tauri-driver, WebKitWebDriver, real keyring, mock model)"
 scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1920x1200x24" \
-  cargo test -p nerve-desktop --locked --test desktop_e2e -- --ignored --nocapture --test-threads=1 \
+  cargo test "${TEST_PACKAGES[@]}" --locked --test desktop_e2e -- --ignored --nocapture --test-threads=1 \
   --skip the_installed_app
-echo "== the packages (.deb, .rpm): built, installed with dpkg, the installed app started, removed"
+stage "the packages (.deb, .rpm): built, installed with dpkg, the installed app started, removed"
 scripts/package.sh
 scripts/test-install.sh
