@@ -202,10 +202,12 @@ fn main() {
 /// A real Bash call, step by step (see the module's comment), in a small committed git work tree.
 fn bash_steps(rt: &tokio::runtime::Runtime) {
     use bash_calls::{Launch, median, ms, plain_spawn, session, side_by_side};
+    // Fewer in the short run (`NERVE_BENCH_SCALE` set).
+    let short = std::env::var_os("NERVE_BENCH_SCALE").is_some();
     let calls = std::env::var("NERVE_BENCH_CALLS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(60);
+        .unwrap_or(if short { 10 } else { 60 });
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap().join("project");
     std::fs::create_dir_all(root.join("src")).unwrap();
@@ -213,7 +215,11 @@ fn bash_steps(rt: &tokio::runtime::Runtime) {
         std::fs::write(root.join(format!("src/file_{i}.rs")), format!("fn f{i}() {{}}\n")).unwrap();
     }
     std::fs::write(root.join(".gitignore"), "stamp\n").unwrap();
-    for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-q", "-m", "start"]] {
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-q", "-m", "start"],
+    ] {
         let ok = std::process::Command::new("git")
             .arg("-C")
             .arg(&root)
@@ -227,10 +233,22 @@ fn bash_steps(rt: &tokio::runtime::Runtime) {
     let data = dir.path().join("data");
     let stamp = root.join("stamp");
     let steps = [
-        ("the engine spawns bash", session(&root, &data, Launch::Direct, false)),
-        ("+ through the sandbox helper", session(&root, &data, Launch::Supervised, false)),
-        ("+ the sandbox policy", session(&root, &data, Launch::Sandboxed, false)),
-        ("+ checkpoints (a git work tree)", session(&root, &data, Launch::Sandboxed, true)),
+        (
+            "the engine spawns bash",
+            session(&root, &data, Launch::Direct, false),
+        ),
+        (
+            "+ through the sandbox helper",
+            session(&root, &data, Launch::Supervised, false),
+        ),
+        (
+            "+ the sandbox policy",
+            session(&root, &data, Launch::Sandboxed, false),
+        ),
+        (
+            "+ checkpoints (a git work tree)",
+            session(&root, &data, Launch::Sandboxed, true),
+        ),
     ];
     let sessions: Vec<_> = steps.iter().map(|(_, s)| s).collect();
     let sides = rt.block_on(side_by_side(&sessions, calls, &stamp));

@@ -112,16 +112,21 @@ pub(crate) fn status(root: &Path) -> Result<Status, GitError> {
 }
 
 fn parse_status(out: &[u8]) -> Result<Status, GitError> {
-    let bad = |record: &[u8]| GitError::new("status", format!("unexpected line {:?}", String::from_utf8_lossy(record)));
+    let bad = |record: &[u8]| {
+        GitError::new(
+            "status",
+            format!("unexpected line {:?}", String::from_utf8_lossy(record)),
+        )
+    };
     let mut status = Status::default();
     for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
         let fields = |n: usize| record.splitn(n, |b| *b == b' ').collect::<Vec<_>>();
         match record.first() {
             Some(b'#') => {
-                if let Some(oid) = record.strip_prefix(b"# branch.oid ") {
-                    if oid != b"(initial)" {
-                        status.head = Some(String::from_utf8_lossy(oid).into_owned());
-                    }
+                if let Some(oid) = record.strip_prefix(b"# branch.oid ")
+                    && oid != b"(initial)"
+                {
+                    status.head = Some(String::from_utf8_lossy(oid).into_owned());
                 }
             }
             Some(b'1') => {
@@ -157,12 +162,23 @@ fn parse_status(out: &[u8]) -> Result<Status, GitError> {
 }
 
 /// The paths whose content differs between commits `a` and `b`.
-pub(crate) fn changed_between(root: &Path, a: Option<&str>, b: Option<&str>) -> Result<BTreeSet<PathBuf>, GitError> {
+pub(crate) fn changed_between(
+    root: &Path,
+    a: Option<&str>,
+    b: Option<&str>,
+) -> Result<BTreeSet<PathBuf>, GitError> {
     // The empty tree stands for "no commit yet".
     const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
     let mut command = git(root);
     command
-        .args(["diff-tree", "-r", "-z", "--no-renames", "--name-only", "--no-commit-id"])
+        .args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            "--name-only",
+            "--no-commit-id",
+        ])
         .arg(a.unwrap_or(EMPTY_TREE))
         .arg(b.unwrap_or(EMPTY_TREE));
     let out = output("diff-tree", command)?;
@@ -183,7 +199,11 @@ pub(crate) enum Entry {
 }
 
 /// The entries of `paths` in `commit` (a path it does not hold is left out).
-pub(crate) fn entries_in(root: &Path, commit: &str, paths: &[PathBuf]) -> Result<BTreeMap<PathBuf, Entry>, GitError> {
+pub(crate) fn entries_in(
+    root: &Path,
+    commit: &str,
+    paths: &[PathBuf],
+) -> Result<BTreeMap<PathBuf, Entry>, GitError> {
     let wanted: BTreeSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
     let mut found = BTreeMap::new();
     // In chunks, so no command line grows past the system's limit.
@@ -229,11 +249,17 @@ pub(crate) fn blobs(
     let mut command = git(root);
     command.args(["cat-file", "--batch"]).stdin(Stdio::piped());
     let mut child = command.spawn().map_err(|e| GitError::new("cat-file", e))?;
-    let mut stdin = child.stdin.take().ok_or_else(|| GitError::new("cat-file", "no input"))?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| GitError::new("cat-file", "no input"))?;
     let input: Vec<u8> = oids.iter().flat_map(|o| format!("{o}\n").into_bytes()).collect();
     // Written from a thread while the answers are read, so neither side waits on a full pipe.
     let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let stdout = child.stdout.take().ok_or_else(|| GitError::new("cat-file", "no output"))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| GitError::new("cat-file", "no output"))?;
     let mut reader = BufReader::new(stdout);
     let result = (|| {
         for oid in oids {
@@ -323,16 +349,30 @@ pub(crate) fn converted(root: &Path, paths: &[PathBuf]) -> Result<BTreeSet<PathB
     });
     let mut command = git(root);
     command
-        .args(["check-attr", "-z", "--stdin", "filter", "eol", "ident", "working-tree-encoding", "text"])
+        .args([
+            "check-attr",
+            "-z",
+            "--stdin",
+            "filter",
+            "eol",
+            "ident",
+            "working-tree-encoding",
+            "text",
+        ])
         .stdin(Stdio::piped());
     let mut child = command.spawn().map_err(|e| GitError::new("check-attr", e))?;
-    let mut stdin = child.stdin.take().ok_or_else(|| GitError::new("check-attr", "no input"))?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| GitError::new("check-attr", "no input"))?;
     let input: Vec<u8> = paths
         .iter()
         .flat_map(|p| p.as_os_str().as_bytes().iter().copied().chain([0]))
         .collect();
     let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().map_err(|e| GitError::new("check-attr", e))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| GitError::new("check-attr", e))?;
     let _ = writer.join();
     if !out.status.success() {
         return Err(GitError::new(
@@ -344,7 +384,9 @@ pub(crate) fn converted(root: &Path, paths: &[PathBuf]) -> Result<BTreeSet<PathB
     let fields: Vec<&[u8]> = out.stdout.split(|b| *b == 0).collect();
     let mut found = BTreeSet::new();
     for triple in fields.chunks_exact(3) {
-        let [path, attribute, value] = triple else { continue };
+        let [path, attribute, value] = triple else {
+            continue;
+        };
         let set = *value != b"unspecified" && *value != b"unset";
         let converts = match *attribute {
             b"text" => set || (autocrlf && *value != b"unset"),

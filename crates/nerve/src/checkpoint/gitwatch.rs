@@ -81,7 +81,9 @@ struct CacheState {
 
 impl GitCache {
     fn state(&self) -> std::sync::MutexGuard<'_, CacheState> {
-        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The files under `root` git does not compare with the work tree, listed again only when the
@@ -92,10 +94,11 @@ impl GitCache {
             None => git::index_file(root)?,
         };
         let key = std::fs::metadata(&index).ok().map(|m| StatKey::of(&m));
-        if let Some((_, Some(cached), paths)) = self.state().unwatched.get(root) {
-            if Some(*cached) == key && key.is_some_and(|k| !k.racy(SystemTime::now())) {
-                return Ok(paths.clone());
-            }
+        if let Some((_, Some(cached), paths)) = self.state().unwatched.get(root)
+            && Some(*cached) == key
+            && key.is_some_and(|k| !k.racy(SystemTime::now()))
+        {
+            return Ok(paths.clone());
         }
         let paths = git::unwatched_entries(root)?;
         self.state()
@@ -106,7 +109,11 @@ impl GitCache {
 
     /// Saves what `path` holds now (a regular file's content, absent), unless its stat data says
     /// it is what was saved before. `None`: not a file a checkpoint restores.
-    fn save(&self, path: &Path, store: &BlobStore) -> Result<Option<(Option<StatKey>, Content)>, CheckpointError> {
+    fn save(
+        &self,
+        path: &Path,
+        store: &BlobStore,
+    ) -> Result<Option<(Option<StatKey>, Content)>, CheckpointError> {
         let now = SystemTime::now();
         let Some((key, bytes)) = read_regular(path, |key| self.cached(path, key))? else {
             return Ok(Some((None, Content::Absent)));
@@ -116,7 +123,9 @@ impl GitCache {
             Read::Bytes(bytes) => {
                 let content = store.put(&bytes)?;
                 if !key.racy(now) {
-                    self.state().known.insert(path.to_path_buf(), (key, content.clone()));
+                    self.state()
+                        .known
+                        .insert(path.to_path_buf(), (key, content.clone()));
                 }
                 content
             }
@@ -263,10 +272,10 @@ impl Before {
                 // Not a file before (a link, a folder): nothing to put back.
                 Some(None) => {}
                 Some(Some((key, before))) => {
-                    if let Some(after) = content_now(&full, (*key, before), self.taken)? {
-                        if after != *before {
-                            changed.push((full, before.clone()));
-                        }
+                    if let Some(after) = content_now(&full, (*key, before), self.taken)?
+                        && after != *before
+                    {
+                        changed.push((full, before.clone()));
                     }
                 }
                 None => clean_before.push(path),
@@ -274,7 +283,10 @@ impl Before {
         }
         let unrestorable = self.clean_before(&clean_before, store, &mut changed)?;
         changed.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(Changes { changed, unrestorable })
+        Ok(Changes {
+            changed,
+            unrestorable,
+        })
     }
 
     /// The files among `paths` (not saved before: as HEAD had them, or absent, or ignored) that
@@ -343,7 +355,10 @@ impl Before {
     fn untouched_since_before(&self, path: &Path) -> bool {
         std::fs::symlink_metadata(path).is_ok_and(|m| {
             let ctime = SystemTime::UNIX_EPOCH
-                + Duration::new(m.ctime().max(0) as u64, m.ctime_nsec().clamp(0, 999_999_999) as u32);
+                + Duration::new(
+                    m.ctime().max(0) as u64,
+                    m.ctime_nsec().clamp(0, 999_999_999) as u32,
+                );
             // File-system clocks tick coarsely: a generous tick before the look.
             ctime + Duration::from_millis(50) < self.taken
         })
@@ -377,12 +392,14 @@ fn content_now(
     taken: SystemTime,
 ) -> Result<Option<Content>, CheckpointError> {
     let unchanged = |key: StatKey| key_before == Some(key) && !key.racy(taken);
-    Ok(match read_regular(path, |key| unchanged(key).then(|| before.clone()))? {
-        None => Some(Content::Absent),
-        Some((_, Read::Cached(content))) => Some(content),
-        Some((_, Read::Bytes(bytes))) => Some(content_of_bytes(&bytes)),
-        Some((_, Read::NotAFile)) => None,
-    })
+    Ok(
+        match read_regular(path, |key| unchanged(key).then(|| before.clone()))? {
+            None => Some(Content::Absent),
+            Some((_, Read::Cached(content))) => Some(content),
+            Some((_, Read::Bytes(bytes))) => Some(content_of_bytes(&bytes)),
+            Some((_, Read::NotAFile)) => None,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -424,11 +441,22 @@ mod tests {
             let ok = std::process::Command::new("git")
                 .arg("-C")
                 .arg(self.root())
-                .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@example.com",
+                    "-c",
+                    "commit.gpgsign=false",
+                ])
                 .args(args)
                 .output()
                 .unwrap();
-            assert!(ok.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&ok.stderr));
+            assert!(
+                ok.status.success(),
+                "git {args:?}: {}",
+                String::from_utf8_lossy(&ok.stderr)
+            );
         }
 
         fn write(&self, path: &str, text: &str) {
@@ -468,7 +496,12 @@ mod tests {
 
     #[test]
     fn dirty_clean_untracked_new_and_removed_files_each_come_back_with_their_content_before() {
-        let repo = Repo::new(&[("clean.txt", "clean\n"), ("dirty.txt", "committed\n"), ("gone.txt", "bye\n"), ("same.txt", "s\n")]);
+        let repo = Repo::new(&[
+            ("clean.txt", "clean\n"),
+            ("dirty.txt", "committed\n"),
+            ("gone.txt", "bye\n"),
+            ("same.txt", "s\n"),
+        ]);
         repo.write("dirty.txt", "dirty before\n");
         repo.write("untracked.txt", "untracked before\n");
         repo.write("target/out.o", "ignored before\n");
@@ -560,14 +593,21 @@ mod tests {
             repo.write("a.txt", &a);
             repo.write("u.txt", &u);
             let (changed, _) = repo.changes(before);
-            assert_eq!(changed, pairs(&[("a.txt", &was_a), ("u.txt", &was_u)]), "round {round}");
+            assert_eq!(
+                changed,
+                pairs(&[("a.txt", &was_a), ("u.txt", &was_u)]),
+                "round {round}"
+            );
         }
         println!("checked 20 same-size changes made within a second of the look before");
     }
 
     #[test]
     fn a_file_git_converts_on_checkout_is_reported_as_not_restorable() {
-        let repo = Repo::new(&[(".gitattributes", "*.bin filter=lfs\n*.txt text eol=crlf\n"), ("plain.rs", "p\n")]);
+        let repo = Repo::new(&[
+            (".gitattributes", "*.bin filter=lfs\n*.txt text eol=crlf\n"),
+            ("plain.rs", "p\n"),
+        ]);
         repo.write("big.bin", "pointer\n");
         repo.write("notes.txt", "text\n");
         repo.git(&["add", "-A"]);
@@ -578,7 +618,10 @@ mod tests {
         repo.write("plain.rs", "q\n");
         assert_eq!(
             repo.changes(before),
-            (pairs(&[("plain.rs", "p\n")]), vec!["big.bin".to_string(), "notes.txt".to_string()])
+            (
+                pairs(&[("plain.rs", "p\n")]),
+                vec!["big.bin".to_string(), "notes.txt".to_string()]
+            )
         );
     }
 
@@ -588,7 +631,11 @@ mod tests {
         let marker = repo.dir.path().join("ran");
         let script = repo.dir.path().join("monitor.sh");
         std::fs::write(&script, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
-        std::process::Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+        std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(&script)
+            .status()
+            .unwrap();
         repo.git(&["config", "core.fsmonitor", &script.display().to_string()]);
         let before = repo.before();
         repo.write("a.txt", "b\n");
@@ -604,6 +651,9 @@ mod tests {
         let before = repo.before();
         // The command stops ignoring target/: kept.o appears untracked, but it was there before.
         repo.write(".gitignore", "");
-        assert_eq!(repo.changes(before), (pairs(&[(".gitignore", "target/\n")]), vec![]));
+        assert_eq!(
+            repo.changes(before),
+            (pairs(&[(".gitignore", "target/\n")]), vec![])
+        );
     }
 }

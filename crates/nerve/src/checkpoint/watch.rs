@@ -21,10 +21,16 @@ pub(crate) struct Watch {
 enum WatchKind {
     Files(Vec<PathBuf>),
     /// A git work tree, compared through git: in proportion to what the command changed.
-    Git { root: PathBuf, before: gitwatch::Before },
+    Git {
+        root: PathBuf,
+        before: gitwatch::Before,
+    },
     /// A work tree git cannot answer for (no `git`, a damaged repository): every file hashed,
     /// within limits.
-    Tree { root: PathBuf, before: TreeState },
+    Tree {
+        root: PathBuf,
+        before: TreeState,
+    },
 }
 
 /// Saves what a call with `effect` may change. An error means a file the call names could not be
@@ -60,14 +66,29 @@ pub(crate) async fn before_call(
             let watched = blocking(move || {
                 let exclude = [cp.session_folder().to_path_buf()];
                 match gitwatch::before(&watch_root, &exclude, cp.blobs(), cp.git_cache()) {
-                    Ok(before) => return Ok(Ok(WatchKind::Git { root: watch_root, before })),
-                    Err(WatchError::Save(e)) => return Ok(Err(UnseenReason::ScanFailed { detail: e.to_string() })),
+                    Ok(before) => {
+                        return Ok(Ok(WatchKind::Git {
+                            root: watch_root,
+                            before,
+                        }));
+                    }
+                    Err(WatchError::Save(e)) => {
+                        return Ok(Err(UnseenReason::ScanFailed {
+                            detail: e.to_string(),
+                        }));
+                    }
                     Err(WatchError::Git(e)) => {
                         tracing::debug!("comparing the whole work tree instead: {e}");
                     }
                 }
-                Ok(scan(&watch_root, &exclude, Some(cp.blobs()), cp.limits())
-                    .map(|before| WatchKind::Tree { root: watch_root, before }))
+                Ok(
+                    scan(&watch_root, &exclude, Some(cp.blobs()), cp.limits()).map(|before| {
+                        WatchKind::Tree {
+                            root: watch_root,
+                            before,
+                        }
+                    }),
+                )
             })
             .await?;
             match watched {

@@ -44,7 +44,11 @@ fn project_in(kind: Tree, files: &[(&str, &str)]) -> TestProject {
     match kind {
         Tree::Unreadable => std::fs::create_dir_all(p.project_dir().join(".git")).unwrap(),
         Tree::Git => {
-            for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-q", "-m", "start"]] {
+            for args in [
+                &["init", "-q"][..],
+                &["add", "-A"],
+                &["commit", "-q", "-m", "start"],
+            ] {
                 git(&p, args);
             }
         }
@@ -56,11 +60,22 @@ fn git(p: &TestProject, args: &[&str]) {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(p.project_dir())
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The project's folder in the data dir, as a front-end finds it.
@@ -838,9 +853,15 @@ async fn each_call_shows_its_own_diff_live_and_after_resume_and_one_file_can_be_
 async fn a_command_that_rewrites_ten_thousand_committed_files_is_rewound_exactly() {
     // 10,000 committed files, one of them dirty and one untracked file beside them before the
     // command; the command rewrites them all, deletes one, creates one.
-    let names: Vec<String> = (0..10_000).map(|i| format!("src/m{:02}/f{i:05}.txt", i / 500)).collect();
+    let names: Vec<String> = (0..10_000)
+        .map(|i| format!("src/m{:02}/f{i:05}.txt", i / 500))
+        .collect();
     let texts: Vec<String> = (0..10_000).map(|i| format!("file {i}\n")).collect();
-    let files: Vec<(&str, &str)> = names.iter().map(String::as_str).zip(texts.iter().map(String::as_str)).collect();
+    let files: Vec<(&str, &str)> = names
+        .iter()
+        .map(String::as_str)
+        .zip(texts.iter().map(String::as_str))
+        .collect();
     let p = project_in(Tree::Git, &files);
     p.write("src/m00/f00000.txt", "dirty before the command\n");
     p.write("notes.txt", "untracked before the command\n");
@@ -858,11 +879,18 @@ async fn a_command_that_rewrites_ten_thousand_committed_files_is_rewound_exactly
     .await;
     let mut a = agent(&p, &server);
     send(&mut a, "rewrite everything").await;
-    assert_eq!(read(&p, "src/m00/f00001.txt").as_deref(), Some("changed file 1\n"));
+    assert_eq!(
+        read(&p, "src/m00/f00001.txt").as_deref(),
+        Some("changed file 1\n")
+    );
     let changes = a.changes(ChangeScope::Turn { turn: 1 }).unwrap();
     let count = |status| changes.files.iter().filter(|f| f.status == status).count();
     assert_eq!(
-        (count(FileStatus::Modified), count(FileStatus::Deleted), count(FileStatus::Created)),
+        (
+            count(FileStatus::Modified),
+            count(FileStatus::Deleted),
+            count(FileStatus::Created)
+        ),
         (10_000, 1, 1),
         "9,999 rewritten files and notes.txt; one deleted; one made"
     );
