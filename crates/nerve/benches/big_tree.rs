@@ -1,14 +1,20 @@
 //! A generated project of 1,000,000 files (`NERVE_BENCH_SCALE` divides it): Grep against `rg` and
 //! Glob against `fd` (Debian's `fd-find`) on the same searches, alternating runs, medians and
 //! ratios; then the `@` picker's index over the same tree: its first listing, the time of every
-//! keystroke as queries are typed (p50, p99, worst), and how soon a file made on disk is found.
+//! keystroke as queries are typed (p50, p99, worst), and how soon a file made on disk is found;
+//! then checkpoints: trivial Bash calls through the real pipeline with checkpoints on against the
+//! same calls with them off and against `git status` on the tree, and a command that changes
+//! 10,000 files rewound.
 //!
-//! `cargo bench -p nerve --bench big_tree`
+//! `cargo bench -p nerve --bench big_tree` (`NERVE_BENCH_CHECKPOINTS_ONLY=1`: the checkpoints alone)
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+#[path = "support/bash_calls.rs"]
+mod bash_calls;
 
 use nerve::project_files::FileIndex;
 use nerve::tools::glob::search as glob;
@@ -69,6 +75,18 @@ fn make_tree(root: &Path, n: usize) {
         )
         .unwrap();
     }
+    // Committed, as a checkout is (the checkpoints ask git what is dirty).
+    let run_git = |args: &[&str]| {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["-c", "user.name=bench", "-c", "user.email=bench@example.com"])
+            .args(args)
+            .status();
+        assert!(status.is_ok_and(|s| s.success()), "git {args:?}");
+    };
+    run_git(&["add", "-A"]);
+    run_git(&["commit", "-q", "-m", "generated"]);
 }
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -296,6 +314,138 @@ fn picker(root: &Path) {
     );
 }
 
+/// `git status` as a user runs it in the tree, timed.
+fn git_status(root: &Path) -> Duration {
+    let start = Instant::now();
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["status", "--porcelain"])
+        .output()
+        .expect("git runs");
+    let took = start.elapsed();
+    assert!(out.status.success());
+    took
+}
+
+/// Trivial Bash calls through the real pipeline (sandboxed, as by default) with checkpoints on
+/// and off, one of each in turn, beside `git status` on the same tree; then one command that
+/// changes 10,000 files (fewer in a scaled-down tree), rewound.
+fn checkpoints(root: &Path, files: usize) {
+    use bash_calls::{Launch, median, ms, session, side_by_side};
+    let calls = std::env::var("NERVE_BENCH_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if files >= 100_000 { 100 } else { 10 });
+    let data = tempfile::tempdir().unwrap();
+    // In the ignored build folder: the stamp is not the project's change.
+    let stamp = root.join("pkg_000/build/stamp");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let on = session(root, data.path(), Launch::Sandboxed, true);
+    let off = session(root, data.path(), Launch::Sandboxed, false);
+    git_status(root);
+    let first = Instant::now();
+    rt.block_on(bash_calls::one_call(&on, "toolu_first", &stamp));
+    let first = first.elapsed();
+    let sides = rt.block_on(side_by_side(&[&on, &off], calls, &stamp));
+    let status: Vec<Duration> = (0..calls.min(20)).map(|_| git_status(root)).collect();
+    let (on_total, off_total) = (median(&sides.total[0]), median(&sides.total[1]));
+    let (on_start, off_start) = (median(&sides.to_start[0]), median(&sides.to_start[1]));
+    let status = median(&status);
+    let overhead = on_total.saturating_sub(off_total);
+    println!(
+        "  checkpoints: {calls} trivial Bash calls each way, medians (the first call with them on: {:.1} ms)",
+        ms(first)
+    );
+    println!(
+        "    per call: on {:.1} ms, off {:.1} ms -> overhead {:.1} ms; `git status` {:.1} ms -> overhead/git status = {:.2}x (target <= 1x)",
+        ms(on_total),
+        ms(off_total),
+        ms(overhead),
+        ms(status),
+        overhead.as_secs_f64() / status.as_secs_f64()
+    );
+    println!(
+        "    block end to command start: on {:.1} ms, off {:.1} ms -> +{:.1} ms (target <= 2 ms)",
+        ms(on_start),
+        ms(off_start),
+        ms(on_start.saturating_sub(off_start))
+    );
+
+    // A dirty tracked file and an untracked one before the command, then a command that rewrites
+    // every file of the first package (10,000 in the full tree) and both of those.
+    let dirty = root.join("pkg_000/src/mod_00/file_000.rs");
+    let untracked = root.join("pkg_000/notes.txt");
+    std::fs::write(&dirty, "dirty before the command\n").unwrap();
+    std::fs::write(&untracked, "untracked before the command\n").unwrap();
+    let expected_before: Vec<(PathBuf, Vec<u8>)> = walk_files(&root.join("pkg_000/src"))
+        .into_iter()
+        .chain([untracked.clone()])
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    let checkpoints = on.context.config.checkpoints.clone().unwrap();
+    checkpoints.begin_turn(2);
+    let call = nerve::pipeline::ToolCall {
+        id: "toolu_rewrite".into(),
+        name: "Bash".into(),
+        input: serde_json::json!({
+            "command": "find pkg_000/src -type f -exec sed -i 's/^/changed /' {} + && echo more >> pkg_000/notes.txt && echo new > pkg_000/made.txt",
+            "description": "Rewrite a package"
+        }),
+    };
+    let start = Instant::now();
+    let outcome = rt.block_on(on.run_one(&call));
+    let took = start.elapsed();
+    assert!(!outcome.is_error, "{outcome:?}");
+    let changed = outcome.changed_files.len();
+    let start = Instant::now();
+    let plan = nerve::checkpoint::restore::plan(&checkpoints, 2).unwrap();
+    let report = nerve::checkpoint::restore::apply(&checkpoints, plan, &[]).unwrap();
+    let rewound = start.elapsed();
+    assert!(report.refused.is_empty(), "{:?}", report.refused);
+    for (path, bytes) in &expected_before {
+        assert_eq!(&std::fs::read(path).unwrap(), bytes, "{} rewound", path.display());
+    }
+    assert!(!root.join("pkg_000/made.txt").exists(), "the new file is gone");
+    println!(
+        "    a command changing {changed} files: {:.0} ms through the pipeline; rewound exactly ({} files put back) in {:.0} ms",
+        ms(took),
+        report.restored.len(),
+        ms(rewound)
+    );
+    std::fs::remove_file(&untracked).unwrap();
+    let restored = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["checkout", "-q", "--", "pkg_000/src/mod_00/file_000.rs"])
+        .status()
+        .unwrap();
+    assert!(restored.success());
+}
+
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(entry.path());
+            } else {
+                out.push(entry.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 fn main() {
     // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
     nerve::sandbox::helper::run_if_asked();
@@ -312,6 +462,11 @@ fn main() {
         "  {:<44} {:>9} {:>9} {:>7} {:>8} {:>8}",
         "search", "nerve ms", "tool ms", "ratio", "nerve n", "tool n"
     );
+    // `NERVE_BENCH_CHECKPOINTS_ONLY=1`: the checkpoints alone.
+    if std::env::var_os("NERVE_BENCH_CHECKPOINTS_ONLY").is_some() {
+        checkpoints(&root, n);
+        return;
+    }
     // `NERVE_BENCH_PICKER_ONLY=1`: the picker alone (while working on it).
     if std::env::var_os("NERVE_BENCH_PICKER_ONLY").is_some() {
         picker(&root);
@@ -332,5 +487,6 @@ fn main() {
     }
     if !glob_only {
         picker(&root);
+        checkpoints(&root, n);
     }
 }

@@ -9,6 +9,9 @@
 //!   times the command is analysed per call.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
 
+#[path = "support/bash_calls.rs"]
+mod bash_calls;
+
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
@@ -192,4 +195,78 @@ fn main() {
         per_analysis.as_secs_f64() * 1e6,
         per_call.as_secs_f64() / per_analysis.as_secs_f64()
     );
+
+    bash_steps(&rt);
+}
+
+/// A real Bash call, step by step (see the module's comment), in a small committed git work tree.
+fn bash_steps(rt: &tokio::runtime::Runtime) {
+    use bash_calls::{Launch, median, ms, plain_spawn, session, side_by_side};
+    // Fewer in the short run (`NERVE_BENCH_SCALE` set).
+    let short = std::env::var_os("NERVE_BENCH_SCALE").is_some();
+    let calls = std::env::var("NERVE_BENCH_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if short { 10 } else { 60 });
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("project");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    for i in 0..50 {
+        std::fs::write(root.join(format!("src/file_{i}.rs")), format!("fn f{i}() {{}}\n")).unwrap();
+    }
+    std::fs::write(root.join(".gitignore"), "stamp\n").unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-q", "-m", "start"],
+    ] {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&root)
+            .args(["-c", "user.name=bench", "-c", "user.email=bench@example.com"])
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+    let data = dir.path().join("data");
+    let stamp = root.join("stamp");
+    let steps = [
+        (
+            "the engine spawns bash",
+            session(&root, &data, Launch::Direct, false),
+        ),
+        (
+            "+ through the sandbox helper",
+            session(&root, &data, Launch::Supervised, false),
+        ),
+        (
+            "+ the sandbox policy",
+            session(&root, &data, Launch::Sandboxed, false),
+        ),
+        (
+            "+ checkpoints (a git work tree)",
+            session(&root, &data, Launch::Sandboxed, true),
+        ),
+    ];
+    let sessions: Vec<_> = steps.iter().map(|(_, s)| s).collect();
+    let sides = rt.block_on(side_by_side(&sessions, calls, &stamp));
+    let spawn: Vec<Duration> = (0..calls).map(|_| plain_spawn(&root, &stamp)).collect();
+    let spawn = median(&spawn);
+    println!(
+        "bash call, {calls} calls of each kind in turn, medians: from the call to its command's start (and the whole call)"
+    );
+    println!("  {:<34} {:>7.2} ms", "bash spawned alone", ms(spawn));
+    let mut previous = spawn;
+    for (k, (name, _)) in steps.iter().enumerate() {
+        let to_start = median(&sides.to_start[k]);
+        println!(
+            "  {name:<34} {:>7.2} ms ({:+.2} ms; whole call {:.2} ms)",
+            ms(to_start),
+            ms(to_start) - ms(previous),
+            ms(median(&sides.total[k]))
+        );
+        previous = to_start;
+    }
 }

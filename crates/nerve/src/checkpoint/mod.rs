@@ -2,9 +2,10 @@
 //!
 //! Before a turn first changes a file through a tool that names it (Edit, Write, NotebookEdit, an
 //! approved `sed -i`), the file's content (or its absence) is saved once per turn. A shell command
-//! names no files: in a git repository the work tree is compared before and after it
-//! ([`worktree`]), and what changed is saved the same way; elsewhere the log says the command's
-//! changes cannot be seen. Everything lives in the session's data folder:
+//! names no files: in a git repository git says which files are dirty before it and which changed
+//! after it ([`gitwatch`]: in proportion to the change, not to the tree; the whole tree hashed
+//! within limits, [`worktree`], only when git cannot answer), and what changed is saved the same
+//! way; elsewhere the log says the command's changes cannot be seen. Everything lives in the session's data folder:
 //! `<session>/checkpoints/log.jsonl` and `<session>/checkpoints/blobs/<sha256>`.
 //!
 //! [`changes`] turns the log into change sets (net diffs per file), [`restore`] puts files back.
@@ -13,6 +14,8 @@ mod blobs;
 pub mod changes;
 mod effect;
 mod error;
+mod git;
+mod gitwatch;
 mod lock;
 mod log;
 pub mod restore;
@@ -50,6 +53,7 @@ struct Inner {
     blobs: BlobStore,
     log_path: PathBuf,
     limits: TreeLimits,
+    git_cache: gitwatch::GitCache,
     state: Mutex<TurnState>,
 }
 
@@ -81,6 +85,7 @@ impl Checkpoints {
                 blobs: BlobStore::new(dir.join("blobs")),
                 log_path: dir.join("log.jsonl"),
                 limits,
+                git_cache: gitwatch::GitCache::default(),
                 state: Mutex::new(TurnState::default()),
             }),
         }
@@ -122,6 +127,10 @@ impl Checkpoints {
 
     pub(crate) fn limits(&self) -> TreeLimits {
         self.inner.limits
+    }
+
+    pub(crate) fn git_cache(&self) -> &gitwatch::GitCache {
+        &self.inner.git_cache
     }
 
     pub(crate) fn append(&self, entry: &LogEntry) -> Result<(), CheckpointError> {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::checkpoint::FileEffect;
+use crate::checkpoint::gitwatch::{self, WatchError};
 use crate::checkpoint::worktree::{TreeState, git_root, scan};
 use crate::checkpoint::{CallRef, CheckpointError, Checkpoints, LogEntry, Seen, UnseenReason};
 
@@ -19,7 +20,17 @@ pub(crate) struct Watch {
 #[derive(Debug)]
 enum WatchKind {
     Files(Vec<PathBuf>),
-    Tree { root: PathBuf, before: TreeState },
+    /// A git work tree, compared through git: in proportion to what the command changed.
+    Git {
+        root: PathBuf,
+        before: gitwatch::Before,
+    },
+    /// A work tree git cannot answer for (no `git`, a damaged repository): every file hashed,
+    /// within limits.
+    Tree {
+        root: PathBuf,
+        before: TreeState,
+    },
 }
 
 /// Saves what a call with `effect` may change. An error means a file the call names could not be
@@ -51,14 +62,37 @@ pub(crate) async fn before_call(
                 note(checkpoints, turn, call, UnseenReason::NotGitRepository);
                 return Ok(None);
             };
-            let scan_root = root.clone();
-            let scanned = blocking(move || {
+            let watch_root = root.clone();
+            let watched = blocking(move || {
                 let exclude = [cp.session_folder().to_path_buf()];
-                Ok(scan(&scan_root, &exclude, Some(cp.blobs()), cp.limits()))
+                match gitwatch::before(&watch_root, &exclude, cp.blobs(), cp.git_cache()) {
+                    Ok(before) => {
+                        return Ok(Ok(WatchKind::Git {
+                            root: watch_root,
+                            before,
+                        }));
+                    }
+                    Err(WatchError::Save(e)) => {
+                        return Ok(Err(UnseenReason::ScanFailed {
+                            detail: e.to_string(),
+                        }));
+                    }
+                    Err(WatchError::Git(e)) => {
+                        tracing::debug!("comparing the whole work tree instead: {e}");
+                    }
+                }
+                Ok(
+                    scan(&watch_root, &exclude, Some(cp.blobs()), cp.limits()).map(|before| {
+                        WatchKind::Tree {
+                            root: watch_root,
+                            before,
+                        }
+                    }),
+                )
             })
             .await?;
-            match scanned {
-                Ok(before) => WatchKind::Tree { root, before },
+            match watched {
+                Ok(kind) => kind,
                 Err(reason) => {
                     note(checkpoints, turn, call, reason);
                     return Ok(None);
@@ -102,6 +136,31 @@ impl Watch {
                         changed.push(path);
                     }
                 }
+                WatchKind::Git { root, before } => {
+                    let found = match before.changes(cp.blobs(), cp.git_cache()) {
+                        Ok(found) => found,
+                        Err(e) => {
+                            note(&cp, turn, call, UnseenReason::ScanFailed { detail: e.to_string() });
+                            return Ok(changed);
+                        }
+                    };
+                    record(&cp, turn, &call, found.changed, &mut changed)?;
+                    if !found.unrestorable.is_empty() {
+                        let list: Vec<String> = found.unrestorable.iter().map(|p| p.display().to_string()).collect();
+                        note(
+                            &cp,
+                            turn,
+                            call.clone(),
+                            UnseenReason::ScanFailed {
+                                detail: format!(
+                                    "git converts the bytes of {} on checkout (a filter or line endings), so their content before is not git's copy",
+                                    list.join(", ")
+                                ),
+                            },
+                        );
+                    }
+                    note(&cp, turn, call, UnseenReason::OutsideWorkTree { root });
+                }
                 WatchKind::Tree { root, before } => {
                     let exclude = [cp.session_folder().to_path_buf()];
                     let after = match scan(&root, &exclude, None, cp.limits()) {
@@ -111,18 +170,7 @@ impl Watch {
                             return Ok(changed);
                         }
                     };
-                    for (path, was) in before.changed_in(&after) {
-                        cp.save_known_before(turn, &path, was)?;
-                        let after = cp.blobs().capture(&path)?;
-                        cp.append(&LogEntry::Changed {
-                            turn,
-                            path: path.clone(),
-                            after,
-                            call: call.clone(),
-                            seen: Seen::WorkTree,
-                        })?;
-                        changed.push(path);
-                    }
+                    record(&cp, turn, &call, before.changed_in(&after), &mut changed)?;
                     note(&cp, turn, call, UnseenReason::OutsideWorkTree { root });
                 }
             }
@@ -142,6 +190,30 @@ impl Watch {
             Vec::new()
         })
     }
+}
+
+/// Records each of `found` (a file and its content before) as changed by `call` in the work tree,
+/// its content before saved first.
+fn record(
+    cp: &Checkpoints,
+    turn: u32,
+    call: &CallRef,
+    found: Vec<(PathBuf, crate::checkpoint::Content)>,
+    changed: &mut Vec<PathBuf>,
+) -> Result<(), CheckpointError> {
+    for (path, was) in found {
+        cp.save_known_before(turn, &path, was)?;
+        let after = cp.blobs().capture(&path)?;
+        cp.append(&LogEntry::Changed {
+            turn,
+            path: path.clone(),
+            after,
+            call: call.clone(),
+            seen: Seen::WorkTree,
+        })?;
+        changed.push(path);
+    }
+    Ok(())
 }
 
 fn note(checkpoints: &Checkpoints, turn: u32, call: CallRef, reason: UnseenReason) {

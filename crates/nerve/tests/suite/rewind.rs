@@ -20,12 +20,62 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-/// A project that is a git work tree (the engine only needs the `.git` folder to find it).
+/// How the project's folder is a git work tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tree {
+    /// A real repository: git says what is dirty and what changed.
+    Git,
+    /// A `.git` folder git cannot read: the engine hashes the whole tree instead.
+    Unreadable,
+}
+
+/// A project that is a git work tree with `.gitignore` (ignoring `ignored/`) committed.
 fn git_project() -> TestProject {
+    project_in(Tree::Git, &[])
+}
+
+/// A project of `kind` with `files` (and `.gitignore`) committed.
+fn project_in(kind: Tree, files: &[(&str, &str)]) -> TestProject {
     let p = TestProject::new();
-    std::fs::create_dir_all(p.project_dir().join(".git")).unwrap();
     std::fs::write(p.project_dir().join(".gitignore"), "ignored/\n").unwrap();
+    for (rel, text) in files {
+        p.write(rel, text);
+    }
+    match kind {
+        Tree::Unreadable => std::fs::create_dir_all(p.project_dir().join(".git")).unwrap(),
+        Tree::Git => {
+            for args in [
+                &["init", "-q"][..],
+                &["add", "-A"],
+                &["commit", "-q", "-m", "start"],
+            ] {
+                git(&p, args);
+            }
+        }
+    }
     p
+}
+
+fn git(p: &TestProject, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(p.project_dir())
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The project's folder in the data dir, as a front-end finds it.
@@ -539,9 +589,16 @@ mod property {
         FILES.map(|f| read(p, f))
     }
 
-    async fn scenario(prompts: Vec<Vec<Op>>, to: usize) {
-        let p = git_project();
-        let mut files: [Option<String>; 3] = [None, None, None];
+    /// `committed`: the files start committed (clean in git), else absent.
+    async fn scenario(kind: Tree, committed: bool, prompts: Vec<Vec<Op>>, to: usize) {
+        let start: Vec<(&str, String)> = if committed {
+            FILES.iter().map(|f| (*f, format!("committed {f}\n"))).collect()
+        } else {
+            Vec::new()
+        };
+        let start: Vec<(&str, &str)> = start.iter().map(|(f, t)| (*f, t.as_str())).collect();
+        let p = project_in(kind, &start);
+        let mut files: [Option<String>; 3] = on_disk(&p);
         let mut before_each = Vec::new();
         let mut steps = Vec::new();
         for (n, ops) in prompts.iter().enumerate() {
@@ -590,7 +647,25 @@ mod property {
             to in 0..4usize,
         ) {
             let to = to % prompts.len();
-            tokio::runtime::Runtime::new().unwrap().block_on(scenario(prompts, to));
+            tokio::runtime::Runtime::new().unwrap().block_on(scenario(Tree::Git, false, prompts, to));
+        }
+
+        #[test]
+        fn a_rewind_restores_files_that_were_committed_and_clean_before_the_prompt(
+            prompts in proptest::collection::vec(proptest::collection::vec(op(), 1..4), 1..4),
+            to in 0..4usize,
+        ) {
+            let to = to % prompts.len();
+            tokio::runtime::Runtime::new().unwrap().block_on(scenario(Tree::Git, true, prompts, to));
+        }
+
+        #[test]
+        fn a_rewind_restores_every_file_where_git_cannot_read_the_repository(
+            prompts in proptest::collection::vec(proptest::collection::vec(op(), 1..4), 1..4),
+            to in 0..4usize,
+        ) {
+            let to = to % prompts.len();
+            tokio::runtime::Runtime::new().unwrap().block_on(scenario(Tree::Unreadable, true, prompts, to));
         }
     }
 }
@@ -772,4 +847,57 @@ async fn each_call_shows_its_own_diff_live_and_after_resume_and_one_file_can_be_
             .is_empty(),
         "a file the session never changed has nothing to revert"
     );
+}
+
+#[tokio::test]
+async fn a_command_that_rewrites_ten_thousand_committed_files_is_rewound_exactly() {
+    // 10,000 committed files, one of them dirty and one untracked file beside them before the
+    // command; the command rewrites them all, deletes one, creates one.
+    let names: Vec<String> = (0..10_000)
+        .map(|i| format!("src/m{:02}/f{i:05}.txt", i / 500))
+        .collect();
+    let texts: Vec<String> = (0..10_000).map(|i| format!("file {i}\n")).collect();
+    let files: Vec<(&str, &str)> = names
+        .iter()
+        .map(String::as_str)
+        .zip(texts.iter().map(String::as_str))
+        .collect();
+    let p = project_in(Tree::Git, &files);
+    p.write("src/m00/f00000.txt", "dirty before the command\n");
+    p.write("notes.txt", "untracked before the command\n");
+    let before: Vec<(String, Option<String>)> = names
+        .iter()
+        .map(String::as_str)
+        .chain(["notes.txt", "made.txt"])
+        .map(|n| (n.to_string(), read(&p, n)))
+        .collect();
+    let command = "find src -type f -exec sed -i 's/^/changed /' {} + && rm src/m19/f09999.txt && echo more >> notes.txt && echo new > made.txt";
+    let server = mock(json!([
+        calls(vec![tool_use("b1", "Bash", json!({"command": command}))]),
+        says("done"),
+    ]))
+    .await;
+    let mut a = agent(&p, &server);
+    send(&mut a, "rewrite everything").await;
+    assert_eq!(
+        read(&p, "src/m00/f00001.txt").as_deref(),
+        Some("changed file 1\n")
+    );
+    let changes = a.changes(ChangeScope::Turn { turn: 1 }).unwrap();
+    let count = |status| changes.files.iter().filter(|f| f.status == status).count();
+    assert_eq!(
+        (
+            count(FileStatus::Modified),
+            count(FileStatus::Deleted),
+            count(FileStatus::Created)
+        ),
+        (10_000, 1, 1),
+        "9,999 rewritten files and notes.txt; one deleted; one made"
+    );
+
+    let report = a.rewind(&code_only(1)).unwrap().code.unwrap();
+    assert_eq!(report.refused, Vec::<RefusedRestore>::new());
+    assert_eq!(report.restored.len(), 10_002);
+    let after: Vec<(String, Option<String>)> = before.iter().map(|(n, _)| (n.clone(), read(&p, n))).collect();
+    assert_eq!(after, before, "every file as it was before the prompt");
 }

@@ -1,0 +1,659 @@
+//! Seeing what a shell command changed in a git work tree, at the cost of what it changed rather
+//! than of what the project holds.
+//!
+//! Before the command, `git status` (the index's stat cache: as fast as the user's own) says which
+//! files are not as HEAD has them: changed, staged, unmerged, untracked (not ignored). Only those
+//! files' contents are saved, with the files git is told not to look at (assume-unchanged,
+//! skip-worktree). Every other tracked file holds what HEAD's blob holds, and git's object store
+//! keeps that already. After the command, `git status` again (and, when HEAD moved, the paths the
+//! two commits differ in) names every file that may have changed: a file saved before is compared
+//! with its saved content; a file that was clean gets its content before from HEAD's blob, saved
+//! then, as a file the command created gets "absent". A command that rewrites 50,000 files pays
+//! for 50,000 files once; one that changes nothing pays two `git status`.
+//!
+//! What is not seen, as with the whole-tree comparison before it: ignored files, files inside
+//! submodules, symbolic links. A file whose bytes git converts on checkout (a filter such as Git
+//! LFS, line endings, `ident`) is not its blob, so a change to it while it was clean is reported as
+//! not restorable.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use crate::checkpoint::git::{self, Entry, GitError};
+use crate::checkpoint::{BlobStore, CheckpointError, Content, MAX_FILE_BYTES, content_of_bytes};
+
+/// A file's stat data, enough to tell a changed file from an untouched one (with the race below).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StatKey {
+    dev: u64,
+    ino: u64,
+    mode: u32,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl StatKey {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Self {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            mode: meta.mode(),
+            size: meta.size(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// Whether a file with this stat may still change without its stat changing: its times are
+    /// too close to `seen` (file-system clocks tick coarsely), as git's "racy clean" entries are.
+    fn racy(&self, seen: SystemTime) -> bool {
+        let seen_ns = seen
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        let margin = RACY_MARGIN.as_nanos() as i128;
+        self.mtime_ns + margin >= seen_ns || self.ctime_ns + margin >= seen_ns
+    }
+}
+
+/// How close to a look at a file its times may be before the look cannot trust them.
+const RACY_MARGIN: Duration = Duration::from_secs(2);
+
+/// What the session remembers between calls, so a call pays for what changed since the last.
+#[derive(Debug, Default)]
+pub(crate) struct GitCache {
+    inner: Mutex<CacheState>,
+}
+
+#[derive(Debug, Default)]
+struct CacheState {
+    /// Contents of files already saved, by path, valid while the stat data is the same (and was
+    /// not racy when seen).
+    known: HashMap<PathBuf, (StatKey, Content)>,
+    /// Per work tree: its index file, the index's stat data when last listed and the files git is
+    /// told not to look at then.
+    unwatched: HashMap<PathBuf, (PathBuf, Option<StatKey>, Vec<PathBuf>)>,
+}
+
+impl GitCache {
+    fn state(&self) -> std::sync::MutexGuard<'_, CacheState> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The files under `root` git does not compare with the work tree, listed again only when the
+    /// index changed.
+    fn unwatched(&self, root: &Path) -> Result<Vec<PathBuf>, GitError> {
+        let index = match self.state().unwatched.get(root) {
+            Some((index, ..)) => index.clone(),
+            None => git::index_file(root)?,
+        };
+        let key = std::fs::metadata(&index).ok().map(|m| StatKey::of(&m));
+        if let Some((_, Some(cached), paths)) = self.state().unwatched.get(root)
+            && Some(*cached) == key
+            && key.is_some_and(|k| !k.racy(SystemTime::now()))
+        {
+            return Ok(paths.clone());
+        }
+        let paths = git::unwatched_entries(root)?;
+        self.state()
+            .unwatched
+            .insert(root.to_path_buf(), (index, key, paths.clone()));
+        Ok(paths)
+    }
+
+    /// Saves what `path` holds now (a regular file's content, absent), unless its stat data says
+    /// it is what was saved before. `None`: not a file a checkpoint restores.
+    fn save(
+        &self,
+        path: &Path,
+        store: &BlobStore,
+    ) -> Result<Option<(Option<StatKey>, Content)>, CheckpointError> {
+        let now = SystemTime::now();
+        let Some((key, bytes)) = read_regular(path, |key| self.cached(path, key))? else {
+            return Ok(Some((None, Content::Absent)));
+        };
+        let content = match bytes {
+            Read::Cached(content) => content,
+            Read::Bytes(bytes) => {
+                let content = store.put(&bytes)?;
+                if !key.racy(now) {
+                    self.state()
+                        .known
+                        .insert(path.to_path_buf(), (key, content.clone()));
+                }
+                content
+            }
+            Read::NotAFile => return Ok(None),
+        };
+        Ok(Some((Some(key), content)))
+    }
+
+    fn cached(&self, path: &Path, key: StatKey) -> Option<Content> {
+        match self.state().known.get(path) {
+            Some((k, content)) if *k == key => Some(content.clone()),
+            _ => None,
+        }
+    }
+}
+
+enum Read {
+    Cached(Content),
+    Bytes(Vec<u8>),
+    NotAFile,
+}
+
+/// A regular file's stat data and bytes (or the cached content `cached` gives for its stat);
+/// `None` when there is no file. Symbolic links are not followed.
+fn read_regular(
+    path: &Path,
+    cached: impl FnOnce(StatKey) -> Option<Content>,
+) -> Result<Option<(StatKey, Read)>, CheckpointError> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(CheckpointError::io("read", path, e)),
+    };
+    let key = StatKey::of(&meta);
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        return Ok(Some((key, Read::NotAFile)));
+    }
+    if let Some(content) = cached(key) {
+        return Ok(Some((key, Read::Cached(content))));
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some((key, Read::Bytes(bytes)))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CheckpointError::io("read", path, e)),
+    }
+}
+
+/// Why the git comparison did not work.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WatchError {
+    /// Git failed (not a repository, no git): the caller falls back to comparing the whole tree.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// A file could not be read or saved.
+    #[error(transparent)]
+    Save(#[from] CheckpointError),
+}
+
+impl From<git::BlobsError> for WatchError {
+    fn from(e: git::BlobsError) -> Self {
+        match e {
+            git::BlobsError::Git(e) => Self::Git(e),
+            git::BlobsError::Save(e) => Self::Save(e),
+        }
+    }
+}
+
+/// The work tree just before a command: HEAD, and the saved content of every file that is not as
+/// HEAD has it.
+#[derive(Debug)]
+pub(crate) struct Before {
+    root: PathBuf,
+    /// Folders left out (the session's own checkpoints, should they lie in the tree).
+    exclude: Vec<PathBuf>,
+    head: Option<String>,
+    taken: SystemTime,
+    /// Relative path to its stat data and content then (`None`: not a file a checkpoint
+    /// restores).
+    saved: BTreeMap<PathBuf, Option<(Option<StatKey>, Content)>>,
+}
+
+/// What a command changed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Changes {
+    /// Absolute path and its content before the command, sorted.
+    pub changed: Vec<(PathBuf, Content)>,
+    /// Files that changed whose content before cannot be known (git converts their bytes).
+    pub unrestorable: Vec<PathBuf>,
+}
+
+/// Looks at the work tree at `root` before a command, saving what git does not hold; files under
+/// `exclude` are left out.
+pub(crate) fn before(
+    root: &Path,
+    exclude: &[PathBuf],
+    store: &BlobStore,
+    cache: &GitCache,
+) -> Result<Before, WatchError> {
+    let taken = SystemTime::now();
+    let status = git::status(root)?;
+    let mut paths = status.dirty;
+    paths.extend(cache.unwatched(root)?);
+    let mut saved = BTreeMap::new();
+    for path in paths {
+        if excluded(root, exclude, &path) {
+            continue;
+        }
+        let content = cache.save(&root.join(&path), store)?;
+        saved.insert(path, content);
+    }
+    Ok(Before {
+        root: root.to_path_buf(),
+        exclude: exclude.to_vec(),
+        head: status.head,
+        taken,
+        saved,
+    })
+}
+
+impl Before {
+    /// The files the command changed since, each with its content before (saved in `store`).
+    pub(crate) fn changes(self, store: &BlobStore, cache: &GitCache) -> Result<Changes, WatchError> {
+        let root = &self.root;
+        let status = git::status(root)?;
+        let mut candidates: BTreeSet<PathBuf> = status.dirty;
+        candidates.extend(cache.unwatched(root)?);
+        if status.head != self.head {
+            candidates.extend(git::changed_between(
+                root,
+                self.head.as_deref(),
+                status.head.as_deref(),
+            )?);
+        }
+        candidates.extend(self.saved.keys().cloned());
+
+        let mut changed = Vec::new();
+        let mut clean_before = Vec::new();
+        for path in candidates {
+            if excluded(root, &self.exclude, &path) {
+                continue;
+            }
+            let full = root.join(&path);
+            match self.saved.get(&path) {
+                // Not a file before (a link, a folder): nothing to put back.
+                Some(None) => {}
+                Some(Some((key, before))) => {
+                    if let Some(after) = content_now(&full, (*key, before), self.taken)?
+                        && after != *before
+                    {
+                        changed.push((full, before.clone()));
+                    }
+                }
+                None => clean_before.push(path),
+            }
+        }
+        let unrestorable = self.clean_before(&clean_before, store, &mut changed)?;
+        changed.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Changes {
+            changed,
+            unrestorable,
+        })
+    }
+
+    /// The files among `paths` (not saved before: as HEAD had them, or absent, or ignored) that
+    /// changed, with HEAD's content saved as their content before.
+    fn clean_before(
+        &self,
+        paths: &[PathBuf],
+        store: &BlobStore,
+        changed: &mut Vec<(PathBuf, Content)>,
+    ) -> Result<Vec<PathBuf>, WatchError> {
+        let root = &self.root;
+        let entries = match (&self.head, paths.is_empty()) {
+            (Some(head), false) => git::entries_in(root, head, paths)?,
+            _ => BTreeMap::new(),
+        };
+        let mut from_head: Vec<(PathBuf, String, Content)> = Vec::new();
+        for path in paths {
+            let full = root.join(path);
+            let now = content_of(&full)?;
+            match entries.get(path) {
+                Some(Entry::File { oid }) => {
+                    if let Some(now) = now {
+                        from_head.push((path.clone(), oid.clone(), now));
+                    }
+                }
+                Some(Entry::Other) => {}
+                None => {
+                    // Not in HEAD and not listed before: absent then, unless it was ignored (its
+                    // inode older than the look before says it was there all along).
+                    if matches!(now, Some(Content::Present { .. })) && !self.untouched_since_before(&full) {
+                        changed.push((full, Content::Absent));
+                    }
+                }
+            }
+        }
+        if from_head.is_empty() {
+            return Ok(Vec::new());
+        }
+        let paths: Vec<PathBuf> = from_head.iter().map(|(p, ..)| p.clone()).collect();
+        let converted = git::converted(root, &paths)?;
+        let oids: Vec<String> = from_head
+            .iter()
+            .filter(|(p, ..)| !converted.contains(p))
+            .map(|(_, oid, _)| oid.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let mut contents: HashMap<String, Content> = HashMap::new();
+        git::blobs(root, &oids, |oid, bytes| {
+            contents.insert(oid.to_string(), store.put(&bytes)?);
+            Ok(())
+        })?;
+        let mut unrestorable = Vec::new();
+        for (path, oid, now) in from_head {
+            let full = root.join(&path);
+            match contents.get(&oid) {
+                Some(before) if *before != now => changed.push((full, before.clone())),
+                Some(_) => {}
+                None => unrestorable.push(full),
+            }
+        }
+        Ok(unrestorable)
+    }
+
+    /// Whether the file's inode was last changed before the look before the command.
+    fn untouched_since_before(&self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok_and(|m| {
+            let ctime = SystemTime::UNIX_EPOCH
+                + Duration::new(
+                    m.ctime().max(0) as u64,
+                    m.ctime_nsec().clamp(0, 999_999_999) as u32,
+                );
+            // File-system clocks tick coarsely: a generous tick before the look.
+            ctime + Duration::from_millis(50) < self.taken
+        })
+    }
+}
+
+fn excluded(root: &Path, exclude: &[PathBuf], path: &Path) -> bool {
+    !exclude.is_empty() && {
+        let full = root.join(path);
+        exclude.iter().any(|x| full.starts_with(x))
+    }
+}
+
+/// What a regular file holds now (`Some(Absent)` when there is none); `None` for something that
+/// is not a regular file.
+fn content_of(path: &Path) -> Result<Option<Content>, CheckpointError> {
+    Ok(match read_regular(path, |_| None)? {
+        None => Some(Content::Absent),
+        Some((_, Read::Bytes(bytes))) => Some(content_of_bytes(&bytes)),
+        Some((_, Read::Cached(content))) => Some(content),
+        Some((_, Read::NotAFile)) => None,
+    })
+}
+
+/// What a file saved before the command with `before` (its stat data then, and content) holds
+/// now; `None` when it is no longer a regular file. Its stat data unchanged (and not racy when
+/// seen) says it is unchanged without reading it.
+fn content_now(
+    path: &Path,
+    (key_before, before): (Option<StatKey>, &Content),
+    taken: SystemTime,
+) -> Result<Option<Content>, CheckpointError> {
+    let unchanged = |key: StatKey| key_before == Some(key) && !key.racy(taken);
+    Ok(
+        match read_regular(path, |key| unchanged(key).then(|| before.clone()))? {
+            None => Some(Content::Absent),
+            Some((_, Read::Cached(content))) => Some(content),
+            Some((_, Read::Bytes(bytes))) => Some(content_of_bytes(&bytes)),
+            Some((_, Read::NotAFile)) => None,
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    struct Repo {
+        dir: tempfile::TempDir,
+        store: BlobStore,
+        cache: GitCache,
+    }
+
+    impl Repo {
+        /// A git work tree with `files` committed and `target/` ignored.
+        fn new(files: &[(&str, &str)]) -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let repo = Self {
+                store: BlobStore::new(dir.path().join("blobs")),
+                dir,
+                cache: GitCache::default(),
+            };
+            std::fs::create_dir(repo.root()).unwrap();
+            repo.git(&["init", "-q"]);
+            repo.write(".gitignore", "target/\n");
+            for (path, text) in files {
+                repo.write(path, text);
+            }
+            repo.git(&["add", "-A"]);
+            repo.git(&["commit", "-q", "-m", "start"]);
+            repo
+        }
+
+        fn root(&self) -> PathBuf {
+            self.dir.path().join("tree")
+        }
+
+        fn git(&self, args: &[&str]) {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(self.root())
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@example.com",
+                    "-c",
+                    "commit.gpgsign=false",
+                ])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(
+                ok.status.success(),
+                "git {args:?}: {}",
+                String::from_utf8_lossy(&ok.stderr)
+            );
+        }
+
+        fn write(&self, path: &str, text: &str) {
+            let full = self.root().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+
+        fn before(&self) -> Before {
+            before(&self.root(), &[], &self.store, &self.cache).unwrap()
+        }
+
+        /// The changes, each file's content before as text ("" for absent).
+        fn changes(&self, before: Before) -> (Vec<(String, String)>, Vec<String>) {
+            let found = before.changes(&self.store, &self.cache).unwrap();
+            let rel = |p: &Path| p.strip_prefix(self.root()).unwrap().display().to_string();
+            let changed = found
+                .changed
+                .iter()
+                .map(|(p, c)| {
+                    let text = self
+                        .store
+                        .get(c)
+                        .unwrap()
+                        .map(|b| String::from_utf8(b).unwrap())
+                        .unwrap_or_default();
+                    (rel(p), text)
+                })
+                .collect();
+            (changed, found.unrestorable.iter().map(|p| rel(p)).collect())
+        }
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    #[test]
+    fn dirty_clean_untracked_new_and_removed_files_each_come_back_with_their_content_before() {
+        let repo = Repo::new(&[
+            ("clean.txt", "clean\n"),
+            ("dirty.txt", "committed\n"),
+            ("gone.txt", "bye\n"),
+            ("same.txt", "s\n"),
+        ]);
+        repo.write("dirty.txt", "dirty before\n");
+        repo.write("untracked.txt", "untracked before\n");
+        repo.write("target/out.o", "ignored before\n");
+        let before = repo.before();
+        repo.write("clean.txt", "changed\n");
+        repo.write("dirty.txt", "dirtier\n");
+        repo.write("untracked.txt", "untracked after\n");
+        repo.write("target/out.o", "ignored after\n");
+        repo.write("new/made.txt", "new\n");
+        std::fs::remove_file(repo.root().join("gone.txt")).unwrap();
+        assert_eq!(
+            repo.changes(before),
+            (
+                pairs(&[
+                    ("clean.txt", "clean\n"),
+                    ("dirty.txt", "dirty before\n"),
+                    ("gone.txt", "bye\n"),
+                    ("new/made.txt", ""),
+                    ("untracked.txt", "untracked before\n"),
+                ]),
+                vec![]
+            )
+        );
+    }
+
+    #[test]
+    fn a_command_that_changes_nothing_changes_nothing_even_in_a_dirty_tree() {
+        let repo = Repo::new(&[("a.txt", "a\n")]);
+        repo.write("a.txt", "dirty\n");
+        repo.write("b.txt", "untracked\n");
+        let before = repo.before();
+        assert_eq!(repo.changes(before), (vec![], vec![]));
+    }
+
+    #[test]
+    fn files_a_git_command_changes_are_found_though_git_calls_them_clean_after() {
+        let repo = Repo::new(&[("a.txt", "one\n"), ("b.txt", "b\n")]);
+        repo.git(&["checkout", "-q", "-b", "other"]);
+        repo.write("a.txt", "two\n");
+        repo.write("c.txt", "only on other\n");
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "other"]);
+        repo.git(&["checkout", "-q", "-"]);
+        repo.write("b.txt", "staged\n");
+        repo.git(&["add", "b.txt"]);
+        let before = repo.before();
+        // Stash the staged change, move to the other branch: everything is clean afterwards.
+        repo.git(&["stash", "-q"]);
+        repo.git(&["checkout", "-q", "other"]);
+        assert_eq!(
+            repo.changes(before),
+            (
+                pairs(&[("a.txt", "one\n"), ("b.txt", "staged\n"), ("c.txt", "")]),
+                vec![]
+            )
+        );
+    }
+
+    #[test]
+    fn a_file_git_is_told_not_to_look_at_is_still_watched() {
+        let repo = Repo::new(&[("config.txt", "committed\n"), ("sparse.txt", "s\n")]);
+        repo.git(&["update-index", "--assume-unchanged", "config.txt"]);
+        repo.git(&["update-index", "--skip-worktree", "sparse.txt"]);
+        repo.write("config.txt", "local before\n");
+        let before = repo.before();
+        repo.write("config.txt", "local after\n");
+        repo.write("sparse.txt", "changed\n");
+        assert_eq!(
+            repo.changes(before),
+            (
+                pairs(&[("config.txt", "local before\n"), ("sparse.txt", "s\n")]),
+                vec![]
+            )
+        );
+    }
+
+    #[test]
+    fn a_change_of_the_same_size_within_the_same_second_is_seen() {
+        // Committed and changed at once: git's stat data cannot tell these apart by time.
+        let repo = Repo::new(&[("a.txt", "aaaa\n")]);
+        repo.write("u.txt", "uuuu\n");
+        for round in 0..20 {
+            let before = repo.before();
+            let (a, u) = (format!("a{round:03}\n"), format!("u{round:03}\n"));
+            let (was_a, was_u) = (
+                std::fs::read_to_string(repo.root().join("a.txt")).unwrap(),
+                std::fs::read_to_string(repo.root().join("u.txt")).unwrap(),
+            );
+            repo.write("a.txt", &a);
+            repo.write("u.txt", &u);
+            let (changed, _) = repo.changes(before);
+            assert_eq!(
+                changed,
+                pairs(&[("a.txt", &was_a), ("u.txt", &was_u)]),
+                "round {round}"
+            );
+        }
+        println!("checked 20 same-size changes made within a second of the look before");
+    }
+
+    #[test]
+    fn a_file_git_converts_on_checkout_is_reported_as_not_restorable() {
+        let repo = Repo::new(&[
+            (".gitattributes", "*.bin filter=lfs\n*.txt text eol=crlf\n"),
+            ("plain.rs", "p\n"),
+        ]);
+        repo.write("big.bin", "pointer\n");
+        repo.write("notes.txt", "text\n");
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "attrs"]);
+        let before = repo.before();
+        repo.write("big.bin", "other\n");
+        repo.write("notes.txt", "other\n");
+        repo.write("plain.rs", "q\n");
+        assert_eq!(
+            repo.changes(before),
+            (
+                pairs(&[("plain.rs", "p\n")]),
+                vec!["big.bin".to_string(), "notes.txt".to_string()]
+            )
+        );
+    }
+
+    #[test]
+    fn a_file_system_monitor_the_repository_names_never_runs() {
+        let repo = Repo::new(&[("a.txt", "a\n")]);
+        let marker = repo.dir.path().join("ran");
+        let script = repo.dir.path().join("monitor.sh");
+        std::fs::write(&script, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+        std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(&script)
+            .status()
+            .unwrap();
+        repo.git(&["config", "core.fsmonitor", &script.display().to_string()]);
+        let before = repo.before();
+        repo.write("a.txt", "b\n");
+        assert_eq!(repo.changes(before), (pairs(&[("a.txt", "a\n")]), vec![]));
+        assert!(!marker.exists(), "the repository's fsmonitor ran");
+    }
+
+    #[test]
+    fn a_file_that_was_ignored_and_untouched_is_not_taken_for_a_new_one() {
+        let repo = Repo::new(&[("a.txt", "a\n")]);
+        repo.write("target/kept.o", "built\n");
+        std::thread::sleep(Duration::from_millis(100));
+        let before = repo.before();
+        // The command stops ignoring target/: kept.o appears untracked, but it was there before.
+        repo.write(".gitignore", "");
+        assert_eq!(
+            repo.changes(before),
+            (pairs(&[(".gitignore", "target/\n")]), vec![])
+        );
+    }
+}
