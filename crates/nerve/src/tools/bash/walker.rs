@@ -806,11 +806,10 @@ impl<'s, 'c> Walker<'s, 'c> {
         let target = destinations.first().map(|(word, _)| word);
         let from_commands = destinations.first().is_some_and(|(_, p)| *p);
         let is_fd = |w: &Word| w.is_plain() && (w.text == "-" || w.text.chars().all(|c| c.is_ascii_digit()));
-        if matches!(operator.as_str(), ">" | ">|" | "&>") || (operator == ">&" && !target.is_some_and(is_fd))
-        {
-            if let Some(target) = target.filter(|t| t.is_plain()) {
-                self.out.truncated_targets.push(target.text.clone());
-            }
+        let truncates = matches!(operator.as_str(), ">" | ">|" | "&>")
+            || (operator == ">&" && !target.is_some_and(is_fd));
+        if truncates && let Some(target) = target.filter(|t| t.is_plain()) {
+            self.out.truncated_targets.push(target.text.clone());
         }
         match operator.as_str() {
             ">" | ">>" | ">|" | "&>" | "&>>" => self.write_target(target),

@@ -436,13 +436,10 @@ fn env_prefix(words: &mut Vec<Word>, assignments: &mut Vec<Assignment>) -> Resul
                 });
             }
             Some((value.text.clone(), 2))
-        } else if let Some(value) = arg
-            .strip_prefix("--split-string=")
-            .or_else(|| arg.strip_prefix("-S").filter(|v| !v.is_empty()))
-        {
-            Some((value.to_string(), 1))
         } else {
-            None
+            arg.strip_prefix("--split-string=")
+                .or_else(|| arg.strip_prefix("-S").filter(|v| !v.is_empty()))
+                .map(|value| (value.to_string(), 1))
         };
         if let Some((string, taken)) = split {
             if !is_plain_split_string(&string) {

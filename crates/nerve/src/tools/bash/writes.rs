@@ -279,10 +279,7 @@ pub(crate) fn written_files(program: &str, args: &[String], appended: bool) -> O
                 .value(&["in-place"])
                 .map(str::to_string)
                 .or_else(|| p.has(&["in-place"]).then(String::new))
-                .or_else(|| in_place_short_suffix(args));
-            let Some(suffix) = suffix else {
-                return None;
-            };
+                .or_else(|| in_place_short_suffix(args))?;
             // Without `-e` or `-f`, the first operand is the script.
             let scripted = !p.values(&["e", "expression", "f", "file"]).is_empty();
             let files = if scripted {
