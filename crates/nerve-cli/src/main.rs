@@ -209,6 +209,7 @@ async fn check_permission(common: CommonArgs, tool: String, input_json: String) 
         "known_tool": report.known_tool,
         "mode": check.mode.as_str(),
         "decision": report.evaluation.decision,
+        "destructive": report.destructive,
         "reason": report.evaluation.reason,
         "decided_by": report.evaluation.decided_by,
         "rule": rule.as_ref().map(|r| r.rule.clone()),

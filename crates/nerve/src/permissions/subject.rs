@@ -52,10 +52,14 @@ pub struct ShellSubject {
     pub input_targets: Vec<PathBuf>,
     /// Network connections opened by redirections (`< /dev/tcp/host/port`), as written.
     pub network_targets: Vec<String>,
-    /// Files that file-editing commands create, change or remove (`touch`, `mkdir`, `mv`, `cp`): Edit
-    /// rules and protected paths apply to them, and acceptEdits allows them inside the working
-    /// directories.
+    /// Files that commands create, change or remove through their operands (`touch`, `mkdir`, `mv`,
+    /// `cp`, `tee`, `install`, `ln`, `sed -i`, `dd of=`, `rm` ...), however they are run: Edit rules
+    /// and protected paths apply to them, and acceptEdits allows them inside the working directories
+    /// for the parts that are [`ShellPart::file_edit`]s.
     pub edit_targets: Vec<PathBuf>,
+    /// Destinations of file-writing commands that are only known at run time (`tee "$F"`, the
+    /// files `xargs cp` copies to), described for the user: any of them may be a protected path.
+    pub unknown_write_targets: Vec<String>,
     /// Best-effort pieces of an unparsed command, so deny rules still catch `rm` in it.
     pub fallback_segments: Vec<String>,
 }

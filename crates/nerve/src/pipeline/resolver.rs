@@ -129,7 +129,7 @@ impl Resolver {
             input: input.json(),
             subject: &subject,
             read_only: tool.is_read_only(input),
-            destructive: tool.is_destructive(input),
+            destructive: tool.is_destructive(input, &ctx.exec.cwd),
             tool_check: &tool_check,
         };
         evaluate(&facts, hook, &ctx.permissions)
@@ -259,7 +259,7 @@ impl Resolver {
             parts: eval.parts.clone(),
             suggestions: eval.suggestions.clone(),
             suggestion_note: eval.suggestion_note.clone(),
-            destructive: tool.is_destructive(input),
+            destructive: tool.is_destructive(input, &ctx.exec.cwd),
             preview: preview.as_ref().map(|p| p.display.clone()),
             agent_label: ctx.agent.label.clone(),
             sandbox: tool.sandbox_state(input, ctx),

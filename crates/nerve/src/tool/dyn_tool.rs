@@ -54,7 +54,7 @@ pub trait DynTool: Send + Sync {
     /// See [`Tool::is_read_only`]; false when the input does not parse.
     fn is_read_only(&self, input: &PreparedInput) -> bool;
     /// See [`Tool::is_destructive`]; false when the input does not parse (it cannot run then).
-    fn is_destructive(&self, input: &PreparedInput) -> bool;
+    fn is_destructive(&self, input: &PreparedInput, cwd: &std::path::Path) -> bool;
     /// See [`Tool::sandbox_state`]; none when the input does not parse.
     fn sandbox_state(
         &self,
@@ -151,9 +151,9 @@ impl<T: Tool> DynTool for T {
             .map(|i| Tool::is_read_only(self, i))
             .unwrap_or(false)
     }
-    fn is_destructive(&self, input: &PreparedInput) -> bool {
+    fn is_destructive(&self, input: &PreparedInput, cwd: &std::path::Path) -> bool {
         typed::<T>(input)
-            .map(|i| Tool::is_destructive(self, i))
+            .map(|i| Tool::is_destructive(self, i, cwd))
             .unwrap_or(false)
     }
     fn sandbox_state(

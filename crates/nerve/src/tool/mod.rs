@@ -127,8 +127,9 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
-    /// Whether this input destroys data (deletes, overwrites). Shown to the user.
-    fn is_destructive(&self, _input: &Self::Input) -> bool {
+    /// Whether this input destroys data (deletes, overwrites). Shown to the user. Relative paths are
+    /// judged against `cwd`, and overwrites against the files there now.
+    fn is_destructive(&self, _input: &Self::Input, _cwd: &std::path::Path) -> bool {
         false
     }
 

@@ -380,7 +380,7 @@ impl Tool for TouchTool {
     fn description(&self) -> String {
         "Writes `content` to `file_path`. Test tool.".into()
     }
-    fn is_destructive(&self, _: &TouchInput) -> bool {
+    fn is_destructive(&self, _: &TouchInput, _: &std::path::Path) -> bool {
         true
     }
     fn backfill_observable_input(&self, input: &mut TouchInput, ctx: &ToolUseContext) {

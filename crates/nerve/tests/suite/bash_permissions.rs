@@ -13,6 +13,7 @@ use nerve::tools::bash::{analyze, shell_subject};
 use serde_json::json;
 
 mod holes;
+mod holes_writes;
 
 const PROJECT: &str = "/work/proj";
 
@@ -46,7 +47,7 @@ fn evaluation(command: &str, ctx: &PermissionContext) -> nerve::permissions::Eva
         input: &input,
         subject: &subject,
         read_only: analyze(command).is_read_only(),
-        destructive: nerve::tools::bash::is_destructive(command),
+        destructive: nerve::tools::bash::is_destructive(command, Path::new(PROJECT)),
         tool_check: &ToolPermission::Passthrough,
     };
     evaluate(&facts, None, ctx)

@@ -74,16 +74,24 @@ async fn tools_are_listed_with_their_names_schemas_and_hints_after_the_builtins(
     assert!(echo.should_defer());
     assert_eq!(echo.max_result_size_chars(), Some(25_000));
     let input = echo.prepare(json!({"text": "x"}));
-    assert!(echo.is_read_only(&input) && echo.is_concurrency_safe(&input) && !echo.is_destructive(&input));
+    assert!(
+        echo.is_read_only(&input)
+            && echo.is_concurrency_safe(&input)
+            && !echo.is_destructive(&input, Path::new("/"))
+    );
     let add = mcp.find_tool("mcp__test__add").unwrap();
     let add: &dyn nerve::tool::DynTool = add.as_ref();
     let input = add.prepare(json!({"text": "x"}));
-    assert!(!add.is_read_only(&input) && !add.is_concurrency_safe(&input) && !add.is_destructive(&input));
+    assert!(
+        !add.is_read_only(&input)
+            && !add.is_concurrency_safe(&input)
+            && !add.is_destructive(&input, Path::new("/"))
+    );
     let fail = mcp.find_tool("mcp__test__fail").unwrap();
     let fail: &dyn nerve::tool::DynTool = fail.as_ref();
     let input = fail.prepare(json!({"text": "x"}));
     assert!(
-        !fail.is_read_only(&input) && fail.is_destructive(&input),
+        !fail.is_read_only(&input) && fail.is_destructive(&input, Path::new("/")),
         "no hints: fail closed"
     );
 

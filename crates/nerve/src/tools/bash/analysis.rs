@@ -81,6 +81,9 @@ pub struct CommandAnalysis {
     /// `/dev/stdout`, `/dev/stderr` and fd duplications. Paths are as written, relative to the
     /// command's working directory.
     pub write_targets: Vec<String>,
+    /// Those of `write_targets` that a redirection truncates (`>`, `>|`, `&>`, `>& file`) instead of
+    /// appending to (`>>`) or opening read-write (`<>`): overwriting an existing file destroys it.
+    pub truncated_targets: Vec<String>,
     /// Files that input redirections read (`<`, `0<`, `<>`, `<&` with a path), as written, excluding
     /// `/dev/null`, `/dev/stdin` and the like. A read-write `<>` target is in `write_targets` too.
     pub read_targets: Vec<String>,

@@ -51,11 +51,15 @@ pub fn analyze_shared(command: &str) -> Arc<CommandAnalysis> {
 pub fn analyze(command: &str) -> CommandAnalysis {
     let mut out = Collector::default();
     analyze_script(command, 0, &mut out);
+    if let Some(reason) = out.arithmetic.unsafe_variable(&out.subcommands) {
+        out.fail(reason);
+    }
     CommandAnalysis {
         understood: out.reason.is_none(),
         not_understood_reason: out.reason,
         subcommands: out.subcommands,
         write_targets: out.write_targets,
+        truncated_targets: out.truncated_targets,
         read_targets: out.read_targets,
         network_targets: out.network_targets,
     }
@@ -70,6 +74,10 @@ pub(crate) struct Collector {
     pub subcommands: Vec<SimpleCommand>,
     /// Files written by redirections.
     pub write_targets: Vec<String>,
+    /// Those of `write_targets` that a redirection truncates (`>`, `>|`, `&>`), not appends to.
+    pub truncated_targets: Vec<String>,
+    /// Variables used in arithmetic and what sets them.
+    pub arithmetic: crate::tools::bash::arithmetic::Variables,
     /// Files read by input redirections.
     pub read_targets: Vec<String>,
     /// Network connections opened by redirections.

@@ -26,13 +26,21 @@ pub fn fallback_words(command: &str) -> Vec<String> {
         .collect()
 }
 
+/// The words of each separator-delimited segment of `command` (see [`fallback_words`]).
+pub(crate) fn segment_words(command: &str) -> Vec<Vec<String>> {
+    command
+        .split(is_separator)
+        .map(fallback_words)
+        .filter(|words| !words.is_empty())
+        .collect()
+}
+
 /// Candidate command texts for deny-rule matching: for each separator-delimited segment, every
 /// suffix of its words (so `sudo rm -rf /` also yields `rm -rf /`), with the first word reduced to
 /// its basename (`/bin/rm x` -> `rm x`) and quotes removed.
 pub fn fallback_segments(command: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for segment in command.split(is_separator) {
-        let words = fallback_words(segment);
+    for words in segment_words(command) {
         for start in 0..words.len() {
             let mut parts = vec![basename(&words[start]).to_string()];
             parts.extend(words[start + 1..].iter().cloned());

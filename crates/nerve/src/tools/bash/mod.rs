@@ -8,6 +8,7 @@
 
 mod analysis;
 mod analyze;
+mod arithmetic;
 mod background;
 mod classify;
 mod cwd;
@@ -35,6 +36,7 @@ mod tool;
 mod walker;
 mod words;
 mod wrappers;
+mod writes;
 
 #[cfg(test)]
 mod property_tests;

@@ -97,8 +97,8 @@ pub(crate) enum Unmodelled {
     /// `xargs --process-slot-var=NAME`.
     #[error("`xargs --process-slot-var` sets an environment variable")]
     XargsSetsVariable,
-    /// `exec -a name cmd`.
-    #[error("`exec` with options is not modelled")]
+    /// `exec -a rm busybox x`: a multi-call program run under another name becomes that program.
+    #[error("`exec -a` in front of a multi-call program (busybox, toybox) is not modelled")]
     ExecWithOptions,
     /// `env 1X=y cmd`.
     #[error("`env {0}` does not assign a plain variable")]

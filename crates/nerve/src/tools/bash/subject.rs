@@ -8,6 +8,7 @@ use crate::tools::bash::classify::reads_its_operands;
 use crate::tools::bash::edits::file_edit;
 use crate::tools::bash::git::without_global_options;
 use crate::tools::bash::words::is_system_program;
+use crate::tools::bash::writes::written_files;
 use crate::tools::bash::{CommandClass, SimpleCommand, analyze_shared, fallback_segments};
 
 /// Parses `command` and describes it for permission matching; paths are resolved against `cwd`.
@@ -15,6 +16,7 @@ pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
     let analysis = analyze_shared(command);
     let mut reads = Reads::default();
     let mut edit_targets = Vec::new();
+    let mut unknown_write_targets = Vec::new();
     let mut parts = Vec::new();
     for c in &analysis.subcommands {
         let mut edit = None;
@@ -28,6 +30,11 @@ pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
         }
         if program == "git" {
             reads.of_git(&c.argv[1..], cwd);
+        }
+        // What every command writes meets protected paths and Edit rules, however it is run.
+        if let Some(written) = written_by(c) {
+            edit_targets.extend(written.known.iter().map(|t| read_target(t, cwd)));
+            unknown_write_targets.extend(written.unknown);
         }
         parts.push(ShellPart {
             as_written: c.as_written.clone(),
@@ -71,7 +78,8 @@ pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
             .map(|t| read_target(t, cwd))
             .collect(),
         network_targets: analysis.network_targets.clone(),
-        edit_targets,
+        edit_targets: deduplicated(edit_targets),
+        unknown_write_targets,
         understood: analysis.understood,
         not_understood_reason: analysis.not_understood_reason.clone(),
         parts,
@@ -88,6 +96,25 @@ fn plain_file_edit(c: &SimpleCommand) -> Option<crate::tools::bash::edits::FileE
         return None;
     }
     file_edit(basename_of(program), &c.argv[1..])
+}
+
+/// The files a command writes through its operands, whatever runs it (`sudo tee`, `xargs cp`); a
+/// program given by a path of its own (`./tee`) is not the system's and not judged here.
+fn written_by(c: &SimpleCommand) -> Option<crate::tools::bash::writes::Written> {
+    let (program, args) = c.argv.split_first()?;
+    if !is_system_program(program) {
+        return None;
+    }
+    // A command whose words all look literal but are not all known was given more by `xargs` or
+    // `find -exec` at run time.
+    let appended = c.dynamic && !args.iter().any(|a| a.contains(['$', '`']));
+    written_files(basename_of(program), args, appended)
+}
+
+fn deduplicated(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    paths.retain(|p| seen.insert(p.clone()));
+    paths
 }
 
 /// Forms of a command that deny and ask rules see besides its text.

@@ -81,8 +81,8 @@ impl Tool for BashTool {
         self.is_read_only(input)
     }
 
-    fn is_destructive(&self, input: &BashInput) -> bool {
-        crate::tools::bash::destructive::is_destructive(&input.command)
+    fn is_destructive(&self, input: &BashInput, cwd: &std::path::Path) -> bool {
+        crate::tools::bash::destructive::is_destructive(&input.command, cwd)
     }
 
     fn is_read_only(&self, input: &BashInput) -> bool {

@@ -5,6 +5,7 @@ use tree_sitter::Node;
 
 use crate::tools::bash::analysis::{CommandClass, SimpleCommand};
 use crate::tools::bash::analyze::{Collector, analyze_script, is_read_write_operator};
+use crate::tools::bash::arithmetic::{is_number_sequence, is_number_text};
 use crate::tools::bash::classify::classify;
 use crate::tools::bash::env_names::{EnvKind, env_kind, is_sensitive, is_valid_name};
 use crate::tools::bash::runners::exec_clauses;
@@ -146,6 +147,10 @@ impl<'s, 'c> Walker<'s, 'c> {
             "command" => self.command(node, depth),
             "variable_assignment" => {
                 let assignment = self.assignment(node, depth);
+                if let Some(a) = &assignment {
+                    let number = self.is_number_value(node);
+                    self.out.arithmetic.set(&a.name, number);
+                }
                 self.finish(Vec::new(), assignment.into_iter().collect(), depth);
             }
             "declaration_command" | "unset_command" => self.declaration(node, depth),
@@ -165,7 +170,24 @@ impl<'s, 'c> Walker<'s, 'c> {
     }
 
     fn for_loop(&mut self, node: Node<'_>, depth: usize) {
-        for (field, child) in children(node) {
+        // The loop variable is a number only when every word it takes is one (`for i in 1 2 3`,
+        // `for i in {1..10}`); `for i; do` takes the positional parameters.
+        let all = children(node);
+        let values: Vec<Node<'_>> = all
+            .iter()
+            .filter(|(f, c)| *f == Some("value") && c.is_named())
+            .map(|(_, c)| *c)
+            .collect();
+        let numbers = !values.is_empty()
+            && values.iter().all(|v| {
+                let text = self.text(*v);
+                is_number_text(text) || (v.kind() == "brace_expression" && is_number_sequence(text))
+            });
+        if let Some((_, name)) = all.iter().find(|(f, _)| *f == Some("variable")) {
+            let name = self.text(*name).to_string();
+            self.out.arithmetic.set(&name, numbers);
+        }
+        for (field, child) in all {
             if !child.is_named() {
                 continue;
             }
@@ -675,8 +697,10 @@ impl<'s, 'c> Walker<'s, 'c> {
         }
     }
 
-    /// `$((...))`: only constant arithmetic. Variables are refused because bash evaluates their values
-    /// as arithmetic again, and a value like `a[$(cmd)]` runs `cmd`.
+    /// `$((...))`: numbers, operators, and variables this command set to a number first (see
+    /// [`crate::tools::bash::arithmetic`]: bash evaluates a variable's value as arithmetic again, and
+    /// a value like `a[$(cmd)]` runs `cmd`). Assignments, array subscripts and substitutions are not
+    /// modelled.
     fn arithmetic(&mut self, node: Node<'_>, depth: usize) {
         if self.too_deep(depth) {
             return;
@@ -693,13 +717,58 @@ impl<'s, 'c> Walker<'s, 'c> {
                 "number" if child.named_child_count() == 0 => {}
                 "binary_expression"
                 | "unary_expression"
+                | "postfix_expression"
                 | "parenthesized_expression"
                 | "ternary_expression" => self.arithmetic(child, depth + 1),
-                _ => self
+                "variable_name" => {
+                    let name = self.text(child);
+                    self.out.arithmetic.use_in_arithmetic(name);
+                }
+                "simple_expansion" | "expansion" => self.arithmetic_expansion_of(child),
+                "subscript" => self
                     .out
-                    .fail("arithmetic on variables or substitutions is not modelled"),
+                    .fail("an array subscript inside arithmetic is not modelled"),
+                "command_substitution" | "process_substitution" => {
+                    // The commands inside still run: walk them for deny rules.
+                    self.substitution(child, depth + 1);
+                    self.out
+                        .fail("a command substitution inside arithmetic is not modelled");
+                }
+                _ => self.out.fail(format!(
+                    "`{}` inside arithmetic is not modelled",
+                    self.text(child).chars().take(40).collect::<String>()
+                )),
             }
         }
+    }
+
+    /// `$i`, `${i}`, `${#s}`, `$#` inside arithmetic.
+    fn arithmetic_expansion_of(&mut self, node: Node<'_>) {
+        let text = self.text(node);
+        // Always numbers: the count of arguments, the status, process ids, a length.
+        if matches!(text, "$#" | "$?" | "$$" | "$!" | "${#}" | "${?}") {
+            return;
+        }
+        let inner = text
+            .strip_prefix("${")
+            .and_then(|t| t.strip_suffix('}'))
+            .or_else(|| text.strip_prefix('$'));
+        match inner {
+            Some(length) if length.starts_with('#') && is_valid_name(&length[1..]) => {}
+            Some(name) if is_valid_name(name) => self.out.arithmetic.use_in_arithmetic(name),
+            Some(_) | None => self.out.fail(format!(
+                "the expansion `{}` inside arithmetic is not modelled",
+                text.chars().take(40).collect::<String>()
+            )),
+        }
+    }
+
+    /// Whether an assignment's value is a number (digits, or one whole arithmetic expansion).
+    fn is_number_value(&self, assignment: Node<'_>) -> bool {
+        assignment.child_by_field_name("value").is_some_and(|value| {
+            value.kind() == "arithmetic_expansion"
+                || (value.named_child_count() == 0 && is_number_text(self.text(value)))
+        }) && !children(assignment).iter().any(|(_, c)| c.kind() == "+=")
     }
 
     fn redirect(&mut self, node: Node<'_>, depth: usize) {
@@ -737,6 +806,11 @@ impl<'s, 'c> Walker<'s, 'c> {
         let target = destinations.first().map(|(word, _)| word);
         let from_commands = destinations.first().is_some_and(|(_, p)| *p);
         let is_fd = |w: &Word| w.is_plain() && (w.text == "-" || w.text.chars().all(|c| c.is_ascii_digit()));
+        let truncates = matches!(operator.as_str(), ">" | ">|" | "&>")
+            || (operator == ">&" && !target.is_some_and(is_fd));
+        if truncates && let Some(target) = target.filter(|t| t.is_plain()) {
+            self.out.truncated_targets.push(target.text.clone());
+        }
         match operator.as_str() {
             ">" | ">>" | ">|" | "&>" | "&>>" => self.write_target(target),
             "<>" => {

@@ -89,12 +89,13 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
         let program = basename(&first.text).to_string();
         let skip = match program.as_str() {
             "timeout" => timeout_prefix(&words),
-            "time" => Ok(1 + usize::from(words.get(1).is_some_and(|w| w.text == "-p"))),
+            "time" => time_prefix(&words),
             "nice" => nice_prefix(&words),
-            "nohup" | "builtin" => Ok(1),
+            "nohup" | "builtin" => Ok(end_of_options(&words, 1)),
             "stdbuf" => stdbuf_prefix(&words),
-            "command" => match words.get(1).map(|w| w.text.as_str()) {
-                Some("-v" | "-V") => {
+            "command" => match command_prefix(&words) {
+                // `command -v x`, `command -V x`: a lookup, whatever `-p` and `--` say.
+                Ok(CommandPrefix::Lookup) => {
                     return command(
                         words,
                         assignments,
@@ -103,14 +104,30 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
                         &mut runner,
                     );
                 }
-                Some("-p") => Ok(2),
-                Some(_) | None => Ok(1),
+                Ok(CommandPrefix::Runs(n)) => Ok(n),
+                Err(reason) => Err(reason),
             },
-            "exec" => match words.get(1) {
-                Some(w) if is_option(&w.text) || !w.is_plain() => Err(Unmodelled::ExecWithOptions),
-                Some(_) | None => Ok(1),
+            "exec" => match exec_prefix(&words) {
+                Ok(ExecPrefix { len, renames }) => {
+                    if renames {
+                        // `exec -a NAME` runs the program under another name: a multi-call binary
+                        // would become that program, and an allow rule must name the renaming.
+                        if words
+                            .get(len)
+                            .is_some_and(|w| matches!(basename(&w.text), "busybox" | "toybox"))
+                        {
+                            Err(Unmodelled::ExecWithOptions)
+                        } else {
+                            runner.extend(words[..len.min(words.len())].iter().cloned());
+                            Ok(len)
+                        }
+                    } else {
+                        Ok(len)
+                    }
+                }
+                Err(reason) => Err(reason),
             },
-            "env" => env_prefix(&words, &mut assignments),
+            "env" => env_prefix(&mut words, &mut assignments),
             "xargs" => match xargs_prefix(&words) {
                 // Plain `xargs` runs `echo` with the input.
                 Ok(n) if n >= words.len() => {
@@ -211,13 +228,113 @@ fn text(words: &[Word], i: usize) -> Option<&str> {
     words.get(i).map(|w| w.text.as_str())
 }
 
-/// `timeout [-s SIG|-k DUR|--signal=SIG|--kill-after=DUR|--foreground|--preserve-status|-v] DURATION`.
+/// Skips one `--` at `i`, which ends a wrapper's options.
+fn end_of_options(words: &[Word], i: usize) -> usize {
+    i + usize::from(text(words, i) == Some("--"))
+}
+
+/// What `command [-pvV] [--]` does.
+enum CommandPrefix {
+    /// Looks the name up (`-v`, `-V`).
+    Lookup,
+    /// Runs the command after this many words.
+    Runs(usize),
+}
+
+/// `command [-p] [-v|-V] [--] NAME ...`: options may be clustered (`-pv`) and repeated.
+fn command_prefix(words: &[Word]) -> Result<CommandPrefix, Unmodelled> {
+    let mut i = 1;
+    let mut lookup = false;
+    while let Some(arg) = text(words, i) {
+        if arg == "--" {
+            i += 1;
+            break;
+        }
+        let Some(letters) = arg.strip_prefix('-').filter(|l| !l.is_empty()) else {
+            break;
+        };
+        if !letters.chars().all(|c| matches!(c, 'p' | 'v' | 'V')) {
+            return Err(not_modelled("command", arg));
+        }
+        lookup |= letters.contains(['v', 'V']);
+        i += 1;
+    }
+    Ok(if lookup {
+        CommandPrefix::Lookup
+    } else {
+        CommandPrefix::Runs(i)
+    })
+}
+
+/// `exec [-cl] [-a NAME] [--] COMMAND`.
+struct ExecPrefix {
+    /// Words before the command.
+    len: usize,
+    /// Whether `-a NAME` gives the program another name.
+    renames: bool,
+}
+
+fn exec_prefix(words: &[Word]) -> Result<ExecPrefix, Unmodelled> {
+    let mut i = 1;
+    let mut renames = false;
+    while let Some(arg) = text(words, i) {
+        if arg == "--" {
+            i += 1;
+            break;
+        }
+        let Some(letters) = arg.strip_prefix('-').filter(|l| !l.is_empty()) else {
+            break;
+        };
+        let mut step = 1;
+        for (at, letter) in letters.char_indices() {
+            match letter {
+                'c' | 'l' => {}
+                'a' => {
+                    renames = true;
+                    // The name is the rest of the cluster or the next word.
+                    if at + 1 == letters.len() {
+                        step = 2;
+                    }
+                    break;
+                }
+                _ => return Err(not_modelled("exec", arg)),
+            }
+        }
+        i += step;
+    }
+    if i > words.len() {
+        return Err(Unmodelled::MissingValue("exec".into()));
+    }
+    Ok(ExecPrefix { len: i, renames })
+}
+
+/// bash's `time [-p] [--]`, or GNU time's options that only change what it prints. `-o FILE`
+/// writes a file, so it is not modelled.
+fn time_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
+    let mut i = 1;
+    while let Some(arg) = text(words, i) {
+        match arg {
+            "--" => return Ok(i + 1),
+            "-p" | "-v" | "-q" | "--portability" | "--verbose" | "--quiet" => i += 1,
+            "-f" | "--format" => i += 2,
+            a if a.starts_with("--format=") || (a.starts_with("-f") && a.len() > 2) => i += 1,
+            a if is_option(a) => return Err(not_modelled("time", a)),
+            _ => return Ok(i),
+        }
+    }
+    Ok(i)
+}
+
+/// `timeout [-s SIG|-k DUR|--signal=SIG|--kill-after=DUR|--foreground|--preserve-status|-v] [--]
+/// DURATION`.
 fn timeout_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
     let mut i = 1;
     while let Some(arg) = text(words, i) {
         match arg {
             "-s" | "-k" | "--signal" | "--kill-after" => i += 2,
             "--foreground" | "--preserve-status" | "-v" | "--verbose" => i += 1,
+            // The duration follows.
+            "--" => return Ok(i + 2),
             a if a.starts_with("--signal=") || a.starts_with("--kill-after=") => i += 1,
             a if (a.starts_with("-s") || a.starts_with("-k")) && a.len() > 2 => i += 1,
             a if is_option(a) => return Err(not_modelled("timeout", a)),
@@ -228,26 +345,32 @@ fn timeout_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
     Ok(i)
 }
 
-/// `nice [-n N | -nN | -N | --adjustment=N]`.
+/// `nice [-n N | -nN | -N | --adjustment=N | --adjustment N]... [--]`.
 fn nice_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
-    match text(words, 1) {
-        Some("-n" | "--adjustment") => Ok(3),
-        Some(a) if a.starts_with("--adjustment=") => Ok(2),
-        Some(a) if a.starts_with("-n") || a.strip_prefix('-').is_some_and(is_number) => Ok(2),
-        Some(a) if is_option(a) => Err(not_modelled("nice", a)),
-        Some(_) | None => Ok(1),
+    let mut i = 1;
+    while let Some(arg) = text(words, i) {
+        match arg {
+            "--" => return Ok(i + 1),
+            "-n" | "--adjustment" => i += 2,
+            a if a.starts_with("--adjustment=") => i += 1,
+            a if a.starts_with("-n") || a.strip_prefix('-').is_some_and(is_number) => i += 1,
+            a if is_option(a) => return Err(not_modelled("nice", a)),
+            _ => return Ok(i),
+        }
     }
+    Ok(i)
 }
 
 fn is_number(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())
 }
 
-/// `stdbuf` with any of `-i/-o/-e MODE`, `-iL`, `--output=MODE` ...
+/// `stdbuf` with any of `-i/-o/-e MODE`, `-iL`, `--output=MODE` ..., then `--`.
 fn stdbuf_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
     let mut i = 1;
     while let Some(arg) = text(words, i) {
         match arg {
+            "--" => return Ok(i + 1),
             "-i" | "-o" | "-e" | "--input" | "--output" | "--error" => i += 2,
             a if ["--input=", "--output=", "--error="]
                 .iter()
@@ -263,14 +386,86 @@ fn stdbuf_prefix(words: &[Word]) -> Result<usize, Unmodelled> {
     Ok(i)
 }
 
-/// `env NAME=value ... CMD`: assignments move into `assignments`; any option (`-i`, `-u`, `-S`,
-/// `--chdir`) changes the environment or splits strings in ways not modelled.
-fn env_prefix(words: &[Word], assignments: &mut Vec<Assignment>) -> Result<usize, Unmodelled> {
+/// Characters `env -S` treats as plain text; a string with anything else (quotes, backslashes,
+/// `${VAR}`, `#`) is split by rules not modelled here.
+fn is_plain_split_string(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c.is_ascii_whitespace() || "_-./=:@+,%^".contains(c))
+}
+
+/// `env [OPTION]... [--] [NAME=value]... CMD`: assignments move into `assignments`. Options that
+/// only change the environment (`-i`, `-u NAME`) or signal handling, and `--`, are skipped;
+/// `-S STRING` is split into words in place when it is plain text; `-C DIR` changes where the
+/// command runs and is not modelled.
+fn env_prefix(words: &mut Vec<Word>, assignments: &mut Vec<Assignment>) -> Result<usize, Unmodelled> {
+    const FLAGS: &[&str] = &[
+        "-i",
+        "-",
+        "-0",
+        "-v",
+        "--ignore-environment",
+        "--null",
+        "--debug",
+        "--list-signal-handling",
+        "--block-signal",
+        "--default-signal",
+        "--ignore-signal",
+    ];
     let mut i = 1;
     while let Some(word) = words.get(i) {
-        if is_option(&word.text) {
-            return Err(not_modelled("env", &word.text));
+        let arg = word.text.clone();
+        if !is_option(&arg) && arg != "-" {
+            break;
         }
+        if !word.is_plain() {
+            return Err(Unmodelled::RuntimeOption {
+                program: "env".into(),
+                arg,
+            });
+        }
+        if arg == "--" {
+            i += 1;
+            break;
+        }
+        let split = if arg == "-S" || arg == "--split-string" {
+            let value = words.get(i + 1).ok_or(Unmodelled::MissingValue("env".into()))?;
+            if !value.is_plain() {
+                return Err(Unmodelled::RuntimeOption {
+                    program: "env".into(),
+                    arg: value.text.clone(),
+                });
+            }
+            Some((value.text.clone(), 2))
+        } else {
+            arg.strip_prefix("--split-string=")
+                .or_else(|| arg.strip_prefix("-S").filter(|v| !v.is_empty()))
+                .map(|value| (value.to_string(), 1))
+        };
+        if let Some((string, taken)) = split {
+            if !is_plain_split_string(&string) {
+                return Err(not_modelled("env", &format!("-S {string}")));
+            }
+            // `env -S 'A B'` runs as `env A B`.
+            let parts: Vec<Word> = string.split_ascii_whitespace().map(Word::literal).collect();
+            words.splice(i..i + taken, parts);
+            continue;
+        }
+        let is_signal_option = ["--block-signal=", "--default-signal=", "--ignore-signal="]
+            .iter()
+            .any(|p| arg.starts_with(p));
+        if FLAGS.contains(&arg.as_str()) || is_signal_option || arg.starts_with("--unset=") {
+            i += 1;
+        } else if arg == "-u" || arg == "--unset" {
+            i += 2;
+        } else if arg.starts_with("-u")
+            || (arg.starts_with("-i") && arg[2..].chars().all(|c| c == 'v' || c == '0'))
+        {
+            i += 1;
+        } else {
+            return Err(not_modelled("env", &arg));
+        }
+    }
+    while let Some(word) = words.get(i) {
         let Some((name, value)) = word.text.split_once('=') else {
             break;
         };
@@ -397,11 +592,51 @@ mod tests {
     }
 
     #[test]
+    fn wrappers_accept_double_dash_and_their_documented_options() {
+        for line in [
+            "command -- rm a",
+            "command -p -- rm a",
+            "builtin -- rm a",
+            "exec -- rm a",
+            "exec -cl -- rm a",
+            "exec -a name -- rm a",
+            "exec -aname rm a",
+            "nice -- rm a",
+            "nice -n 5 -- rm a",
+            "nice --adjustment=3 -- rm a",
+            "nohup -- rm a",
+            "env -- rm a",
+            "env -i -u HOME -- rm a",
+            "env --unset=HOME A=1 rm a",
+            "env -S rm a",
+            "env --split-string=rm a",
+            "timeout -- 5 rm a",
+            "timeout -s KILL -- 5 rm a",
+            "time -p -- rm a",
+            "time -- rm a",
+            "stdbuf -oL -- rm a",
+        ] {
+            assert_eq!(stripped(line), ["rm", "a"], "{line}");
+        }
+        assert!(matches!(
+            resolve(words("command -p -v rm"), Vec::new()),
+            Resolution::Command {
+                forced: Some(CommandClass::ReadOnly),
+                ..
+            }
+        ));
+    }
+
+    #[test]
     fn unmodelled_wrapper_forms_fail_closed() {
         for line in [
-            "env -i ls",
+            "env -C /tmp ls",
+            "env -S 'ls' x",
             "xargs --bogus rm",
-            "exec -a x ls",
+            "exec -a rm busybox x",
+            "exec -z ls",
+            "command -x ls",
+            "time -o out ls",
             "timeout --bogus 5 ls",
             "bash -l -c ls",
         ] {

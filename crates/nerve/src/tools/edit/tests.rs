@@ -270,7 +270,7 @@ fn contract_flags_and_subject() {
     let i = edit(Path::new("a/./b.txt"), "x", "y");
     assert!(!EditTool.is_read_only(&i));
     assert!(!EditTool.is_concurrency_safe(&i));
-    assert!(!EditTool.is_destructive(&i));
+    assert!(!EditTool.is_destructive(&i, dir.path()));
     assert_eq!(
         EditTool.permission_subject(&i, &ctx),
         PermissionSubject::Paths {

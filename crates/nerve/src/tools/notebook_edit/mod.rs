@@ -84,7 +84,7 @@ impl Tool for NotebookEditTool {
         DESCRIPTION.to_string()
     }
 
-    fn is_destructive(&self, input: &NotebookEditInput) -> bool {
+    fn is_destructive(&self, input: &NotebookEditInput, _cwd: &std::path::Path) -> bool {
         input.mode() == EditMode::Delete
     }
 

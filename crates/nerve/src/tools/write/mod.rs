@@ -53,10 +53,8 @@ Usage:
             .into()
     }
 
-    fn is_destructive(&self, input: &WriteInput) -> bool {
-        // Without the context a relative path cannot be resolved; say "destructive" to be safe.
-        let path = Path::new(&input.file_path);
-        !path.is_absolute() || path.exists()
+    fn is_destructive(&self, input: &WriteInput, cwd: &Path) -> bool {
+        cwd.join(&input.file_path).exists()
     }
 
     async fn validate_input(&self, input: &WriteInput, ctx: &ToolUseContext) -> Validation {

@@ -136,10 +136,12 @@ fn destructive_only_when_the_file_exists() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = context(dir.path());
     let path = ctx.exec.cwd.join("e.txt");
-    assert!(!WriteTool.is_destructive(&write(&path, "")));
+    let cwd = &ctx.exec.cwd;
+    assert!(!WriteTool.is_destructive(&write(&path, ""), cwd));
+    assert!(!WriteTool.is_destructive(&write(Path::new("e.txt"), ""), cwd));
     std::fs::write(&path, "").unwrap();
-    assert!(WriteTool.is_destructive(&write(&path, "")));
-    assert!(WriteTool.is_destructive(&write(Path::new("relative.txt"), "")));
+    assert!(WriteTool.is_destructive(&write(&path, ""), cwd));
+    assert!(WriteTool.is_destructive(&write(Path::new("e.txt"), ""), cwd));
     let i = write(&path, "");
     assert!(!WriteTool.is_read_only(&i) && !WriteTool.is_concurrency_safe(&i));
     assert_eq!(
