@@ -231,7 +231,7 @@ fn glob_cases(root: &Path, fd: &str) {
             glob::find(
                 root,
                 pattern,
-                &|_| false,
+                &std::sync::Arc::default(),
                 &CancellationToken::new(),
                 &SearchProgress::silent(),
             )

@@ -8,11 +8,13 @@
 use serde_json::Value;
 
 use crate::permissions::ToolPermission;
+use crate::permissions::matching::search_glob::{absolute_alternatives, literal_prefix};
 use crate::permissions::protected::{is_inside_working_dirs, is_protected_path};
 use crate::permissions::suggest;
 use crate::permissions::{
     Access, DecidedBy, Evaluation, MatchedRule, PartDecision, PartVerdict, PermissionContext, PermissionMode,
-    PermissionRule, PermissionSubject, ReadScope, RuleBehavior, RuleSet, RuleValue, ShellSubject, Verdict,
+    PermissionRule, PermissionSubject, ReadScope, RuleBehavior, RuleSet, RuleValue, SearchMeets, SearchSubject,
+    ShellSubject, Verdict,
 };
 
 /// A PreToolUse hook's permission decision.
@@ -155,6 +157,7 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
             judge_shell(&rules, shell, ctx, &mut tally, &mut parts, &mut needs_approval)
         }
         PermissionSubject::Url { url } => judge_url(&rules, url, &mut tally),
+        PermissionSubject::Search(search) => judge_search(&rules, search, ctx, &mut tally),
     };
 
     match hook {
@@ -220,6 +223,32 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
         };
     }
 
+    // Plan mode changes nothing until the user approves the plan: no allow rule, hook, tool opinion
+    // or mode default lets a call that may change something run (a sticky ask above still reaches
+    // the user; ExitPlanMode, which asks, is how the plan is approved).
+    if ctx.mode == PermissionMode::Plan && !facts.read_only {
+        let allowed_by = tool_wide_allow
+            .as_ref()
+            .or_else(|| subject_allow.as_ref().and_then(|(.., rule)| rule.as_ref()))
+            .map(|r| format!("rule {}", r.rule))
+            .or_else(|| subject_allow.as_ref().map(|(reason, ..)| reason.clone()))
+            .or_else(|| matches!(hook, Some(HookPermission::Allow { .. })).then(|| "a hook".to_string()))
+            .or_else(|| match facts.tool_check {
+                ToolPermission::Allow { reason } => Some(format!("the tool's own check ({reason})")),
+                ToolPermission::Deny { .. } | ToolPermission::Ask { .. } | ToolPermission::Passthrough => None,
+            });
+        let why = match allowed_by {
+            Some(by) => format!("{by} would allow it outside plan mode"),
+            None => needs_approval.clone().unwrap_or_else(|| "no rule allows this".to_string()),
+        };
+        return finish(
+            Verdict::Deny,
+            (plan_refusal(tool, &why), DecidedBy::Mode, None),
+            parts,
+            Vec::new(),
+        );
+    }
+
     // Allows.
     if let Some(rule) = tool_wide_allow {
         let reason = format!("allowed by rule {}", rule.rule);
@@ -279,15 +308,8 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
             "it only reads inside the working directories".to_string(),
             DecidedBy::ReadOnly,
         ),
-        // A call that changes nothing follows the default mode's rules in plan mode: it asks.
-        PermissionMode::Plan if !facts.read_only => (
-            Verdict::Deny,
-            format!(
-                "plan mode refuses {tool} here because it may change something ({why}); nothing may change until \
-                 the user approves the plan (use ExitPlanMode)"
-            ),
-            DecidedBy::Mode,
-        ),
+        // Plan mode refused every call that may change something above; one that changes nothing
+        // follows the default mode's rules: it asks.
         PermissionMode::AcceptEdits if edits_inside_working_dirs(facts.subject, ctx) => (
             Verdict::Allow,
             "acceptEdits mode allows edits inside the working directories".to_string(),
@@ -314,6 +336,14 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
         Vec::new()
     };
     finish(decision, (reason, by, None), parts, suggestions)
+}
+
+/// Why plan mode refuses a call that may change something.
+fn plan_refusal(tool: &str, why: &str) -> String {
+    format!(
+        "plan mode refuses {tool} here because it may change something ({why}); nothing may change until the user \
+         approves the plan (use ExitPlanMode)"
+    )
 }
 
 fn judge_paths(
@@ -636,6 +666,63 @@ fn deny_own_output_write(path: &std::path::Path, ctx: &PermissionContext, tally:
     }
 }
 
+/// Read rules against a search: its root as a path (a denied file, ask rules), then everything it
+/// can reach. A search that names denied paths is refused; one that only walks past them leaves
+/// them out (the tool withholds what Read deny rules match and says so). An ask rule it may reach
+/// asks: the tool cannot leave those out.
+fn judge_search(
+    rules: &RuleSet,
+    search: &SearchSubject,
+    ctx: &PermissionContext,
+    tally: &mut Tally,
+) -> Option<(String, DecidedBy, Option<MatchedRule>)> {
+    let root_allow = judge_paths(rules, Access::Read, &search.roots, ctx, tally);
+    let what = match (search.roots.first(), search.globs.as_slice()) {
+        (Some(root), []) => format!("searching {}", root.display()),
+        (Some(root), globs) => format!("searching {} for {}", root.display(), globs.join(" ")),
+        (None, _) => "the search".to_string(),
+    };
+    let deny_globs: Vec<String> = search
+        .globs
+        .iter()
+        .chain(&search.absolute_lookalikes)
+        .cloned()
+        .collect();
+    match rules.find_read_rule_met_by_search(RuleBehavior::Deny, &search.roots, &deny_globs, &ctx.home) {
+        Some((r, SearchMeets::Names)) => tally.deny(
+            format!("{what} reaches paths denied by rule {}", r.value),
+            DecidedBy::Rule,
+            Some(matched(r)),
+        ),
+        Some((r, SearchMeets::Unsure)) => tally.ask(
+            format!(
+                "{what} may read paths denied by rule {}, which cannot be applied to it, so it is not pre-approved",
+                r.value
+            ),
+            DecidedBy::Rule,
+            Some(matched(r)),
+        ),
+        Some((_, SearchMeets::Descends)) | None => {}
+    }
+    if let Some((r, _)) = rules.find_read_rule_met_by_search(RuleBehavior::Ask, &search.roots, &deny_globs, &ctx.home) {
+        tally.ask(
+            format!("{what} may read paths rule {} asks about", r.value),
+            DecidedBy::Rule,
+            Some(matched(r)),
+        );
+    }
+    // An allow rule on the root covers the search when it also covers where each glob starts.
+    let globs_allowed = search.roots.iter().all(|root| {
+        absolute_alternatives(root, &search.globs).iter().all(|glob| {
+            matches!(
+                rules.decide_path(Access::Read, &literal_prefix(glob), &ctx.home),
+                Some((RuleBehavior::Allow, _))
+            )
+        })
+    });
+    root_allow.filter(|_| globs_allowed)
+}
+
 /// Read rules against a read whose files are only known at run time.
 fn judge_read_scope(rules: &RuleSet, scope: &ReadScope, ctx: &PermissionContext, tally: &mut Tally) {
     let what = match scope {
@@ -690,6 +777,12 @@ fn reads_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContex
                     .chain(&shell.input_targets)
                     .all(|p| ctx.may_read_freely(p))
         }
+        PermissionSubject::Search(search) => search.roots.iter().all(|root| {
+            ctx.may_read_freely(root)
+                && absolute_alternatives(root, &search.globs)
+                    .iter()
+                    .all(|glob| ctx.may_read_freely(&literal_prefix(glob)))
+        }),
         PermissionSubject::Opaque => true,
         // Fetching reads, but from the network: it asks unless a rule allows the domain.
         PermissionSubject::Url { .. } => false,
@@ -724,6 +817,7 @@ fn edits_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContex
         PermissionSubject::Paths {
             access: Access::Read, ..
         }
+        | PermissionSubject::Search(_)
         | PermissionSubject::Opaque
         | PermissionSubject::Url { .. } => false,
     }
@@ -797,6 +891,16 @@ fn suggestions_for(facts: &CallFacts<'_>, ctx: &PermissionContext) -> Vec<String
             let mut out: Vec<_> = paths
                 .iter()
                 .filter_map(|p| suggest::suggest_path_rule(*access, p, &project, &ctx.home))
+                .collect();
+            out.dedup();
+            out.truncate(5);
+            out
+        }
+        PermissionSubject::Search(search) => {
+            let mut out: Vec<_> = search
+                .roots
+                .iter()
+                .filter_map(|p| suggest::suggest_path_rule(Access::Read, p, &project, &ctx.home))
                 .collect();
             out.dedup();
             out.truncate(5);

@@ -43,7 +43,7 @@ pub use request::{
     Previewer, RuleScope, UserAnswer,
 };
 pub use rule::{PermissionRule, RuleBehavior, RuleParseError, RuleSource, RuleValue};
-pub use rule_set::{Access, RuleSet};
-pub use subject::{PermissionSubject, ReadScope, ShellPart, ShellSubject};
+pub use rule_set::{Access, RuleSet, SearchMeets};
+pub use subject::{PermissionSubject, ReadScope, SearchSubject, ShellPart, ShellSubject};
 pub use tool_opinion::ToolPermission;
 pub use verdict::{DecidedBy, Evaluation, PartDecision, PartVerdict, Resolution, Verdict};

@@ -15,6 +15,7 @@ use crate::permissions::matching::mcp::rule_tool_matches;
 use crate::permissions::matching::options::option_set_matches;
 use crate::permissions::matching::parameter::parameter_rule_matches;
 use crate::permissions::matching::path::PathPattern;
+use crate::permissions::matching::search_glob;
 use crate::permissions::matching::shell::shell_rule_matches;
 use crate::permissions::rule::{PermissionRule, RuleBehavior};
 
@@ -80,6 +81,20 @@ pub enum ReadScope {
     },
     /// An operand known only at run time (`$F`, `$(cmd)`), as written: it may name any path.
     Unknown(String),
+}
+
+/// How a search (Grep, Glob) meets a Read deny or ask rule, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SearchMeets {
+    /// It names paths the rule matches: its root or a glob's folder lies where everything matches,
+    /// or a glob picks matched paths by name (`secrets/*`, `**/secrets/**`, `sec*/**`).
+    Names,
+    /// The rule cannot be compared with the search (its pattern is invalid, or its anchor or the
+    /// home folder is relative): it may match anything the search reads.
+    Unsure,
+    /// The search may only come across matched paths while it descends (`**/*.rs` around
+    /// `./secrets/**`); it leaves them out and says how many.
+    Descends,
 }
 
 /// Rules from every source, kept in priority order (by [`crate::permissions::rule::RuleSource`],
@@ -279,6 +294,61 @@ impl RuleSet {
             };
             found.map(|surely| (rule, surely))
         })
+    }
+
+    /// The Read deny or ask rule (`behavior`) a search meets most strongly (see [`SearchMeets`];
+    /// among equals, the highest-priority one): a search of each of `roots` (absolute, normalised)
+    /// reading what `globs` match (relative to the root or absolute, `**` crossing folders; empty:
+    /// everything below the root).
+    pub fn find_read_rule_met_by_search(
+        &self,
+        behavior: RuleBehavior,
+        roots: &[PathBuf],
+        globs: &[String],
+        home: &Path,
+    ) -> Option<(&PermissionRule, SearchMeets)> {
+        if behavior == RuleBehavior::Allow {
+            return None;
+        }
+        let searches: Vec<(&PathBuf, Vec<PathBuf>)> = roots
+            .iter()
+            .map(|root| (root, search_glob::absolute_alternatives(root, globs)))
+            .collect();
+        let mut strongest: Option<(&PermissionRule, SearchMeets)> = None;
+        for rule in self.rules(behavior) {
+            if !Access::Read.consults(rule, behavior) {
+                continue;
+            }
+            let meets = match rule.value.content.as_deref() {
+                None => Some(SearchMeets::Names),
+                Some(_) if !rule.anchor.is_absolute() || !home.is_absolute() => Some(SearchMeets::Unsure),
+                Some(content) => match PathPattern::compile_shared(content, &rule.anchor, home) {
+                    Err(_) => Some(SearchMeets::Unsure),
+                    Ok(pattern) => searches
+                        .iter()
+                        .filter_map(|(root, alternatives)| pattern.search_reach(root, alternatives))
+                        .map(|names| if names { SearchMeets::Names } else { SearchMeets::Descends })
+                        .min(),
+                },
+            };
+            if let Some(meets) = meets
+                && strongest.is_none_or(|(_, kept)| meets < kept)
+            {
+                strongest = Some((rule, meets));
+            }
+        }
+        strongest
+    }
+
+    /// The rules with `behavior` that take part in a check of `access` and name paths (bare rules
+    /// left out): for tools that must leave out what Read deny rules match while they walk.
+    pub fn path_rules_consulted(
+        &self,
+        behavior: RuleBehavior,
+        access: Access,
+    ) -> impl Iterator<Item = &PermissionRule> {
+        self.rules(behavior)
+            .filter(move |rule| access.consults(rule, behavior) && rule.value.content.is_some())
     }
 
     /// [`RuleSet::find_path_rule`] for deny, then ask, then allow.

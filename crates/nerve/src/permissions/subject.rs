@@ -19,11 +19,31 @@ pub enum PermissionSubject {
     },
     /// A shell command, split into simple commands (boxed: it is much larger than the others).
     Shell(Box<ShellSubject>),
+    /// A search (Grep, Glob): the files it reads are found while it walks, and it leaves out every
+    /// path a Read deny rule matches, saying how many it left out.
+    Search(SearchSubject),
     /// A URL to fetch.
     Url {
         /// The URL as given.
         url: String,
     },
+}
+
+/// What a search can reach: Read rules meet its root, its globs, and every path below the root
+/// it may walk into; reading inside the working directories means all of these lie there.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SearchSubject {
+    /// The file or folder searched, absolute and normalised, then where its symlinks lead when
+    /// that differs.
+    pub roots: Vec<PathBuf>,
+    /// Globs choosing what below the root is read, relative to it (`*` within one folder, `**`
+    /// across folders, `{a,b}` alternatives, `..` climbing) or absolute; empty when everything
+    /// below the root is read.
+    pub globs: Vec<String>,
+    /// Globs the tool anchors at the root although they look absolute (ripgrep reads `/x/*` as
+    /// `<root>/x/*`): Read deny rules also meet them as the absolute paths they look like (fail
+    /// closed); only `globs` say whether the search stays inside the working directories.
+    pub absolute_lookalikes: Vec<String>,
 }
 
 /// A parsed shell command as the permission system sees it.

@@ -2,13 +2,17 @@
 //! files skipped) plus a hard exclusion of version-control folders.
 
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ignore::{DirEntry, WalkBuilder};
 use tokio_util::sync::CancellationToken;
 
-use crate::permissions::RuleBehavior;
 use crate::permissions::matching::path::PathPattern;
+use crate::permissions::matching::search_glob;
+use crate::permissions::paths::resolve_real_path;
+use crate::permissions::{Access, RuleBehavior, RuleSet};
 use crate::tool::ToolUseContext;
 
 /// Version-control folders that are never searched, even when hidden files are: their contents
@@ -87,48 +91,125 @@ impl<'a> CancelCheck<'a> {
 }
 
 /// A walker over `root` with ripgrep's default filters; `hidden` also visits dot-files.
-/// VCS folders are pruned either way.
-pub fn walker(root: &Path, hidden: bool) -> WalkBuilder {
+/// VCS folders are pruned either way, and so is everything `withhold` withholds: a denied folder
+/// is never entered and a denied file never opened.
+pub fn walker(root: &Path, hidden: bool, withhold: &Arc<ReadDenyFilter>) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
+    let withhold = Arc::clone(withhold);
     builder
         .standard_filters(true)
         .hidden(!hidden)
-        .filter_entry(|entry| !is_vcs_dir(entry));
+        .filter_entry(move |entry| !is_vcs_dir(entry) && !withhold.withholds(entry));
     builder
 }
 
-/// The session's `Read(...)` deny patterns, to drop denied files from search results. The
-/// permission check only sees the search root; without this, searching a folder that contains a
-/// denied one (the project root around `./secrets/**`) would show the denied files' contents.
-#[derive(Debug, Clone, Default)]
+/// The session's Read deny rules (`Read(...)`, and deny rules naming another reading tool), which
+/// a search applies while it walks: the permission check refuses a search that names denied paths,
+/// and lets one that only walks past them run (`Grep` over the project around `./secrets/**`), so
+/// the search itself must leave them out, and count them so its result can say so.
+#[derive(Debug, Default)]
 pub struct ReadDenyFilter {
-    patterns: Vec<PathPattern>,
+    patterns: Vec<Arc<PathPattern>>,
+    /// The root as walked and where its symlinks lead, when that differs: a path below the root is
+    /// also checked where it really is.
+    root: Option<(PathBuf, PathBuf)>,
+    /// What the search reads below its root, as absolute glob alternatives (empty: everything):
+    /// only a withheld path one of them could reach is counted, so a search of `src/*.rs` does not
+    /// report a denied folder beside `src`.
+    reach: Vec<PathBuf>,
+    withheld: AtomicUsize,
 }
 
 impl ReadDenyFilter {
     /// The deny patterns in force for `ctx`. A pattern that does not compile is left out here: the
-    /// permission check already treats it as matching every path and refuses the call.
+    /// permission check already refuses (or asks about) a search it cannot apply to.
     pub fn from_context(ctx: &ToolUseContext) -> Self {
-        let rules = ctx.permissions.rules.snapshot();
+        Self::from_rules(&ctx.permissions.rules.snapshot(), &ctx.permissions.home)
+    }
+
+    /// The deny patterns of `rules` (`~` being `home`).
+    pub fn from_rules(rules: &RuleSet, home: &Path) -> Self {
         let patterns = rules
-            .rules(RuleBehavior::Deny)
-            .filter(|r| r.value.tool_name == "Read")
+            .path_rules_consulted(RuleBehavior::Deny, Access::Read)
             .filter_map(|r| {
                 let content = r.value.content.as_deref()?;
-                PathPattern::compile(content, &r.anchor, &ctx.permissions.home).ok()
+                PathPattern::compile_shared(content, &r.anchor, home).ok()
             })
             .collect();
-        Self { patterns }
+        Self {
+            patterns,
+            ..Self::default()
+        }
     }
 
-    /// Whether `path` (absolute) is denied to reads.
-    pub fn hides(&self, path: &Path) -> bool {
-        self.patterns.iter().any(|p| p.matches(path))
+    /// The same filter for a walk of `root`, whose symlinks may lead elsewhere.
+    pub fn for_root(mut self, root: &Path) -> Self {
+        let real = resolve_real_path(root);
+        if real != root {
+            self.root = Some((root.to_path_buf(), real));
+        }
+        self
     }
 
-    /// Whether no pattern is in force.
-    pub fn is_empty(&self) -> bool {
-        self.patterns.is_empty()
+    /// The same filter, counting only withheld paths that `globs` (relative to `root`, as the
+    /// search's permission subject gives them) could reach.
+    pub fn counting_only(mut self, root: &Path, globs: &[String]) -> Self {
+        self.reach = search_glob::absolute_alternatives(root, globs);
+        self
+    }
+
+    /// Whether `path` (absolute) is denied to reads; for a folder, whether everything inside is.
+    pub fn hides(&self, path: &Path, is_dir: bool) -> bool {
+        let real = self
+            .root
+            .as_ref()
+            .and_then(|(root, real)| path.strip_prefix(root).ok().map(|rest| real.join(rest)));
+        std::iter::once(path).chain(real.as_deref()).any(|path| {
+            self.patterns.iter().any(|p| {
+                if is_dir {
+                    p.covers_everything_under(path)
+                } else {
+                    p.matches(path)
+                }
+            })
+        })
+    }
+
+    /// Whether the walk leaves `entry` out (and then counts it, when the search could reach it).
+    fn withholds(&self, entry: &DirEntry) -> bool {
+        if self.patterns.is_empty() {
+            return false;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let hidden = self.hides(entry.path(), is_dir);
+        let reachable = || {
+            self.reach.is_empty()
+                || self
+                    .reach
+                    .iter()
+                    .any(|glob| search_glob::reach(glob, entry.path(), is_dir, 0).is_some())
+        };
+        if hidden && reachable() {
+            self.withheld.fetch_add(1, Ordering::Relaxed);
+        }
+        hidden
+    }
+
+    /// How many files and folders walks with this filter left out.
+    pub fn withheld(&self) -> usize {
+        self.withheld.load(Ordering::Relaxed)
+    }
+
+    /// The sentence a search result ends with when paths were left out.
+    pub fn note(&self) -> Option<String> {
+        let n = self.withheld();
+        (n > 0).then(|| {
+            format!(
+                "({n} {} matched Read deny rules and {} withheld: not searched or listed.)",
+                if n == 1 { "path" } else { "paths" },
+                if n == 1 { "was" } else { "were" }
+            )
+        })
     }
 }
 
@@ -171,12 +252,13 @@ mod tests {
         }
         ctx.permissions.rules = SharedRules::new(rules);
         let filter = ReadDenyFilter::from_context(&ctx);
-        assert!(filter.hides(&dir.path().join("secret/key.txt")));
+        assert!(filter.hides(&dir.path().join("secret/key.txt"), false));
+        assert!(filter.hides(&dir.path().join("secret"), true));
         assert!(
-            !filter.hides(&dir.path().join("docs/a.md")),
+            !filter.hides(&dir.path().join("docs/a.md"), false),
             "edit denies do not hide reads"
         );
-        assert!(!filter.hides(&dir.path().join("src/a.rs")));
+        assert!(!filter.hides(&dir.path().join("src/a.rs"), false));
     }
 
     #[test]

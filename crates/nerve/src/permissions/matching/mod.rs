@@ -8,6 +8,7 @@ pub mod mcp;
 pub mod options;
 pub mod parameter;
 pub mod path;
+pub mod search_glob;
 pub mod shell;
 pub mod wildcard;
 

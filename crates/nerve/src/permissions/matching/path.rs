@@ -23,6 +23,7 @@ use std::path::{Component, Path, PathBuf};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use crate::permissions::matching::search_glob;
 use crate::permissions::paths::normalize_lexically;
 
 /// A path pattern that is not a valid glob.
@@ -222,7 +223,7 @@ impl PathPattern {
         let line = self.line.trim_end_matches('/');
         let takes_all_below =
             line.ends_with("/**") && !line.trim_end_matches("/**").contains(['*', '?', '[']);
-        takes_all_below && dir.starts_with(&region)
+        takes_all_below && starts_with_ignoring_case(&dir, &region)
     }
 
     /// Whether some path inside folder `dir` (or `dir` itself) may match: a recursive read of `dir`
@@ -234,7 +235,7 @@ impl PathPattern {
             return true;
         }
         let (region, _) = self.region();
-        self.matches(&dir) || region.starts_with(&dir) || dir.starts_with(&region)
+        self.matches(&dir) || starts_with_ignoring_case(&region, &dir) || starts_with_ignoring_case(&dir, &region)
     }
 
     /// Whether the shell glob `glob` (an absolute pattern, `*` not crossing `/`) may name a path
@@ -268,6 +269,59 @@ impl PathPattern {
             std::cmp::Ordering::Greater => true,
         }
     }
+}
+
+impl PathPattern {
+    /// Whether a search of `root` (absolute) that reads what `globs` match (absolute alternatives,
+    /// see [`crate::permissions::matching::search_glob`]; empty: everything below `root`) may read a
+    /// path this pattern matches: `Some(true)` when it names such paths (everything below `root` or
+    /// below a glob's literal folder matches, or a glob reaches a matched path through a component
+    /// that names it), `Some(false)` when it may only come across them while descending.
+    pub fn search_reach(&self, root: &Path, globs: &[PathBuf]) -> Option<bool> {
+        let root = normalize_lexically(root);
+        if !root.is_absolute() {
+            return Some(false);
+        }
+        if self.covers_everything_under(&root) {
+            return Some(true);
+        }
+        if globs.is_empty() {
+            return self.may_match_under(&root).then_some(false);
+        }
+        // Everything below a matched path matches too (a rule naming a folder covers its
+        // contents), so the paths of interest always continue below the region.
+        let (region, _) = self.region();
+        let named_from = root.components().count();
+        let mut found = None;
+        for glob in globs {
+            if !glob.is_absolute() {
+                found = Some(false);
+                continue;
+            }
+            if self.covers_everything_under(&search_glob::literal_prefix(glob)) {
+                return Some(true);
+            }
+            match search_glob::reach(glob, &region, true, named_from) {
+                Some(search_glob::Reach::Names) => return Some(true),
+                Some(search_glob::Reach::Through) => found = Some(false),
+                None => {}
+            }
+        }
+        found
+    }
+}
+
+/// [`Path::starts_with`] comparing components case-insensitively, as path rules match: `SECRETS`
+/// lies in the region of `./secrets/**` on a filesystem that ignores case.
+fn starts_with_ignoring_case(path: &Path, prefix: &Path) -> bool {
+    let mut parts = path.components();
+    prefix.components().all(|p| {
+        parts.next().is_some_and(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .eq_ignore_ascii_case(&p.as_os_str().to_string_lossy())
+        })
+    })
 }
 
 /// Whether one shell-glob path component may match one literal component (case-insensitively, as

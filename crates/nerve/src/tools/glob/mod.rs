@@ -4,15 +4,16 @@ mod modified;
 pub mod search;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::permissions::paths::normalize_lexically;
-use crate::permissions::{Access, PermissionSubject};
+use crate::permissions::{PermissionSubject, SearchSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
-use crate::tools::fs::display_path;
+use crate::tools::fs::{display_path, permission_paths};
 use crate::tools::search_progress::{SEARCH_PACING, SearchProgress};
 use crate::tools::walk::ReadDenyFilter;
 
@@ -40,7 +41,8 @@ pub struct GlobInput {
 pub struct GlobTool;
 
 impl GlobTool {
-    /// The folder searched and the pattern relative to it.
+    /// The folder searched and the pattern relative to it. A relative pattern that climbs
+    /// (`../shared/**/*.rs`) is matched from where its literal folders lead, as an absolute one is.
     fn root_and_pattern(input: &GlobInput, ctx: &ToolUseContext) -> (PathBuf, String) {
         if let Some((base, rest)) = search::split_absolute(&input.pattern) {
             return (normalize_lexically(&base), rest);
@@ -49,6 +51,15 @@ impl GlobTool {
             Some(p) => ctx.resolve_path(p),
             None => ctx.exec.cwd.clone(),
         };
+        let climbs = Path::new(&input.pattern)
+            .components()
+            .any(|c| c == std::path::Component::ParentDir);
+        if climbs
+            && let Some((base, rest)) =
+                search::split_absolute(&normalize_lexically(&root.join(&input.pattern)).to_string_lossy())
+        {
+            return (normalize_lexically(&base), rest);
+        }
         (normalize_lexically(&root), input.pattern.clone())
     }
 }
@@ -103,10 +114,12 @@ impl Tool for GlobTool {
     }
 
     fn permission_subject(&self, input: &GlobInput, ctx: &ToolUseContext) -> PermissionSubject {
-        PermissionSubject::Paths {
-            access: Access::Read,
-            paths: vec![Self::root_and_pattern(input, ctx).0],
-        }
+        let (root, pattern) = Self::root_and_pattern(input, ctx);
+        PermissionSubject::Search(SearchSubject {
+            roots: permission_paths(&root),
+            globs: vec![pattern],
+            absolute_lookalikes: Vec::new(),
+        })
     }
 
     fn summary(&self, input: &GlobInput, cwd: &std::path::Path) -> String {
@@ -134,10 +147,15 @@ impl Tool for GlobTool {
             )));
         }
         let cancel = ctx.exec.cancel.clone();
-        let deny = ReadDenyFilter::from_context(ctx);
+        let withhold = Arc::new(
+            ReadDenyFilter::from_context(ctx)
+                .for_root(&root)
+                .counting_only(&root, std::slice::from_ref(&pattern)),
+        );
         let progress = SearchProgress::new(progress.clone(), SEARCH_PACING);
+        let walk_withhold = Arc::clone(&withhold);
         let result = tokio::task::spawn_blocking(move || {
-            search::find(&root, &pattern, &|p: &Path| deny.hides(p), &cancel, &progress)
+            search::find(&root, &pattern, &walk_withhold, &cancel, &progress)
         })
         .await
         .map_err(|e| ToolError::Failed(format!("the file search task failed: {e}")))?
@@ -149,7 +167,12 @@ impl Tool for GlobTool {
             "num_files": result.total,
             "truncated": result.total > result.paths.len(),
         });
-        Ok(ToolOutput::text(search::render(&result)).with_display(display))
+        let mut text = search::render(&result);
+        if let Some(note) = withhold.note() {
+            text.push_str("\n");
+            text.push_str(&note);
+        }
+        Ok(ToolOutput::text(text).with_display(display))
     }
 }
 
@@ -183,10 +206,11 @@ mod tests {
         assert_eq!(observed.path, Some(dir.path().join("sub").display().to_string()));
         assert_eq!(
             GlobTool.permission_subject(&input, &ctx),
-            PermissionSubject::Paths {
-                access: Access::Read,
-                paths: vec![dir.path().join("sub")],
-            }
+            PermissionSubject::Search(SearchSubject {
+                roots: vec![dir.path().join("sub")],
+                globs: vec!["*.rs".into()],
+                absolute_lookalikes: Vec::new(),
+            })
         );
         let out = GlobTool.call(input, &ctx, &no_progress()).await.unwrap();
         assert_eq!(text(&out), dir.path().join("sub/a.rs").display().to_string());

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::modified::ModifiedTimes;
 use crate::tools::search_progress::SearchProgress;
-use crate::tools::walk::{CancelCheck, walker};
+use crate::tools::walk::{CancelCheck, ReadDenyFilter, walker};
 
 /// How many paths a result lists.
 pub const MAX_GLOB_RESULTS: usize = 100;
@@ -90,19 +90,19 @@ pub fn compile(pattern: &str) -> Result<GlobSet, GlobError> {
     GlobSetBuilder::new().add(glob).build().map_err(invalid)
 }
 
-/// Files under `root` whose path relative to `root` matches `pattern`, leaving out those `hidden`
-/// says to hide (files denied by permission rules). Each file looked at is counted in `progress`,
-/// with whether it matched.
+/// Files under `root` whose path relative to `root` matches `pattern`, leaving out (never listing)
+/// what `withhold` withholds (paths denied by Read rules; it counts them). Each file looked at is
+/// counted in `progress`, with whether it matched.
 pub fn find(
     root: &Path,
     pattern: &str,
-    hidden: &(dyn Fn(&Path) -> bool + Sync),
+    withhold: &Arc<ReadDenyFilter>,
     cancel: &CancellationToken,
     progress: &SearchProgress,
 ) -> Result<GlobResult, GlobError> {
     let matcher = compile(pattern)?;
     let found = Mutex::new(Found::default());
-    walker(root, false).build_parallel().run(|| {
+    walker(root, false, withhold).build_parallel().run(|| {
         let matcher = &matcher;
         let mut found = Newest::new(&found);
         let mut times = ModifiedTimes::default();
@@ -121,7 +121,7 @@ pub fn find(
             let Some(relative) = relative_to(root, entry.path()) else {
                 return WalkState::Continue;
             };
-            let matched = matcher.is_match(relative) && !hidden(entry.path());
+            let matched = matcher.is_match(relative);
             tally.file_searched(u64::from(matched));
             if matched {
                 found.offer(times.of(entry.path()), entry.path());
@@ -293,7 +293,7 @@ mod tests {
         find(
             root,
             pattern,
-            &|_| false,
+            &Arc::default(),
             &CancellationToken::new(),
             &SearchProgress::silent(),
         )
@@ -470,16 +470,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "secret/a.rs", 1);
         write(dir.path(), "b.rs", 1);
-        let secret = dir.path().join("secret");
+        let mut rules = crate::permissions::RuleSet::new();
+        rules.add(crate::permissions::PermissionRule::new(
+            crate::permissions::RuleSource::CliArg,
+            crate::permissions::RuleBehavior::Deny,
+            "Read(./secret/**)".parse().unwrap(),
+            dir.path().to_path_buf(),
+        ));
+        let withhold = Arc::new(ReadDenyFilter::from_rules(&rules, dir.path()));
         let r = find(
             dir.path(),
             "**/*.rs",
-            &|p| p.starts_with(&secret),
+            &withhold,
             &CancellationToken::new(),
             &SearchProgress::silent(),
         )
         .unwrap();
         assert_eq!(names(dir.path(), &r), vec!["b.rs"]);
+        assert_eq!(withhold.withheld(), 1, "the folder, never entered");
     }
 
     #[test]
@@ -489,7 +497,7 @@ mod tests {
         let err = find(
             dir.path(),
             "src/[a",
-            &|_| false,
+            &Arc::default(),
             &CancellationToken::new(),
             &SearchProgress::silent(),
         )

@@ -9,13 +9,14 @@ mod sink;
 mod tests;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
 use crate::permissions::paths::normalize_lexically;
-use crate::permissions::{Access, PermissionSubject};
+use crate::permissions::{PermissionSubject, SearchSubject};
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
-use crate::tools::fs::display_path;
+use crate::tools::fs::{display_path, permission_paths};
 use crate::tools::search_progress::{SEARCH_PACING, SearchProgress};
 use crate::tools::walk::ReadDenyFilter;
 
@@ -40,12 +41,46 @@ impl GrepTool {
         normalize_lexically(&root)
     }
 
+    /// What the search can reach, for Read rules: the root (and where its symlinks lead), and the
+    /// globs that choose files below it. A glob with no slash matches a name at any depth (`*.rs`
+    /// is `**/*.rs`); one with a slash is anchored at the root, a leading `/` too (deny rules also
+    /// meet it as the absolute path it looks like). Excluding globs (`!x`) only narrow.
+    fn reach(input: &GrepInput, ctx: &ToolUseContext) -> SearchSubject {
+        let mut globs = Vec::new();
+        let mut absolute_lookalikes = Vec::new();
+        for glob in input.globs() {
+            if glob.starts_with('!') {
+                continue;
+            }
+            let trimmed = glob.trim_end_matches('/');
+            if let Some(anchored) = glob.strip_prefix('/') {
+                globs.push(anchored.to_string());
+                absolute_lookalikes.push(glob.clone());
+            } else if trimmed.contains('/') {
+                globs.push(glob.clone());
+            } else {
+                globs.push(format!("**/{glob}"));
+            }
+        }
+        SearchSubject {
+            roots: permission_paths(&Self::root(input, ctx)),
+            globs,
+            absolute_lookalikes,
+        }
+    }
+
     /// The search options for an input (hidden files skipped, as `rg` does by default).
     pub fn options(input: &GrepInput, ctx: &ToolUseContext) -> SearchOptions {
         let (before, after) = input.context_lines();
+        let root = Self::root(input, ctx);
         SearchOptions {
+            withhold: Arc::new(
+                ReadDenyFilter::from_context(ctx)
+                    .for_root(&root)
+                    .counting_only(&root, &Self::reach(input, ctx).globs),
+            ),
             pattern: input.pattern.clone(),
-            root: Self::root(input, ctx),
+            root,
             mode: input.mode(),
             case_insensitive: input.case_insensitive.unwrap_or(false),
             multiline: input.multiline.unwrap_or(false),
@@ -105,10 +140,7 @@ impl Tool for GrepTool {
     }
 
     fn permission_subject(&self, input: &GrepInput, ctx: &ToolUseContext) -> PermissionSubject {
-        PermissionSubject::Paths {
-            access: Access::Read,
-            paths: vec![Self::root(input, ctx)],
-        }
+        PermissionSubject::Search(Self::reach(input, ctx))
     }
 
     fn summary(&self, input: &GrepInput, cwd: &std::path::Path) -> String {
@@ -135,6 +167,7 @@ impl Tool for GrepTool {
         let options = Self::options(&input, ctx);
         search::check_root(&options.root).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
         let cancel = ctx.exec.cancel.clone();
+        let withhold = Arc::clone(&options.withhold);
         let mode = options.mode;
         let context = options.before > 0 || options.after > 0;
         let progress = SearchProgress::new(progress.clone(), SEARCH_PACING);
@@ -148,12 +181,6 @@ impl Tool for GrepTool {
                 | SearchError::UnknownType { .. }
                 | SearchError::InvalidType(_)) => ToolError::InvalidInput(other.to_string()),
             })?;
-        let deny = ReadDenyFilter::from_context(ctx);
-        let hits: Vec<FileHits> = if deny.is_empty() {
-            hits
-        } else {
-            hits.into_iter().filter(|h| !deny.hides(&h.path)).collect()
-        };
         let limit = match input.head_limit {
             Some(0) => None,
             Some(n) => Some(n),
@@ -163,7 +190,11 @@ impl Tool for GrepTool {
             limit,
             offset: input.offset.unwrap_or(0),
         };
-        let rendered = render(&hits, mode, context, page);
+        let mut rendered = render(&hits, mode, context, page);
+        if let Some(note) = withhold.note() {
+            rendered.text.push_str("\n\n");
+            rendered.text.push_str(&note);
+        }
         Ok(ToolOutput::text(rendered.text).with_display(rendered.display))
     }
 }

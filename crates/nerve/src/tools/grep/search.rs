@@ -3,7 +3,7 @@
 //! ripgrep's filters. The result is sorted, so parallelism never changes the output.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::tools::grep::input::OutputMode;
 use crate::tools::grep::sink::FileSink;
 use crate::tools::search_progress::SearchProgress;
-use crate::tools::walk::{CancelCheck, Gathered, walker};
+use crate::tools::walk::{CancelCheck, Gathered, ReadDenyFilter, walker};
 
 /// What to search for and where.
 #[derive(Debug, Clone)]
@@ -43,6 +43,8 @@ pub struct SearchOptions {
     pub file_type: Option<String>,
     /// Also search hidden files (VCS folders stay excluded).
     pub hidden: bool,
+    /// What the walk leaves out (paths Read deny rules match), counting it.
+    pub withhold: Arc<ReadDenyFilter>,
 }
 
 impl SearchOptions {
@@ -60,6 +62,7 @@ impl SearchOptions {
             globs: Vec::new(),
             file_type: None,
             hidden: false,
+            withhold: Arc::default(),
         }
     }
 }
@@ -138,7 +141,7 @@ pub fn build_matcher(opts: &SearchOptions) -> Result<RegexMatcher, SearchError> 
 }
 
 fn configure_walk(opts: &SearchOptions) -> Result<ignore::WalkBuilder, SearchError> {
-    let mut walk = walker(&opts.root, opts.hidden);
+    let mut walk = walker(&opts.root, opts.hidden, &opts.withhold);
     if let Some(name) = &opts.file_type {
         let mut types = TypesBuilder::new();
         types.add_defaults();

@@ -367,10 +367,11 @@ async fn tool_resolves_relative_paths_and_reports_errors() {
     assert!(err.contains("does not exist"), "{err}");
     assert_eq!(
         GrepTool.permission_subject(&input, &ctx),
-        PermissionSubject::Paths {
-            access: Access::Read,
-            paths: vec![dir.path().join("nope")],
-        }
+        PermissionSubject::Search(SearchSubject {
+            roots: vec![dir.path().join("nope")],
+            globs: Vec::new(),
+            absolute_lookalikes: Vec::new(),
+        })
     );
     assert!(GrepTool.is_read_only(&input) && GrepTool.is_concurrency_safe(&input));
 }
