@@ -92,11 +92,13 @@ pub const PROTECTED_SEQUENCES: [(&[&str], &str); 3] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IfMissing {
-    /// Refuse creating it: something runs it as soon as it exists (git reads `.git/commondir`,
-    /// Claude Code and Nerve read `.claude/` and `.nerve/`, editors `.vscode/`).
-    RefuseFile,
-    /// The same, for a folder.
-    RefuseDir,
+    /// Refuse creating it: something runs it as soon as it exists (Claude Code and Nerve read
+    /// `.claude/` and `.nerve/`, editors `.vscode/`, direnv `.envrc`).
+    Refuse,
+    /// Refuse creating it by holding it with a file naming the folder it is in (`.`): for
+    /// `.git/commondir`, which would move the configuration to a repository of the command's
+    /// making, and which git reads whenever it exists (an empty placeholder would break git).
+    RefuseAsSelfReference,
     /// Let it be created: on its own it runs nothing (a new `.gitattributes` can only pick
     /// drivers the protected configuration defines), or refusing it would break ordinary work.
     Allow,
@@ -125,16 +127,16 @@ const fn guard(relative: &'static str, if_missing: IfMissing) -> SandboxGuard {
 /// pointed at a planted repository) is guarded whole; a missing one is refused, so no repository
 /// with a planted configuration appears where the user runs git.
 pub const SANDBOX_GUARDS_IN_WRITABLE_FOLDERS: [SandboxGuard; 11] = [
-    guard(".git", IfMissing::RefuseDir),
+    guard(".git", IfMissing::Refuse),
     guard(".gitmodules", IfMissing::Allow),
     guard(".gitattributes", IfMissing::Allow),
     guard(".husky", IfMissing::Allow),
-    guard(".nerve", IfMissing::RefuseDir),
-    guard(".claude", IfMissing::RefuseDir),
-    guard(".vscode", IfMissing::RefuseDir),
-    guard(".idea", IfMissing::RefuseDir),
-    guard(".mcp.json", IfMissing::RefuseFile),
-    guard(".envrc", IfMissing::RefuseFile),
+    guard(".nerve", IfMissing::Refuse),
+    guard(".claude", IfMissing::Refuse),
+    guard(".vscode", IfMissing::Refuse),
+    guard(".idea", IfMissing::Refuse),
+    guard(".mcp.json", IfMissing::Refuse),
+    guard(".envrc", IfMissing::Refuse),
     guard(".claude.json", IfMissing::Allow),
 ];
 
@@ -143,9 +145,9 @@ pub const SANDBOX_GUARDS_IN_WRITABLE_FOLDERS: [SandboxGuard; 11] = [
 /// elsewhere; `config.worktree`; the configurations and hooks of submodules under `modules/`).
 /// The rest (index, objects, refs, logs, `COMMIT_EDITMSG`) stays writable so commits work.
 pub const SANDBOX_GUARDS_IN_GIT_DIR: [SandboxGuard; 5] = [
-    guard("config", IfMissing::RefuseFile),
-    guard("hooks", IfMissing::RefuseDir),
-    guard("commondir", IfMissing::RefuseFile),
+    guard("config", IfMissing::Refuse),
+    guard("hooks", IfMissing::Refuse),
+    guard("commondir", IfMissing::RefuseAsSelfReference),
     guard("config.worktree", IfMissing::Allow),
     guard("modules", IfMissing::Allow),
 ];
@@ -154,28 +156,28 @@ pub const SANDBOX_GUARDS_IN_GIT_DIR: [SandboxGuard; 5] = [
 /// writable by the user): shell start-up files and the user's git, fish, Nerve and Claude Code
 /// configuration. A missing one is refused only where its folder exists.
 pub const SANDBOX_GUARDS_IN_HOME: [SandboxGuard; 22] = [
-    guard(".bashrc", IfMissing::RefuseFile),
-    guard(".bash_profile", IfMissing::RefuseFile),
-    guard(".bash_login", IfMissing::RefuseFile),
-    guard(".bash_logout", IfMissing::RefuseFile),
-    guard(".profile", IfMissing::RefuseFile),
-    guard(".zshrc", IfMissing::RefuseFile),
-    guard(".zprofile", IfMissing::RefuseFile),
-    guard(".zshenv", IfMissing::RefuseFile),
-    guard(".zlogin", IfMissing::RefuseFile),
-    guard(".zlogout", IfMissing::RefuseFile),
-    guard(".kshrc", IfMissing::RefuseFile),
-    guard(".cshrc", IfMissing::RefuseFile),
-    guard(".tcshrc", IfMissing::RefuseFile),
-    guard(".inputrc", IfMissing::RefuseFile),
-    guard(".gitconfig", IfMissing::RefuseFile),
-    guard(".ssh", IfMissing::RefuseDir),
-    guard(".config/git", IfMissing::RefuseDir),
-    guard(".config/fish", IfMissing::RefuseDir),
-    guard(".config/nerve", IfMissing::RefuseDir),
-    guard(".claude", IfMissing::RefuseDir),
-    guard(".claude.json", IfMissing::RefuseFile),
-    guard(".nerve", IfMissing::RefuseDir),
+    guard(".bashrc", IfMissing::Refuse),
+    guard(".bash_profile", IfMissing::Refuse),
+    guard(".bash_login", IfMissing::Refuse),
+    guard(".bash_logout", IfMissing::Refuse),
+    guard(".profile", IfMissing::Refuse),
+    guard(".zshrc", IfMissing::Refuse),
+    guard(".zprofile", IfMissing::Refuse),
+    guard(".zshenv", IfMissing::Refuse),
+    guard(".zlogin", IfMissing::Refuse),
+    guard(".zlogout", IfMissing::Refuse),
+    guard(".kshrc", IfMissing::Refuse),
+    guard(".cshrc", IfMissing::Refuse),
+    guard(".tcshrc", IfMissing::Refuse),
+    guard(".inputrc", IfMissing::Refuse),
+    guard(".gitconfig", IfMissing::Refuse),
+    guard(".ssh", IfMissing::Refuse),
+    guard(".config/git", IfMissing::Refuse),
+    guard(".config/fish", IfMissing::Refuse),
+    guard(".config/nerve", IfMissing::Refuse),
+    guard(".claude", IfMissing::Refuse),
+    guard(".claude.json", IfMissing::Refuse),
+    guard(".nerve", IfMissing::Refuse),
 ];
 
 #[cfg(test)]
