@@ -17,7 +17,7 @@
 //!
 //! | Layer | Modules | What they are |
 //! |---|---|---|
-//! | 1 | `storage` `files` `process_group` `child_env` | the ground: disk, atomic writes and hashes, process groups, the user's environment for the processes started for them |
+//! | 1 | `storage` `files` `process_group` `child_env` `protected_paths` `git_command` | the ground: disk, atomic writes and hashes, process groups, the user's environment for the processes started for them, the paths that make later programs run code, git run so that a repository's configuration runs nothing |
 //! | 2 | `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` | foundations: HTTP, input checking, hook processes, the sandbox, the event sink |
 //! | 3 | `model` | the Messages API client |
 //! | 4 | `credentials` `permissions` `checkpoint` | the API key; rules, modes and evaluation; file checkpoints |
@@ -39,6 +39,7 @@ pub mod errors;
 pub mod events;
 pub mod executor;
 pub mod files;
+pub mod git_command;
 pub mod fuzz;
 pub mod hooks;
 pub mod http;
@@ -51,6 +52,7 @@ pub mod pipeline;
 pub(crate) mod process_group;
 pub mod project;
 pub mod project_files;
+pub mod protected_paths;
 pub mod registry;
 pub mod sandbox;
 pub mod session;

@@ -3,7 +3,6 @@
 //! when present, so projects written for those tools work unchanged).
 
 use std::path::Path;
-use std::process::Command;
 
 /// What the system prompt is built from.
 #[derive(Debug, Clone)]
@@ -70,10 +69,11 @@ pub fn build_system_prompt(inputs: &SystemPromptInputs<'_>) -> Vec<String> {
 
 /// `git status --short --branch`, at most 40 lines, or `None` outside a repository.
 fn git_summary(dir: &Path) -> Option<String> {
-    let out = Command::new("git")
+    // Neutralised: a configuration planted in the repository must not run in the engine.
+    let out = crate::git_command::git(dir)
         .args(["-c", "core.quotepath=off", "status", "--short", "--branch"])
-        .current_dir(dir)
-        .env("GIT_OPTIONAL_LOCKS", "0")
+        .arg(crate::git_command::STATUS_SUBMODULES)
+        .stdin(std::process::Stdio::null())
         .output()
         .ok()?;
     if !out.status.success() {
@@ -117,7 +117,7 @@ mod tests {
     #[test]
     fn git_status_is_summarised() {
         let dir = tempfile::tempdir().unwrap();
-        let ok = Command::new("git")
+        let ok = std::process::Command::new("git")
             .args(["init", "-q"])
             .current_dir(dir.path())
             .status();

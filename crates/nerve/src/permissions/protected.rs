@@ -1,85 +1,13 @@
 //! Paths whose modification can run code or change permissions later: never pre-approved by an
-//! allow rule or acceptEdits (the resolver asks instead), and the working-directory check.
+//! allow rule or acceptEdits (the resolver asks instead), and the working-directory check. The
+//! list itself is `protected_paths`, shared with the sandbox, which write-protects the same paths.
 
 use std::path::{Component, Path, PathBuf};
 
 use crate::permissions::paths::{normalize_lexically, resolve_real_path};
-
-/// Folders protected at any depth, with the reason shown to the user.
-const PROTECTED_DIRS: [(&str, &str); 7] = [
-    (
-        ".git",
-        "inside a .git folder: changes there can rewrite history or run code through git hooks",
-    ),
-    (
-        ".nerve",
-        "inside a .nerve folder: it holds Nerve's own settings and permission rules",
-    ),
-    (
-        ".claude",
-        "inside a .claude folder: it holds Claude Code's settings, which Nerve also reads",
-    ),
-    (
-        ".vscode",
-        "inside a .vscode folder: editor tasks and settings there can run commands",
-    ),
-    (
-        ".idea",
-        "inside a .idea folder: IDE run configurations there can run commands",
-    ),
-    (
-        ".husky",
-        "inside a .husky folder: its git hooks run on every commit",
-    ),
-    (
-        ".ssh",
-        "inside a .ssh folder: keys and authorized_keys decide who can log in",
-    ),
-];
-
-const SHELL_STARTUP: &str = "a shell startup file: it runs on every new shell";
-const GIT_CONFIG: &str = "a git configuration file: it can make git run arbitrary programs";
-const MCP_CONFIG: &str = "an MCP configuration file: it decides which programs are started as servers";
-
-/// File names protected wherever they are, with the reason shown to the user.
-const PROTECTED_FILES: [(&str, &str); 20] = [
-    (".bashrc", SHELL_STARTUP),
-    (".bash_profile", SHELL_STARTUP),
-    (".bash_login", SHELL_STARTUP),
-    (".bash_logout", SHELL_STARTUP),
-    (".profile", SHELL_STARTUP),
-    (".zshrc", SHELL_STARTUP),
-    (".zprofile", SHELL_STARTUP),
-    (".zshenv", SHELL_STARTUP),
-    (".zlogin", SHELL_STARTUP),
-    (".zlogout", SHELL_STARTUP),
-    (".kshrc", SHELL_STARTUP),
-    (".cshrc", SHELL_STARTUP),
-    (".tcshrc", SHELL_STARTUP),
-    (".inputrc", SHELL_STARTUP),
-    (".gitconfig", GIT_CONFIG),
-    (".gitmodules", GIT_CONFIG),
-    (".gitattributes", GIT_CONFIG),
-    (".mcp.json", MCP_CONFIG),
-    (".claude.json", MCP_CONFIG),
-    (
-        ".ripgreprc",
-        "ripgrep's configuration file: it changes every search that runs rg",
-    ),
-];
-
-/// Folder sequences protected at any depth (`.config/fish/...`).
-const PROTECTED_SEQUENCES: [(&[&str], &str); 3] = [
-    (
-        &[".config", "fish"],
-        "fish shell configuration: it runs on every new shell",
-    ),
-    (&[".config", "git"], GIT_CONFIG),
-    (
-        &[".config", "nerve"],
-        "Nerve's user settings: they hold permission rules and hooks",
-    ),
-];
+use crate::protected_paths::{NERVE_USER_SETTINGS, PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SEQUENCES};
+#[cfg(test)]
+use crate::protected_paths::SHELL_STARTUP;
 
 /// The lowercase components of `path` below the working directory that contains it, or all of
 /// them. Below a working directory only the part inside it is judged: the user chose to work
@@ -127,7 +55,7 @@ fn protection_reason(components: &[String]) -> Option<&'static str> {
 /// Protected: the folders `.git`, `.nerve`, `.claude`, `.vscode`, `.idea`, `.husky`, `.ssh` at any
 /// depth; shell startup files (`.bashrc`, `.zshrc`, `.profile`, ...), git configuration
 /// (`.gitconfig`, `.gitmodules`, `.gitattributes`, `.config/git/`), `.mcp.json`, `.claude.json`,
-/// `.ripgreprc`, `.config/fish/`, and Nerve's user settings (`<home>/.config/nerve/`, or the
+/// `.ripgreprc`, `.envrc`, `.config/fish/`, and Nerve's user settings (`<home>/.config/nerve/`, or the
 /// platform's equivalent under `home`). Names compare case-insensitively.
 ///
 /// Both the lexical path and the path with symlinks resolved are judged, so a link in the project
@@ -144,7 +72,7 @@ pub fn is_protected_path(path: &Path, working_dirs: &[PathBuf], home: &Path) -> 
     ];
     for (candidate, dirs) in [(&lexical, &lexical_dirs), (&real, &real_dirs)] {
         if user_settings_dirs.iter().any(|dir| candidate.starts_with(dir)) {
-            return Some("Nerve's user settings: they hold permission rules and hooks");
+            return Some(NERVE_USER_SETTINGS);
         }
         if let Some(reason) = protection_reason(&judged_components(candidate, dirs)) {
             return Some(reason);

@@ -1,9 +1,14 @@
 //! The sandbox helper: the host binary re-executed as `<exe> __nerve-sandbox-exec POLICY -- PROGRAM
-//! ARGS...` (`POLICY` is JSON, or `-` for no restriction). It restricts itself (Landlock for files
-//! and TCP, seccomp for other sockets), then starts the program, which keeps the restrictions, as
-//! do its children, and supervises it: it waits for it and exits as it did, and when the engine's
-//! process dies (killed, crashed) it kills the command's whole process group, so no command
-//! outlives its session. (`PR_SET_PDEATHSIG` alone would stop only the direct child, and fires when
+//! ARGS...` (`POLICY` is JSON, or `-` for no restriction). It works in two stages. The first, the
+//! supervisor, creates the placeholders for missing write-guarded entries ([`super::guard`]) and
+//! starts the second stage, `<exe> __nerve-sandbox-enter POLICY -- PROGRAM ARGS...`, which enters a
+//! mount namespace of its own, makes the guarded entries read-only there, restricts itself
+//! (Landlock for files and TCP, seccomp for other sockets and for namespace and mount calls) and
+//! becomes the program (`exec`), which keeps the restrictions, as do its children. The supervisor
+//! stays outside the namespace (it removes the placeholders afterwards, which it could not do from
+//! inside, where they are mount points) and supervises: it waits for the program and exits as it
+//! did, and when the engine's process dies (killed, crashed) it kills the command's whole process
+//! group, so no command outlives its session. (`PR_SET_PDEATHSIG` alone would stop only the direct child, and fires when
 //! the spawning *thread* exits; the supervisor watches its parent process instead.) Landlock
 //! rules are allow-lists: "read everything except" is written as read rights on every part of the
 //! tree that holds no denied path, and on the folders above a denied path only the right to list
@@ -18,6 +23,9 @@ use super::SandboxPolicy;
 /// The first argument that makes a host binary act as the helper.
 pub const HELPER_ARG: &str = "__nerve-sandbox-exec";
 
+/// The first argument of the helper's second stage (started by the first, never by the engine).
+const ENTER_ARG: &str = "__nerve-sandbox-enter";
+
 /// The exit status when the sandbox could not be applied (the command did not run).
 pub const SANDBOX_FAILED: i32 = 125;
 
@@ -31,6 +39,10 @@ pub fn run_if_asked() {
     let args: Vec<OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == HELPER_ARG) {
         let code = run(&args[2..]);
+        std::process::exit(code);
+    }
+    if args.get(1).is_some_and(|a| a == ENTER_ARG) {
+        let code = enter(&args[2..]);
         std::process::exit(code);
     }
 }
@@ -73,51 +85,118 @@ fn run(args: &[OsString]) -> i32 {
         // The engine died before the command started: start nothing.
         return SANDBOX_FAILED;
     }
-    if policy != "-" {
-        let policy: SandboxPolicy = match policy.to_str().map(serde_json::from_str) {
-            Some(Ok(p)) => p,
-            Some(Err(e)) => return fail(format!("the policy is not valid: {e}")),
-            None => return fail("the policy is not UTF-8".into()),
-        };
-        if let Err(e) = restrict(&policy) {
-            return fail(format!("could not apply the sandbox: {e}"));
-        }
+    if policy == "-" {
+        return supervise(engine, std::process::Command::new(program).args(rest), None, fail);
     }
-    supervise(engine, program, rest, fail)
+    let parsed: SandboxPolicy = match policy.to_str().map(serde_json::from_str) {
+        Some(Ok(p)) => p,
+        Some(Err(e)) => return fail(format!("the policy is not valid: {e}")),
+        None => return fail("the policy is not UTF-8".into()),
+    };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => return fail(format!("cannot find the helper's own executable: {e}")),
+    };
+    #[cfg(target_os = "linux")]
+    let placeholders = Some(super::guard::prepare(&parsed.write_protected));
+    #[cfg(not(target_os = "linux"))]
+    let placeholders = None;
+    let mut second = std::process::Command::new(exe);
+    second.arg(ENTER_ARG).arg(policy).arg("--").arg(program).args(rest);
+    supervise(engine, &mut second, placeholders, fail)
 }
+
+/// The second stage: guards, Landlock and seccomp, then the program in place of this process.
+fn enter(args: &[OsString]) -> i32 {
+    let fail = |message: String| {
+        eprintln!("{FAILURE_MARKER}{message}");
+        SANDBOX_FAILED
+    };
+    let [policy, dashes, program, rest @ ..] = args else {
+        return fail("usage: __nerve-sandbox-enter POLICY -- PROGRAM [ARGS...]".into());
+    };
+    if dashes != "--" {
+        return fail("usage: __nerve-sandbox-enter POLICY -- PROGRAM [ARGS...]".into());
+    }
+    let policy: SandboxPolicy = match policy.to_str().map(serde_json::from_str) {
+        Some(Ok(p)) => p,
+        Some(Err(e)) => return fail(format!("the policy is not valid: {e}")),
+        None => return fail("the policy is not UTF-8".into()),
+    };
+    if let Err(e) = restrict(&policy) {
+        return fail(format!("could not apply the sandbox: {e}"));
+    }
+    exec(program, rest, fail)
+}
+
+#[cfg(unix)]
+fn exec(program: &OsString, rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+    use std::os::unix::process::CommandExt;
+    let e = std::process::Command::new(program).args(rest).exec();
+    fail(format!("could not start {}: {e}", program.to_string_lossy()))
+}
+
+#[cfg(not(unix))]
+fn exec(_program: &OsString, _rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+    fail("the sandbox is only implemented for Linux".into())
+}
+
+#[cfg(target_os = "linux")]
+type Placeholders = super::guard::Placeholders;
+#[cfg(not(target_os = "linux"))]
+type Placeholders = ();
 
 /// Runs the program and exits as it did (a death by signal `n` as 128 + n, as shells report it),
 /// killing what it started if the engine's process goes away first.
 #[cfg(unix)]
 fn supervise(
     parent: nix::unistd::Pid,
-    program: &OsString,
-    rest: &[OsString],
+    command: &mut std::process::Command,
+    placeholders: Option<Placeholders>,
     fail: impl Fn(String) -> i32,
 ) -> i32 {
     use std::os::unix::process::ExitStatusExt;
-    let mut child = match std::process::Command::new(program).args(rest).spawn() {
+    use std::sync::{Arc, Mutex};
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = match command.spawn() {
         Ok(c) => c,
-        Err(e) => return fail(format!("could not start {}: {e}", program.to_string_lossy())),
+        Err(e) => {
+            clean_up(placeholders);
+            return fail(format!("could not start {program}: {e}"));
+        }
     };
     let orphaned = OrphanedKill::of(&child);
+    let placeholders = Arc::new(Mutex::new(placeholders));
+    let on_orphan = Arc::clone(&placeholders);
     std::thread::spawn(move || {
         loop {
             if nix::unistd::getppid() != parent {
                 // The engine is gone: so is everything it started, the helper included.
                 orphaned.kill();
+                clean_up(on_orphan.lock().ok().and_then(|mut p| p.take()));
                 std::process::exit(SANDBOX_FAILED);
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
     });
-    match child.wait() {
+    let waited = child.wait();
+    clean_up(placeholders.lock().ok().and_then(|mut p| p.take()));
+    match waited {
         Ok(status) => status
             .code()
             .or_else(|| status.signal().map(|s| 128 + s))
             .unwrap_or(SANDBOX_FAILED),
-        Err(e) => fail(format!("could not wait for {}: {e}", program.to_string_lossy())),
+        Err(e) => fail(format!("could not wait for {program}: {e}")),
     }
+}
+
+fn clean_up(placeholders: Option<Placeholders>) {
+    #[cfg(target_os = "linux")]
+    if let Some(placeholders) = placeholders {
+        placeholders.clean_up();
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = placeholders;
 }
 
 /// What the helper kills when the engine dies: its own process group when it leads one (the engine
@@ -153,8 +232,8 @@ impl OrphanedKill {
 #[cfg(not(unix))]
 fn supervise(
     _parent: nix::unistd::Pid,
-    _program: &OsString,
-    _rest: &[OsString],
+    _command: &mut std::process::Command,
+    _placeholders: Option<Placeholders>,
     fail: impl Fn(String) -> i32,
 ) -> i32 {
     fail("the sandbox is only implemented for Linux".into())
@@ -180,6 +259,10 @@ enum RestrictError {
         /// Why.
         source: landlock::RulesetError,
     },
+    /// The write guards could not be put in place.
+    #[cfg(target_os = "linux")]
+    #[error("{0}")]
+    Guard(#[from] super::guard::GuardError),
     /// The kernel has no Landlock (or it is disabled).
     #[cfg(target_os = "linux")]
     #[error("this kernel does not enforce Landlock")]
@@ -209,6 +292,8 @@ fn restrict(policy: &SandboxPolicy) -> Result<(), RestrictError> {
         ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, RulesetAttr, RulesetCreatedAttr,
         RulesetStatus,
     };
+    // First the read-only mounts (Landlock then forbids any mount change).
+    super::guard::enter(&policy.write_protected)?;
     let abi = ABI::V6;
     let all = AccessFs::from_all(abi);
     let read = AccessFs::from_read(abi);
@@ -259,9 +344,7 @@ fn restrict(policy: &SandboxPolicy) -> Result<(), RestrictError> {
     if status.ruleset == RulesetStatus::NotEnforced {
         return Err(RestrictError::NotEnforced);
     }
-    if !policy.network {
-        no_inet_sockets()?;
-    }
+    seccomp_filter(policy.network)?;
     Ok(())
 }
 
@@ -307,10 +390,13 @@ fn grant(
     }
 }
 
-/// A seccomp filter refusing IPv4 and IPv6 sockets (UDP, raw, and TCP on kernels whose Landlock
-/// cannot refuse it) and io_uring (which can open sockets without the `socket` call).
+/// A seccomp filter refusing the calls that could undo the read-only mounts (joining another
+/// namespace, the new mount API's detached copies of a mount; Landlock already refuses `mount`,
+/// `umount` and `pivot_root`, refused here too) and, without network, IPv4 and IPv6 sockets (UDP,
+/// raw, and TCP on kernels whose Landlock cannot refuse it) and io_uring (which can open sockets
+/// without the `socket` call).
 #[cfg(target_os = "linux")]
-fn no_inet_sockets() -> Result<(), RestrictError> {
+fn seccomp_filter(network: bool) -> Result<(), RestrictError> {
     use seccompiler::{
         BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
         SeccompRule, TargetArch,
@@ -327,11 +413,28 @@ fn no_inet_sockets() -> Result<(), RestrictError> {
         Ok(SeccompRule::new(vec![condition])?)
     };
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    rules.insert(
-        libc::SYS_socket,
-        vec![domain(libc::AF_INET)?, domain(libc::AF_INET6)?],
-    );
-    rules.insert(libc::SYS_io_uring_setup, vec![]);
+    for call in [
+        libc::SYS_setns,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_open_tree,
+        libc::SYS_move_mount,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+    ] {
+        rules.insert(call, vec![]);
+    }
+    if !network {
+        rules.insert(
+            libc::SYS_socket,
+            vec![domain(libc::AF_INET)?, domain(libc::AF_INET6)?],
+        );
+        rules.insert(libc::SYS_io_uring_setup, vec![]);
+    }
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,

@@ -15,11 +15,13 @@
 //! pipes and the working directory set by the parent are kept, so background tasks, `cd`
 //! tracking and output spooling work unchanged.
 
+#[cfg(target_os = "linux")]
+mod guard;
 pub mod helper;
 mod policy;
 pub mod settings;
 
-pub use policy::{SandboxPolicy, default_denied_reads};
+pub use policy::{IfMissing, SandboxPolicy, WriteGuard, default_denied_reads, write_guards};
 
 pub use nerve_protocol::sandbox::SandboxState;
 use std::sync::{Arc, OnceLock};
@@ -165,10 +167,16 @@ impl SessionSandbox {
         let mut denied = default_denied_reads(&self.home);
         denied.extend(self.config.denied.iter().cloned());
         denied.extend(self.read_denied.iter().cloned());
+        // Guarded in the folders the user works in or made writable; not in the session's temp
+        // folder, which nothing outside the sandbox reads configuration from (and where tools
+        // create scratch repositories).
+        let mut guarded: Vec<std::path::PathBuf> = self.working_dirs.clone();
+        guarded.extend(self.config.writable.iter().cloned());
         SandboxPolicy {
             writable,
             denied,
             network: self.config.network,
+            write_protected: policy::write_guards(&guarded, &self.home),
         }
     }
 }
