@@ -231,10 +231,22 @@ fn restrict(policy: &SandboxPolicy) -> Result<(), RestrictError> {
         grant(Path::new(device), all, &denied, &mut rules);
     }
 
+    // Network: all of it, none of it, or the proxy only (a network namespace of its own whose one
+    // way out is the bridge, see `bridge`). Without namespaces, none of it.
+    let isolated = match (&policy.proxy, policy.network) {
+        (Some(proxy), false) => match super::bridge::isolate(&proxy.socket, proxy.port) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("{FAILURE_MARKER}no network for this command: {e}");
+                false
+            }
+        },
+        _ => false,
+    };
     let mut ruleset = landlock::Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)?;
-    if !policy.network {
+    if !policy.network && !isolated {
         // No rule for any port: every TCP bind and connect is refused (Linux 6.7+).
         ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
     }
@@ -259,8 +271,12 @@ fn restrict(policy: &SandboxPolicy) -> Result<(), RestrictError> {
     if status.ruleset == RulesetStatus::NotEnforced {
         return Err(RestrictError::NotEnforced);
     }
-    if !policy.network {
+    if !policy.network && !isolated {
         no_inet_sockets()?;
+    }
+    if isolated {
+        // Sockets in the namespace reach only its own loopback; io_uring stays refused anyway.
+        no_io_uring()?;
     }
     Ok(())
 }
@@ -305,6 +321,22 @@ fn grant(
         }
         grant(&entry.path(), access, denied, rules);
     }
+}
+
+/// A seccomp filter refusing io_uring (which can open sockets without the `socket` call).
+#[cfg(target_os = "linux")]
+fn no_io_uring() -> Result<(), RestrictError> {
+    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+    let arch = TargetArch::try_from(std::env::consts::ARCH)?;
+    let rules = std::collections::BTreeMap::from([(libc::SYS_io_uring_setup, vec![])]);
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(u32::try_from(libc::EACCES)?),
+        arch,
+    )?;
+    let program = BpfProgram::try_from(filter)?;
+    Ok(seccompiler::apply_filter(&program)?)
 }
 
 /// A seccomp filter refusing IPv4 and IPv6 sockets (UDP, raw, and TCP on kernels whose Landlock

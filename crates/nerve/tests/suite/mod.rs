@@ -12,6 +12,7 @@ mod model_client;
 mod pipeline;
 mod plan_mode;
 mod rewind;
+mod sandbox_network;
 mod search_tools;
 mod tool_search;
 mod web_fetch;
