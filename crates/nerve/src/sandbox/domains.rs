@@ -33,6 +33,9 @@ impl DomainPattern {
             Some((host, port)) if !host.contains(':') || host.ends_with(']') => (host, Some(port.parse().ok()?)),
             _ => (trimmed, None),
         };
+        if host.ends_with("*.") {
+            return None;
+        }
         let host = normalise(host);
         let name = host.strip_prefix("*.").unwrap_or(&host);
         let valid = host == "*"
