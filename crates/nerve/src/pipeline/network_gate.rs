@@ -167,7 +167,11 @@ impl NetworkGate for PromptingNetworkGate {
         }
         let Some(prompter) = self.prompter.as_ref().filter(|_| !self.headless) else {
             return NetworkDecision::Refused {
-                reason: unlisted_reason(host, port, "no rule allows it and nobody can be asked in this mode"),
+                reason: unlisted_reason(
+                    host,
+                    port,
+                    "no rule allows it and nobody can be asked in this mode",
+                ),
             };
         };
         let request = self.request(access);

@@ -133,8 +133,12 @@ fn loopback_up() -> Result<(), BridgeError> {
     let n = recv(raw, &mut answer, MsgFlags::empty()).map_err(BridgeError::Netlink)?;
     // The acknowledgement: a header of type NLMSG_ERROR followed by the error number (0: done).
     let field = |range: std::ops::Range<usize>| answer.get(range).filter(|_| n >= 20);
-    let kind = field(4..6).and_then(|b| <[u8; 2]>::try_from(b).ok()).map(u16::from_ne_bytes);
-    let error = field(16..20).and_then(|b| <[u8; 4]>::try_from(b).ok()).map(i32::from_ne_bytes);
+    let kind = field(4..6)
+        .and_then(|b| <[u8; 2]>::try_from(b).ok())
+        .map(u16::from_ne_bytes);
+    let error = field(16..20)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map(i32::from_ne_bytes);
     match (kind, error) {
         (Some(NLMSG_ERROR), Some(0)) => Ok(()),
         (_, Some(e)) => Err(BridgeError::LoopbackRefused(e)),

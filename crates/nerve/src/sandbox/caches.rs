@@ -166,8 +166,14 @@ mod tests {
         let caches = toolchain_caches(home);
         assert!(caches.contains(&home.join(".cache/pip")));
         assert!(caches.contains(&home.join(".cargo/registry")));
-        assert!(!caches.contains(&home.join(".npm")), "a symlinked cache is not granted");
-        assert!(!home.join("go").exists(), "no Go folder is made for a user without Go");
+        assert!(
+            !caches.contains(&home.join(".npm")),
+            "a symlinked cache is not granted"
+        );
+        assert!(
+            !home.join("go").exists(),
+            "no Go folder is made for a user without Go"
+        );
         assert!(!caches.contains(&home.join("go/pkg/mod")));
     }
 }

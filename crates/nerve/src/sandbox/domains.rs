@@ -30,7 +30,9 @@ impl DomainPattern {
     fn parse(text: &str) -> Option<Self> {
         let trimmed = text.trim();
         let (host, port) = match trimmed.rsplit_once(':') {
-            Some((host, port)) if !host.contains(':') || host.ends_with(']') => (host, Some(port.parse().ok()?)),
+            Some((host, port)) if !host.contains(':') || host.ends_with(']') => {
+                (host, Some(port.parse().ok()?))
+            }
             _ => (trimmed, None),
         };
         if host.ends_with("*.") {
@@ -129,14 +131,23 @@ mod tests {
     fn patterns_match_hosts_ports_and_subdomains_and_deny_wins() {
         use DomainVerdict::{Allowed, Denied, Unlisted};
         let l = list(
-            &["pypi.org", "*.pythonhosted.org", "registry.local:8080", "Example.COM."],
+            &[
+                "pypi.org",
+                "*.pythonhosted.org",
+                "registry.local:8080",
+                "Example.COM.",
+            ],
             &["evil.pypi.org", "*.tracker.net", "pypi.org:25"],
         );
         let cases: &[(&str, u16, DomainVerdict)] = &[
             ("pypi.org", 443, Allowed("pypi.org".into())),
             ("PYPI.ORG.", 80, Allowed("pypi.org".into())),
             ("pypi.org", 25, Denied("pypi.org:25".into())),
-            ("files.pythonhosted.org", 443, Allowed("*.pythonhosted.org".into())),
+            (
+                "files.pythonhosted.org",
+                443,
+                Allowed("*.pythonhosted.org".into()),
+            ),
             ("a.b.pythonhosted.org", 443, Allowed("*.pythonhosted.org".into())),
             ("pythonhosted.org", 443, Unlisted),
             ("evilpythonhosted.org", 443, Unlisted),
@@ -159,7 +170,14 @@ mod tests {
 
     #[test]
     fn malformed_patterns_are_reported_and_match_nothing() {
-        let bad = ["https://x.com/", "x.com:port", "a..b", "*.", "x.com:99999", "ex ample.com"];
+        let bad = [
+            "https://x.com/",
+            "x.com:port",
+            "a..b",
+            "*.",
+            "x.com:99999",
+            "ex ample.com",
+        ];
         let l = list(&bad, &bad);
         assert_eq!(l.invalid().len(), bad.len() * 2);
         assert_eq!(l.verdict("x.com", 443), DomainVerdict::Unlisted);

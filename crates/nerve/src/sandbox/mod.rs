@@ -147,8 +147,10 @@ struct ListsOnlyGate(domains::DomainList);
 #[async_trait::async_trait]
 impl proxy::NetworkGate for ListsOnlyGate {
     async fn decide(&self, access: &proxy::NetworkAccess) -> proxy::NetworkDecision {
-        network_verdict(&self.0, &access.host, access.port).unwrap_or_else(|| proxy::NetworkDecision::Refused {
-            reason: unlisted_reason(&access.host, access.port, "nobody can be asked here"),
+        network_verdict(&self.0, &access.host, access.port).unwrap_or_else(|| {
+            proxy::NetworkDecision::Refused {
+                reason: unlisted_reason(&access.host, access.port, "nobody can be asked here"),
+            }
         })
     }
 }
@@ -232,12 +234,10 @@ impl SessionSandbox {
             writable,
             denied,
             network: self.config.network,
-            proxy: proxy
-                .filter(|_| !self.config.network)
-                .map(|socket| ProxyBridge {
-                    socket: socket.to_path_buf(),
-                    port: ProxyBridge::PORT,
-                }),
+            proxy: proxy.filter(|_| !self.config.network).map(|socket| ProxyBridge {
+                socket: socket.to_path_buf(),
+                port: ProxyBridge::PORT,
+            }),
         }
     }
 

@@ -97,7 +97,9 @@ pub struct NetworkProxy {
 
 impl std::fmt::Debug for NetworkProxy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NetworkProxy").field("socket", &self.socket).finish()
+        f.debug_struct("NetworkProxy")
+            .field("socket", &self.socket)
+            .finish()
     }
 }
 
@@ -112,7 +114,10 @@ impl NetworkProxy {
     ) -> std::io::Result<Self> {
         {
             use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
-            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)?;
             // A folder someone else made there first (a shared /tmp) is not used.
             let meta = std::fs::symlink_metadata(dir)?;
             let mine = std::fs::metadata("/proc/self").map(|m| m.uid()).ok() == Some(meta.uid());
@@ -248,8 +253,16 @@ async fn http(mut stream: UnixStream, first: u8, shared: &Shared) -> std::io::Re
     };
     let mut headers = [httparse::EMPTY_HEADER; 100];
     let mut request = httparse::Request::new(&mut headers);
-    if !matches!(request.parse(&buffer[..head_end]), Ok(httparse::Status::Complete(_))) {
-        return respond(&mut stream, "400 Bad Request", "the sandbox proxy could not read this request").await;
+    if !matches!(
+        request.parse(&buffer[..head_end]),
+        Ok(httparse::Status::Complete(_))
+    ) {
+        return respond(
+            &mut stream,
+            "400 Bad Request",
+            "the sandbox proxy could not read this request",
+        )
+        .await;
     }
     let (Some(method), Some(target)) = (request.method, request.path) else {
         return respond(&mut stream, "400 Bad Request", "").await;

@@ -64,7 +64,11 @@ impl LocalServer {
                     } else {
                         ("text/plain", b"not here\n".to_vec())
                     };
-                    let status = if body == b"not here\n" { "404 Not Found" } else { "200 OK" };
+                    let status = if body == b"not here\n" {
+                        "404 Not Found"
+                    } else {
+                        "200 OK"
+                    };
                     let _ = write!(
                         stream,
                         "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -195,11 +199,19 @@ async fn commands_reach_allowed_hosts_ask_for_unknown_ones_and_never_reach_denie
         hello("allowed.test")
     );
     assert_eq!(
-        run("a2", format!("curl -sS --proxytunnel http://allowed.test:{port}/hello")).await,
+        run(
+            "a2",
+            format!("curl -sS --proxytunnel http://allowed.test:{port}/hello")
+        )
+        .await,
         hello("allowed.test")
     );
     assert_eq!(
-        run("a3", format!("curl -sS --proxy \"$ALL_PROXY\" http://allowed.test:{port}/hello")).await,
+        run(
+            "a3",
+            format!("curl -sS --proxy \"$ALL_PROXY\" http://allowed.test:{port}/hello")
+        )
+        .await,
         hello("allowed.test")
     );
     assert!(prompter.asked().is_empty(), "an allowed host asks nothing");
@@ -234,7 +246,10 @@ async fn commands_reach_allowed_hosts_ask_for_unknown_ones_and_never_reach_denie
         )
     );
     assert_eq!(network.session_id, s.context.config.session_id);
-    assert_eq!(asked[0].suggestions, vec!["WebFetch(domain:other.test)".to_string()]);
+    assert_eq!(
+        asked[0].suggestions,
+        vec!["WebFetch(domain:other.test)".to_string()]
+    );
 
     // A denied host: refused with the reason, and nothing reaches the server for it.
     let (error, text) = run("d1", format!("curl -sSf http://denied.test:{port}/hello")).await;
@@ -262,7 +277,11 @@ async fn commands_reach_allowed_hosts_ask_for_unknown_ones_and_never_reach_denie
     )
     .await;
     assert!(error && text.contains("ConnectionRefusedError"), "{text}");
-    assert_eq!(*server.connections.lock().unwrap(), before, "no connection reached the server");
+    assert_eq!(
+        *server.connections.lock().unwrap(),
+        before,
+        "no connection reached the server"
+    );
 
     // pip through the proxy, from the allowed host's index.
     let (error, text) = run(
@@ -273,7 +292,10 @@ async fn commands_reach_allowed_hosts_ask_for_unknown_ones_and_never_reach_denie
     )
     .await;
     assert!(!error, "{text}");
-    assert!(p.project_dir().join("dl/demo_pkg-1.0-py3-none-any.whl").exists(), "{text}");
+    assert!(
+        p.project_dir().join("dl/demo_pkg-1.0-py3-none-any.whl").exists(),
+        "{text}"
+    );
     // And from the denied one: refused, nobody asked.
     let (error, text) = run(
         "p2",
@@ -282,7 +304,10 @@ async fn commands_reach_allowed_hosts_ask_for_unknown_ones_and_never_reach_denie
         ),
     )
     .await;
-    assert!(error && text.contains("Sandbox: the sandbox refused denied.test"), "{text}");
+    assert!(
+        error && text.contains("Sandbox: the sandbox refused denied.test"),
+        "{text}"
+    );
     assert_eq!(prompter.asked().len(), 2);
 }
 
@@ -331,12 +356,18 @@ async fn toolchain_caches_are_writable_and_start_up_files_are_not() {
     let out = s
         .run_one(&bash(
             "c1",
-            format!("mkdir -p {0} && echo cached > {0}/entry && cat {0}/entry", cache.display()),
+            format!(
+                "mkdir -p {0} && echo cached > {0}/entry && cat {0}/entry",
+                cache.display()
+            ),
         ))
         .await;
     assert_eq!(result(&out), (false, "cached".to_string()));
     let out = s
-        .run_one(&bash("c2", format!("echo evil >> {}", home.join(".bashrc").display())))
+        .run_one(&bash(
+            "c2",
+            format!("echo evil >> {}", home.join(".bashrc").display()),
+        ))
         .await;
     let (error, text) = result(&out);
     assert!(error, "{text}");
@@ -348,7 +379,11 @@ async fn toolchain_caches_are_writable_and_start_up_files_are_not() {
         "{text}"
     );
     assert_eq!(std::fs::read_to_string(home.join(".bashrc")).unwrap(), "# mine\n");
-    assert_eq!(yes.asked().len(), 1, "the permission system asked about ~/.bashrc, and was told yes");
+    assert_eq!(
+        yes.asked().len(),
+        1,
+        "the permission system asked about ~/.bashrc, and was told yes"
+    );
     // The projects' settings can take the caches away.
     std::fs::create_dir_all(p.project_dir().join(".nerve")).unwrap();
     std::fs::write(

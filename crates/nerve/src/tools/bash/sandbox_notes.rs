@@ -39,9 +39,15 @@ pub(crate) fn write_notes(
     let mut seen: Vec<PathBuf> = Vec::new();
     for line in output.lines() {
         let lower = line.to_ascii_lowercase();
-        let refused = ["permission denied", "read-only file system", "eacces", "eperm", "operation not permitted"]
-            .iter()
-            .any(|m| lower.contains(m));
+        let refused = [
+            "permission denied",
+            "read-only file system",
+            "eacces",
+            "eperm",
+            "operation not permitted",
+        ]
+        .iter()
+        .any(|m| lower.contains(m));
         if !refused {
             continue;
         }
@@ -118,13 +124,31 @@ mod tests {
         };
         let home = Path::new("/home/u");
         let cases: &[(&str, Option<&str>)] = &[
-            ("mkdir: cannot create directory '/home/u/.cache/x': Permission denied", Some("/home/u/.cache/x")),
+            (
+                "mkdir: cannot create directory '/home/u/.cache/x': Permission denied",
+                Some("/home/u/.cache/x"),
+            ),
             ("touch: cannot touch '/etc/x': Permission denied", Some("/etc/x")),
-            ("bash: /home/u/.bashrc: Permission denied", Some("/home/u/.bashrc")),
-            ("PermissionError: [Errno 13] Permission denied: '/home/u/.local/lib'", Some("/home/u/.local/lib")),
-            ("npm ERR! Error: EACCES: permission denied, mkdir '/home/u/.npm-global'", Some("/home/u/.npm-global")),
-            ("error: failed to open `/home/u/.rustup/tmp': Read-only file system", Some("/home/u/.rustup/tmp")),
-            ("cp: cannot create regular file '/home/u/p/x': Permission denied", None),
+            (
+                "bash: /home/u/.bashrc: Permission denied",
+                Some("/home/u/.bashrc"),
+            ),
+            (
+                "PermissionError: [Errno 13] Permission denied: '/home/u/.local/lib'",
+                Some("/home/u/.local/lib"),
+            ),
+            (
+                "npm ERR! Error: EACCES: permission denied, mkdir '/home/u/.npm-global'",
+                Some("/home/u/.npm-global"),
+            ),
+            (
+                "error: failed to open `/home/u/.rustup/tmp': Read-only file system",
+                Some("/home/u/.rustup/tmp"),
+            ),
+            (
+                "cp: cannot create regular file '/home/u/p/x': Permission denied",
+                None,
+            ),
             ("open /home/u/.cache/pip/x: permission denied", None),
             ("cat: /home/u/.ssh/id_rsa: Permission denied", None),
             ("everything fine in /home/u/.bashrc", None),
@@ -134,7 +158,10 @@ mod tests {
             match want {
                 Some(path) => {
                     assert_eq!(notes.len(), 1, "{line}: {notes:?}");
-                    assert!(notes[0].contains(&format!("writing {path} was refused")), "{line}: {notes:?}");
+                    assert!(
+                        notes[0].contains(&format!("writing {path} was refused")),
+                        "{line}: {notes:?}"
+                    );
                     assert!(notes[0].contains("sandbox.filesystem.allowWrite"), "{notes:?}");
                 }
                 None => assert_eq!(notes, Vec::<String>::new(), "{line}"),
