@@ -17,7 +17,7 @@ use std::io::Write as _;
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
 use std::os::unix::fs::MetadataExt as _;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Why the namespace or the bridge could not be set up (the command then gets no network).
 #[derive(Debug, thiserror::Error)]
@@ -66,10 +66,10 @@ pub fn isolate(proxy: &Path, port: u16) -> Result<(), BridgeError> {
     Ok(())
 }
 
-fn accept(listener: &TcpListener, proxy: &PathBuf) {
+fn accept(listener: &TcpListener, proxy: &Path) {
     for client in listener.incoming() {
         let Ok(client) = client else { continue };
-        let proxy = proxy.clone();
+        let proxy = proxy.to_path_buf();
         std::thread::spawn(move || {
             if let Ok(upstream) = UnixStream::connect(&proxy) {
                 relay(client, upstream);

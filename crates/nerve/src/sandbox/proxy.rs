@@ -459,7 +459,9 @@ mod tests {
 
     #[test]
     fn host_and_port_are_split_strictly() {
-        let cases: &[(&str, Option<u16>, Option<(&str, u16)>)] = &[
+        /// A spelling, the default port, and the host and port it gives.
+        type Case<'a> = (&'a str, Option<u16>, Option<(&'a str, u16)>);
+        let cases: &[Case] = &[
             ("Example.com:443", None, Some(("example.com", 443))),
             ("example.com", Some(80), Some(("example.com", 80))),
             ("example.com", None, None),
