@@ -5,8 +5,11 @@
 //! does. A sandboxed command writes only inside the working folders, the session's temp folder
 //! and the paths the user allowed; reads everything except a default deny list (SSH, cloud and
 //! GPG keys, keyrings, browser profiles, Nerve's and Claude Code's credentials) and the paths Read
-//! deny rules name; and has no network unless the settings allow it (all-or-nothing: TCP through
-//! Landlock, every other IPv4/IPv6 socket through a seccomp filter; Unix sockets stay open).
+//! deny rules name; writes the package tools' caches ([`caches`]); and reaches the network only
+//! through a proxy the engine runs for it ([`proxy`]), host by host, from a network namespace of
+//! its own ([`bridge`]); without namespaces, not at all (TCP refused by Landlock, every other
+//! IPv4/IPv6 socket by a seccomp filter; Unix sockets stay open). `network.allowAll` gives it the
+//! whole network directly.
 //!
 //! Enforcement needs no privileges and no setuid helper: the binary that hosts the engine (the
 //! `nerve` CLI, the desktop app) re-executes itself as `<exe> __nerve-sandbox-exec ENGINE_PID POLICY -- bash
