@@ -39,6 +39,25 @@ pub struct PermissionRequest {
     /// Whether the call would run in the sandbox (Bash); the dialog says so.
     #[serde(default)]
     pub sandbox: Option<SandboxState>,
+    /// Set when a sandboxed command asks to reach a host through the sandbox's proxy (the command
+    /// waits): the dialog shows the host, the port and the command, and offers allow once, always
+    /// for this host (the suggested `WebFetch(domain:…)` rule) and deny.
+    #[serde(default)]
+    pub network: Option<NetworkAccessRequest>,
+}
+
+/// A sandboxed command's request to reach a host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct NetworkAccessRequest {
+    /// The host as the command named it.
+    pub host: String,
+    /// The port.
+    pub port: u16,
+    /// The command that wants it.
+    pub command: String,
+    /// The session the command runs in.
+    pub session_id: String,
 }
 
 /// Where an "always allow" rule is kept.

@@ -51,6 +51,9 @@ pub struct ProjectOptions {
     /// The binary that sandboxes Bash commands, when not this program itself (a test harness
     /// cannot: the engine's tests name the `nerve` binary).
     pub sandbox_helper: Option<PathBuf>,
+    /// Names the sandbox's network proxy resolves to fixed addresses instead of asking DNS (the
+    /// tests serve two host names from loopback; empty otherwise).
+    pub sandbox_host_overrides: crate::sandbox::proxy::HostOverrides,
 }
 
 impl ProjectOptions {
@@ -73,6 +76,7 @@ impl ProjectOptions {
                 home: PathBuf::from("/"),
             }),
             sandbox_helper: None,
+            sandbox_host_overrides: Default::default(),
         }
     }
 }
@@ -224,6 +228,8 @@ impl Project {
             read_denied,
             home,
             helper: self.options.sandbox_helper.clone(),
+            network_gate: None,
+            host_overrides: std::sync::Arc::clone(&self.options.sandbox_host_overrides),
         }
     }
 
@@ -318,6 +324,7 @@ impl Project {
         let store = ResultStore::new(&data, &session_id);
         let own_outputs = store.results_dir().to_path_buf();
         let pool = Arc::new(pool);
+        let sandbox = self.session_sandbox(&session_id);
         let config = SessionConfig {
             session_id: session_id.clone(),
             project_dir: self.options.project_dir.clone(),
@@ -330,7 +337,20 @@ impl Project {
             checkpoints: Some(crate::checkpoint::Checkpoints::open(
                 &crate::checkpoint::Checkpoints::session_dir(&data, &session_id),
             )),
-            sandbox: Some(Arc::new(self.session_sandbox(&session_id))),
+            sandbox: Some(Arc::new(crate::sandbox::SessionSandbox {
+                network_gate: Some(crate::sandbox::GateRef(Arc::new(
+                    crate::pipeline::network_gate::PromptingNetworkGate {
+                        domains: sandbox.domain_list(),
+                        rules: self.rules.clone(),
+                        prompter: setup.prompter.clone(),
+                        headless: setup.headless,
+                        events: Some(setup.events.clone()),
+                        session_id: session_id.clone(),
+                        project_dir: self.options.project_dir.clone(),
+                    },
+                ))),
+                ..sandbox
+            })),
         };
         let resolver = Resolver::new(
             setup.prompter,

@@ -300,6 +300,43 @@ describe("PermissionDialog: previews of an edited input", () => {
   });
 });
 
+describe("PermissionDialog: a sandboxed command's network request", () => {
+  const networkRequest = () =>
+    request({
+      id: "n1",
+      tool_name: "Network",
+      input: { host: "pypi.org", port: 443, command: "pip install requests" },
+      summary: "Network request outside of sandbox: pypi.org:443",
+      suggestions: ["WebFetch(domain:pypi.org)"],
+      network: { host: "pypi.org", port: 443, command: "pip install requests", session_id: "s1" },
+    });
+
+  it("shows the host, the port and the command, and allows once", async () => {
+    const user = userEvent.setup();
+    setup([networkRequest()]);
+    expect(screen.getByTestId("permission-network-host").textContent).toBe("pypi.org");
+    expect(screen.getByTestId("permission-network").textContent).toContain("443");
+    expect(screen.getByTestId("permission-command").textContent).toBe("pip install requests");
+    expect(screen.queryByTestId("permission-args")).toBeNull();
+    await user.click(screen.getByTestId("allow-once"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args.answer).toEqual({ answer: "allow_once", updated_input: null });
+  });
+
+  it("always allows the host with the suggested rule", async () => {
+    const user = userEvent.setup();
+    setup([networkRequest()]);
+    await user.click(screen.getByTestId("always-allow"));
+    await waitFor(() => expect(answers()).toHaveLength(1));
+    expect(answers()[0]!.args.answer).toEqual({
+      answer: "always_allow",
+      rules: ["WebFetch(domain:pypi.org)"],
+      scope: "session",
+      updated_input: null,
+    });
+  });
+});
+
 describe("PermissionDialog: answers", () => {
   it("always-allow sends the rules as edited (one removed, one changed) and the chosen scope", async () => {
     const user = userEvent.setup();

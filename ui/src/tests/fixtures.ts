@@ -75,6 +75,7 @@ export function request(fields: Partial<PermissionRequest> & Pick<PermissionRequ
     preview: null,
     agent_label: null,
     sandbox: null,
+    network: null,
     ...fields,
   };
 }

@@ -138,6 +138,7 @@ mod tests {
             preview: None,
             agent_label: None,
             sandbox: None,
+            network: None,
         }
     }
 

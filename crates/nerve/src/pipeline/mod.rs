@@ -13,6 +13,7 @@
 mod call;
 mod check;
 pub(crate) mod hook_steps;
+pub mod network_gate;
 mod outcome;
 mod prepare;
 mod resolver;

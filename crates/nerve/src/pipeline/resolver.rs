@@ -263,6 +263,7 @@ impl Resolver {
             preview: preview.as_ref().map(|p| p.display.clone()),
             agent_label: ctx.agent.label.clone(),
             sandbox: tool.sandbox_state(input, ctx),
+            network: None,
         };
         if let Some(events) = &self.events {
             events.emit(Event::PermissionRequested {

@@ -316,10 +316,22 @@ fn restrict(policy: &SandboxPolicy) -> Result<(), RestrictError> {
         grant(Path::new(device), all, &denied, &mut rules);
     }
 
+    // Network: all of it, none of it, or the proxy only (a network namespace of its own whose one
+    // way out is the bridge, see `bridge`). Without namespaces, none of it.
+    let isolated = match (&policy.proxy, policy.network) {
+        (Some(proxy), false) => match super::bridge::isolate(&proxy.socket, proxy.port) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("{FAILURE_MARKER}no network for this command: {e}");
+                false
+            }
+        },
+        _ => false,
+    };
     let mut ruleset = landlock::Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)?;
-    if !policy.network {
+    if !policy.network && !isolated {
         // No rule for any port: every TCP bind and connect is refused (Linux 6.7+).
         ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
     }
@@ -344,7 +356,10 @@ fn restrict(policy: &SandboxPolicy) -> Result<(), RestrictError> {
     if status.ruleset == RulesetStatus::NotEnforced {
         return Err(RestrictError::NotEnforced);
     }
-    seccomp_filter(policy.network)?;
+    // Without network, IPv4 and IPv6 sockets are refused, unless the command has a network
+    // namespace of its own whose only way out is the proxy's bridge; io_uring is refused in both
+    // cases (it can open sockets without the `socket` call).
+    seccomp_filter(!policy.network && !isolated, !policy.network)?;
     Ok(())
 }
 
@@ -392,11 +407,11 @@ fn grant(
 
 /// A seccomp filter refusing the calls that could undo the read-only mounts (joining another
 /// namespace, the new mount API's detached copies of a mount; Landlock already refuses `mount`,
-/// `umount` and `pivot_root`, refused here too) and, without network, IPv4 and IPv6 sockets (UDP,
-/// raw, and TCP on kernels whose Landlock cannot refuse it) and io_uring (which can open sockets
-/// without the `socket` call).
+/// `umount` and `pivot_root`, refused here too); with `refuse_inet`, IPv4 and IPv6 sockets (UDP,
+/// raw, and TCP on kernels whose Landlock cannot refuse it); with `refuse_io_uring`, io_uring
+/// (which can open sockets without the `socket` call).
 #[cfg(target_os = "linux")]
-fn seccomp_filter(network: bool) -> Result<(), RestrictError> {
+fn seccomp_filter(refuse_inet: bool, refuse_io_uring: bool) -> Result<(), RestrictError> {
     use seccompiler::{
         BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
         SeccompRule, TargetArch,
@@ -428,11 +443,13 @@ fn seccomp_filter(network: bool) -> Result<(), RestrictError> {
     ] {
         rules.insert(call, vec![]);
     }
-    if !network {
+    if refuse_inet {
         rules.insert(
             libc::SYS_socket,
             vec![domain(libc::AF_INET)?, domain(libc::AF_INET6)?],
         );
+    }
+    if refuse_io_uring {
         rules.insert(libc::SYS_io_uring_setup, vec![]);
     }
     let filter = SeccompFilter::new(

@@ -5,8 +5,11 @@
 //! does. A sandboxed command writes only inside the working folders, the session's temp folder
 //! and the paths the user allowed; reads everything except a default deny list (SSH, cloud and
 //! GPG keys, keyrings, browser profiles, Nerve's and Claude Code's credentials) and the paths Read
-//! deny rules name; and has no network unless the settings allow it (all-or-nothing: TCP through
-//! Landlock, every other IPv4/IPv6 socket through a seccomp filter; Unix sockets stay open).
+//! deny rules name; writes the package tools' caches ([`caches`]); and reaches the network only
+//! through a proxy the engine runs for it ([`proxy`]), host by host, from a network namespace of
+//! its own ([`bridge`]); without namespaces, not at all (TCP refused by Landlock, every other
+//! IPv4/IPv6 socket by a seccomp filter; Unix sockets stay open). `network.allowAll` gives it the
+//! whole network directly.
 //!
 //! Enforcement needs no privileges and no setuid helper: the binary that hosts the engine (the
 //! `nerve` CLI, the desktop app) re-executes itself as `<exe> __nerve-sandbox-exec ENGINE_PID POLICY -- bash
@@ -16,12 +19,16 @@
 //! tracking and output spooling work unchanged.
 
 #[cfg(target_os = "linux")]
+pub mod bridge;
+pub mod caches;
+pub mod domains;
 mod guard;
 pub mod helper;
 mod policy;
+pub mod proxy;
 pub mod settings;
 
-pub use policy::{IfMissing, SandboxPolicy, WriteGuard, default_denied_reads, write_guards};
+pub use policy::{IfMissing, ProxyBridge, SandboxPolicy, WriteGuard, default_denied_reads, write_guards};
 
 pub use nerve_protocol::sandbox::SandboxState;
 use std::sync::{Arc, OnceLock};
@@ -121,6 +128,57 @@ pub struct SessionSandbox {
     pub home: std::path::PathBuf,
     /// The helper binary, when not this program itself (see [`helper_binary`]).
     pub helper: Option<std::path::PathBuf>,
+    /// Decides which hosts sandboxed commands reach through the proxy (`None`: the domain lists
+    /// alone, nobody is asked).
+    pub network_gate: Option<GateRef>,
+    /// Names the proxy resolves without DNS (tests; empty otherwise).
+    pub host_overrides: proxy::HostOverrides,
+}
+
+/// A shared [`proxy::NetworkGate`] (a newtype so the sandbox setup stays `Debug`).
+#[derive(Clone)]
+pub struct GateRef(pub Arc<dyn proxy::NetworkGate>);
+
+impl std::fmt::Debug for GateRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GateRef(..)")
+    }
+}
+
+/// The gate when nobody can be asked: the domain lists decide, and an unlisted host is refused.
+struct ListsOnlyGate(domains::DomainList);
+
+#[async_trait::async_trait]
+impl proxy::NetworkGate for ListsOnlyGate {
+    async fn decide(&self, access: &proxy::NetworkAccess) -> proxy::NetworkDecision {
+        network_verdict(&self.0, &access.host, access.port).unwrap_or_else(|| {
+            proxy::NetworkDecision::Refused {
+                reason: unlisted_reason(&access.host, access.port, "nobody can be asked here"),
+            }
+        })
+    }
+}
+
+/// What the sandbox's own domain lists decide about `host:port` (`None`: they do not name it).
+pub fn network_verdict(list: &domains::DomainList, host: &str, port: u16) -> Option<proxy::NetworkDecision> {
+    match list.verdict(host, port) {
+        domains::DomainVerdict::Denied(pattern) => Some(proxy::NetworkDecision::Refused {
+            reason: format!(
+                "the sandbox refused {host}:{port}: `{pattern}` in sandbox.network.deniedDomains names it"
+            ),
+        }),
+        domains::DomainVerdict::Allowed(pattern) => Some(proxy::NetworkDecision::Allowed {
+            by: format!("sandbox.network.allowedDomains: {pattern}"),
+        }),
+        domains::DomainVerdict::Unlisted => None,
+    }
+}
+
+/// Why an unlisted host was refused, with the setting that would allow it.
+pub fn unlisted_reason(host: &str, port: u16, why: &str) -> String {
+    format!(
+        "the sandbox refused {host}:{port}: {why}; to allow it, add \"{host}\" to sandbox.network.allowedDomains in your own settings (or a WebFetch(domain:{host}) allow rule)"
+    )
 }
 
 impl SessionSandbox {
@@ -158,10 +216,19 @@ impl SessionSandbox {
     }
 
     /// The policy for one command; `extra_writable` are files the engine itself has the command
-    /// write (the working-directory tracking file).
-    pub fn policy(&self, extra_writable: &[std::path::PathBuf]) -> SandboxPolicy {
+    /// write (the working-directory tracking file); `proxy` is the socket of the proxy started for
+    /// it (see [`SessionSandbox::start_proxy`]). Creates the toolchain caches of the tools in use
+    /// (see [`caches`]).
+    pub fn policy(
+        &self,
+        extra_writable: &[std::path::PathBuf],
+        proxy: Option<&std::path::Path>,
+    ) -> SandboxPolicy {
         let mut writable = self.working_dirs.clone();
         writable.push(self.temp_dir.clone());
+        if self.config.toolchain_caches {
+            writable.extend(caches::toolchain_caches(&self.home));
+        }
         writable.extend(self.config.writable.iter().cloned());
         writable.extend(extra_writable.iter().cloned());
         let mut denied = default_denied_reads(&self.home);
@@ -177,7 +244,33 @@ impl SessionSandbox {
             denied,
             network: self.config.network,
             write_protected: policy::write_guards(&guarded, &self.home),
+            proxy: proxy.filter(|_| !self.config.network).map(|socket| ProxyBridge {
+                socket: socket.to_path_buf(),
+                port: ProxyBridge::PORT,
+            }),
         }
+    }
+
+    /// Starts the network proxy for one sandboxed `command` (unless the settings give it all of
+    /// the network). Its socket lives in the user's runtime folder (else the system temp folder),
+    /// in a folder of this engine's own that the sandbox cannot write.
+    pub fn start_proxy(&self, command: &str) -> std::io::Result<Option<proxy::NetworkProxy>> {
+        if self.config.network {
+            return Ok(None);
+        }
+        let gate = match &self.network_gate {
+            Some(gate) => Arc::clone(&gate.0),
+            None => Arc::new(ListsOnlyGate(self.domain_list())),
+        };
+        let dir = dirs::runtime_dir()
+            .unwrap_or_else(std::env::temp_dir)
+            .join(format!("nerve-proxy-{}", std::process::id()));
+        proxy::NetworkProxy::start(&dir, gate, command, Arc::clone(&self.host_overrides)).map(Some)
+    }
+
+    /// The domain lists in effect.
+    pub fn domain_list(&self) -> domains::DomainList {
+        domains::DomainList::new(&self.config.allowed_domains, &self.config.denied_domains)
     }
 }
 

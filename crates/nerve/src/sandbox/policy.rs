@@ -15,12 +15,16 @@ pub struct SandboxPolicy {
     pub writable: Vec<PathBuf>,
     /// Folders and files it may not read (nor write), even inside a writable folder.
     pub denied: Vec<PathBuf>,
-    /// Whether it may use the network.
+    /// Whether it may use all of the network directly.
     pub network: bool,
     /// Entries inside the writable folders it may not write, create, remove or rename (git's
     /// configuration and hooks, editor and agent settings...: see [`write_guards`]).
     #[serde(default)]
     pub write_protected: Vec<WriteGuard>,
+    /// When it may not: the engine's proxy to reach the network through, host by host (`None`:
+    /// no network at all).
+    #[serde(default)]
+    pub proxy: Option<ProxyBridge>,
 }
 
 /// One entry a sandboxed command may not change, though it lies in a folder it may write.
@@ -72,6 +76,41 @@ pub fn write_guards(writable_dirs: &[PathBuf], home: &Path) -> Vec<WriteGuard> {
         }
     }
     guards
+}
+
+
+/// Where a command's network goes when it runs through the proxy (see [`super::bridge`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProxyBridge {
+    /// The proxy's Unix socket, outside the sandbox.
+    pub socket: PathBuf,
+    /// The loopback port inside the command's network namespace that leads to it.
+    pub port: u16,
+}
+
+impl ProxyBridge {
+    /// The port the bridge listens on inside each command's own network namespace (private to the
+    /// command, so one number serves every command).
+    pub const PORT: u16 = 3128;
+
+    /// The proxy variables a command gets: HTTP (with CONNECT) for the HTTP variables, SOCKS5
+    /// with names resolved by the proxy (`socks5h`) for `ALL_PROXY`; both on the same port.
+    pub fn environment(&self) -> Vec<(&'static str, String)> {
+        let http = format!("http://127.0.0.1:{}", self.port);
+        let socks = format!("socks5h://127.0.0.1:{}", self.port);
+        let mut vars = Vec::new();
+        for name in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+            vars.push((name, http.clone()));
+        }
+        for name in ["ALL_PROXY", "all_proxy"] {
+            vars.push((name, socks.clone()));
+        }
+        // Loopback inside the namespace is the command's own (a test server it started).
+        for name in ["NO_PROXY", "no_proxy"] {
+            vars.push((name, "localhost,127.0.0.1,::1".to_string()));
+        }
+        vars
+    }
 }
 
 /// Files and folders under `home` that hold secrets and are never readable from the sandbox:

@@ -1,13 +1,15 @@
 //! The `sandbox` block of the settings files, and how the files combine.
 //!
 //! Claude Code's names where they exist (`enabled`, `autoAllowBashIfSandboxed`,
-//! `filesystem.allowWrite`, `filesystem.denyRead`), plus `writablePaths` (the same as
-//! `filesystem.allowWrite`) and `network.allowAll` (network is all-or-nothing here: per-domain
-//! rules would need a proxy; Claude Code's `network.allowedDomains` does not turn it on).
+//! `filesystem.allowWrite`, `filesystem.denyRead`, `network.allowedDomains`,
+//! `network.deniedDomains`), plus `writablePaths` (the same as `filesystem.allowWrite`),
+//! `filesystem.toolchainCaches` (`false` takes the package tools' caches out of the default
+//! writable paths) and `network.allowAll` (the whole network, without the proxy).
 //!
 //! A project's committed settings come with the repository, so they may only narrow the sandbox
-//! (turn it on, deny reads); widening it (writable paths, network, turning it off, auto-allow)
-//! counts only from the user's own files: user, local and managed settings.
+//! (turn it on, deny reads, deny domains, drop the toolchain caches); widening it (writable paths,
+//! allowed domains, all of the network, turning it off, auto-allow) counts only from the user's
+//! own files: user, local and managed settings.
 
 use std::path::{Path, PathBuf};
 
@@ -46,15 +48,26 @@ pub struct FilesystemSettings {
     /// Paths sandboxed commands may not read (besides the default deny list).
     #[serde(default)]
     pub deny_read: Vec<String>,
+    /// Whether the package and build tools' caches in the home folder are writable (default yes;
+    /// see [`super::caches::toolchain_caches`]).
+    #[serde(default)]
+    pub toolchain_caches: Option<bool>,
 }
 
 /// `sandbox.network`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkSettings {
-    /// Let sandboxed commands use the network (all of it).
+    /// Let sandboxed commands use the network (all of it, without the proxy).
     #[serde(default)]
     pub allow_all: Option<bool>,
+    /// Hosts sandboxed commands reach through the proxy without asking (`example.com`,
+    /// `*.example.com`, either with `:port`).
+    #[serde(default)]
+    pub allowed_domains: Vec<String>,
+    /// Hosts the proxy refuses, whatever else allows them.
+    #[serde(default)]
+    pub denied_domains: Vec<String>,
 }
 
 /// The sandbox settings in effect, combined from every file.
@@ -64,12 +77,19 @@ pub struct SandboxConfig {
     pub enabled: bool,
     /// See [`SandboxSettings::auto_allow_bash_if_sandboxed`].
     pub auto_allow: bool,
-    /// Whether sandboxed commands may use the network.
+    /// Whether sandboxed commands may use all of the network directly (`network.allowAll`); when
+    /// not, they reach it only through the engine's proxy, host by host.
     pub network: bool,
     /// Writable paths beyond the working folders and the session's temp folder.
     pub writable: Vec<PathBuf>,
     /// Unreadable paths beyond the default deny list.
     pub denied: Vec<PathBuf>,
+    /// Whether the toolchain caches are writable (see [`super::caches::toolchain_caches`]).
+    pub toolchain_caches: bool,
+    /// Host patterns the proxy allows without asking (from the user's own files only).
+    pub allowed_domains: Vec<String>,
+    /// Host patterns the proxy refuses (from every file).
+    pub denied_domains: Vec<String>,
 }
 
 impl Default for SandboxConfig {
@@ -80,6 +100,9 @@ impl Default for SandboxConfig {
             network: false,
             writable: Vec::new(),
             denied: Vec::new(),
+            toolchain_caches: true,
+            allowed_domains: Vec::new(),
+            denied_domains: Vec::new(),
         }
     }
 }
@@ -131,9 +154,19 @@ pub fn combine<'a>(
             for path in block.writable_paths.iter().chain(&block.filesystem.allow_write) {
                 config.writable.push(resolve(path, home, project));
             }
+            config
+                .allowed_domains
+                .extend(block.network.allowed_domains.iter().cloned());
         }
         for path in &block.filesystem.deny_read {
             config.denied.push(resolve(path, home, project));
+        }
+        config
+            .denied_domains
+            .extend(block.network.denied_domains.iter().cloned());
+        // Dropping the caches narrows: any file may; keeping them is the default.
+        if block.filesystem.toolchain_caches == Some(false) {
+            config.toolchain_caches = false;
         }
     }
     config.enabled = enabled.unwrap_or(true);
@@ -159,12 +192,12 @@ mod tests {
             "enabled": false,
             "autoAllowBashIfSandboxed": true,
             "writablePaths": ["~/.bashrc"],
-            "network": {"allowAll": true, "allowedDomains": ["evil.example"]},
-            "filesystem": {"denyRead": ["secrets"]}
+            "network": {"allowAll": true, "allowedDomains": ["evil.example"], "deniedDomains": ["*.tracker.example"]},
+            "filesystem": {"denyRead": ["secrets"], "toolchainCaches": false}
         }));
         let user_file = block(serde_json::json!({
-            "filesystem": {"allowWrite": ["~/.cache/pip"]},
-            "network": {"allowAll": false}
+            "filesystem": {"allowWrite": ["~/.cache/pip"], "toolchainCaches": true},
+            "network": {"allowAll": false, "allowedDomains": ["pypi.org", "*.pythonhosted.org"]}
         }));
         let config = combine([(&project_file, false), (&user_file, true)], home, project);
         assert_eq!(
@@ -175,6 +208,9 @@ mod tests {
                 network: false,
                 writable: vec![PathBuf::from("/home/u/.cache/pip")],
                 denied: vec![PathBuf::from("/home/u/p/secrets")],
+                toolchain_caches: false,
+                allowed_domains: vec!["pypi.org".into(), "*.pythonhosted.org".into()],
+                denied_domains: vec!["*.tracker.example".into()],
             }
         );
         let local = block(serde_json::json!({"enabled": false, "network": {"allowAll": true}}));

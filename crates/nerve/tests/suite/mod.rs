@@ -13,6 +13,7 @@ mod pipeline;
 mod plan_mode;
 mod rewind;
 mod sandbox_guards;
+mod sandbox_network;
 mod search_reach;
 mod search_tools;
 mod tool_search;

@@ -138,6 +138,8 @@ impl BackgroundTasks {
         spool.keep();
         let output_path = spool.path().to_path_buf();
         let mut shell = spawn_bash(command, &[], cwd, sandbox)?;
+        // The command's network proxy serves it until it ends.
+        let proxy = sandbox.and_then(|launch| launch.proxy.clone());
         let Some(pgid) = shell.guard.pgid() else {
             return Err(std::io::Error::other("the background shell has no process group"));
         };
@@ -187,6 +189,7 @@ impl BackgroundTasks {
                 }
             };
             *task.state.lock().unwrap_or_else(PoisonError::into_inner) = outcome;
+            drop(proxy);
             task.done.send_replace(true);
         });
         Ok(info)

@@ -26,6 +26,7 @@ mod reasons;
 mod render;
 mod run;
 mod runners;
+mod sandbox_notes;
 mod sed;
 mod sed_edit;
 mod spool;

@@ -38,6 +38,8 @@ pub(crate) struct SandboxLaunch {
     pub policy: Option<crate::sandbox::SandboxPolicy>,
     /// The session's temp folder, given as `TMPDIR`.
     pub temp_dir: std::path::PathBuf,
+    /// The network proxy started for this command (kept running while it runs).
+    pub proxy: Option<std::sync::Arc<crate::sandbox::proxy::NetworkProxy>>,
 }
 
 /// Starts `bash --noprofile --norc -c SCRIPT nerve-bash ARGS...` in `cwd`: non-login, no rc files,
@@ -63,6 +65,9 @@ pub(crate) fn spawn_bash(
             )
             .arg("bash")
             .env("TMPDIR", &launch.temp_dir);
+            if let Some(bridge) = launch.policy.as_ref().and_then(|p| p.proxy.as_ref()) {
+                c.envs(bridge.environment());
+            }
             c
         }
         None => Command::new("bash"),

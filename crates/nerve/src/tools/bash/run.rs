@@ -12,6 +12,7 @@ use crate::tools::bash::cwd::{CwdChange, judge_cwd, refused_note, tracking_scrip
 use crate::tools::bash::image::{IMAGE_MAX_BYTES, ends_like, image_block, image_media_type, is_whole_image};
 use crate::tools::bash::process::{spawn_bash, terminate_group};
 use crate::tools::bash::render::{Ending, render_output, render_result};
+use crate::tools::bash::sandbox_notes;
 use crate::tools::bash::spool::Spool;
 use crate::tools::bash::stream::pump;
 
@@ -38,6 +39,7 @@ pub(crate) fn output_dir(ctx: &ToolUseContext) -> PathBuf {
 /// `extra_writable` are files the engine has the command write.
 pub(crate) fn sandbox_launch(
     ctx: &ToolUseContext,
+    command: &str,
     sandboxed: bool,
     extra_writable: &[PathBuf],
 ) -> Option<crate::tools::bash::process::SandboxLaunch> {
@@ -48,10 +50,20 @@ pub(crate) fn sandbox_launch(
             sandbox.state(false),
             crate::sandbox::SandboxState::Sandboxed { .. }
         );
+    // A proxy that cannot start leaves the command without network (fail closed).
+    let proxy = if restricted {
+        sandbox.start_proxy(command).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "the sandbox's network proxy could not start; the command has no network");
+            None
+        })
+    } else {
+        None
+    };
     Some(crate::tools::bash::process::SandboxLaunch {
         helper,
-        policy: restricted.then(|| sandbox.policy(extra_writable)),
+        policy: restricted.then(|| sandbox.policy(extra_writable, proxy.as_ref().map(|p| p.socket()))),
         temp_dir: sandbox.temp_dir.clone(),
+        proxy: proxy.map(std::sync::Arc::new),
     })
 }
 
@@ -89,7 +101,7 @@ pub(crate) async fn run_foreground(
     let cwd_file = tempfile::NamedTempFile::new()
         .map_err(|e| ToolError::io("could not create the working-directory file", e))?;
     // The shell writes its final directory to the tracking file: the sandbox lets it.
-    let launch = sandbox_launch(ctx, sandboxed, &[cwd_file.path().to_path_buf()]);
+    let launch = sandbox_launch(ctx, command, sandboxed, &[cwd_file.path().to_path_buf()]);
     let mut shell = spawn_bash(
         &tracking_script(cwd_file.path()),
         &[command],
@@ -164,7 +176,39 @@ pub(crate) async fn run_foreground(
         Ending::TimedOut(_) | Ending::Interrupted => CwdChange::Unchanged,
     };
     let moved_from_deleted_cwd = cwd != ctx.exec.cwd;
+    notes.extend(sandbox_explanations(launch.as_ref(), &spool, &ending, ctx));
     finish(spool, ending, cwd_change, &cwd, moved_from_deleted_cwd, notes)
+}
+
+/// What the sandbox refused the command, in a line each (see [`sandbox_notes`]): the hosts its
+/// proxy refused or the user allowed, and, when the command failed, the paths it could not write.
+fn sandbox_explanations(
+    launch: Option<&crate::tools::bash::process::SandboxLaunch>,
+    spool: &Spool,
+    ending: &Ending,
+    ctx: &ToolUseContext,
+) -> Vec<String> {
+    let Some(launch) = launch else {
+        return Vec::new();
+    };
+    let mut notes = launch
+        .proxy
+        .as_ref()
+        .map(|proxy| sandbox_notes::network_notes(&proxy.log()))
+        .unwrap_or_default();
+    if let (Some(policy), Some(sandbox), true) = (&launch.policy, &ctx.config.sandbox, ending.is_error()) {
+        let excerpt = spool.excerpt();
+        let mut text = String::from_utf8_lossy(&excerpt.head).into_owned();
+        text.push('\n');
+        text.push_str(&String::from_utf8_lossy(&excerpt.tail));
+        notes.extend(sandbox_notes::write_notes(
+            &text,
+            policy,
+            &sandbox.home,
+            sandbox_notes::engine_may_write,
+        ));
+    }
+    notes
 }
 
 fn finish(

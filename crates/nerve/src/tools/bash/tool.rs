@@ -181,7 +181,7 @@ impl Tool for BashTool {
         let sandboxed = input.dangerously_disable_sandbox != Some(true);
         if input.run_in_background == Some(true) {
             let (cwd, note) = start_dir(ctx);
-            let launch = sandbox_launch(ctx, sandboxed, &[]);
+            let launch = sandbox_launch(ctx, &input.command, sandboxed, &[]);
             let info = BackgroundTasks::of(ctx)
                 .start(&input.command, &cwd, &output_dir(ctx), launch.as_ref())
                 .map_err(|e| ToolError::io("could not start the background command", e))?;
