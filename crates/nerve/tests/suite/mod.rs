@@ -13,5 +13,6 @@ mod pipeline;
 mod plan_mode;
 mod rewind;
 mod search_tools;
+mod system_prompt;
 mod tool_search;
 mod web_fetch;
