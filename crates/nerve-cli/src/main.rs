@@ -2,6 +2,7 @@
 
 mod auth;
 mod mcp;
+mod memory;
 mod outputs;
 mod print;
 mod rewind;
@@ -105,6 +106,11 @@ enum Command {
     Outputs {
         #[command(subcommand)]
         action: outputs::OutputsCommand,
+    },
+    /// What the agent was asked to remember about this project: list, show, delete entries.
+    Memory {
+        #[command(subcommand)]
+        action: memory::MemoryCommand,
     },
     /// MCP servers: list with their status, show, add, remove, sign in and out.
     Mcp {
@@ -465,6 +471,7 @@ fn run(cli: Cli) -> Result<()> {
                 std::process::exit(code);
             }
             Some(Command::Outputs { action }) => outputs::run(action),
+            Some(Command::Memory { action }) => memory::run(action),
             Some(Command::Mcp { action }) => mcp::run(action).await,
             None => match cli.print.prompt.clone() {
                 Some(prompt) => {

@@ -12,6 +12,15 @@ pub fn check(expect: &Expect, body: &Value) -> Result<(), String> {
             return Err(format!("the system prompt does not contain {needle:?}"));
         }
     }
+    if !expect.system_includes.is_empty() || !expect.system_excludes.is_empty() {
+        let system = system_text(body);
+        if let Some(missing) = expect.system_includes.iter().find(|n| !system.contains(n.as_str())) {
+            return Err(format!("the system prompt does not contain {missing:?}"));
+        }
+        if let Some(present) = expect.system_excludes.iter().find(|n| system.contains(n.as_str())) {
+            return Err(format!("the system prompt contains {present:?}"));
+        }
+    }
     if let Some(count) = expect.tool_count {
         let actual = body.get("tools").and_then(Value::as_array).map_or(0, Vec::len);
         if actual != count {
@@ -185,6 +194,8 @@ mod tests {
     fn matching_expectations_pass() {
         let expect = Expect {
             system_contains: Some("Nerve".into()),
+            system_includes: vec!["You are".into(), "Nerve.".into()],
+            system_excludes: vec!["Claude".into()],
             tool_count: Some(1),
             message_count: Some(3),
             model: Some("m".into()),
@@ -225,6 +236,20 @@ mod tests {
                     ..Expect::default()
                 },
                 "the system prompt does not contain \"Claude\"",
+            ),
+            (
+                Expect {
+                    system_includes: vec!["You".into(), "plan mode".into()],
+                    ..Expect::default()
+                },
+                "the system prompt does not contain \"plan mode\"",
+            ),
+            (
+                Expect {
+                    system_excludes: vec!["Claude".into(), "Nerve".into()],
+                    ..Expect::default()
+                },
+                "the system prompt contains \"Nerve\"",
             ),
             (
                 Expect {

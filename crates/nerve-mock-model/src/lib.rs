@@ -50,10 +50,16 @@
 //! ```
 //!
 //! Step fields:
-//! - `expect` (optional): `system_contains`, `tool_count`, `message_count`, `model`,
-//!   `last_user_text_contains`, `tool_result {tool_use_id, contains?, is_error?}`, `no_message_contains`. A failed
-//!   assertion consumes the step and is answered with a 400 whose message starts with
-//!   "mock expectation failed at step N:".
+//! - `when` (optional): which requests the step answers, with the same fields as `expect`. A
+//!   request is answered by the earliest unused step whose `when` holds; without `when` a step
+//!   takes any request, so a scenario without it plays in order. Requests that come in no fixed
+//!   order (a sub-agent's beside its parent's) are told apart by their system prompt:
+//!   `{"when": {"system_contains": "sub-agent"}}`.
+//! - `expect` (optional): `system_contains`, `system_includes` / `system_excludes` (lists),
+//!   `tool_count`, `tools_include` / `tools_exclude`, `message_count`, `model`,
+//!   `last_user_text_contains`, `last_user_images`, `tool_result {tool_use_id, contains?, is_error?}`,
+//!   `no_message_contains`. A failed assertion consumes the step and is answered with a 400 whose
+//!   message starts with "mock expectation failed at step N:".
 //! - `response.type = "stream"`: `blocks` are `text` (`text` is a string sent as one delta or a
 //!   list of chunks, one delta each), `thinking` (`thinking` like text, plus `signature` sent
 //!   as a `signature_delta`), `tool_use` (`id` defaults to `toolu_mock_<step>_<block>`, `input`

@@ -120,6 +120,12 @@ pub enum ScenarioError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
+    /// Which requests this step answers: the earliest unused step whose `when` holds answers a
+    /// request (the same fields as `expect`; empty matches any request, so steps without it play
+    /// in order). Lets one scenario script requests that arrive in no fixed order, such as a
+    /// sub-agent's (`{"when": {"system_contains": "sub-agent"}}`) beside its parent's.
+    #[serde(default)]
+    pub when: Expect,
     /// Assertions on the request; a failed one is answered with a 400 naming it.
     #[serde(default)]
     pub expect: Expect,
@@ -345,6 +351,12 @@ pub struct Expect {
     /// The system prompt (string or joined text blocks) contains this.
     #[serde(default)]
     pub system_contains: Option<String>,
+    /// The system prompt contains each of these.
+    #[serde(default)]
+    pub system_includes: Vec<String>,
+    /// The system prompt contains none of these.
+    #[serde(default)]
+    pub system_excludes: Vec<String>,
     /// The request has exactly this many tools.
     #[serde(default)]
     pub tool_count: Option<usize>,

@@ -49,7 +49,8 @@ struct Shared {
     steps: Vec<Step>,
     auth: crate::scenario::AuthMode,
     models: Vec<String>,
-    next_step: usize,
+    /// Which steps have answered a request.
+    used: Vec<bool>,
     requests: Vec<RecordedRequest>,
     /// The simulated prompt cache, when the scenario asks for one.
     cache: Option<crate::cache::PromptCache>,
@@ -102,13 +103,14 @@ impl MockServer {
         };
         let listener = tokio::net::TcpListener::bind(wanted).await.map_err(bind_error)?;
         let addr = listener.local_addr().map_err(bind_error)?;
+        let scenario_steps = scenario.steps.len();
         let state = Arc::new(Mutex::new(Shared {
             steps: scenario.steps,
             auth: scenario.auth,
             models: scenario
                 .models
                 .unwrap_or_else(|| vec!["claude-sonnet-4-5".to_owned(), "claude-haiku-4-5".to_owned()]),
-            next_step: 0,
+            used: vec![false; scenario_steps],
             requests: Vec::new(),
             cache: scenario.prompt_cache.then(crate::cache::PromptCache::default),
             record_bodies: scenario.record_bodies,
@@ -173,7 +175,7 @@ impl MockServer {
     /// Steps not yet played.
     pub fn remaining_steps(&self) -> usize {
         let shared = lock(&self.state);
-        shared.steps.len().saturating_sub(shared.next_step)
+        shared.used.iter().filter(|used| !**used).count()
     }
 
     /// Serves until the process is killed (for the binary).
@@ -306,6 +308,8 @@ enum Plan {
     Reject(Rejection),
     Exhausted {
         steps: usize,
+        /// Steps left unused, none of whose `when` matched.
+        unmatched: usize,
     },
     ExpectationFailed {
         step: usize,
@@ -344,13 +348,18 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Res
             // Rejected requests do not consume a step: the real API refuses them before
             // anything is generated.
             Err(rejection) => Plan::Reject(rejection),
-            Ok(parsed) => match shared.steps.get(shared.next_step).cloned() {
+            // The earliest step not used yet whose `when` the request satisfies (a step without
+            // `when` takes any request, so a plain scenario plays in order).
+            Ok(parsed) => match (0..shared.steps.len())
+                .find(|&i| !shared.used[i] && expect::check(&shared.steps[i].when, &parsed).is_ok())
+            {
                 None => Plan::Exhausted {
                     steps: shared.steps.len(),
+                    unmatched: shared.used.iter().filter(|used| !**used).count(),
                 },
-                Some(step) => {
-                    let step_index = shared.next_step;
-                    shared.next_step += 1;
+                Some(step_index) => {
+                    let step = shared.steps[step_index].clone();
+                    shared.used[step_index] = true;
                     match expect::check(&step.expect, &parsed) {
                         Err(message) => Plan::ExpectationFailed {
                             step: step_index,
@@ -404,11 +413,19 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Res
             &rejection.message,
             &request_id,
         ),
-        Plan::Exhausted { steps } => json_error(
+        Plan::Exhausted { steps, unmatched: 0 } => json_error(
             500,
             "api_error",
             &format!(
                 "mock scenario exhausted: all {steps} scripted steps were used, and request #{index} has no scripted answer; add a step to the scenario"
+            ),
+            &request_id,
+        ),
+        Plan::Exhausted { unmatched, .. } => json_error(
+            500,
+            "api_error",
+            &format!(
+                "mock scenario has no step for request #{index}: {unmatched} steps are left, and the `when` of none of them matches it"
             ),
             &request_id,
         ),

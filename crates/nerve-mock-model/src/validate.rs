@@ -90,10 +90,37 @@ pub fn validate_body(body: &Value) -> Result<(), Rejection> {
     }
     validate_system(object.get("system"))?;
     validate_tools(object.get("tools"))?;
+    let breakpoints = count_cache_breakpoints(body);
+    if breakpoints > MAX_CACHE_BREAKPOINTS {
+        return Err(invalid(format!(
+            "A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {breakpoints}."
+        )));
+    }
     match object.get("messages") {
         None => Err(invalid("messages: Field required")),
         Some(Value::Array(messages)) => validate_messages(messages),
         Some(_) => Err(invalid("messages: Input should be a valid list")),
+    }
+}
+
+/// Most prompt-cache breakpoints (`cache_control` marks) one request may carry.
+pub const MAX_CACHE_BREAKPOINTS: usize = 4;
+
+/// The `cache_control` marks anywhere in the request (tools, system, messages, nested blocks).
+fn count_cache_breakpoints(value: &Value) -> usize {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, v)| {
+                if key == "cache_control" {
+                    usize::from(!v.is_null())
+                } else {
+                    count_cache_breakpoints(v)
+                }
+            })
+            .sum(),
+        Value::Array(items) => items.iter().map(count_cache_breakpoints).sum(),
+        _ => 0,
     }
 }
 
@@ -460,6 +487,32 @@ mod tests {
             {"type": "text", "text": "continue"}
         ]}));
         assert_eq!(validate_body(&body(json!(messages))), Ok(()));
+    }
+
+    #[test]
+    fn at_most_four_cache_breakpoints() {
+        let mark = json!({"type": "ephemeral"});
+        let request = |n: usize| {
+            let mut system: Vec<Value> = (0..n.min(3))
+                .map(|i| json!({"type": "text", "text": format!("s{i}"), "cache_control": mark}))
+                .collect();
+            system.push(json!({"type": "text", "text": "unmarked"}));
+            let mut content = vec![json!({"type": "text", "text": "hi"})];
+            if n > 3 {
+                for i in 3..n {
+                    content.push(json!({"type": "text", "text": format!("m{i}"), "cache_control": mark}));
+                }
+            }
+            json!({"model": "m", "max_tokens": 1, "system": system,
+                   "messages": [{"role": "user", "content": content}]})
+        };
+        for n in 0..=4 {
+            assert_eq!(validate_body(&request(n)), Ok(()), "{n} breakpoints");
+        }
+        assert_eq!(
+            message_of(validate_body(&request(5))),
+            "A maximum of 4 blocks with cache_control may be provided. Found 5."
+        );
     }
 
     #[test]

@@ -213,6 +213,39 @@ async fn expectations_are_checked() {
     );
 }
 
+/// Steps with `when` answer the requests whose system prompt matches, whatever their order; a
+/// request no remaining step matches gets a 500 saying so.
+#[tokio::test]
+async fn steps_are_chosen_by_the_system_prompt() {
+    let server = MockServer::start(scenario(json!({"steps": [
+        {"when": {"system_contains": "sub-agent"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "child answer"}]}},
+        {"when": {"system_excludes": ["sub-agent"]},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "parent answer"}]}}
+    ]})))
+    .await
+    .unwrap();
+    let with_system = |system: &str| {
+        let mut body = request_body();
+        body["system"] = json!([{"type": "text", "text": system}]);
+        body
+    };
+    let parent = post(&server, &with_system("You are Nerve.")).await;
+    assert!(parent.text().await.unwrap().contains("parent answer"));
+    let unmatched = post(&server, &with_system("You are Nerve, again.")).await;
+    assert_eq!(unmatched.status(), 500);
+    let body: Value = unmatched.json().await.unwrap();
+    assert_eq!(
+        body["error"]["message"],
+        "mock scenario has no step for request #1: 1 steps are left, and the `when` of none of them matches it"
+    );
+    let child = post(&server, &with_system("You are a Nerve sub-agent.")).await;
+    assert!(child.text().await.unwrap().contains("child answer"));
+    assert_eq!(server.remaining_steps(), 0);
+    let steps: Vec<Option<usize>> = server.requests().iter().map(|r| r.step).collect();
+    assert_eq!(steps, vec![Some(1), None, Some(0)]);
+}
+
 #[tokio::test]
 async fn dropped_stream_breaks_the_connection_after_n_events() {
     let server = MockServer::start(scenario(json!({"steps": [{"response": {"type": "stream",

@@ -1,6 +1,7 @@
 //! How cache-friendly the requests of a long session are: a 50-turn scripted session (each turn
-//! reads a file, then answers), with the permission mode switched at turn 20 (a settings change
-//! mid-session) and a compaction at turn 35, against the mock
+//! reads a file, then answers) with the system prompt a desktop session gets, the permission mode
+//! switched at turn 20 (told to the model in the conversation, so the prefix stays) and a
+//! compaction at turn 35, against the mock
 //! Messages API with its prompt-cache simulation (`"prompt_cache": true`: the mock counts each
 //! request's cache reads, writes and fresh input as the API would).
 //!
@@ -10,6 +11,7 @@
 //! same requests without it. `NERVE_BENCH_TURNS` shortens the session (CI runs 10).
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
 
+use nerve::agent::system_prompt::{AgentRole, FrontEnd, PromptContext, SystemPromptInputs, build_system_prompt};
 use nerve::agent::{Agent, AgentConfig};
 use nerve::hooks::input::CompactTrigger;
 use nerve::model::api_key::ApiKey;
@@ -69,6 +71,20 @@ fn main() {
             &PoolOptions::default(),
         )
         .unwrap();
+        // The system prompt a desktop session of this project gets (guidance for these tools,
+        // the environment); the mode switch below is told in the conversation, not here.
+        let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
+        let system = build_system_prompt(
+            &SystemPromptInputs {
+                project_dir: dir.path(),
+                cwd: dir.path(),
+                date: "2026-12-06".into(),
+                model: MODEL,
+                memory_dir: None,
+            },
+            &PromptContext::new(&tool_names, FrontEnd::Desktop, AgentRole::Main, true),
+        );
+        let system_chars: Vec<usize> = system.iter().map(|b| b.chars().count()).collect();
         let runtime = project.session(
             pool,
             SessionSetup {
@@ -85,7 +101,7 @@ fn main() {
             client,
             runtime,
             AgentConfig::new(MODEL),
-            vec!["You are Nerve, a coding agent.".into(), "The project is a small notes folder.".into()],
+            system,
             None,
         );
         for turn in 0..turns {
@@ -136,6 +152,7 @@ fn main() {
             "{turns}-turn session, {} requests (mode switched before turn {mode_switch_at}, compacted before turn {compact_at})",
             requests.len()
         );
+        println!("  system prompt: blocks of {system_chars:?} characters (guidance, environment)");
         println!(
             "  bytes of each request that extend the previous one unchanged: median {:.1}%, mean {:.1}%, min {:.1}%",
             sorted[sorted.len() / 2] * 100.0,

@@ -251,6 +251,11 @@ pub async fn start_session(project: &Project, options: SessionOptions) -> Result
     let (servers, unapproved_mcp_servers) = project.mcp_servers(&mcp_config_files)?;
     let mcp = McpManager::connect(&servers, project.dir(), &McpOptions::from_env(), &events).await;
     warnings.extend(mcp.failures().iter().map(|f| f.message.clone()));
+    // A person answering prompts means the desktop app; otherwise a run prints its answer.
+    let front_end = match asker {
+        Asker::User(_) => crate::agent::FrontEnd::Desktop,
+        Asker::Nobody | Asker::McpTool(_) => crate::agent::FrontEnd::Print,
+    };
     let prompter: Option<Arc<dyn PermissionPrompter>> = match asker {
         Asker::Nobody => None,
         Asker::User(prompter) => Some(prompter),
@@ -287,6 +292,7 @@ pub async fn start_session(project: &Project, options: SessionOptions) -> Result
             events,
             external_tools: mcp.tools(),
             date: today(),
+            front_end,
         },
     );
     let launched = match launched {

@@ -5,7 +5,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::agent::{Agent, AgentConfig, ModelSubagentRunner, SystemPromptInputs, build_system_prompt};
+use crate::agent::system_prompt::{
+    AgentRole, FrontEnd, PromptContext, SubagentPrompt, SystemPromptInputs, build_system_prompt,
+    instructions_block,
+};
+use crate::agent::{Agent, AgentConfig, ModelSubagentRunner};
 use crate::events::EventSink;
 use crate::input::SchemaError;
 use crate::model::client::{ModelAuth, ModelClient, ModelConfig};
@@ -49,6 +53,8 @@ pub struct LaunchOptions {
     pub external_tools: Vec<ToolRef>,
     /// The date the system prompt gives the model (`YYYY-MM-DD`).
     pub date: String,
+    /// Where the session's text is shown (the system prompt says how to write for it).
+    pub front_end: FrontEnd,
 }
 
 /// Why a session could not start.
@@ -107,6 +113,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         events,
         external_tools,
         date,
+        front_end,
     } = options;
     let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
     if resume && !(transcript_path.exists() && crate::session::is_transcript(&transcript_path)) {
@@ -118,8 +125,13 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     // Without anyone to ask, what would ask is denied.
     let headless = prompter.is_none();
     let permissions = project.permission_context(headless);
+    // The project's memory, read and written through the Memory tool (see its module for why
+    // a tool of its own rather than Write on the folder).
+    let memory_dir = crate::tools::memory::memory_dir(&project.data_dir());
+    let mut builtins = all_builtin_tools();
+    builtins.push(Arc::new(crate::tools::memory::MemoryTool::new(memory_dir.clone())));
     let pool = assemble_tool_pool(
-        all_builtin_tools(),
+        builtins,
         external_tools,
         &permissions,
         &PoolOptions::default(),
@@ -151,21 +163,33 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     if let Some(n) = max_concurrency.filter(|n| *n > 0) {
         config.executor.max_concurrency = n;
     }
-    let system = build_system_prompt(&SystemPromptInputs {
-        project_dir: project.dir(),
-        cwd: project.dir(),
-        date,
-        model: &model,
-    });
-    // Sub-agents use the same client, prompt and tools, minus the Agent tool itself.
+    let sandbox = project.sandbox_config().enabled;
+    let system = build_system_prompt(
+        &SystemPromptInputs {
+            project_dir: project.dir(),
+            cwd: project.dir(),
+            date,
+            model: &model,
+            memory_dir: Some(&memory_dir),
+        },
+        &PromptContext::new(&tool_names, front_end, AgentRole::Main, sandbox),
+    );
+    // Sub-agents use the same client and tools, minus the Agent tool itself (children do not
+    // start children) and Memory (the user talks to the main agent); their prompt shares the
+    // project's instructions and the environment, with guidance written for their own tools.
     let subagents = ModelSubagentRunner {
         client: client.clone(),
         config: config.clone(),
-        system: system.clone(),
+        prompt: SubagentPrompt {
+            instructions: instructions_block(project.dir()),
+            environment: system.last().cloned().unwrap_or_default(),
+            front_end,
+            sandbox,
+        },
         tools: pool
             .tools()
             .iter()
-            .filter(|t| !t.starts_subagents())
+            .filter(|t| !t.starts_subagents() && t.name() != crate::tools::memory::NAME)
             .cloned()
             .collect(),
         hooks: project.hooks(),

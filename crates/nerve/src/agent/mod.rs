@@ -12,7 +12,7 @@ mod prompt_image;
 mod request;
 mod rewind;
 mod subagent;
-mod system_prompt;
+pub mod system_prompt;
 mod turn;
 
 pub use crate::tool::{SubagentKind, SubagentReport, SubagentRunner};
@@ -26,5 +26,5 @@ pub use prompt_image::{
 pub use request::{body_with_history, build_request};
 pub use rewind::{ConversationRewind, RewindError, RewindReport, RewindRequest, SessionFiles};
 pub use subagent::{EXPLORE_TOOLS, ModelSubagentRunner};
-pub use system_prompt::{SystemPromptInputs, build_system_prompt};
+pub use system_prompt::{FrontEnd, SystemPromptInputs, build_system_prompt};
 pub use turn::{Agent, AgentConfig, Denial, MessageObserver, TurnOutcome};

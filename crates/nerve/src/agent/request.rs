@@ -1,6 +1,8 @@
-//! Building a Messages API request, with prompt-cache breakpoints where they pay off: after the
-//! system prompt, after the last built-in tool (the stable prefix; external tools come after it),
-//! and on the latest message (so the next request reads the whole conversation from cache).
+//! Building a Messages API request, with prompt-cache breakpoints where they pay off (the API takes
+//! at most four): after the last built-in tool (the stable prefix; external tools come after it),
+//! after the system prompt's first block (the guidance, shared by every session with the same
+//! tools) and after its last, and on the latest message (so the next request reads the whole
+//! conversation from cache).
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -33,6 +35,11 @@ pub fn build_request(
             })
         })
         .collect();
+    // After the first block (the guidance, the same for every session with these tools: a new
+    // session reads it from cache) and after the last (the whole prompt).
+    if let Some(SystemBlock::Text(first)) = system_blocks.first_mut() {
+        first.cache_control = Some(CacheControl::ephemeral());
+    }
     if let Some(SystemBlock::Text(last)) = system_blocks.last_mut() {
         last.cache_control = Some(CacheControl::ephemeral());
     }
@@ -226,17 +233,30 @@ mod tests {
     }
 
     #[test]
-    fn breakpoints_on_system_last_builtin_and_last_message() {
+    fn breakpoints_on_the_system_blocks_last_builtin_and_last_message() {
         let tools = [
             spec("A", ToolOrigin::BuiltIn),
             spec("B", ToolOrigin::BuiltIn),
             spec("mcp__x__y", ToolOrigin::Mcp),
         ];
         let messages = [Message::user_text("hi")];
-        let r = build_request("m", 100, &["one".into(), "two".into()], &tools, &messages, None);
+        let r = build_request(
+            "m",
+            100,
+            &["one".into(), "two".into(), "three".into()],
+            &tools,
+            &messages,
+            None,
+        );
         let v = serde_json::to_value(&r).unwrap();
-        assert!(v["system"][0].get("cache_control").is_none());
-        assert_eq!(v["system"][1]["cache_control"]["type"], "ephemeral");
+        assert_eq!(v["system"][0]["cache_control"]["type"], "ephemeral", "after the guidance");
+        assert!(v["system"][1].get("cache_control").is_none());
+        assert_eq!(v["system"][2]["cache_control"]["type"], "ephemeral");
+        assert_eq!(
+            v.to_string().matches("cache_control").count(),
+            4,
+            "the API takes at most four breakpoints"
+        );
         assert!(v["tools"][0].get("cache_control").is_none());
         assert_eq!(
             v["tools"][1]["cache_control"]["type"], "ephemeral",

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::json;
 
+use crate::agent::system_prompt::SubagentPrompt;
 use crate::agent::{Agent, AgentConfig};
 use crate::budget::ResultStore;
 use crate::events::{Event, EventSink};
@@ -44,8 +45,8 @@ pub struct ModelSubagentRunner {
     pub client: ModelClient,
     /// Loop settings for children.
     pub config: AgentConfig,
-    /// The parent's system prompt; a sub-agent note is added to it.
-    pub system: Vec<String>,
+    /// What children's system prompts are built from (each kind gets guidance for its own tools).
+    pub prompt: SubagentPrompt,
     /// Tools children may use.
     pub tools: Vec<ToolRef>,
     /// Hooks from settings.
@@ -65,9 +66,6 @@ impl std::fmt::Debug for ModelSubagentRunner {
             .finish()
     }
 }
-
-const SUBAGENT_NOTE: &str = "You are a sub-agent started by the main agent for one task. Work on it with your tools, \
-then answer with a concise report of what you found or did: the main agent sees only your final message.";
 
 #[async_trait]
 impl SubagentRunner for ModelSubagentRunner {
@@ -90,6 +88,8 @@ impl SubagentRunner for ModelSubagentRunner {
                 .collect(),
         };
         let pool = ToolPool::new(tools, false)?;
+        // The child's own guidance, written for exactly the tools it gets.
+        let system = self.prompt.system_for(pool.tools().iter().map(|t| t.name()));
         let project_data_dir = parent
             .config
             .transcript_path
@@ -152,8 +152,6 @@ impl SubagentRunner for ModelSubagentRunner {
             context,
         };
         let transcript = Transcript::open(&transcript_path).map_err(|e| SubagentError::Start(Box::new(e)))?;
-        let mut system = self.system.clone();
-        system.push(SUBAGENT_NOTE.to_string());
         let cancel = runtime.context.exec.cancel.clone();
         let hook_ctx = runtime.context.clone();
         let mut child = Agent::new(

@@ -123,6 +123,12 @@ pub struct Agent {
     pub(crate) resumed_prompts: Option<Vec<crate::session::PromptInfo>>,
     /// Who sees each message as the API does (see [`Agent::observe_messages`]).
     message_observer: Option<MessageObserver>,
+    /// The permission mode the model was last told (`None`: unknown, a resumed conversation). The
+    /// mode is told in the conversation, never in the system prompt, so switching it keeps the
+    /// cached prefix (see [`crate::agent::system_prompt::mode`]).
+    told_mode: Option<crate::permissions::PermissionMode>,
+    /// Instruction files of the project's subfolders, given to the model when it works there.
+    nested: crate::agent::system_prompt::NestedInstructions,
 }
 
 /// Sees each message added to the conversation, as the Messages API has it.
@@ -145,6 +151,7 @@ impl Agent {
         system: Vec<String>,
         transcript: Option<Transcript>,
     ) -> Self {
+        let runtime_project_dir = runtime.context.config.project_dir.clone();
         let mut agent = Self {
             client,
             runtime,
@@ -163,6 +170,10 @@ impl Agent {
             next_turn: 1,
             resumed_prompts: None,
             message_observer: None,
+            told_mode: Some(crate::permissions::PermissionMode::Default),
+            nested: crate::agent::system_prompt::NestedInstructions::new(
+                runtime_project_dir.clone(),
+            ),
         };
         let entry = TranscriptEntry::SessionStart {
             session_id: agent.runtime.context.config.session_id.clone(),
@@ -200,6 +211,9 @@ impl Agent {
         let mut messages = messages;
         answer_missing_tool_uses(&mut messages);
         let transcript = Transcript::open(transcript_path)?;
+        let nested = crate::agent::system_prompt::NestedInstructions::new(
+            runtime.context.config.project_dir.clone(),
+        );
         let mut agent = Self {
             client,
             runtime,
@@ -218,6 +232,8 @@ impl Agent {
             next_turn,
             resumed_prompts: Some(resumed_prompts),
             message_observer: None,
+            told_mode: None,
+            nested,
         };
         if agent.messages.len() != before || !warnings.is_empty() {
             // Record the repaired tail so the transcript itself becomes valid again.
@@ -312,6 +328,48 @@ impl Agent {
         if let Some(mode) = self.config.executor.mode_switch.take() {
             self.set_permission_mode(mode);
         }
+    }
+
+    /// The note telling the model the mode, when it differs from the last one it was told (and
+    /// remembers it as told).
+    fn mode_note(&mut self) -> Option<String> {
+        let mode = self.runtime.context.permissions.mode;
+        if self.told_mode == Some(mode) {
+            return None;
+        }
+        self.told_mode = Some(mode);
+        let exit_plan = self
+            .runtime
+            .pipeline
+            .pool()
+            .find(crate::tools::exit_plan_mode::NAME)
+            .is_some();
+        Some(crate::agent::system_prompt::mode::mode_note(mode, exit_plan))
+    }
+
+    /// Instruction files of the subfolders the successful calls of `tool_uses` worked in, not
+    /// given to the model before.
+    fn nested_instructions(&mut self, tool_uses: &[ToolUseBlock], outcomes: &[CallOutcome]) -> Vec<String> {
+        let cwd = self.runtime.context.exec.cwd.clone();
+        let paths: Vec<std::path::PathBuf> = tool_uses
+            .iter()
+            .filter(|t| {
+                outcomes
+                    .iter()
+                    .any(|o| o.tool_use_id == t.id && !o.is_error && !o.denied)
+            })
+            .flat_map(|t| {
+                ["file_path", "notebook_path", "path"]
+                    .into_iter()
+                    .filter_map(|key| t.input.get(key).and_then(serde_json::Value::as_str))
+                    .map(|p| cwd.join(p))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if paths.is_empty() {
+            return Vec::new();
+        }
+        self.nested.new_for(&paths)
     }
 
     /// Switches the permission mode between turns (a front-end's mode switcher). Entering plan mode
@@ -513,6 +571,9 @@ impl Agent {
         {
             user.content
                 .push(crate::model::context::ContextFragment::new(context).block());
+        }
+        if let Some(note) = self.mode_note() {
+            user.content.push(crate::model::context::ContextFragment::new(note).block());
         }
         self.start_turn();
         self.push_message(user);
@@ -776,10 +837,15 @@ impl Agent {
         if cancel.is_cancelled() {
             exec_cancel.cancel();
         }
+        let mode_before_tools = self.runtime.context.permissions.mode;
         let (mut outcomes, ctx) = executor.finish().await;
         // The next turn starts from the context the tools left (plan mode, cwd...), with a fresh
         // cancellation token.
         self.runtime.context = ctx.with_cancel(tokio_util::sync::CancellationToken::new());
+        if self.runtime.context.permissions.mode != mode_before_tools {
+            // A tool switched the mode (EnterPlanMode, ExitPlanMode): its result told the model.
+            self.told_mode = Some(self.runtime.context.permissions.mode);
+        }
         if let Some((block, reason)) = &broken {
             outcomes.push(CallOutcome::error_for(
                 &ToolCall { id: block.id.clone(), name: block.name.clone(), input: serde_json::json!({}) },
@@ -812,8 +878,15 @@ impl Agent {
             let stop = outcomes.iter().find_map(|o| o.stop_reason.clone());
             self.note_denials(&tool_uses, &outcomes);
             let store = &self.runtime.pipeline.store();
-            let (user, records) =
+            let (mut user, records) =
                 outcomes_to_user_message(&outcomes, &mut self.replacements, store, MESSAGE_BUDGET_CHARS);
+            let nested = self.nested_instructions(&tool_uses, &outcomes);
+            if !nested.is_empty() {
+                user.content.push(
+                    crate::model::context::ContextFragment::new(crate::agent::system_prompt::nested_note(&nested))
+                        .block(),
+                );
+            }
             self.announce_replacements(&records);
             for record in records {
                 self.record(&TranscriptEntry::Replacement { record });

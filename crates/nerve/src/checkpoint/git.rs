@@ -36,13 +36,10 @@ impl GitError {
 /// index), stat checks at full strength (ctime trusted, every field compared), the untracked
 /// cache not used (a folder whose time did not change would hide a new file), and none of the
 /// engine's own `GIT_*` variables (which could point git at another repository or index).
+/// On top of [`crate::git_command::git`], which neutralises every setting that could run a program
+/// (filters, diff drivers, pagers, signing, network helpers).
 pub(crate) fn git(root: &Path) -> Command {
-    let mut command = Command::new("git");
-    for (name, _) in std::env::vars_os() {
-        if name.as_bytes().starts_with(b"GIT_") {
-            command.env_remove(name);
-        }
-    }
+    let mut command = crate::git_command::git(root);
     command
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_LITERAL_PATHSPECS", "1")

@@ -8,6 +8,7 @@ pub mod exit_plan_mode;
 pub mod fs;
 pub mod glob;
 pub mod grep;
+pub mod memory;
 pub mod notebook_edit;
 pub mod read;
 pub mod search_progress;

@@ -513,7 +513,12 @@ async fn the_agent_tool_runs_a_sub_agent_whose_prompts_bubble_up_labelled() {
     let runner = ModelSubagentRunner {
         client: client(&server),
         config: AgentConfig::new("claude-test"),
-        system: vec!["You are Nerve.".into()],
+        prompt: nerve::agent::system_prompt::SubagentPrompt {
+            instructions: String::new(),
+            environment: "<env>\nWorking directory: /project\n</env>".into(),
+            front_end: nerve::agent::FrontEnd::Desktop,
+            sandbox: true,
+        },
         tools,
         hooks: project.hooks(),
         prompter: Some(Arc::clone(&dyn_prompter)),
@@ -781,7 +786,12 @@ fn parent_with_subagents(p: &TestProject, server: &MockServer) -> Agent {
     let runner = ModelSubagentRunner {
         client: client(server),
         config: AgentConfig::new("claude-test"),
-        system: vec!["You are Nerve.".into()],
+        prompt: nerve::agent::system_prompt::SubagentPrompt {
+            instructions: String::new(),
+            environment: "<env>\nWorking directory: /project\n</env>".into(),
+            front_end: nerve::agent::FrontEnd::Desktop,
+            sandbox: true,
+        },
         tools: child_tools,
         hooks: project.hooks(),
         prompter: None,

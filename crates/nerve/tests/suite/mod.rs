@@ -16,5 +16,6 @@ mod sandbox_guards;
 mod sandbox_network;
 mod search_reach;
 mod search_tools;
+mod system_prompt;
 mod tool_search;
 mod web_fetch;
