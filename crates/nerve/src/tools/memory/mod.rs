@@ -96,7 +96,7 @@ impl Tool for MemoryTool {
         input.action == MemoryAction::Read
     }
 
-    fn is_destructive(&self, input: &MemoryInput) -> bool {
+    fn is_destructive(&self, input: &MemoryInput, _cwd: &std::path::Path) -> bool {
         input.action == MemoryAction::Delete
             || (input.action == MemoryAction::Save
                 && self.store.path_of(&input.name).is_ok_and(|p| p.exists()))

@@ -1,8 +1,8 @@
 //! How the tools behave from the model's side: permissions and modes, denials, hooks, system
 //! reminders, untrusted content, persisted outputs, the sandbox, deferred tools.
 
-use crate::agent::system_prompt::guidance::bullets;
 use crate::agent::system_prompt::PromptContext;
+use crate::agent::system_prompt::guidance::bullets;
 
 pub(super) fn text(ctx: &PromptContext) -> String {
     let plan_exit = if ctx.has("ExitPlanMode") {
