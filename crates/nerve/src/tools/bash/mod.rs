@@ -8,6 +8,7 @@
 
 mod analysis;
 mod analyze;
+mod awk_program;
 mod background;
 mod classify;
 mod cwd;
@@ -15,6 +16,7 @@ mod destructive;
 mod edits;
 mod env_names;
 mod fallback;
+mod file_options;
 mod git;
 mod image;
 mod limits;
@@ -27,6 +29,7 @@ mod run;
 mod runners;
 mod sed;
 mod sed_edit;
+mod sed_script;
 mod spool;
 mod stream;
 mod subject;
@@ -47,7 +50,7 @@ mod test_util;
 #[cfg(test)]
 mod tool_tests;
 
-pub use analysis::{CommandAnalysis, CommandClass, SimpleCommand};
+pub use analysis::{CommandAnalysis, CommandClass, LoopValues, RunTimeWords, SimpleCommand};
 pub use analyze::{analyze, analyze_shared};
 pub use background::{BackgroundTasks, TaskInfo, TaskStatus};
 pub use destructive::is_destructive;
