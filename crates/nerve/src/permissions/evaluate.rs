@@ -295,7 +295,7 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
     } else if is_mcp && facts.read_only {
         "MCP tools ask unless a rule allows them".to_string()
     } else if facts.read_only {
-        "it reads outside the working directories".to_string()
+        why_reads_need_approval(facts.subject, ctx)
     } else if let Some(why) = &needs_approval {
         why.clone()
     } else {
@@ -792,6 +792,40 @@ fn reads_inside_working_dirs(subject: &PermissionSubject, ctx: &PermissionContex
         PermissionSubject::Opaque => true,
         // Fetching reads, but from the network: it asks unless a rule allows the domain.
         PermissionSubject::Url { .. } => false,
+    }
+}
+
+/// Names what a read-only shell command reads that is not pre-approved: a path outside the working
+/// directories, or a read whose files are only known when the command runs.
+fn why_reads_need_approval(subject: &PermissionSubject, ctx: &PermissionContext) -> String {
+    let outside = match subject {
+        PermissionSubject::Shell(shell) => {
+            let first = shell
+                .read_targets
+                .iter()
+                .chain(&shell.input_targets)
+                .find(|p| !ctx.may_read_freely(p));
+            let unknown = shell.read_scopes.iter().find_map(|s| match s {
+                ReadScope::Unknown(text) => Some(text),
+                ReadScope::Tree(_) | ReadScope::Glob { .. } => None,
+            });
+            match (first, unknown) {
+                (Some(path), Some(text)) if path.as_os_str() == "/" => {
+                    let text = if text.contains(' ') {
+                        text.clone()
+                    } else {
+                        format!("`{text}`")
+                    };
+                    return format!("what it reads depends on {text}, known only when the command runs");
+                }
+                (first, _) => first,
+            }
+        }
+        PermissionSubject::Paths { .. } | PermissionSubject::Opaque | PermissionSubject::Url { .. } => None,
+    };
+    match outside {
+        Some(path) => format!("it reads {}, outside the working directories", path.display()),
+        None => "it reads outside the working directories".to_string(),
     }
 }
 

@@ -13,6 +13,7 @@ use nerve::tools::bash::{analyze, shell_subject};
 use serde_json::json;
 
 mod holes;
+mod holes_reads;
 mod holes_writes;
 
 const PROJECT: &str = "/work/proj";

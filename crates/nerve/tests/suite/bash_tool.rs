@@ -362,15 +362,14 @@ async fn a_cd_inside_the_project_carries_over_and_one_outside_is_refused() {
 async fn a_failing_bash_call_cancels_its_parallel_siblings() {
     let p = TestProject::new();
     let s = p.builtin_session_asking(PermissionMode::BypassPermissions, None, true);
-    // Only read-only commands share a batch; `tail -f` of a file that never ends stands in for a slow
-    // read.
-    p.write("log", "line\n");
+    // Only read-only commands share a batch; a long `sleep` stands in for a slow read (`tail -f`
+    // never ends by itself, so it is not read-only and would run alone).
     let out = run_turn(
         &s,
         vec![
-            bash("slow1", json!({"command": "tail -f log"})),
+            bash("slow1", json!({"command": "sleep 600"})),
             bash("fail", json!({"command": "ls /definitely/not/here"})),
-            bash("slow2", json!({"command": "tail -f log"})),
+            bash("slow2", json!({"command": "sleep 600"})),
         ],
     )
     .await;

@@ -32,6 +32,29 @@ pub struct SimpleCommand {
     /// Some argument is only known at run time (`$VAR`, `$(..)`, `<(..)`, or arguments `xargs` reads
     /// from standard input), so rules matched against the text may not see what actually runs.
     pub dynamic: bool,
+    /// Which words are only known at run time, and what is known about them.
+    pub run_time: RunTimeWords,
+}
+
+/// What is known about the words of a command that get their value at run time.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RunTimeWords {
+    /// Indices into `argv` of words with an expansion (`$X`, `$(..)`); glob and brace words are not
+    /// counted.
+    pub words: Vec<usize>,
+    /// Values a `for` loop gives a variable that whole words of this command name (`"$f"` in `for f
+    /// in *.txt; do wc -l "$f"; done`), when every value is known before running and nothing else
+    /// in the command assigns the variable.
+    pub loops: Vec<LoopValues>,
+}
+
+/// The values a `for` loop gives its variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopValues {
+    /// The variable.
+    pub name: String,
+    /// The loop's words after quote removal; glob words keep their pattern (`*.txt`).
+    pub values: Vec<String>,
 }
 
 impl SimpleCommand {
@@ -53,7 +76,14 @@ impl SimpleCommand {
             canonical,
             class,
             dynamic,
+            run_time: RunTimeWords::default(),
         }
+    }
+
+    /// Records what is known about the words only known at run time.
+    pub(crate) fn with_run_time(mut self, run_time: RunTimeWords) -> Self {
+        self.run_time = run_time;
+        self
     }
 
     /// Puts `prefix` (kept assignments, a privilege runner) in front of the allow-matching text.

@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use lru::LruCache;
 
-use crate::tools::bash::analysis::{CommandAnalysis, SimpleCommand};
+use crate::tools::bash::analysis::{CommandAnalysis, LoopValues, SimpleCommand};
 use crate::tools::bash::walker::Walker;
 
 /// How many `eval`/`bash -c` levels are followed before giving up (each level re-parses text).
@@ -51,6 +51,7 @@ pub fn analyze_shared(command: &str) -> Arc<CommandAnalysis> {
 pub fn analyze(command: &str) -> CommandAnalysis {
     let mut out = Collector::default();
     analyze_script(command, 0, &mut out);
+    keep_trusted_loop_values(&mut out);
     if let Some(reason) = out.arithmetic.unsafe_variable(&out.subcommands) {
         out.fail(reason);
     }
@@ -82,15 +83,129 @@ pub(crate) struct Collector {
     pub read_targets: Vec<String>,
     /// Network connections opened by redirections.
     pub network_targets: Vec<String>,
+    /// The `for` loops whose body is being walked, innermost last.
+    pub loops: Vec<LoopScope>,
+    /// The variable of every `for` loop met, once per loop.
+    pub loop_variables: Vec<String>,
+    /// Loop variables named by a word that is not a whole reference to them (`"$f"x` has the text
+    /// `$fx`), so their words cannot be told apart by text.
+    pub unsure_loop_variables: Vec<String>,
+}
+
+/// A `for` loop whose body is being walked.
+#[derive(Debug)]
+pub(crate) struct LoopScope {
+    /// The loop variable.
+    pub name: String,
+    /// The `eval`/`bash -c` level of the loop: a `bash -c` script in the body does not see the
+    /// variable (and an `eval` one is not followed), so only words at this level get its values.
+    pub nesting: usize,
+    /// The values, when all are known before running.
+    pub values: Option<Vec<String>>,
 }
 
 impl Collector {
+    /// The loops in scope at `nesting` whose variable a whole word of `texts` names.
+    pub(crate) fn loop_values_for(&self, texts: &[String], nesting: usize) -> Vec<LoopValues> {
+        let mut found: Vec<LoopValues> = Vec::new();
+        for scope in self.loops.iter().rev() {
+            let Some(values) = &scope.values else {
+                continue;
+            };
+            let named = texts.iter().any(|t| is_whole_reference(t, &scope.name));
+            if scope.nesting == nesting && named && !found.iter().any(|f| f.name == scope.name) {
+                found.push(LoopValues {
+                    name: scope.name.clone(),
+                    values: values.clone(),
+                });
+            }
+        }
+        found
+    }
+
     /// Marks the input as not understood; the first reason wins because later ones are often
     /// consequences of it.
     pub(crate) fn fail(&mut self, reason: impl Into<String>) {
         if self.reason.is_none() {
             self.reason = Some(reason.into());
         }
+    }
+}
+
+/// `$name` or `${name}`: the text a word has when it is exactly one reference to `name`.
+pub(crate) fn is_whole_reference(text: &str, name: &str) -> bool {
+    text.strip_prefix('$')
+        .map(|rest| {
+            rest.strip_prefix('{')
+                .and_then(|r| r.strip_suffix('}'))
+                .unwrap_or(rest)
+        })
+        .is_some_and(|n| n == name)
+}
+
+/// Builtins that assign variables named by their arguments (`read f`, `printf -v f`, `declare -n
+/// r=f`), and `source`/`.`, which may assign any.
+const ASSIGNING_BUILTINS: &[&str] = &[
+    "read",
+    "printf",
+    "let",
+    "getopts",
+    "mapfile",
+    "readarray",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "unset",
+    "wait",
+];
+
+/// Drops loop values that cannot be trusted: a variable that something in the command may assign
+/// (an assignment, a builtin that assigns by name, a second loop over the same name), and every one
+/// when `IFS` changes or a file is sourced.
+fn keep_trusted_loop_values(out: &mut Collector) {
+    let mut unsure: Vec<String> = out.unsure_loop_variables.clone();
+    let mut all = false;
+    for name in &out.loop_variables {
+        if out.loop_variables.iter().filter(|n| *n == name).count() > 1 {
+            unsure.push(name.clone());
+        }
+    }
+    for command in &out.subcommands {
+        let Some((program, args)) = command.argv.split_first() else {
+            continue;
+        };
+        let program = crate::tools::bash::words::basename(program);
+        all |= matches!(program, "source" | ".");
+        let assigns_by_name = ASSIGNING_BUILTINS.contains(&program);
+        for word in &command.argv {
+            if let Some((name, _)) = word.split_once('=') {
+                unsure.push(
+                    name.trim_end_matches('+')
+                        .split('[')
+                        .next()
+                        .unwrap_or("")
+                        .to_string(),
+                );
+            }
+        }
+        if assigns_by_name {
+            for word in args {
+                unsure.extend(
+                    word.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .filter(|t| !t.is_empty())
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
+    all |= unsure.iter().any(|n| n == "IFS");
+    for command in &mut out.subcommands {
+        command
+            .run_time
+            .loops
+            .retain(|l| !all && !unsure.contains(&l.name));
     }
 }
 

@@ -5,9 +5,11 @@
 //! also refuse arguments known only at run time, since `$X` or a glob could become `-delete`.
 
 use crate::tools::bash::analysis::CommandClass;
+use crate::tools::bash::awk_program::awk_use;
 use crate::tools::bash::git;
 use crate::tools::bash::options::{is_long, is_option, short_cluster_has};
 use crate::tools::bash::reasons::ArgRefusal;
+use crate::tools::bash::sed_script::sed_use;
 use crate::tools::bash::words::{Word, basename, is_system_program};
 
 /// Programs that do nothing worth guarding: they print their arguments, wait, or set an exit status.
@@ -19,8 +21,8 @@ const NEUTRAL: &[&str] = &["echo", "true", "false", ":", "sleep", "test", "[", "
 const READ_ANY_ARGS: &[&str] = &[
     // search (rg, ag, find, fd, locate are checked)
     "grep", "egrep", "fgrep", "which", "whereis", "type",
-    // read (sort, uniq, date, xxd, file, less/more are checked); `tail -f` never ends but never writes
-    "cat", "head", "tail", "wc", "stat", "diff", "cmp", "cut", "tr", "nl", "od", "hexdump",
+    // read (sort, uniq, date, xxd, file, less/more, sed, awk and tail are checked)
+    "cat", "head", "wc", "join", "stat", "diff", "cmp", "cut", "tr", "nl", "od", "hexdump",
     "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
     "jq", "basename", "dirname", "realpath", "readlink", "column", "fold", "expand", "paste",
     "comm", "strings", "tac", "rev", "seq",
@@ -49,7 +51,14 @@ pub(crate) fn reads_its_operands(name: &str) -> bool {
                 | "less"
                 | "more"
                 | "awk"
+                | "gawk"
+                | "mawk"
+                | "nawk"
                 | "sed"
+                | "gsed"
+                | "tail"
+                | "date"
+                | "locate"
                 | "base64"
                 | "base32"
                 | "iconv"
@@ -84,6 +93,9 @@ pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
         // `-v 'a[$i]'` evaluates the subscript arithmetically, which can expand hidden substitutions.
         return other("`test -v` evaluates array subscripts");
     }
+    if name == "sleep" && args.iter().any(|a| is_infinite(&a.text)) {
+        return CommandClass::Other(ArgRefusal::NeverEnds(format!("sleep {}", join_texts(args))).to_string());
+    }
     if NEUTRAL.contains(&name) {
         return CommandClass::Neutral;
     }
@@ -114,6 +126,9 @@ pub(crate) fn classify(argv: &[Word], stdin_args: bool) -> CommandClass {
         "less" | "more" => Some(pager),
         "hostname" => Some(hostname),
         "locate" => Some(locate),
+        "sed" | "gsed" => Some(sed),
+        "awk" | "gawk" | "mawk" | "nawk" => Some(awk),
+        "tail" => Some(tail),
         _ => None,
     };
     let Some(check) = checked else {
@@ -221,10 +236,26 @@ fn uniq(args: &[String]) -> Result<(), ArgRefusal> {
 fn date(args: &[String]) -> Result<(), ArgRefusal> {
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
-        if short_cluster_has(arg, 's') || is_long(arg, "set", &[]) {
+        if is_long(arg, "set", &[]) {
             return Err(ArgRefusal::SetsClockOption);
         }
-        if matches!(arg.as_str(), "-d" | "-f" | "-r") {
+        // A cluster up to its first option with a value (`-uf FILE`, `-fFILE`): `-s` sets the
+        // clock; `-d DATE`, `-f FILE` and `-r FILE` take the rest or the next word.
+        let mut short_value = false;
+        if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-')) {
+            for (at, letter) in cluster.char_indices() {
+                if letter == 's' {
+                    return Err(ArgRefusal::SetsClockOption);
+                }
+                if matches!(letter, 'd' | 'f' | 'r') {
+                    short_value = at + 1 == cluster.len();
+                    break;
+                }
+            }
+        }
+        let long_value =
+            !arg.contains('=') && ["date", "file", "reference"].iter().any(|o| is_long(arg, o, &[]));
+        if short_value || long_value {
             iter.next();
         } else if !is_option(arg) && !arg.starts_with('+') {
             return Err(ArgRefusal::SetsClock(arg.clone()));
@@ -283,9 +314,52 @@ fn pager(args: &[String]) -> Result<(), ArgRefusal> {
 
 /// slocate's `-u/-U DIR` builds a database (a write); other locates only read theirs.
 fn locate(args: &[String]) -> Result<(), ArgRefusal> {
+    // Letters after an option with a value (`-d DBPATH`, `-l N`, `-n N`) are that value.
     reject_any(args, "locate", |a| {
-        short_cluster_has(a, 'u') || short_cluster_has(a, 'U')
+        a.strip_prefix('-').is_some_and(|cluster| {
+            !cluster.starts_with('-')
+                && cluster
+                    .chars()
+                    .take_while(|c| !matches!(c, 'd' | 'l' | 'n'))
+                    .any(|c| matches!(c, 'u' | 'U'))
+        })
     })
+}
+
+/// A sed command reads and prints only without `-i`, `-f` and script commands that write or run
+/// (see [`crate::tools::bash::sed_script`]).
+fn sed(args: &[String]) -> Result<(), ArgRefusal> {
+    sed_use(args).refusal.map_or(Ok(()), Err)
+}
+
+/// An awk command reads and prints only with an inline program that runs, writes and redirects
+/// nothing (see [`crate::tools::bash::awk_program`]).
+fn awk(args: &[String]) -> Result<(), ArgRefusal> {
+    awk_use(args).refusal.map_or(Ok(()), Err)
+}
+
+/// `tail -f/-F/--follow` waits for more lines forever: the user is asked, since the turn would
+/// otherwise sit until the tool's timeout kills it.
+fn tail(args: &[String]) -> Result<(), ArgRefusal> {
+    match args
+        .iter()
+        .take_while(|a| *a != "--")
+        .find(|a| short_cluster_has(a, 'f') || short_cluster_has(a, 'F') || is_long(a, "follow", &[]))
+    {
+        Some(arg) => Err(ArgRefusal::NeverEnds(format!("tail {arg}"))),
+        None => Ok(()),
+    }
+}
+
+/// `sleep inf`, `sleep infinity` (any case, as `strtod` reads them) never end.
+fn is_infinite(arg: &str) -> bool {
+    arg.trim_start_matches('+')
+        .to_ascii_lowercase()
+        .starts_with("inf")
+}
+
+fn join_texts(args: &[Word]) -> String {
+    args.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ")
 }
 
 /// `hostname NAME` and `hostname -F FILE` set the host name; only printing options are accepted.

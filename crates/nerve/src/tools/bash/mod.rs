@@ -9,6 +9,7 @@
 mod analysis;
 mod analyze;
 mod arithmetic;
+mod awk_program;
 mod background;
 mod classify;
 mod cwd;
@@ -16,6 +17,7 @@ mod destructive;
 mod edits;
 mod env_names;
 mod fallback;
+mod file_options;
 mod git;
 mod image;
 mod limits;
@@ -29,6 +31,7 @@ mod runners;
 mod sandbox_notes;
 mod sed;
 mod sed_edit;
+mod sed_script;
 mod spool;
 mod stream;
 mod subject;
@@ -50,7 +53,7 @@ mod test_util;
 #[cfg(test)]
 mod tool_tests;
 
-pub use analysis::{CommandAnalysis, CommandClass, SimpleCommand};
+pub use analysis::{CommandAnalysis, CommandClass, LoopValues, RunTimeWords, SimpleCommand};
 pub use analyze::{analyze, analyze_shared};
 pub use background::{BackgroundTasks, TaskInfo, TaskStatus};
 pub use destructive::is_destructive;

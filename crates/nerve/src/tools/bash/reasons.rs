@@ -22,6 +22,13 @@ pub(crate) enum ArgRefusal {
     /// `xxd -r`.
     #[error("`xxd -r` writes binary output")]
     RevertsToBinary,
+    /// A script or program argument that writes, runs or reads something besides its operands
+    /// (`sed w`, `awk system()`, `sed -i`, `awk -f prog`).
+    #[error("`{program}`: {why}")]
+    Script { program: &'static str, why: String },
+    /// `tail -f`, `sleep infinity`: runs until it is stopped.
+    #[error("`{0}` never ends by itself (it runs until it is stopped)")]
+    NeverEnds(String),
     /// `git` alone, or only global options.
     #[error("`git` without a subcommand")]
     GitWithoutSubcommand,

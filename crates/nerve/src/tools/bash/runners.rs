@@ -5,7 +5,8 @@
 //! - **transparent** runners only change how the command runs (CPU affinity, I/O priority, a new
 //!   session): the inner command alone decides, as for `timeout` and `nice`.
 //! - **guarded** runners change who runs it or where (`sudo`, `su`, `chroot`, `unshare`), write
-//!   something themselves (`flock` creates its lock file, `strace -o`), or trace it: the inner
+//!   something themselves (`flock` creates its lock file, `strace -o`), trace it, or repeat it until
+//!   stopped (`watch`, which never ends by itself, so a turn would wait for the timeout): the inner
 //!   command still meets deny and ask rules, but the whole is never read-only and an allow rule must
 //!   name the runner (`Bash(sudo apt update)`; `Bash(apt *)` does not cover `sudo apt update`).
 
@@ -98,7 +99,7 @@ const GRAMMARS: &[Grammar] = &[
     Grammar { name: "setsid", kind: RunnerKind::Transparent, short_values: "", short_flags: "cfw",
         long_values: &[], long_flags: &["ctty", "fork", "wait"], script_short: None, script_long: None,
         positionals: 0, takes_assignments: false, joins_into_script: false },
-    Grammar { name: "watch", kind: RunnerKind::Transparent, short_values: "nq", short_flags: "bcdegtwxpr",
+    Grammar { name: "watch", kind: RunnerKind::Guarded, short_values: "nq", short_flags: "bcdegtwxpr",
         long_values: &["interval", "differences", "equexit"],
         long_flags: &["beep", "color", "no-color", "errexit", "chgexit", "no-title", "no-wrap", "exec", "precise", "no-rerun"],
         script_short: None, script_long: None, positionals: 0, takes_assignments: false, joins_into_script: true },
@@ -124,6 +125,14 @@ pub(crate) enum Inner {
     },
     /// No command: the runner starts a shell or only lists (`sudo -l`, `su`), judged as itself.
     Itself,
+}
+
+/// Why a guarded runner's command is never read-only, for the permission prompt.
+pub(crate) fn guarded_reason(runner: &str) -> String {
+    match runner {
+        "watch" => "`watch` re-runs the command until it is stopped, so it never ends by itself".into(),
+        _ => format!("`{runner}` changes who or where the command runs, or traces it"),
+    }
 }
 
 /// The kind of runner `program` is (its base name), if it is one.

@@ -4,9 +4,13 @@ use std::path::{Path, PathBuf};
 
 use crate::permissions::paths::normalize_lexically;
 use crate::permissions::{ReadScope, ShellPart, ShellSubject};
+use crate::tools::bash::analyze::is_whole_reference;
+use crate::tools::bash::awk_program::awk_use;
 use crate::tools::bash::classify::reads_its_operands;
 use crate::tools::bash::edits::file_edit;
+use crate::tools::bash::file_options::{FileValue, has_file_options, option_files};
 use crate::tools::bash::git::without_global_options;
+use crate::tools::bash::sed_script::sed_use;
 use crate::tools::bash::words::is_system_program;
 use crate::tools::bash::writes::written_files;
 use crate::tools::bash::{CommandClass, SimpleCommand, analyze_shared, fallback_segments};
@@ -21,12 +25,19 @@ pub fn shell_subject(command: &str, cwd: &Path) -> ShellSubject {
     for c in &analysis.subcommands {
         let mut edit = None;
         let program = basename_of(c.argv.first().map_or("", String::as_str));
+        // A word a loop gives values to is read once per value.
+        let variants = argv_variants(c);
         if matches!(c.class, CommandClass::ReadOnly) || reads_its_operands(program) {
-            reads.of_reader(&c.argv, cwd);
+            for variant in &variants {
+                reads.of_reader(&variant.argv, cwd);
+            }
         } else if let Some(found) = plain_file_edit(c) {
             reads.files(&found.reads, found.recursive_reads, cwd);
             edit_targets.extend(found.edits.iter().map(|t| resolve(t, cwd)));
             edit = Some(found);
+        }
+        for variant in &variants {
+            reads.of_named_files(variant, cwd);
         }
         if program == "git" {
             reads.of_git(&c.argv[1..], cwd);
@@ -151,6 +162,52 @@ impl Reads {
         }
     }
 
+    /// Files a command names other than as operands: the values of its file options (`grep -f
+    /// FILE`, see [`crate::tools::bash::file_options`]), what a sed or awk script reads (`r FILE`,
+    /// `getline < "FILE"`), and, for a program with file options, any word known only at run time
+    /// that could turn into such an option (`grep $OPT x`). (Arguments `xargs` appends are not
+    /// checked here, as its operands from standard input are not either.)
+    fn of_named_files(&mut self, variant: &Variant, cwd: &Path) {
+        let Some((program, args)) = variant.argv.split_first() else {
+            return;
+        };
+        let name = basename_of(program);
+        let found = option_files(name, args);
+        for file in found.files {
+            match file.value {
+                FileValue::Read | FileValue::NameThenRead => self.add(&file.path, false, cwd),
+                FileValue::Tree => self.add(&file.path, true, cwd),
+                FileValue::Lists => {
+                    self.add(&file.path, false, cwd);
+                    self.unknown(format!("the files listed in {}", file.path));
+                }
+            }
+        }
+        if has_file_options(name) {
+            for (i, word) in found.open_words {
+                let at_run_time = variant.run_time.contains(&(i + 1));
+                if at_run_time && (word.starts_with(['$', '`']) || word.starts_with('-')) {
+                    // `$OPT` could be `-f/etc/passwd`.
+                    self.unknown(word.clone());
+                }
+            }
+        }
+        let script_reads = match name {
+            "sed" | "gsed" => sed_use(args).reads,
+            "awk" | "gawk" | "mawk" | "nawk" => awk_use(args).reads,
+            _ => Vec::new(),
+        };
+        for file in script_reads {
+            self.add(&file, false, cwd);
+        }
+    }
+
+    /// A read whose files are only known when the command runs.
+    fn unknown(&mut self, what: String) {
+        self.scopes.push(ReadScope::Unknown(what));
+        self.targets.push(PathBuf::from("/"));
+    }
+
     /// Operands a file-editing command reads (`cp`'s sources).
     fn files(&mut self, args: &[String], recursive: bool, cwd: &Path) {
         for arg in args {
@@ -159,6 +216,21 @@ impl Reads {
     }
 
     fn add(&mut self, arg: &str, recursive: bool, cwd: &Path) {
+        // `{/etc/passwd,a}` reads both; the literal text is kept too, for a quoted word.
+        if arg.contains('{') {
+            match brace_expansions(arg) {
+                Some(words) => {
+                    for word in words.iter().filter(|w| w.as_str() != arg) {
+                        self.add_one(word, recursive, cwd);
+                    }
+                }
+                None => self.unknown(arg.to_string()),
+            }
+        }
+        self.add_one(arg, recursive, cwd);
+    }
+
+    fn add_one(&mut self, arg: &str, recursive: bool, cwd: &Path) {
         if is_only_known_at_run_time(arg) {
             self.scopes.push(ReadScope::Unknown(arg.to_string()));
             self.targets.push(PathBuf::from("/"));
@@ -222,6 +294,77 @@ impl Reads {
     }
 }
 
+/// One way a command's words may be when it runs.
+struct Variant {
+    argv: Vec<String>,
+    /// Indices into `argv` of words still only known at run time.
+    run_time: Vec<usize>,
+}
+
+/// Most combinations of loop values tried for one command; past that its loop words stay unknown.
+const MAX_VARIANTS: usize = 64;
+
+/// The command's words once for each combination of the values its loops give whole words
+/// (`wc -l "$f"` in `for f in a b; do ...` is `wc -l a` and `wc -l b`). A value with blanks may be
+/// split by the shell (when the word is unquoted) or not, so both are tried.
+fn argv_variants(c: &SimpleCommand) -> Vec<Variant> {
+    let original = Variant {
+        argv: c.argv.clone(),
+        run_time: c.run_time.words.clone(),
+    };
+    if c.run_time.loops.is_empty() {
+        return vec![original];
+    }
+    let mut variants = vec![Variant {
+        argv: Vec::new(),
+        run_time: Vec::new(),
+    }];
+    for (i, word) in c.argv.iter().enumerate() {
+        let bound = c
+            .run_time
+            .loops
+            .iter()
+            .find(|l| c.run_time.words.contains(&i) && is_whole_reference(word, &l.name));
+        let choices: Vec<Vec<String>> = match bound {
+            Some(l) => l
+                .values
+                .iter()
+                .flat_map(|v| {
+                    let split: Vec<String> = v.split_whitespace().map(str::to_string).collect();
+                    let whole = vec![v.clone()];
+                    if split.len() == 1 {
+                        vec![whole]
+                    } else {
+                        vec![whole, split]
+                    }
+                })
+                .collect(),
+            None => vec![vec![word.clone()]],
+        };
+        if variants.len() * choices.len() > MAX_VARIANTS {
+            return vec![original];
+        }
+        let runtime = bound.is_none() && c.run_time.words.contains(&i);
+        variants = variants
+            .into_iter()
+            .flat_map(|v| {
+                choices.iter().map(move |choice| {
+                    let mut next = Variant {
+                        argv: v.argv.clone(),
+                        run_time: v.run_time.clone(),
+                    };
+                    if runtime {
+                        next.run_time.push(next.argv.len());
+                    }
+                    next.argv.extend(choice.iter().cloned());
+                    next
+                })
+            })
+            .collect();
+    }
+    variants
+}
+
 /// Whether a reading command descends into the folders it is given (or, given none, the current
 /// one).
 fn is_recursive_reader(argv: &[String]) -> bool {
@@ -270,7 +413,8 @@ fn searches_cwd_by_default(argv: &[String]) -> bool {
 
 /// Programs whose first operand is a pattern, not a path.
 const PATTERN_FIRST: &[&str] = &[
-    "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "jq", "fd", "fdfind",
+    "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "sed", "gsed", "awk", "gawk", "mawk", "nawk", "jq",
+    "fd", "fdfind",
 ];
 
 /// The operands of a read-only command that may name files: everything that is not an option,
@@ -300,6 +444,19 @@ fn read_arguments(argv: &[String]) -> Vec<&str> {
         }
         if let Some(long) = arg.strip_prefix("--") {
             pattern_given_by_option |= long.starts_with("regexp") || long.starts_with("file");
+            if name == "jq" {
+                // `--arg NAME VALUE` and its kin take two words (the files of `--rawfile` and
+                // `--slurpfile` are read through `file_options`); after `--args` the operands
+                // are values, not files.
+                if matches!(long, "arg" | "argjson" | "rawfile" | "slurpfile") {
+                    iter.next();
+                    iter.next();
+                } else if matches!(long, "args" | "jsonargs") {
+                    break;
+                } else if long == "indent" {
+                    iter.next();
+                }
+            }
             continue;
         }
         if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
@@ -338,8 +495,112 @@ fn value_options(program: &str) -> &'static str {
         "sort" => "kotST",
         "cut" => "bcdf",
         "diff" => "xXSIFL",
-        "tar" => "fCT",
+        "tar" => "fCTXg",
+        "sed" | "gsed" => "efl",
+        "awk" | "gawk" | "mawk" | "nawk" => "fvFiE",
+        "jq" => "fL",
+        "du" => "XBdt",
+        "file" => "mfFeP",
+        "date" => "fdr",
         _ => "",
+    }
+}
+
+/// Most words one brace expansion may give before the read is taken as unknown.
+const MAX_BRACE_WORDS: usize = 256;
+
+/// The words bash's brace expansion makes of `word` (`a{b,c}d` is `abd acd`, `{1..3}` is `1 2 3`),
+/// or `None` when there would be too many. A brace without a comma or a valid sequence stays
+/// literal.
+fn brace_expansions(word: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    expand_braces(word, &mut out)?;
+    Some(out)
+}
+
+fn expand_braces(word: &str, out: &mut Vec<String>) -> Option<()> {
+    let bytes = word.as_bytes();
+    let mut search = 0;
+    while let Some(open) = word[search..].find('{').map(|i| i + search) {
+        let mut depth = 0usize;
+        let mut close = None;
+        let mut commas = Vec::new();
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
+            break;
+        };
+        let (prefix, inner, suffix) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
+        let alternatives: Vec<String> = if commas.is_empty() {
+            match sequence(inner) {
+                Some(items) => items,
+                None => {
+                    search = open + 1;
+                    continue;
+                }
+            }
+        } else {
+            let mut parts = Vec::new();
+            let mut start = open + 1;
+            for &comma in &commas {
+                parts.push(word[start..comma].to_string());
+                start = comma + 1;
+            }
+            parts.push(word[start..close].to_string());
+            parts
+        };
+        for alternative in alternatives {
+            expand_braces(&format!("{prefix}{alternative}{suffix}"), out)?;
+            if out.len() > MAX_BRACE_WORDS {
+                return None;
+            }
+        }
+        return Some(());
+    }
+    out.push(word.to_string());
+    Some(())
+}
+
+/// `{1..5}`, `{a..e}`, `{10..1..3}`: the items, or `None` when it is not a sequence.
+fn sequence(inner: &str) -> Option<Vec<String>> {
+    let parts: Vec<&str> = inner.split("..").collect();
+    let (from, to, step) = match parts.as_slice() {
+        [from, to] => (*from, *to, 1i64),
+        [from, to, step] => (*from, *to, step.parse::<i64>().ok()?.checked_abs()?.max(1)),
+        _ => return None,
+    };
+    let range = |a: i64, b: i64| -> Option<Vec<i64>> {
+        let count = (a - b).unsigned_abs() / step.unsigned_abs() + 1;
+        if count as usize > MAX_BRACE_WORDS {
+            return None;
+        }
+        let dir = if b >= a { step } else { -step };
+        Some((0..count as i64).map(|k| a + k * dir).collect())
+    };
+    if let (Ok(a), Ok(b)) = (from.parse::<i64>(), to.parse::<i64>()) {
+        return Some(range(a, b)?.iter().map(i64::to_string).collect());
+    }
+    let (mut a, mut b) = (from.chars(), to.chars());
+    match (a.next(), a.next(), b.next(), b.next()) {
+        (Some(x), None, Some(y), None) if x.is_ascii_alphabetic() && y.is_ascii_alphabetic() => Some(
+            range(x as i64, y as i64)?
+                .into_iter()
+                .filter_map(|c| u8::try_from(c).ok().map(|c| (c as char).to_string()))
+                .collect(),
+        ),
+        _ => None,
     }
 }
 

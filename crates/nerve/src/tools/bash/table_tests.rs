@@ -15,7 +15,8 @@ const ROWS: &[Row] = &[
     ("ls -la src", true, true, Some(&["ls -la src"])),
     ("cat Cargo.toml", true, true, None),
     ("head -n 5 a.txt", true, true, None),
-    ("tail -f log.txt", true, true, None),
+    // `tail -f` never ends by itself, so it asks.
+    ("tail -f log.txt", true, false, None),
     ("wc -l *.rs", true, true, None),
     ("grep -rn needle src", true, true, None),
     ("rg -n 'fn main' src", true, true, Some(&["rg -n fn main src"])),
@@ -309,7 +310,8 @@ const ROWS: &[Row] = &[
     ("trap 'rm x' EXIT", true, false, Some(&["rm x"])),
     ("trap - EXIT", true, true, Some(&["trap - EXIT"])),
     ("su -c 'rm x' root", true, false, Some(&["su -c rm x root", "rm x"])),
-    ("watch -n 1 rm x", true, false, Some(&["rm x"])),
+    // `watch` re-runs its command forever: guarded, so the runner is a part of its own.
+    ("watch -n 1 rm x", true, false, Some(&["watch -n 1 rm x", "rm x"])),
     ("cat < /dev/tcp/127.0.0.1/9", true, false, Some(&["cat"])),
     ("[[ $x -eq 1 ]]", false, false, None),
     ("[[ 2 -gt 1 ]]", true, true, None),
@@ -400,6 +402,10 @@ fn whole_analysis_of_a_wrapped_command() {
                         .into()
                 ),
                 dynamic: true,
+                run_time: crate::tools::bash::RunTimeWords {
+                    words: vec![2],
+                    ..Default::default()
+                },
             }],
             write_targets: vec!["out".into()],
             truncated_targets: vec!["out".into()],

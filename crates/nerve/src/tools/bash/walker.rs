@@ -3,16 +3,18 @@
 
 use tree_sitter::Node;
 
-use crate::tools::bash::analysis::{CommandClass, SimpleCommand};
-use crate::tools::bash::analyze::{Collector, analyze_script, is_read_write_operator};
+use crate::tools::bash::analysis::{CommandClass, RunTimeWords, SimpleCommand};
+use crate::tools::bash::analyze::{
+    Collector, LoopScope, analyze_script, is_read_write_operator, is_whole_reference,
+};
 use crate::tools::bash::arithmetic::{is_number_sequence, is_number_text};
 use crate::tools::bash::classify::classify;
 use crate::tools::bash::env_names::{EnvKind, env_kind, is_sensitive, is_valid_name};
-use crate::tools::bash::runners::exec_clauses;
+use crate::tools::bash::runners::{exec_clauses, guarded_reason};
 use crate::tools::bash::words::{
     Word, basename, decode_ansi_c, has_unparsed_substitution, is_system_program, unquote_bare, unquote_double,
 };
-use crate::tools::bash::wrappers::{Assignment, Resolution, resolve};
+use crate::tools::bash::wrappers::{Assignment, Resolution, resolve_with_inputs};
 
 /// Deepest tree accepted; the walk is recursive and must not exhaust the stack on hostile input.
 const MAX_DEPTH: usize = 200;
@@ -187,6 +189,9 @@ impl<'s, 'c> Walker<'s, 'c> {
             let name = self.text(*name).to_string();
             self.out.arithmetic.set(&name, numbers);
         }
+        let mut variable = None;
+        // The values, while all are known before running; none at all means `"$@"`.
+        let mut values = Some(Vec::new());
         for (field, child) in all {
             if !child.is_named() {
                 continue;
@@ -201,13 +206,53 @@ impl<'s, 'c> Walker<'s, 'c> {
                             "the loop assigns `{name}`, which changes what later commands run"
                         ));
                     }
+                    self.out.loop_variables.push(name.to_string());
+                    variable = Some(name.to_string());
                 }
                 Some("value") => {
-                    self.word(child, depth + 1);
+                    let word = self.word(child, depth + 1);
+                    match values.as_mut() {
+                        Some(known) if !word.dynamic => known.push(word.text),
+                        Some(_) | None => values = None,
+                    }
                 }
-                Some(_) | None => self.statement(child, depth + 1),
+                Some(_) | None => {
+                    // The body: words naming the variable whole get the loop's values.
+                    let Some(name) = variable.clone() else {
+                        self.statement(child, depth + 1);
+                        continue;
+                    };
+                    self.out.loops.push(LoopScope {
+                        name,
+                        nesting: self.nesting,
+                        values: values.clone().filter(|v| !v.is_empty()),
+                    });
+                    self.statement(child, depth + 1);
+                    self.out.loops.pop();
+                }
             }
         }
+    }
+
+    /// Notes a loop variable whose words cannot be told apart by text: a word with the text of a
+    /// whole reference (`$fx`) that is written otherwise (`"$f"x`).
+    fn note_unsure_reference(&mut self, node: Node<'_>, word: &Word) {
+        if !word.dynamic {
+            return;
+        }
+        let source = self.text(node);
+        let unquoted = source
+            .strip_prefix('"')
+            .and_then(|s| s.strip_suffix('"'))
+            .unwrap_or(source);
+        let unsure: Vec<String> = self
+            .out
+            .loops
+            .iter()
+            .filter(|scope| is_whole_reference(&word.text, &scope.name) && unquoted != word.text)
+            .map(|scope| scope.name.clone())
+            .collect();
+        self.out.unsure_loop_variables.extend(unsure);
     }
 
     fn case(&mut self, node: Node<'_>, depth: usize) {
@@ -244,7 +289,11 @@ impl<'s, 'c> Walker<'s, 'c> {
                     Some(_) | None => self.unsupported(child),
                 },
                 "comment" => {}
-                _ if field == Some("argument") => words.push(self.word(child, depth + 1)),
+                _ if field == Some("argument") => {
+                    let word = self.word(child, depth + 1);
+                    self.note_unsure_reference(child, &word);
+                    words.push(word);
+                }
                 _ => self.unsupported(child),
             }
         }
@@ -262,7 +311,13 @@ impl<'s, 'c> Walker<'s, 'c> {
         if self.too_deep(depth) {
             return;
         }
-        match resolve(words, assignments) {
+        let mut inputs = Vec::new();
+        let resolution = resolve_with_inputs(words, assignments, &mut inputs);
+        // `xargs -a FILE` reads FILE as `< FILE` would.
+        for input in &inputs {
+            self.read_target(Some(input), false);
+        }
+        match resolution {
             Resolution::Command {
                 argv,
                 assignments,
@@ -314,10 +369,7 @@ impl<'s, 'c> Walker<'s, 'c> {
                     ));
                 }
                 if let Some(first) = runner.first() {
-                    class = CommandClass::Other(format!(
-                        "`{}` changes who or where the command runs, or traces it",
-                        basename(&first.text)
-                    ));
+                    class = CommandClass::Other(guarded_reason(basename(&first.text)));
                     prefix.extend(runner_texts);
                 }
                 let dynamic = stdin_args
@@ -333,9 +385,23 @@ impl<'s, 'c> Walker<'s, 'c> {
                         .collect()
                 };
                 if !texts.is_empty() {
-                    self.out
-                        .subcommands
-                        .push(SimpleCommand::new(texts, class, dynamic, has_program).with_prefix(&prefix));
+                    let run_time = RunTimeWords {
+                        words: if has_program {
+                            argv.iter()
+                                .enumerate()
+                                .filter(|(_, w)| w.dynamic)
+                                .map(|(i, _)| i)
+                                .collect()
+                        } else {
+                            Vec::new()
+                        },
+                        loops: self.out.loop_values_for(&texts, self.nesting),
+                    };
+                    self.out.subcommands.push(
+                        SimpleCommand::new(texts, class, dynamic, has_program)
+                            .with_prefix(&prefix)
+                            .with_run_time(run_time),
+                    );
                 }
                 for clause in exec.map(|(_, inner)| inner).unwrap_or_default() {
                     if clause.is_empty() {
@@ -360,10 +426,7 @@ impl<'s, 'c> Walker<'s, 'c> {
                     ));
                 }
                 if let Some(first) = runner.first() {
-                    let reason = format!(
-                        "`{}` changes who or where the command runs, or traces it",
-                        basename(&first.text)
-                    );
+                    let reason = guarded_reason(basename(&first.text));
                     let dynamic = runner.iter().any(|w| w.dynamic);
                     let texts = runner.into_iter().map(|w| w.text).collect();
                     self.out.subcommands.push(SimpleCommand::new(

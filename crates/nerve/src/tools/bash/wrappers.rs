@@ -3,6 +3,7 @@
 
 use crate::tools::bash::analysis::CommandClass;
 use crate::tools::bash::env_names::is_valid_name;
+use crate::tools::bash::file_options::option_files;
 use crate::tools::bash::options::is_option;
 use crate::tools::bash::reasons::Unmodelled;
 use crate::tools::bash::runners::{
@@ -59,7 +60,18 @@ pub(crate) enum Resolution {
 const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash"];
 
 /// Strips wrappers from `words` (nested ones too) and reports what runs.
-pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) -> Resolution {
+#[cfg(test)]
+pub(crate) fn resolve(words: Vec<Word>, assignments: Vec<Assignment>) -> Resolution {
+    resolve_with_inputs(words, assignments, &mut Vec::new())
+}
+
+/// [`resolve`], also collecting the files the stripped wrappers read as input (`xargs -a FILE` is
+/// `xargs < FILE`; see [`crate::tools::bash::file_options`]).
+pub(crate) fn resolve_with_inputs(
+    mut words: Vec<Word>,
+    mut assignments: Vec<Assignment>,
+    inputs: &mut Vec<Word>,
+) -> Resolution {
     let mut stdin_args = false;
     let mut runner: Vec<Word> = Vec::new();
     // Every exit below hands the guarded runners found so far to the command it reports.
@@ -131,9 +143,11 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
             "xargs" => match xargs_prefix(&words) {
                 // Plain `xargs` runs `echo` with the input.
                 Ok(n) if n >= words.len() => {
+                    inputs.extend(xargs_input_files(&words));
                     return command(words, assignments, true, Some(CommandClass::Neutral), &mut runner);
                 }
                 Ok(n) => {
+                    inputs.extend(xargs_input_files(&words[..n]));
                     stdin_args = true;
                     Ok(n)
                 }
@@ -204,6 +218,16 @@ pub(crate) fn resolve(mut words: Vec<Word>, mut assignments: Vec<Assignment>) ->
             }
         }
     }
+}
+
+/// The files `xargs -a FILE` / `--arg-file=FILE` reads, from xargs's own words.
+fn xargs_input_files(words: &[Word]) -> Vec<Word> {
+    let texts: Vec<String> = words.iter().skip(1).map(|w| w.text.clone()).collect();
+    option_files("xargs", &texts)
+        .files
+        .into_iter()
+        .map(|f| Word::literal(f.path))
+        .collect()
 }
 
 fn command(argv: Vec<Word>, assignments: Vec<Assignment>, runner: Vec<Word>) -> Resolution {
