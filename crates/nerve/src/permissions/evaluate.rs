@@ -13,8 +13,8 @@ use crate::permissions::protected::{is_inside_working_dirs, is_protected_path};
 use crate::permissions::suggest;
 use crate::permissions::{
     Access, DecidedBy, Evaluation, MatchedRule, PartDecision, PartVerdict, PermissionContext, PermissionMode,
-    PermissionRule, PermissionSubject, ReadScope, RuleBehavior, RuleSet, RuleValue, SearchMeets, SearchSubject,
-    ShellSubject, Verdict,
+    PermissionRule, PermissionSubject, ReadScope, RuleBehavior, RuleSet, RuleValue, SearchMeets,
+    SearchSubject, ShellSubject, Verdict,
 };
 
 /// A PreToolUse hook's permission decision.
@@ -235,11 +235,15 @@ pub fn evaluate(facts: &CallFacts<'_>, hook: Option<&HookPermission>, ctx: &Perm
             .or_else(|| matches!(hook, Some(HookPermission::Allow { .. })).then(|| "a hook".to_string()))
             .or_else(|| match facts.tool_check {
                 ToolPermission::Allow { reason } => Some(format!("the tool's own check ({reason})")),
-                ToolPermission::Deny { .. } | ToolPermission::Ask { .. } | ToolPermission::Passthrough => None,
+                ToolPermission::Deny { .. } | ToolPermission::Ask { .. } | ToolPermission::Passthrough => {
+                    None
+                }
             });
         let why = match allowed_by {
             Some(by) => format!("{by} would allow it outside plan mode"),
-            None => needs_approval.clone().unwrap_or_else(|| "no rule allows this".to_string()),
+            None => needs_approval
+                .clone()
+                .unwrap_or_else(|| "no rule allows this".to_string()),
         };
         return finish(
             Verdict::Deny,
@@ -696,7 +700,9 @@ fn judge_search(
         ),
         Some((_, SearchMeets::Descends)) | None => {}
     }
-    if let Some((r, _)) = rules.find_read_rule_met_by_search(RuleBehavior::Ask, &search.roots, &deny_globs, &ctx.home) {
+    if let Some((r, _)) =
+        rules.find_read_rule_met_by_search(RuleBehavior::Ask, &search.roots, &deny_globs, &ctx.home)
+    {
         tally.ask(
             format!("{what} may read paths rule {} asks about", r.value),
             DecidedBy::Rule,

@@ -327,7 +327,13 @@ impl RuleSet {
                     Ok(pattern) => searches
                         .iter()
                         .filter_map(|(root, alternatives)| pattern.search_reach(root, alternatives))
-                        .map(|names| if names { SearchMeets::Names } else { SearchMeets::Descends })
+                        .map(|names| {
+                            if names {
+                                SearchMeets::Names
+                            } else {
+                                SearchMeets::Descends
+                            }
+                        })
                         .min(),
                 },
             };

@@ -108,7 +108,15 @@ fn cases() -> Vec<(&'static str, &'static str, Reach)> {
     ] {
         out.push(("Grep", glob, "glob", WalksPast));
     }
-    for pattern in ["**/*", "**/*.rs", "*/*", "*/key.txt", "**/key.txt", "**/*.{rs,txt}", "{abs}/**/*.txt"] {
+    for pattern in [
+        "**/*",
+        "**/*.rs",
+        "*/*",
+        "*/key.txt",
+        "**/key.txt",
+        "**/*.{rs,txt}",
+        "{abs}/**/*.txt",
+    ] {
         out.push(("Glob", pattern, "pattern", WalksPast));
     }
     for path in ["..", "../..", "../project/.."] {
@@ -209,7 +217,12 @@ async fn a_search_is_judged_by_everything_it_can_reach() {
         DENY_RULES.len(),
         MODES.len()
     );
-    assert!(failures.is_empty(), "{} wrong:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[tokio::test]
@@ -222,9 +235,7 @@ async fn a_search_that_walks_past_a_denied_folder_withholds_it_and_says_so() {
     for rule in DENY_RULES {
         let s = session(&p, PermissionMode::Default, rule);
         for (tool, spelling, _) in &walks_past {
-            let out = s
-                .run_one(&single_call(tool, input(tool, spelling, &abs)))
-                .await;
+            let out = s.run_one(&single_call(tool, input(tool, spelling, &abs))).await;
             runs += 1;
             let text = text_of(&out.content);
             let leaked = text.contains("hunter2") || text.contains("secrets/");
@@ -243,7 +254,12 @@ async fn a_search_that_walks_past_a_denied_folder_withholds_it_and_says_so() {
         walks_past.len(),
         DENY_RULES.len()
     );
-    assert!(failures.is_empty(), "{} wrong:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} wrong:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[tokio::test]
@@ -270,7 +286,10 @@ async fn without_deny_rules_nothing_is_withheld_or_refused() {
         checked += 1;
     }
     let out = s
-        .run_one(&single_call("Grep", json!({"pattern": "hunter2", "output_mode": "content"})))
+        .run_one(&single_call(
+            "Grep",
+            json!({"pattern": "hunter2", "output_mode": "content"}),
+        ))
         .await;
     let text = text_of(&out.content);
     assert!(text.contains("hunter2") && !text.contains("withheld"), "{text}");

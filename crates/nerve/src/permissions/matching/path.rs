@@ -235,7 +235,9 @@ impl PathPattern {
             return true;
         }
         let (region, _) = self.region();
-        self.matches(&dir) || starts_with_ignoring_case(&region, &dir) || starts_with_ignoring_case(&dir, &region)
+        self.matches(&dir)
+            || starts_with_ignoring_case(&region, &dir)
+            || starts_with_ignoring_case(&dir, &region)
     }
 
     /// Whether the shell glob `glob` (an absolute pattern, `*` not crossing `/`) may name a path

@@ -237,14 +237,24 @@ mod tests {
         };
         assert_eq!(alts("/p/{a,secrets}/*"), ["/p/a/*", "/p/secrets/*"]);
         assert_eq!(alts("/p/{a,{b,c/../d}}/x"), ["/p/a/x", "/p/b/x", "/p/d/x"]);
-        assert_eq!(alts("/p/x/../secrets/*.{rs,md}"), ["/p/secrets/*.rs", "/p/secrets/*.md"]);
+        assert_eq!(
+            alts("/p/x/../secrets/*.{rs,md}"),
+            ["/p/secrets/*.rs", "/p/secrets/*.md"]
+        );
         assert_eq!(alts("/p/{unclosed/*"), ["/p/{unclosed/*"]);
-        assert_eq!(alternatives(&"{a,b}".repeat(9)), None, "2^9 alternatives is too many");
+        assert_eq!(
+            alternatives(&"{a,b}".repeat(9)),
+            None,
+            "2^9 alternatives is too many"
+        );
     }
 
     #[test]
     fn the_literal_prefix_stops_at_the_first_wildcard() {
-        assert_eq!(literal_prefix(Path::new("/p/src/**/*.rs")), PathBuf::from("/p/src"));
+        assert_eq!(
+            literal_prefix(Path::new("/p/src/**/*.rs")),
+            PathBuf::from("/p/src")
+        );
         assert_eq!(literal_prefix(Path::new("/p/a.rs")), PathBuf::from("/p/a.rs"));
         assert_eq!(literal_prefix(Path::new("/**")), PathBuf::from("/"));
     }
@@ -278,6 +288,9 @@ mod tests {
         assert_eq!(reach(Path::new("/p/*"), env, false, 2), Some(Reach::Through));
         assert_eq!(reach(Path::new("/p/*/x"), env, false, 2), None);
         // The search root's own components are not named by the search.
-        assert_eq!(reach(Path::new("/p/secrets/**"), secrets, true, 3), Some(Reach::Through));
+        assert_eq!(
+            reach(Path::new("/p/secrets/**"), secrets, true, 3),
+            Some(Reach::Through)
+        );
     }
 }
