@@ -11,6 +11,7 @@ mod mcp;
 mod model_client;
 mod pipeline;
 mod plan_mode;
+mod plan_writes;
 mod rewind;
 mod sandbox_guards;
 mod sandbox_network;

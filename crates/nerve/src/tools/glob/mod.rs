@@ -169,7 +169,7 @@ impl Tool for GlobTool {
         });
         let mut text = search::render(&result);
         if let Some(note) = withhold.note() {
-            text.push_str("\n");
+            text.push('\n');
             text.push_str(&note);
         }
         Ok(ToolOutput::text(text).with_display(display))
