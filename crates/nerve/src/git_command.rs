@@ -97,7 +97,13 @@ fn bare(dir: &Path) -> Command {
 /// git could not have read them as a driver either.
 fn filter_drivers(dir: &Path) -> Vec<String> {
     let Ok(out) = bare(dir)
-        .args(["config", "--null", "--name-only", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$"])
+        .args([
+            "config",
+            "--null",
+            "--name-only",
+            "--get-regexp",
+            r"^filter\..*\.(clean|smudge|process)$",
+        ])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .output()
@@ -160,7 +166,11 @@ mod tests {
         for (key, value) in &planted {
             run(&repo, &["config", key, value]);
         }
-        std::fs::write(repo.join(".git/hooks/post-index-change"), format!("#!/bin/sh\n{touch}\n")).unwrap();
+        std::fs::write(
+            repo.join(".git/hooks/post-index-change"),
+            format!("#!/bin/sh\n{touch}\n"),
+        )
+        .unwrap();
         // Changed content with the same size and an old time: git must read it to compare.
         std::fs::write(repo.join("a.txt"), "two\n").unwrap();
 
@@ -173,13 +183,28 @@ mod tests {
         ];
         for args in commands {
             let out = git(&repo).args(args).output().unwrap();
-            assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             assert!(!marker.exists(), "git {args:?} ran a planted program");
         }
-        println!("{} planted settings, {} commands: nothing ran", planted.len(), commands.len());
+        println!(
+            "{} planted settings, {} commands: nothing ran",
+            planted.len(),
+            commands.len()
+        );
 
         // The same repository, read by a plain git: the planted program runs.
-        let _ = Command::new("git").args(["status"]).current_dir(&repo).output().unwrap();
-        assert!(marker.exists(), "the planted configuration is live (the test would prove nothing)");
+        let _ = Command::new("git")
+            .args(["status"])
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert!(
+            marker.exists(),
+            "the planted configuration is live (the test would prove nothing)"
+        );
     }
 }

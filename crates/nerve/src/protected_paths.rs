@@ -114,10 +114,7 @@ pub struct SandboxGuard {
 }
 
 const fn guard(relative: &'static str, if_missing: IfMissing) -> SandboxGuard {
-    SandboxGuard {
-        relative,
-        if_missing,
-    }
+    SandboxGuard { relative, if_missing }
 }
 
 /// Guarded at the top of every folder a sandboxed command may write (the project, additional
@@ -191,7 +188,10 @@ mod tests {
             PROTECTED_DIRS.iter().any(|(n, _)| *n == name) || PROTECTED_FILES.iter().any(|(n, _)| *n == name)
         };
         let mut checked = 0;
-        for guard in SANDBOX_GUARDS_IN_WRITABLE_FOLDERS.iter().chain(&SANDBOX_GUARDS_IN_HOME) {
+        for guard in SANDBOX_GUARDS_IN_WRITABLE_FOLDERS
+            .iter()
+            .chain(&SANDBOX_GUARDS_IN_HOME)
+        {
             let first = guard.relative.split('/').next().unwrap_or_default();
             let sequence: Vec<&str> = guard.relative.split('/').collect();
             let in_sequence = PROTECTED_SEQUENCES.iter().any(|(s, _)| *s == sequence.as_slice());

@@ -5,9 +5,9 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::permissions::paths::{normalize_lexically, resolve_real_path};
-use crate::protected_paths::{NERVE_USER_SETTINGS, PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SEQUENCES};
 #[cfg(test)]
 use crate::protected_paths::SHELL_STARTUP;
+use crate::protected_paths::{NERVE_USER_SETTINGS, PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SEQUENCES};
 
 /// The lowercase components of `path` below the working directory that contains it, or all of
 /// them. Below a working directory only the part inside it is judged: the user chose to work

@@ -93,7 +93,7 @@ pub(super) fn prepare(guards: &[WriteGuard]) -> Placeholders {
             continue;
         }
         let _ = match guard.if_missing {
-            IfMissing::Refuse => std::fs::DirBuilder::new().mode(0).create(&guard.path),
+            IfMissing::Refuse => std::fs::DirBuilder::new().mode(0o000).create(&guard.path),
             IfMissing::RefuseAsSelfReference => std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -180,9 +180,11 @@ pub(super) fn enter(guards: &[WriteGuard]) -> Result<usize, GuardError> {
     }
     // Nothing mounted here may reach the engine's namespace.
     let none: Option<&str> = None;
-    mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_SLAVE, none).map_err(|source| GuardError::Mount {
-        path: PathBuf::from("/"),
-        source,
+    mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_SLAVE, none).map_err(|source| {
+        GuardError::Mount {
+            path: PathBuf::from("/"),
+            source,
+        }
     })?;
     let mut mounted: Vec<&Path> = Vec::new();
     for guard in guards {

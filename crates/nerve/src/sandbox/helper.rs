@@ -102,7 +102,12 @@ fn run(args: &[OsString]) -> i32 {
     #[cfg(not(target_os = "linux"))]
     let placeholders = None;
     let mut second = std::process::Command::new(exe);
-    second.arg(ENTER_ARG).arg(policy).arg("--").arg(program).args(rest);
+    second
+        .arg(ENTER_ARG)
+        .arg(policy)
+        .arg("--")
+        .arg(program)
+        .args(rest);
     supervise(engine, &mut second, placeholders, fail)
 }
 

@@ -67,7 +67,10 @@ pub fn write_guards(writable_dirs: &[PathBuf], home: &Path) -> Vec<WriteGuard> {
     }
     for guard in SANDBOX_GUARDS_IN_HOME {
         let path = home.join(guard.relative);
-        if writable_dirs.iter().any(|dir| path.starts_with(dir) && path != *dir) {
+        if writable_dirs
+            .iter()
+            .any(|dir| path.starts_with(dir) && path != *dir)
+        {
             push(path, guard.if_missing, false);
         }
     }

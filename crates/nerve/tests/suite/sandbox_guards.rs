@@ -26,7 +26,11 @@ fn git(dir: &Path, args: &[&str]) -> std::process::Output {
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out
 }
 
@@ -48,7 +52,10 @@ async fn nothing_planted_from_the_sandbox_runs_afterwards() {
     // Existing settings, and the user's own local settings making home writable (so the home
     // guards are exercised: `.bashrc`).
     p.write(".nerve/settings.json", "{}\n");
-    p.write(".nerve/settings.local.json", r#"{"sandbox": {"writablePaths": ["~"]}}"#);
+    p.write(
+        ".nerve/settings.local.json",
+        r#"{"sandbox": {"writablePaths": ["~"]}}"#,
+    );
     std::fs::write(home.join(".profile"), "# mine\n").unwrap();
     let config_before = std::fs::read_to_string(project.join(".git/config")).unwrap();
 
@@ -71,15 +78,44 @@ async fn nothing_planted_from_the_sandbox_runs_afterwards() {
     let plants: Vec<(&str, String)> = vec![
         ("git config", format!("git config core.fsmonitor '{payload}'")),
         ("git config core.hooksPath", "git config core.hooksPath .".into()),
-        ("cp a hook", "cp hook.sh .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit".into()),
-        ("ln -s a hook", "ln -s \"$PWD/hook.sh\" .git/hooks/post-checkout".into()),
-        ("replace the hooks folder", "mv .git/hooks .git/hooks-old; mkdir -p .git/hooks && cp hook.sh .git/hooks/pre-commit".into()),
-        ("rename onto the config", "cp evil.config x && mv x .git/config".into()),
-        ("rename the config away and back", "mv .git/config .git/config-old && cp evil.config .git/config".into()),
-        ("write through a symlink", "ln -s .git/config link && cat evil.config >> link".into()),
-        ("write the config directly", "cat evil.config >> .git/config".into()),
-        ("remove the config", "rm -f .git/config && cp evil.config .git/config".into()),
-        ("commondir to a planted repo", format!("git init -q \"$TMPDIR/evil\" && git -C \"$TMPDIR/evil\" config core.fsmonitor '{payload}' && echo \"$TMPDIR/evil/.git\" > .git/commondir")),
+        (
+            "cp a hook",
+            "cp hook.sh .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit".into(),
+        ),
+        (
+            "ln -s a hook",
+            "ln -s \"$PWD/hook.sh\" .git/hooks/post-checkout".into(),
+        ),
+        (
+            "replace the hooks folder",
+            "mv .git/hooks .git/hooks-old; mkdir -p .git/hooks && cp hook.sh .git/hooks/pre-commit".into(),
+        ),
+        (
+            "rename onto the config",
+            "cp evil.config x && mv x .git/config".into(),
+        ),
+        (
+            "rename the config away and back",
+            "mv .git/config .git/config-old && cp evil.config .git/config".into(),
+        ),
+        (
+            "write through a symlink",
+            "ln -s .git/config link && cat evil.config >> link".into(),
+        ),
+        (
+            "write the config directly",
+            "cat evil.config >> .git/config".into(),
+        ),
+        (
+            "remove the config",
+            "rm -f .git/config && cp evil.config .git/config".into(),
+        ),
+        (
+            "commondir to a planted repo",
+            format!(
+                "git init -q \"$TMPDIR/evil\" && git -C \"$TMPDIR/evil\" config core.fsmonitor '{payload}' && echo \"$TMPDIR/evil/.git\" > .git/commondir"
+            ),
+        ),
         (".envrc", py(".envrc", &payload)),
         (".vscode/tasks.json", py(".vscode/tasks.json", &payload)),
         (".nerve/settings.json", py(".nerve/settings.json", &payload)),
@@ -87,15 +123,24 @@ async fn nothing_planted_from_the_sandbox_runs_afterwards() {
         (".claude/settings.json", py(".claude/settings.json", &payload)),
         (".idea/workspace.xml", py(".idea/workspace.xml", &payload)),
         ("~/.bashrc (missing)", py(&bashrc.display().to_string(), &payload)),
-        ("~/.profile (existing)", py(&profile.display().to_string(), &payload)),
+        (
+            "~/.profile (existing)",
+            py(&profile.display().to_string(), &payload),
+        ),
         ("cp onto ~/.profile", format!("cp hook.sh {}", profile.display())),
     ];
     for (n, (what, command)) in plants.iter().enumerate() {
         // From a script: the permission check cannot see what it does, only the sandbox stands
         // in the way.
         p.write(&format!("plant{n}.sh"), &format!("set -e\n{command}\n"));
-        let out = s.run_one(&bash(&format!("plant{n}"), &format!("bash plant{n}.sh"))).await;
-        assert!(!out.denied, "{what}: the permission check stood in the way: {:?}", out.content);
+        let out = s
+            .run_one(&bash(&format!("plant{n}"), &format!("bash plant{n}.sh")))
+            .await;
+        assert!(
+            !out.denied,
+            "{what}: the permission check stood in the way: {:?}",
+            out.content
+        );
         assert!(
             out.is_error,
             "{what}: the plant succeeded: {}",
@@ -104,14 +149,20 @@ async fn nothing_planted_from_the_sandbox_runs_afterwards() {
     }
 
     // Nothing was planted, and nothing is left behind by the sandbox.
-    assert_eq!(std::fs::read_to_string(project.join(".git/config")).unwrap(), config_before);
+    assert_eq!(
+        std::fs::read_to_string(project.join(".git/config")).unwrap(),
+        config_before
+    );
     let hooks: Vec<String> = std::fs::read_dir(project.join(".git/hooks"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| !name.ends_with(".sample"))
         .collect();
     assert_eq!(hooks, Vec::<String>::new(), "hooks planted");
-    assert_eq!(std::fs::read_to_string(project.join(".nerve/settings.json")).unwrap(), "{}\n");
+    assert_eq!(
+        std::fs::read_to_string(project.join(".nerve/settings.json")).unwrap(),
+        "{}\n"
+    );
     assert_eq!(std::fs::read_to_string(&profile).unwrap(), "# mine\n");
     for missing in [
         project.join(".git/commondir"),
