@@ -93,7 +93,7 @@ pub(super) fn prepare(guards: &[WriteGuard]) -> Placeholders {
             continue;
         }
         let _ = match guard.if_missing {
-            IfMissing::Refuse => std::fs::DirBuilder::new().mode(0).create(&guard.path),
+            IfMissing::Refuse => std::fs::DirBuilder::new().mode(0o000).create(&guard.path),
             IfMissing::RefuseAsSelfReference => std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
