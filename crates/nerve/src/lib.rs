@@ -17,8 +17,8 @@
 //!
 //! | Layer | Modules | What they are |
 //! |---|---|---|
-//! | 1 | `storage` `files` `process_group` `child_env` `protected_paths` `git_command` | the ground: disk, atomic writes and hashes, process groups, the user's environment for the processes started for them, the paths that make later programs run code, git run so that a repository's configuration runs nothing |
-//! | 2 | `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` | foundations: HTTP, input checking, hook processes, the sandbox, the event sink |
+//! | 1 | `storage` `files` `process_group` `child_env` `protected_paths` | the ground: disk, atomic writes and hashes, process groups, the user's environment for the processes started for them, the paths that make later programs run code |
+//! | 2 | `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` `git_command` | foundations: HTTP, input checking, hook processes, the sandbox, the event sink, git run so that a repository's configuration runs nothing |
 //! | 3 | `model` | the Messages API client |
 //! | 4 | `credentials` `permissions` `checkpoint` | the API key; rules, modes and evaluation; file checkpoints |
 //! | 5 | `tool` | the tool contract (and the small traits it needs: sub-agents, the small model) |
