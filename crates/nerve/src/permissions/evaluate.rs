@@ -821,6 +821,7 @@ fn why_reads_need_approval(subject: &PermissionSubject, ctx: &PermissionContext)
                 (first, _) => first,
             }
         }
+        PermissionSubject::Search(search) => search.roots.iter().find(|root| !ctx.may_read_freely(root)),
         PermissionSubject::Paths { .. } | PermissionSubject::Opaque | PermissionSubject::Url { .. } => None,
     };
     match outside {

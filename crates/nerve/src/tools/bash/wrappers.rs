@@ -60,7 +60,6 @@ pub(crate) enum Resolution {
 const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash"];
 
 /// Strips wrappers from `words` (nested ones too) and reports what runs.
-#[cfg(test)]
 pub(crate) fn resolve(words: Vec<Word>, assignments: Vec<Assignment>) -> Resolution {
     resolve_with_inputs(words, assignments, &mut Vec::new())
 }
