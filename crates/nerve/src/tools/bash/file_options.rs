@@ -258,20 +258,6 @@ fn push(found: &mut Vec<OptionFile>, path: &str, value: FileValue) {
     });
 }
 
-/// Every program with file-valued options, with one short and one long file option of each where it
-/// has them, for tests that try each spelling on each program.
-#[cfg(test)]
-pub(crate) fn table_samples() -> Vec<(&'static str, Option<char>, Option<&'static str>)> {
-    TABLE
-        .iter()
-        .flat_map(|e| {
-            let short = e.short.iter().find(|(_, v)| *v != NameThenRead).map(|(c, _)| *c);
-            let long = e.long.iter().find(|(_, v)| *v != NameThenRead).map(|(l, _)| *l);
-            e.programs.iter().map(move |p| (*p, short, long))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
