@@ -4,4 +4,5 @@ mod auto_mode;
 mod cli;
 mod keyring;
 mod mcp;
+mod memory;
 mod print_mode;
