@@ -121,6 +121,7 @@ mod tests {
             denied: vec![PathBuf::from("/home/u/.ssh")],
             network: false,
             proxy: None,
+            write_protected: Vec::new(),
         };
         let home = Path::new("/home/u");
         let cases: &[(&str, Option<&str>)] = &[
