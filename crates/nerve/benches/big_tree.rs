@@ -395,7 +395,7 @@ fn checkpoints(root: &Path, files: usize) {
         id: "toolu_rewrite".into(),
         name: "Bash".into(),
         input: serde_json::json!({
-            "command": "find pkg_000/src -type f -exec sed -i 's/^/changed /' {} + && echo more >> pkg_000/notes.txt && echo new > pkg_000/made.txt",
+            "command": "find pkg_000/src -type f -exec perl -pi -e 's/^/changed /' {} + && echo more >> pkg_000/notes.txt && echo new > pkg_000/made.txt",
             "description": "Rewrite a package"
         }),
     };

@@ -372,6 +372,9 @@ pub fn load_config(source: McpConfigSource) -> Result<Option<Vec<McpServerConfig
     match std::fs::read_to_string(source.path()) {
         Ok(text) => parse_config(&text, source).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        // A folder in the file's place is the sandbox's placeholder for a missing `.mcp.json`
+        // (left behind when its helper was killed before it could remove it): no file.
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => Ok(None),
         Err(e) => Err(McpConfigError::Read {
             path: source.path().to_path_buf(),
             source: e,

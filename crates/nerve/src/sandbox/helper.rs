@@ -131,7 +131,30 @@ fn enter(args: &[OsString]) -> i32 {
     if let Err(e) = restrict(&policy) {
         return fail(format!("could not apply the sandbox: {e}"));
     }
+    if policy.proxy.is_some() && !policy.network {
+        // The bridge to the proxy runs on threads of this process (see `bridge`): `exec` would end
+        // them, so the program runs as a child, with the same restrictions, and this stage waits.
+        return run_and_wait(program, rest, fail);
+    }
     exec(program, rest, fail)
+}
+
+/// Runs the program as a child and exits as it did (a death by signal `n` as 128 + n).
+#[cfg(unix)]
+fn run_and_wait(program: &OsString, rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    match std::process::Command::new(program).args(rest).status() {
+        Ok(status) => status
+            .code()
+            .or_else(|| status.signal().map(|s| 128 + s))
+            .unwrap_or(SANDBOX_FAILED),
+        Err(e) => fail(format!("could not start {}: {e}", program.to_string_lossy())),
+    }
+}
+
+#[cfg(not(unix))]
+fn run_and_wait(_program: &OsString, _rest: &[OsString], fail: impl Fn(String) -> i32) -> i32 {
+    fail("the sandbox is only implemented for Linux".into())
 }
 
 #[cfg(unix)]

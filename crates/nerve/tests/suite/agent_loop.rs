@@ -751,11 +751,21 @@ async fn a_new_message_interrupts_cancellable_calls_and_waits_for_blocking_ones(
     assert_eq!(results[1].0, "toolu_wait");
     assert!(!results[1].1, "{results:?}");
     assert!(results[1].2.contains("slept 800 ms"), "{results:?}");
-    // The command's process was stopped.
-    let left = std::process::Command::new("pgrep")
+    // The command's process was stopped (its death is asynchronous: allow the supervisor a moment).
+    let mut left = std::process::Command::new("pgrep")
         .args(["-f", "sleep 31.4159"])
         .output()
         .unwrap();
+    for _ in 0..30 {
+        if left.stdout.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = std::process::Command::new("pgrep")
+            .args(["-f", "sleep 31.4159"])
+            .output()
+            .unwrap();
+    }
     assert!(
         left.stdout.is_empty(),
         "still running: {}",

@@ -871,7 +871,9 @@ async fn a_command_that_rewrites_ten_thousand_committed_files_is_rewound_exactly
         .chain(["notes.txt", "made.txt"])
         .map(|n| (n.to_string(), read(&p, n)))
         .collect();
-    let command = "find src -type f -exec sed -i 's/^/changed /' {} + && rm src/m19/f09999.txt && echo more >> notes.txt && echo new > made.txt";
+    // `find -exec sed -i` would ask even in bypass mode (the files it edits are known only when it
+    // runs); perl edits the same files as a program the analysis does not know, which bypass allows.
+    let command = "find src -type f -exec perl -pi -e 's/^/changed /' {} + && rm src/m19/f09999.txt && echo more >> notes.txt && echo new > made.txt";
     let server = mock(json!([
         calls(vec![tool_use("b1", "Bash", json!({"command": command}))]),
         says("done"),
