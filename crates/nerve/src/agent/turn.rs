@@ -171,7 +171,7 @@ impl Agent {
             resumed_prompts: None,
             message_observer: None,
             told_mode: Some(crate::permissions::PermissionMode::Default),
-            nested: crate::agent::system_prompt::NestedInstructions::new(runtime_project_dir.clone()),
+            nested: crate::agent::system_prompt::NestedInstructions::new(runtime_project_dir),
         };
         let entry = TranscriptEntry::SessionStart {
             session_id: agent.runtime.context.config.session_id.clone(),
