@@ -169,7 +169,7 @@ impl ReadDenyFilter {
                 if is_dir {
                     p.covers_everything_under(path)
                 } else {
-                    p.matches(path)
+                    p.matches_entry(path, false)
                 }
             })
         })

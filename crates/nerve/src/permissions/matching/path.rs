@@ -164,6 +164,13 @@ impl PathPattern {
     /// root, never matches: there is nothing to compare it with.
     pub fn matches(&self, target: &Path) -> bool {
         let target = normalize_lexically(target);
+        self.matches_entry(&target, target.is_dir())
+    }
+
+    /// [`PathPattern::matches`] for a path whose kind the caller knows (a directory walk), without
+    /// asking the filesystem.
+    pub fn matches_entry(&self, target: &Path, is_dir: bool) -> bool {
+        let target = normalize_lexically(target);
         if !target.is_absolute() {
             return false;
         }
@@ -177,7 +184,6 @@ impl PathPattern {
         {
             return false;
         }
-        let is_dir = target.is_dir();
         matches!(
             self.matcher.matched_path_or_any_parents(relative, is_dir),
             Match::Ignore(_)
