@@ -23,6 +23,8 @@ use tauri::Manager;
 fn main() {
     // Started as the Bash sandbox's helper: restrict, then become the command (never returns).
     nerve::sandbox::helper::run_if_asked();
+    // Commands run through the `nerve` binary installed beside this one: see the function.
+    nerve::sandbox::prefer_sibling_helper("nerve");
     // Before any thread starts: the web view's processes inherit the environment.
     webview_env::prepare_web_process_environment();
     // One TLS provider for every reqwest client in the process (the engine's and Tauri's).

@@ -301,37 +301,69 @@ pub enum HelperError {
     },
 }
 
+/// The helper a host prefers to its own executable (see [`prefer_sibling_helper`]).
+static PREFERRED_HELPER: OnceLock<std::path::PathBuf> = OnceLock::new();
+
+/// Makes `name`, an engine binary in the same folder as this process's executable, the helper
+/// when no other is named, if it is there and works. For hosts whose own executable makes a poor
+/// helper: the desktop binary links WebKit, whose allocator starts a thread from a library
+/// constructor before `main`, and the kernel refuses the user and network namespaces the sandbox
+/// uses to a process with more than one thread; loading WebKit also costs each stage ten times
+/// the `nerve` binary's start. The packages install `nerve` beside `nerve-desktop`, and cargo
+/// builds them into one folder.
+pub fn prefer_sibling_helper(name: &str) {
+    let sibling = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join(name)))
+        .filter(|path| path.is_file());
+    if let Some(path) = sibling {
+        let _ = PREFERRED_HELPER.set(path);
+    }
+}
+
 /// The binary that acts as the helper: `explicit` when given, else [`HELPER_ENV`] when set, else
-/// this process's executable; once it has shown that it works: it runs a probe command sandboxed
-/// and must print what the probe prints (an executable that is no helper, a test harness say, does
-/// not). Each binary is checked once per process.
+/// the host's preferred helper when it works ([`prefer_sibling_helper`]), else this process's
+/// executable; once it has shown that it works: it runs a probe command sandboxed and must print
+/// what the probe prints (an executable that is no helper, a test harness say, does not). Each
+/// binary is checked once per process.
 pub fn helper_binary(explicit: Option<&std::path::Path>) -> Result<std::path::PathBuf, HelperError> {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    static CHECKED: OnceLock<Mutex<HashMap<std::path::PathBuf, Result<(), HelperError>>>> = OnceLock::new();
     let path: std::path::PathBuf = match (explicit, std::env::var_os(HELPER_ENV)) {
         (Some(path), _) => path.to_path_buf(),
         (None, Some(path)) => path.into(),
-        (None, None) => std::env::current_exe().map_err(|e| HelperError::OwnExecutable(Arc::new(e)))?,
+        (None, None) => {
+            if let Some(preferred) = PREFERRED_HELPER.get()
+                && checked_helper(preferred).is_ok()
+            {
+                return Ok(preferred.clone());
+            }
+            std::env::current_exe().map_err(|e| HelperError::OwnExecutable(Arc::new(e)))?
+        }
     };
+    checked_helper(&path).map(|()| path)
+}
+
+/// Whether `path` works as the helper, probed once per binary and process.
+fn checked_helper(path: &std::path::Path) -> Result<(), HelperError> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static CHECKED: OnceLock<Mutex<HashMap<std::path::PathBuf, Result<(), HelperError>>>> = OnceLock::new();
     let checked = CHECKED.get_or_init(Mutex::default);
     let known = checked
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(&path)
+        .get(path)
         .cloned();
-    let result = match known {
+    match known {
         Some(result) => result,
         None => {
-            let result = probe_helper(&path);
+            let result = probe_helper(path);
             checked
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .insert(path.clone(), result.clone());
+                .insert(path.to_path_buf(), result.clone());
             result
         }
-    };
-    result.map(|()| path)
+    }
 }
 
 fn probe_helper(path: &std::path::Path) -> Result<(), HelperError> {
