@@ -14,10 +14,18 @@ pub fn check(expect: &Expect, body: &Value) -> Result<(), String> {
     }
     if !expect.system_includes.is_empty() || !expect.system_excludes.is_empty() {
         let system = system_text(body);
-        if let Some(missing) = expect.system_includes.iter().find(|n| !system.contains(n.as_str())) {
+        if let Some(missing) = expect
+            .system_includes
+            .iter()
+            .find(|n| !system.contains(n.as_str()))
+        {
             return Err(format!("the system prompt does not contain {missing:?}"));
         }
-        if let Some(present) = expect.system_excludes.iter().find(|n| system.contains(n.as_str())) {
+        if let Some(present) = expect
+            .system_excludes
+            .iter()
+            .find(|n| system.contains(n.as_str()))
+        {
             return Err(format!("the system prompt contains {present:?}"));
         }
     }

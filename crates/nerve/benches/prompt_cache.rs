@@ -11,7 +11,9 @@
 //! same requests without it. `NERVE_BENCH_TURNS` shortens the session (CI runs 10).
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
 
-use nerve::agent::system_prompt::{AgentRole, FrontEnd, PromptContext, SystemPromptInputs, build_system_prompt};
+use nerve::agent::system_prompt::{
+    AgentRole, FrontEnd, PromptContext, SystemPromptInputs, build_system_prompt,
+};
 use nerve::agent::{Agent, AgentConfig};
 use nerve::hooks::input::CompactTrigger;
 use nerve::model::api_key::ApiKey;

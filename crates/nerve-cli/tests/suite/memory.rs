@@ -31,7 +31,14 @@ async fn print(dir: &Path, server: &nerve_mock_model::MockServer, prompt: &str) 
     let mut c = crate::support::nerve(
         dir,
         server,
-        &["-p", prompt, "--output-format", "json", "--allowedTools", "Memory"],
+        &[
+            "-p",
+            prompt,
+            "--output-format",
+            "json",
+            "--allowedTools",
+            "Memory",
+        ],
     );
     c.env("NERVE_KEYRING", "off");
     let out = c.output().await.unwrap();
@@ -74,16 +81,27 @@ async fn the_model_remembers_when_asked_and_the_user_sees_and_deletes_it() {
     assert_eq!(server.remaining_steps(), 0);
 
     let (code, out, err) = memory(d.path(), &["list"]);
-    assert_eq!((code, out.as_str(), err.as_str()), (0, "test-command  How to run the tests\n", ""));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, "test-command  How to run the tests\n", "")
+    );
     let (code, out, _) = memory(d.path(), &["list", "--json"]);
     assert_eq!(code, 0);
     let listed: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(listed[0]["name"], "test-command");
-    assert!(listed[0]["path"].as_str().unwrap().ends_with("/memory/test-command.md"));
+    assert!(
+        listed[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("/memory/test-command.md")
+    );
     let (code, out, _) = memory(d.path(), &["show", "test-command"]);
     assert_eq!(
         (code, out.as_str()),
-        (0, "test-command: How to run the tests\n\nRun `make check`; it also lints.\n")
+        (
+            0,
+            "test-command: How to run the tests\n\nRun `make check`; it also lints.\n"
+        )
     );
     let (code, out, _) = memory(d.path(), &["rm", "test-command"]);
     assert_eq!(code, 0);

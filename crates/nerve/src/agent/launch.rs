@@ -129,13 +129,10 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     // a tool of its own rather than Write on the folder).
     let memory_dir = crate::tools::memory::memory_dir(&project.data_dir());
     let mut builtins = all_builtin_tools();
-    builtins.push(Arc::new(crate::tools::memory::MemoryTool::new(memory_dir.clone())));
-    let pool = assemble_tool_pool(
-        builtins,
-        external_tools,
-        &permissions,
-        &PoolOptions::default(),
-    )?;
+    builtins.push(Arc::new(crate::tools::memory::MemoryTool::new(
+        memory_dir.clone(),
+    )));
+    let pool = assemble_tool_pool(builtins, external_tools, &permissions, &PoolOptions::default())?;
     let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
     let mut model_config = ModelConfig::with_auth(auth);
     if let Some(url) = base_url.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty()) {

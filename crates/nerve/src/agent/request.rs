@@ -249,7 +249,10 @@ mod tests {
             None,
         );
         let v = serde_json::to_value(&r).unwrap();
-        assert_eq!(v["system"][0]["cache_control"]["type"], "ephemeral", "after the guidance");
+        assert_eq!(
+            v["system"][0]["cache_control"]["type"], "ephemeral",
+            "after the guidance"
+        );
         assert!(v["system"][1].get("cache_control").is_none());
         assert_eq!(v["system"][2]["cache_control"]["type"], "ephemeral");
         assert_eq!(

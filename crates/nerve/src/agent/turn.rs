@@ -171,9 +171,7 @@ impl Agent {
             resumed_prompts: None,
             message_observer: None,
             told_mode: Some(crate::permissions::PermissionMode::Default),
-            nested: crate::agent::system_prompt::NestedInstructions::new(
-                runtime_project_dir.clone(),
-            ),
+            nested: crate::agent::system_prompt::NestedInstructions::new(runtime_project_dir),
         };
         let entry = TranscriptEntry::SessionStart {
             session_id: agent.runtime.context.config.session_id.clone(),
@@ -211,9 +209,8 @@ impl Agent {
         let mut messages = messages;
         answer_missing_tool_uses(&mut messages);
         let transcript = Transcript::open(transcript_path)?;
-        let nested = crate::agent::system_prompt::NestedInstructions::new(
-            runtime.context.config.project_dir.clone(),
-        );
+        let nested =
+            crate::agent::system_prompt::NestedInstructions::new(runtime.context.config.project_dir.clone());
         let mut agent = Self {
             client,
             runtime,
@@ -573,7 +570,8 @@ impl Agent {
                 .push(crate::model::context::ContextFragment::new(context).block());
         }
         if let Some(note) = self.mode_note() {
-            user.content.push(crate::model::context::ContextFragment::new(note).block());
+            user.content
+                .push(crate::model::context::ContextFragment::new(note).block());
         }
         self.start_turn();
         self.push_message(user);
@@ -883,8 +881,10 @@ impl Agent {
             let nested = self.nested_instructions(&tool_uses, &outcomes);
             if !nested.is_empty() {
                 user.content.push(
-                    crate::model::context::ContextFragment::new(crate::agent::system_prompt::nested_note(&nested))
-                        .block(),
+                    crate::model::context::ContextFragment::new(crate::agent::system_prompt::nested_note(
+                        &nested,
+                    ))
+                    .block(),
                 );
             }
             self.announce_replacements(&records);

@@ -36,7 +36,13 @@ async fn scripted(steps: Value) -> MockServer {
 
 /// Launches a session of `p` in `mode` for `front_end` (the desktop with someone to ask, `-p`
 /// without) against `server`, sends `prompt`, and returns the final text.
-async fn run(p: &TestProject, server: &MockServer, mode: PermissionMode, front_end: FrontEnd, prompt: &str) -> String {
+async fn run(
+    p: &TestProject,
+    server: &MockServer,
+    mode: PermissionMode,
+    front_end: FrontEnd,
+    prompt: &str,
+) -> String {
     let mut options = p.options();
     options.mode = Some(mode);
     let project = Project::open(options).unwrap();
@@ -87,7 +93,11 @@ fn system_text(body: &Value) -> String {
 fn tool_names(body: &Value) -> Vec<String> {
     body["tools"]
         .as_array()
-        .map(|t| t.iter().map(|t| t["name"].as_str().unwrap().to_string()).collect())
+        .map(|t| {
+            t.iter()
+                .map(|t| t["name"].as_str().unwrap().to_string())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -117,7 +127,10 @@ fn assert_names_only_offered_tools(body: &Value) {
     let offered = tool_names(body);
     for tool in every_tool() {
         if !offered.contains(&tool) {
-            assert!(!names_tool(&system, &tool), "the prompt names {tool}, not offered ({offered:?})");
+            assert!(
+                !names_tool(&system, &tool),
+                "the prompt names {tool}, not offered ({offered:?})"
+            );
         }
     }
 }
@@ -126,7 +139,11 @@ fn assert_names_only_offered_tools(body: &Value) {
 async fn every_mode_and_front_end_gets_every_section_and_the_mode_in_the_conversation() {
     let cases = [
         (PermissionMode::Default, FrontEnd::Desktop, None),
-        (PermissionMode::Plan, FrontEnd::Desktop, Some("The permission mode is now plan")),
+        (
+            PermissionMode::Plan,
+            FrontEnd::Desktop,
+            Some("The permission mode is now plan"),
+        ),
         (
             PermissionMode::AcceptEdits,
             FrontEnd::Desktop,
@@ -168,8 +185,15 @@ async fn every_mode_and_front_end_gets_every_section_and_the_mode_in_the_convers
         .map(|(_, s)| &s[0])
         .collect();
     assert_eq!(desktop.len(), 3);
-    assert!(desktop.iter().all(|s| *s == desktop[0]), "the guidance does not depend on the mode");
-    assert_eq!(desktop[0]["cache_control"], json!({"type": "ephemeral"}), "a breakpoint after the guidance");
+    assert!(
+        desktop.iter().all(|s| *s == desktop[0]),
+        "the guidance does not depend on the mode"
+    );
+    assert_eq!(
+        desktop[0]["cache_control"],
+        json!({"type": "ephemeral"}),
+        "a breakpoint after the guidance"
+    );
     println!("checked {} mode and front-end cases", systems.len());
 }
 
@@ -196,7 +220,14 @@ async fn a_sub_agent_gets_its_own_shorter_prompt_for_its_own_tools() {
          "response": {"type": "stream", "blocks": [{"type": "text", "text": "done"}]}}
     ]))
     .await;
-    let text = run(&p, &server, PermissionMode::Default, FrontEnd::Desktop, "find main").await;
+    let text = run(
+        &p,
+        &server,
+        PermissionMode::Default,
+        FrontEnd::Desktop,
+        "find main",
+    )
+    .await;
     assert_eq!(text, "done");
     assert_eq!(server.remaining_steps(), 0);
     let requests = server.requests();
@@ -205,7 +236,10 @@ async fn a_sub_agent_gets_its_own_shorter_prompt_for_its_own_tools() {
         assert_names_only_offered_tools(body);
     }
     let (main_len, child_len) = (system_text(main).len(), system_text(child).len());
-    assert!(child_len * 4 < main_len * 3, "sub-agent {child_len} vs main {main_len} characters");
+    assert!(
+        child_len * 4 < main_len * 3,
+        "sub-agent {child_len} vs main {main_len} characters"
+    );
     println!("main prompt {main_len} characters, Explore sub-agent {child_len}");
 }
 
@@ -252,7 +286,11 @@ async fn a_mode_switch_keeps_the_whole_prompt_and_is_told_once() {
     }
     let requests = server.requests();
     let third = requests[2].body.to_string();
-    assert_eq!(third.matches("The permission mode is now").count(), 1, "told once");
+    assert_eq!(
+        third.matches("The permission mode is now").count(),
+        1,
+        "told once"
+    );
     for pair in requests.windows(2) {
         assert_eq!(pair[0].body["system"], pair[1].body["system"]);
         assert_eq!(pair[0].body["tools"], pair[1].body["tools"]);

@@ -49,7 +49,10 @@ mod tests {
             for exit_plan in [true, false] {
                 let note = mode_note(*mode, exit_plan);
                 assert!(note.starts_with("The permission mode is now "), "{note}");
-                assert_eq!(note.contains("ExitPlanMode"), exit_plan && *mode == PermissionMode::Plan);
+                assert_eq!(
+                    note.contains("ExitPlanMode"),
+                    exit_plan && *mode == PermissionMode::Plan
+                );
             }
         }
     }

@@ -62,7 +62,9 @@ fn append_imports(
         return;
     }
     let base = importer.parent().unwrap_or(project_dir);
-    let root = project_dir.canonicalize().unwrap_or_else(|_| project_dir.to_path_buf());
+    let root = project_dir
+        .canonicalize()
+        .unwrap_or_else(|_| project_dir.to_path_buf());
     for target in import_targets(text) {
         let path = base.join(&target);
         let Ok(real) = path.canonicalize() else {

@@ -112,8 +112,19 @@ fn no_section_names_a_tool_the_session_does_not_offer() {
     // With every tool offered, the guidance teaches the tools it is about.
     let full = guidance_text(&ctx(&main_tools(), FrontEnd::Desktop, AgentRole::Main));
     for tool in [
-        "Read", "Edit", "Write", "Grep", "Glob", "Bash", "Agent", "TodoWrite", "EnterPlanMode",
-        "ExitPlanMode", "TaskOutput", "TaskStop", "WebFetch",
+        "Read",
+        "Edit",
+        "Write",
+        "Grep",
+        "Glob",
+        "Bash",
+        "Agent",
+        "TodoWrite",
+        "EnterPlanMode",
+        "ExitPlanMode",
+        "TaskOutput",
+        "TaskStop",
+        "WebFetch",
     ] {
         assert!(names_tool(&full, tool), "the full guidance never mentions {tool}");
     }
@@ -128,15 +139,32 @@ fn no_section_names_a_tool_the_session_does_not_offer() {
 #[test]
 fn each_role_and_front_end_gets_its_sections() {
     let names = |c: &PromptContext| guidance_sections(c).iter().map(|s| s.name).collect::<Vec<_>>();
-    let main = ["identity", "harness", "tool_use", "code_changes", "safety", "reporting"];
+    let main = [
+        "identity",
+        "harness",
+        "tool_use",
+        "code_changes",
+        "safety",
+        "reporting",
+    ];
     for front_end in [FrontEnd::Desktop, FrontEnd::Print] {
-        assert_eq!(names(&ctx(&main_tools(), front_end, AgentRole::Main)), main.to_vec());
+        assert_eq!(
+            names(&ctx(&main_tools(), front_end, AgentRole::Main)),
+            main.to_vec()
+        );
     }
     assert_eq!(
-        names(&ctx(&general_subagent_tools(), FrontEnd::Desktop, AgentRole::SubAgent)),
+        names(&ctx(
+            &general_subagent_tools(),
+            FrontEnd::Desktop,
+            AgentRole::SubAgent
+        )),
         vec!["identity", "harness", "tool_use", "code_changes", "safety"]
     );
-    let explore: Vec<String> = crate::agent::EXPLORE_TOOLS.iter().map(|t| t.to_string()).collect();
+    let explore: Vec<String> = crate::agent::EXPLORE_TOOLS
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
     assert_eq!(
         names(&ctx(&explore, FrontEnd::Desktop, AgentRole::SubAgent)),
         vec!["identity", "harness", "tool_use", "safety"],
@@ -160,7 +188,10 @@ fn the_guidance_as_the_model_reads_it() {
     }
     let sub = ctx(&general_subagent_tools(), FrontEnd::Desktop, AgentRole::SubAgent);
     insta::assert_snapshot!("subagent_general", guidance_text(&sub));
-    let explore: Vec<String> = crate::agent::EXPLORE_TOOLS.iter().map(|t| t.to_string()).collect();
+    let explore: Vec<String> = crate::agent::EXPLORE_TOOLS
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
     insta::assert_snapshot!(
         "subagent_explore",
         guidance_text(&ctx(&explore, FrontEnd::Print, AgentRole::SubAgent))
@@ -178,15 +209,24 @@ fn the_guidance_as_the_model_reads_it() {
 /// prompt long enough to teach the lessons, a sub-agent's clearly shorter.
 #[test]
 fn guidance_sizes_per_section_and_setup() {
-    let explore: Vec<String> = crate::agent::EXPLORE_TOOLS.iter().map(|t| t.to_string()).collect();
+    let explore: Vec<String> = crate::agent::EXPLORE_TOOLS
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
     let setups = [
-        ("main, desktop", ctx(&main_tools(), FrontEnd::Desktop, AgentRole::Main)),
+        (
+            "main, desktop",
+            ctx(&main_tools(), FrontEnd::Desktop, AgentRole::Main),
+        ),
         ("main, -p", ctx(&main_tools(), FrontEnd::Print, AgentRole::Main)),
         (
             "sub-agent (general)",
             ctx(&general_subagent_tools(), FrontEnd::Desktop, AgentRole::SubAgent),
         ),
-        ("sub-agent (Explore)", ctx(&explore, FrontEnd::Desktop, AgentRole::SubAgent)),
+        (
+            "sub-agent (Explore)",
+            ctx(&explore, FrontEnd::Desktop, AgentRole::SubAgent),
+        ),
     ];
     let mut totals = Vec::new();
     for (name, context) in &setups {
@@ -200,10 +240,16 @@ fn guidance_sizes_per_section_and_setup() {
         totals.push(total);
     }
     for main in &totals[..2] {
-        assert!((5_000..=8_000).contains(main), "main guidance is {main} characters");
+        assert!(
+            (5_000..=8_000).contains(main),
+            "main guidance is {main} characters"
+        );
     }
     for sub in &totals[2..] {
-        assert!(*sub < totals[0] * 17 / 20, "a sub-agent's guidance ({sub}) is not clearly shorter");
+        assert!(
+            *sub < totals[0] * 17 / 20,
+            "a sub-agent's guidance ({sub}) is not clearly shorter"
+        );
     }
 }
 
@@ -232,14 +278,20 @@ fn the_first_block_is_the_same_for_every_session_with_the_same_setup() {
     let resumed = build(a.path(), "2026-12-01");
     let other = build(b.path(), "2026-12-24");
     assert_eq!(first, resumed, "the same inputs give the same bytes");
-    assert_eq!(first[0], other[0], "the guidance is shared across projects and days");
+    assert_eq!(
+        first[0], other[0],
+        "the guidance is shared across projects and days"
+    );
     assert_eq!(first.len(), 2, "no instruction files: guidance and environment");
     assert_eq!(other.len(), 3);
     assert!(other[1].contains("Use tabs."));
     assert!(other[2].starts_with("<env>") && other[2].contains("2026-12-24"));
     for block in &first {
         for mode in ["acceptEdits", "bypassPermissions", "dontAsk"] {
-            assert!(!block.contains(&format!("mode is now {mode}")), "the mode is not in the prompt");
+            assert!(
+                !block.contains(&format!("mode is now {mode}")),
+                "the mode is not in the prompt"
+            );
         }
     }
 }
@@ -309,14 +361,22 @@ fn the_memory_index_lists_names_and_descriptions() {
     let empty = memory_block(&memory);
     assert!(empty.ends_with("No entries yet."), "{empty}");
     let store = crate::tools::memory::MemoryStore::new(&memory);
-    store.save("test-command", "How to run the tests", "make check").unwrap();
-    store.save("style", "Indentation the user prefers", "tabs").unwrap();
+    store
+        .save("test-command", "How to run the tests", "make check")
+        .unwrap();
+    store
+        .save("style", "Indentation the user prefers", "tabs")
+        .unwrap();
     let listed = memory_block(&memory);
     assert!(
-        listed.ends_with("\n\n- `style`: Indentation the user prefers\n- `test-command`: How to run the tests"),
+        listed
+            .ends_with("\n\n- `style`: Indentation the user prefers\n- `test-command`: How to run the tests"),
         "{listed}"
     );
-    assert!(!listed.contains("make check"), "entries are read on demand, not listed");
+    assert!(
+        !listed.contains("make check"),
+        "entries are read on demand, not listed"
+    );
     let prompt = build_system_prompt(
         &SystemPromptInputs {
             project_dir: dir.path(),
@@ -365,8 +425,15 @@ fn subfolder_instructions_are_given_once_when_the_model_works_there() {
             ),
         ]
     );
-    assert_eq!(nested.new_for(&[root.join("web/src/app.ts")]), Vec::<String>::new(), "once");
-    assert_eq!(nested.new_for(&[PathBuf::from("/elsewhere/web/x")]), Vec::<String>::new());
+    assert_eq!(
+        nested.new_for(&[root.join("web/src/app.ts")]),
+        Vec::<String>::new(),
+        "once"
+    );
+    assert_eq!(
+        nested.new_for(&[PathBuf::from("/elsewhere/web/x")]),
+        Vec::<String>::new()
+    );
 }
 
 #[test]

@@ -13,13 +13,22 @@ const PATTERNS: &[(&str, &str)] = &[
     ("an Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{16,}"),
     ("an OpenAI-style API key", r"\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}"),
     ("an AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    ("a GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+    (
+        "a GitHub token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+    ),
     ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
     ("a Slack token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
     ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
     ("a Stripe key", r"\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}"),
-    ("a JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
-    ("a URL with a password", r"[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@"),
+    (
+        "a JSON web token",
+        r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
+    ),
+    (
+        "a URL with a password",
+        r"[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@",
+    ),
     (
         "a password or key assignment",
         r#"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|token|client[_-]?secret)\b\s*[:=]\s*["']?[^\s"']{8,}"#,
@@ -82,6 +91,10 @@ mod tests {
         for text in facts {
             assert_eq!(looks_like_secret(text), None, "false alarm: {text}");
         }
-        println!("checked {} secrets and {} ordinary facts", secrets.len(), facts.len());
+        println!(
+            "checked {} secrets and {} ordinary facts",
+            secrets.len(),
+            facts.len()
+        );
     }
 }

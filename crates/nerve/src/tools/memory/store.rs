@@ -196,7 +196,9 @@ impl MemoryStore {
         let path = self.path_of(name)?;
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(MemoryError::NotFound(name.to_string())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(MemoryError::NotFound(name.to_string()))
+            }
             Err(e) => Err(io(format!("removing {}", path.display()))(e)),
         }
     }
@@ -206,7 +208,10 @@ impl MemoryStore {
 /// empty description and is all text.
 fn split_front_matter(text: &str) -> (String, String) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
         return (String::new(), text.trim().to_string());
     };
     let Some(end) = rest.find("\n---") else {
@@ -232,9 +237,15 @@ mod tests {
         let store = MemoryStore::new(dir.path().join("memory"));
         assert_eq!(store.list().unwrap(), Vec::new());
         store
-            .save("test-command", "How to run the tests", "Run `make check`, not `cargo test`.")
+            .save(
+                "test-command",
+                "How to run the tests",
+                "Run `make check`, not `cargo test`.",
+            )
             .unwrap();
-        store.save("editor", "Preferred indentation", "Tabs, width 4.").unwrap();
+        store
+            .save("editor", "Preferred indentation", "Tabs, width 4.")
+            .unwrap();
         std::fs::write(store.dir().join("Not A Name.md"), "ignored").unwrap();
         let listed = store.list().unwrap();
         assert_eq!(
@@ -244,7 +255,11 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![
                 ("editor", "Preferred indentation", "Tabs, width 4."),
-                ("test-command", "How to run the tests", "Run `make check`, not `cargo test`."),
+                (
+                    "test-command",
+                    "How to run the tests",
+                    "Run `make check`, not `cargo test`."
+                ),
             ]
         );
         assert_eq!(
@@ -259,7 +274,19 @@ mod tests {
     #[test]
     fn names_are_checked() {
         let good = ["a", "test-command", "v2", "x-1-y"];
-        let bad = ["", "A", "a b", "../x", "a/b", "-a", "a-", "a--b", "a.md", "é", &"a".repeat(65)];
+        let bad = [
+            "",
+            "A",
+            "a b",
+            "../x",
+            "a/b",
+            "-a",
+            "a-",
+            "a--b",
+            "a.md",
+            "é",
+            &"a".repeat(65),
+        ];
         for name in good {
             assert!(check_name(name).is_ok(), "{name}");
         }
@@ -274,11 +301,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = MemoryStore::new(dir.path());
         assert!(matches!(
-            store.save("key", "The API key", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"),
+            store.save(
+                "key",
+                "The API key",
+                "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
+            ),
             Err(MemoryError::Secret(_))
         ));
-        assert!(matches!(store.save("d", "two\nlines", "x"), Err(MemoryError::BadDescription)));
-        assert!(matches!(store.save("d", "ok", "  "), Err(MemoryError::BadContent)));
+        assert!(matches!(
+            store.save("d", "two\nlines", "x"),
+            Err(MemoryError::BadDescription)
+        ));
+        assert!(matches!(
+            store.save("d", "ok", "  "),
+            Err(MemoryError::BadContent)
+        ));
         assert!(matches!(
             store.save("d", "ok", &"x".repeat(MAX_CONTENT_CHARS + 1)),
             Err(MemoryError::BadContent)
@@ -288,7 +325,10 @@ mod tests {
 
     #[test]
     fn a_hand_written_file_without_front_matter_is_all_text() {
-        assert_eq!(split_front_matter("just text\n"), (String::new(), "just text".into()));
+        assert_eq!(
+            split_front_matter("just text\n"),
+            (String::new(), "just text".into())
+        );
         assert_eq!(
             split_front_matter("---\nname: x\ndescription: \"quoted\"\n---\nbody"),
             ("quoted".into(), "body".into())

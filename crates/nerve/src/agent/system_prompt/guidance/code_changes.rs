@@ -5,7 +5,9 @@ use crate::agent::system_prompt::PromptContext;
 use crate::agent::system_prompt::guidance::bullets;
 
 pub(super) fn text(ctx: &PromptContext) -> Option<String> {
-    let can_edit = ["Edit", "Write", "NotebookEdit", "Bash"].iter().any(|t| ctx.has(t));
+    let can_edit = ["Edit", "Write", "NotebookEdit", "Bash"]
+        .iter()
+        .any(|t| ctx.has(t));
     if !can_edit {
         return None;
     }

@@ -1,8 +1,8 @@
 //! How the tools behave from the model's side: permissions and modes, denials, hooks, system
 //! reminders, untrusted content, persisted outputs, the sandbox, deferred tools.
 
-use crate::agent::system_prompt::guidance::bullets;
 use crate::agent::system_prompt::PromptContext;
+use crate::agent::system_prompt::guidance::bullets;
 
 pub(super) fn text(ctx: &PromptContext) -> String {
     let plan_exit = if ctx.has("ExitPlanMode") {
@@ -13,8 +13,7 @@ pub(super) fn text(ctx: &PromptContext) -> String {
     let modes = ctx.is_main().then(|| format!(
         "Permission modes: `default` asks before edits and commands no rule allows; `acceptEdits` also lets file edits in the working folders through; `plan` allows only reading until the user approves a plan{plan_exit}; `dontAsk` denies what would ask; `auto` lets a reviewer model decide; `bypassPermissions` asks nothing. You are in `default` unless a `<system-reminder>` says otherwise; you are told when the mode changes."
     ));
-    let readers: Vec<&str> = ["Read", "Grep"].into_iter().filter(|t| ctx.has(t)).collect();
-    let persisted = if readers.is_empty() {
+    let persisted = if !ctx.has("Read") && !ctx.has("Grep") {
         "A very long tool result is saved to a file and replaced by a `<persisted-output>` block with its size, path and a preview.".to_string()
     } else {
         let how = match (ctx.has("Read"), ctx.has("Grep")) {

@@ -34,7 +34,9 @@ fn main(ctx: &PromptContext) -> String {
 fn subagent(ctx: &PromptContext) -> String {
     let ask = match ctx.front_end {
         FrontEnd::Desktop => "Permission requests still reach the user, labelled with your task.",
-        FrontEnd::Print => "Nobody can approve a permission request in this run: a call that would need approval is denied.",
+        FrontEnd::Print => {
+            "Nobody can approve a permission request in this run: a call that would need approval is denied."
+        }
     };
     format!(
         "# Nerve sub-agent\n\nYou are a sub-agent of Nerve, a coding agent, started by the main agent for one task: the first message describes it. Work on that task with the tools offered to you. You cannot ask anyone a question: when something is unclear, take the most reasonable reading and say which one you took. {ask}\n\nYour final message is the only thing the main agent sees, so make it a complete, self-contained report: what you found or did, the evidence for it (files as `path:line`, the commands you ran and their outcome), and what you could not do and why. Be concise; quote only the lines that matter, never whole files."

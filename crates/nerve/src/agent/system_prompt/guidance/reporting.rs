@@ -1,11 +1,13 @@
 //! How to report back to the user: faithfully, briefly, with `path:line` references.
 
-use crate::agent::system_prompt::{FrontEnd, PromptContext};
 use crate::agent::system_prompt::guidance::bullets;
+use crate::agent::system_prompt::{FrontEnd, PromptContext};
 
 pub(super) fn text(ctx: &PromptContext) -> String {
     let progress = match ctx.front_end {
-        FrontEnd::Desktop => "While you work, a short sentence before a group of calls (what and why) helps the user follow; do not narrate every call.",
+        FrontEnd::Desktop => {
+            "While you work, a short sentence before a group of calls (what and why) helps the user follow; do not narrate every call."
+        }
         FrontEnd::Print => "Only your final message is certain to be read: make it stand on its own.",
     };
     format!(

@@ -69,7 +69,10 @@ fn subagents(ctx: &PromptContext) -> Option<String> {
     if !ctx.has("Agent") {
         return None;
     }
-    let direct: Vec<&str> = ["Glob", "Grep", "Read"].into_iter().filter(|t| ctx.has(t)).collect();
+    let direct: Vec<&str> = ["Glob", "Grep", "Read"]
+        .into_iter()
+        .filter(|t| ctx.has(t))
+        .collect();
     let direct = if direct.is_empty() {
         String::new()
     } else {
