@@ -350,6 +350,24 @@ fn checkpoints(root: &Path, files: usize) {
     let first = Instant::now();
     rt.block_on(bash_calls::one_call(&on, "toolu_first", &stamp));
     let first = first.elapsed();
+    // The first call starts the work tree's watcher; until it has listed the tree, calls ask git.
+    let listing = Instant::now();
+    let watching = on
+        .context
+        .config
+        .checkpoints
+        .as_ref()
+        .unwrap()
+        .wait_for_watcher(root, Duration::from_secs(600));
+    println!(
+        "  checkpoints: the work tree's watcher {} {:.1} s after the first call",
+        if watching {
+            "was ready"
+        } else {
+            "was NOT ready (every call asks git)"
+        },
+        (first + listing.elapsed()).as_secs_f64()
+    );
     let sides = rt.block_on(side_by_side(&[&on, &off], calls, &stamp));
     let status: Vec<Duration> = (0..calls.min(20)).map(|_| git_status(root)).collect();
     let (on_total, off_total) = (median(&sides.total[0]), median(&sides.total[1]));

@@ -316,6 +316,46 @@ pub(crate) fn unwatched_entries(root: &Path) -> Result<Vec<PathBuf>, GitError> {
         .collect())
 }
 
+/// The folders (relative to the root) that hold a tracked file, the root as "".
+pub(crate) fn tracked_folders(root: &Path) -> Result<BTreeSet<PathBuf>, GitError> {
+    let mut command = git(root);
+    command.args(["ls-files", "-z"]);
+    let out = output("ls-files", command)?;
+    let mut folders = BTreeSet::new();
+    for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+        let path = path_of(record);
+        let mut folder = path.parent();
+        // Each folder once, with its parents (they are listed already when it is).
+        while let Some(f) = folder {
+            if !folders.insert(f.to_path_buf()) {
+                break;
+            }
+            folder = f.parent();
+        }
+    }
+    Ok(folders)
+}
+
+/// The work tree's git folder (HEAD, the index) and common folder (refs, configuration), absolute.
+pub(crate) fn git_dirs(root: &Path) -> Result<(PathBuf, PathBuf), GitError> {
+    let mut command = git(root);
+    command.args([
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-dir",
+        "--git-common-dir",
+    ]);
+    let out = output("rev-parse", command)?;
+    let mut lines = out.split(|b| *b == b'\n').filter(|l| !l.is_empty());
+    match (lines.next(), lines.next()) {
+        (Some(git_dir), Some(common)) => Ok((path_of(git_dir), path_of(common))),
+        _ => Err(GitError::new(
+            "rev-parse",
+            format!("unexpected output {:?}", String::from_utf8_lossy(&out)),
+        )),
+    }
+}
+
 /// The file whose identity says whether the index changed (for caching [`unwatched_entries`]).
 pub(crate) fn index_file(root: &Path) -> Result<PathBuf, GitError> {
     let mut command = git(root);

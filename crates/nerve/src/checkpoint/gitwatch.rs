@@ -9,7 +9,13 @@
 //! two commits differ in) names every file that may have changed: a file saved before is compared
 //! with its saved content; a file that was clean gets its content before from HEAD's blob, saved
 //! then, as a file the command created gets "absent". A command that rewrites 50,000 files pays
-//! for 50,000 files once; one that changes nothing pays two `git status`.
+//! for 50,000 files once.
+//!
+//! With a watcher on the work tree ([`super::treewatch`]), `git status` runs only when something
+//! changed since the last one: before a command, the last answer is reused when nothing changed
+//! since it was given; after it, a command during which nothing changed changed nothing. So a
+//! command that changes nothing git sees (a build writing ignored files, a test run, `ls`) costs
+//! two syncs with the watcher, well under a millisecond, whatever the tree's size.
 //!
 //! What is not seen, as with the whole-tree comparison before it: ignored files, files inside
 //! submodules, symbolic links. A file whose bytes git converts on checkout (a filter such as Git
@@ -23,6 +29,7 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use crate::checkpoint::git::{self, Entry, GitError};
+use crate::checkpoint::treewatch::{Mark, TreeWatch};
 use crate::checkpoint::{BlobStore, CheckpointError, Content, MAX_FILE_BYTES, content_of_bytes};
 
 /// A file's stat data, enough to tell a changed file from an untouched one (with the race below).
@@ -77,6 +84,17 @@ struct CacheState {
     /// Per work tree: its index file, the index's stat data when last listed and the files git is
     /// told not to look at then.
     unwatched: HashMap<PathBuf, (PathBuf, Option<StatKey>, Vec<PathBuf>)>,
+    /// Per work tree: its watcher (`None`: none could be made) and the last `git status` with the
+    /// watcher's mark taken just before it.
+    watched: HashMap<PathBuf, Watched>,
+    /// How many times `git status` ran (for tests).
+    statuses: u64,
+}
+
+#[derive(Debug)]
+struct Watched {
+    watch: Option<std::sync::Arc<TreeWatch>>,
+    last: Option<(Mark, git::Status)>,
 }
 
 impl GitCache {
@@ -94,9 +112,10 @@ impl GitCache {
             None => git::index_file(root)?,
         };
         let key = std::fs::metadata(&index).ok().map(|m| StatKey::of(&m));
+        // No racy-clean rule here: git never changes the index in place but writes a new file
+        // and renames it over the old one, so every write gives it another inode.
         if let Some((_, Some(cached), paths)) = self.state().unwatched.get(root)
             && Some(*cached) == key
-            && key.is_some_and(|k| !k.racy(SystemTime::now()))
         {
             return Ok(paths.clone());
         }
@@ -105,6 +124,67 @@ impl GitCache {
             .unwatched
             .insert(root.to_path_buf(), (index, key, paths.clone()));
         Ok(paths)
+    }
+
+    /// The work tree's watcher, made on first use.
+    fn watch(&self, root: &Path) -> Option<std::sync::Arc<TreeWatch>> {
+        if let Some(watched) = self.state().watched.get(root) {
+            return watched.watch.clone();
+        }
+        let watch = git::git_dirs(root)
+            .ok()
+            .and_then(|(git_dir, common_dir)| TreeWatch::for_root(root, &git_dir, &common_dir));
+        self.state().watched.insert(
+            root.to_path_buf(),
+            Watched {
+                watch: watch.clone(),
+                last: None,
+            },
+        );
+        watch
+    }
+
+    /// What `git status` says of the work tree now, and the watcher's mark from no later than
+    /// it: the last answer when the watcher saw nothing change since, else a new one.
+    fn status(&self, root: &Path) -> Result<(git::Status, Option<Mark>), GitError> {
+        let watch = self.watch(root);
+        if let Some(watch) = &watch {
+            let last = self.state().watched.get(root).and_then(|w| w.last.clone());
+            if let Some((mark, status)) = last
+                && watch.quiet_since(mark)
+            {
+                return Ok((status, Some(mark)));
+            }
+        }
+        self.fresh_status(root, watch.as_deref())
+    }
+
+    /// Runs `git status`, the watcher's mark taken first (a change during the run then counts
+    /// as after it).
+    fn fresh_status(
+        &self,
+        root: &Path,
+        watch: Option<&TreeWatch>,
+    ) -> Result<(git::Status, Option<Mark>), GitError> {
+        let mark = watch.and_then(TreeWatch::mark);
+        let status = git::status(root)?;
+        let mut state = self.state();
+        state.statuses += 1;
+        if let Some(watched) = state.watched.get_mut(root) {
+            watched.last = mark.map(|m| (m, status.clone()));
+        }
+        Ok((status, mark))
+    }
+
+    /// How many times `git status` ran.
+    #[cfg(test)]
+    fn statuses(&self) -> u64 {
+        self.state().statuses
+    }
+
+    /// Waits until the work tree's watcher has listed its folders (for tests and benchmarks).
+    pub(crate) fn wait_watching(&self, root: &Path, timeout: Duration) -> bool {
+        self.watch(root).is_some_and(|w| w.wait_ready(timeout))
     }
 
     /// Saves what `path` holds now (a regular file's content, absent), unless its stat data says
@@ -202,6 +282,8 @@ pub(crate) struct Before {
     exclude: Vec<PathBuf>,
     head: Option<String>,
     taken: SystemTime,
+    /// The watcher's mark from no later than this look, when it vouches for the time since.
+    mark: Option<Mark>,
     /// Relative path to its stat data and content then (`None`: not a file a checkpoint
     /// restores).
     saved: BTreeMap<PathBuf, Option<(Option<StatKey>, Content)>>,
@@ -225,7 +307,7 @@ pub(crate) fn before(
     cache: &GitCache,
 ) -> Result<Before, WatchError> {
     let taken = SystemTime::now();
-    let status = git::status(root)?;
+    let (status, mark) = cache.status(root)?;
     let mut paths = status.dirty;
     paths.extend(cache.unwatched(root)?);
     let mut saved = BTreeMap::new();
@@ -241,6 +323,7 @@ pub(crate) fn before(
         exclude: exclude.to_vec(),
         head: status.head,
         taken,
+        mark,
         saved,
     })
 }
@@ -249,7 +332,14 @@ impl Before {
     /// The files the command changed since, each with its content before (saved in `store`).
     pub(crate) fn changes(self, store: &BlobStore, cache: &GitCache) -> Result<Changes, WatchError> {
         let root = &self.root;
-        let status = git::status(root)?;
+        let watch = cache.watch(root);
+        if let (Some(watch), Some(mark)) = (&watch, self.mark)
+            && watch.quiet_since(mark)
+        {
+            // Nothing git sees changed during the command.
+            return Ok(Changes::default());
+        }
+        let (status, _) = cache.fresh_status(root, watch.as_deref())?;
         let mut candidates: BTreeSet<PathBuf> = status.dirty;
         candidates.extend(cache.unwatched(root)?);
         if status.head != self.head {
@@ -430,6 +520,17 @@ mod tests {
             }
             repo.git(&["add", "-A"]);
             repo.git(&["commit", "-q", "-m", "start"]);
+            repo
+        }
+
+        /// A repository whose watcher has listed its folders, so calls may skip `git status`.
+        #[cfg(target_os = "linux")]
+        fn watched(files: &[(&str, &str)]) -> Self {
+            let repo = Self::new(files);
+            assert!(
+                repo.cache.wait_watching(&repo.root(), Duration::from_secs(20)),
+                "the watcher lists the tree"
+            );
             repo
         }
 
@@ -654,6 +755,103 @@ mod tests {
         assert_eq!(
             repo.changes(before),
             (pairs(&[(".gitignore", "target/\n")]), vec![])
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn commands_that_change_nothing_git_sees_cost_no_git_status_once_the_watcher_is_ready() {
+        let repo = Repo::watched(&[("a.txt", "a\n")]);
+        repo.write("dirty.txt", "untracked\n");
+        for round in 0..5 {
+            let before = repo.before();
+            // A build writes only ignored files; a reader opens tracked ones.
+            repo.write("target/out.o", &format!("built {round}\n"));
+            let _ = std::fs::read(repo.root().join("a.txt")).unwrap();
+            assert_eq!(repo.changes(before), (vec![], vec![]), "round {round}");
+        }
+        assert_eq!(repo.cache.statuses(), 1, "one `git status` for five commands");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_change_made_between_commands_is_the_next_commands_content_before() {
+        let repo = Repo::watched(&[("a.txt", "committed\n"), ("b.txt", "b\n")]);
+        let before = repo.before();
+        assert_eq!(repo.changes(before), (vec![], vec![]));
+        // The user edits a clean file between two commands; the second changes it again.
+        repo.write("a.txt", "the user's edit\n");
+        let before = repo.before();
+        repo.write("a.txt", "the command's edit\n");
+        assert_eq!(
+            repo.changes(before),
+            (pairs(&[("a.txt", "the user's edit\n")]), vec![])
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn files_in_folders_a_command_makes_are_seen() {
+        let repo = Repo::watched(&[("a.txt", "a\n")]);
+        let before = repo.before();
+        repo.write("new/deeper/still/made.txt", "new\n");
+        repo.write("new/top.txt", "top\n");
+        assert_eq!(
+            repo.changes(before),
+            (
+                pairs(&[("new/deeper/still/made.txt", ""), ("new/top.txt", "")]),
+                vec![]
+            )
+        );
+        // The new folders are watched from then on.
+        let before = repo.before();
+        repo.write("new/deeper/still/made.txt", "changed\n");
+        assert_eq!(
+            repo.changes(before),
+            (pairs(&[("new/deeper/still/made.txt", "new\n")]), vec![])
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_commit_between_commands_moves_what_clean_means() {
+        let repo = Repo::watched(&[("a.txt", "one\n")]);
+        let before = repo.before();
+        assert_eq!(repo.changes(before), (vec![], vec![]));
+        repo.write("a.txt", "two\n");
+        repo.git(&["commit", "-q", "-am", "two"]);
+        let before = repo.before();
+        repo.write("a.txt", "three\n");
+        assert_eq!(repo.changes(before), (pairs(&[("a.txt", "two\n")]), vec![]));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_tracked_file_in_an_ignored_folder_and_a_folder_no_longer_ignored_are_watched() {
+        let repo = Repo::new(&[("a.txt", "a\n")]);
+        repo.write("target/kept.txt", "tracked though ignored\n");
+        repo.git(&["add", "-f", "target/kept.txt"]);
+        repo.git(&["commit", "-q", "-m", "kept"]);
+        repo.write("logs/old.log", "ignored\n");
+        repo.write(".gitignore", "target/\nlogs/\n");
+        repo.git(&["commit", "-q", "-am", "ignore logs"]);
+        assert!(repo.cache.wait_watching(&repo.root(), Duration::from_secs(20)));
+        let before = repo.before();
+        repo.write("target/kept.txt", "changed\n");
+        assert_eq!(
+            repo.changes(before),
+            (pairs(&[("target/kept.txt", "tracked though ignored\n")]), vec![])
+        );
+        // The user stops ignoring logs/ between commands: a command's change there is seen.
+        repo.write(".gitignore", "target/\n");
+        repo.git(&["commit", "-q", "-am", "logs tracked"]);
+        let _ = repo.before();
+        assert!(repo.cache.wait_watching(&repo.root(), Duration::from_secs(20)));
+        let before = repo.before();
+        repo.write("logs/old.log", "changed\n");
+        assert_eq!(
+            repo.changes(before),
+            (pairs(&[("logs/old.log", "ignored\n")]), vec![])
         );
     }
 }

@@ -19,6 +19,11 @@ mod gitwatch;
 mod lock;
 mod log;
 pub mod restore;
+#[cfg(target_os = "linux")]
+mod treewatch;
+#[cfg(not(target_os = "linux"))]
+#[path = "treewatch_elsewhere.rs"]
+mod treewatch;
 mod watch;
 pub mod worktree;
 
@@ -131,6 +136,12 @@ impl Checkpoints {
 
     pub(crate) fn git_cache(&self) -> &gitwatch::GitCache {
         &self.inner.git_cache
+    }
+
+    /// Waits until the watcher of the git work tree at `root` has listed its folders, so calls
+    /// may skip `git status` (calls before then ask git); whether it has. For benchmarks and tests.
+    pub fn wait_for_watcher(&self, root: &Path, timeout: std::time::Duration) -> bool {
+        self.inner.git_cache.wait_watching(root, timeout)
     }
 
     pub(crate) fn append(&self, entry: &LogEntry) -> Result<(), CheckpointError> {
