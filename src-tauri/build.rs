@@ -14,6 +14,7 @@ const COMMANDS: &[&str] = &[
     "abort_turn",
     "interrupt_turn",
     "answer_permission",
+    "allow_sandbox_refusal",
     "preview_permission_edit",
     "set_permission_mode",
     "end_session",

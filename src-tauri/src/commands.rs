@@ -221,6 +221,18 @@ pub fn answer_permission(
     shell.sessions.get(&session_id)?.answer(&request_id, answer)
 }
 
+/// Allows for the project what the sandbox refused a command of the session (a card's one-click
+/// "allow this path / host"); returns the settings file it was written to.
+#[tauri::command]
+pub fn allow_sandbox_refusal(
+    shell: State<'_, Shell>,
+    session_id: String,
+    refusal: nerve_protocol::SandboxRefusal,
+) -> Result<String, ShellError> {
+    let file = shell.sessions.get(&session_id)?.allow_sandbox_refusal(&refusal)?;
+    Ok(file.display().to_string())
+}
+
 /// Recomputes a waiting permission request's preview for an input the user edited in the dialog
 /// (the engine computes it with the tool's own logic; the window never does).
 #[tauri::command]

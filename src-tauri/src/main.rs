@@ -57,6 +57,7 @@ fn main() {
             commands::abort_turn,
             commands::interrupt_turn,
             commands::answer_permission,
+            commands::allow_sandbox_refusal,
             commands::preview_permission_edit,
             commands::set_permission_mode,
             commands::end_session,

@@ -72,6 +72,16 @@ impl LiveSession {
         )
     }
 
+    /// Allows for the project what the sandbox refused one of this session's commands (the card's
+    /// one click): written to the project's local settings, in effect for the next command.
+    /// Returns the settings file.
+    pub fn allow_sandbox_refusal(
+        &self,
+        refusal: &nerve_protocol::SandboxRefusal,
+    ) -> Result<PathBuf, ShellError> {
+        nerve::settings_view::allow_sandbox_refusal(&self.project, &self.rules, refusal).map_err(to_shell)
+    }
+
     /// Runs one turn, sending its events on `channel`. One turn at a time per session. A prompt
     /// naming a custom slash command (`/review src/`) sends the command's text instead. Attached
     /// images are checked (type, size) before anything is sent; a bad one fails the call and the

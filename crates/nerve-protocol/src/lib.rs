@@ -30,5 +30,5 @@ pub use permission::{
     RuleBehavior, RuleScope, RuleSource, UnknownModeError, UserAnswer, Verdict,
 };
 pub use preview::{PermissionPreview, SedFileChange};
-pub use sandbox::SandboxState;
+pub use sandbox::{SandboxRefusal, SandboxState};
 pub use tool::{Progress, ResultBlock, TodoItem, TodoStatus};

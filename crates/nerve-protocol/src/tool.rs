@@ -26,6 +26,11 @@ pub enum Progress {
         /// Matches so far: matching lines for Grep, matching files for Glob.
         matches: u64,
     },
+    /// The sandbox refused the command something a setting would allow (Bash, as it ends).
+    SandboxRefused {
+        /// What, and the setting.
+        refusal: crate::sandbox::SandboxRefusal,
+    },
     /// Tool-specific structured data (a sub-agent's transcript step...).
     Data {
         /// The data.

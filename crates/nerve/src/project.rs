@@ -127,6 +127,8 @@ pub struct Project {
     mcp_approval: crate::mcp::ProjectServerApproval,
     bypass_disabled: bool,
     sandbox: crate::sandbox::settings::SandboxConfig,
+    /// What the user allowed the sandbox since the settings were read, for every session of it.
+    sandbox_grants: crate::sandbox::grants::SandboxGrants,
 }
 
 impl Project {
@@ -201,6 +203,7 @@ impl Project {
             mcp_approval,
             bypass_disabled,
             sandbox,
+            sandbox_grants: Default::default(),
         })
     }
 
@@ -230,7 +233,13 @@ impl Project {
             helper: self.options.sandbox_helper.clone(),
             network_gate: None,
             host_overrides: std::sync::Arc::clone(&self.options.sandbox_host_overrides),
+            grants: self.sandbox_grants.clone(),
         }
+    }
+
+    /// What the user allowed the sandbox since the settings were read (shared by its sessions).
+    pub fn sandbox_grants(&self) -> &crate::sandbox::grants::SandboxGrants {
+        &self.sandbox_grants
     }
 
     /// The canonical project folder.
@@ -251,6 +260,11 @@ impl Project {
     /// The rules a new session starts with.
     pub fn rules(&self) -> std::sync::Arc<RuleSet> {
         self.rules.snapshot()
+    }
+
+    /// The rules, shared with the project's sessions (a rule added here holds in them at once).
+    pub fn rules_handle(&self) -> SharedRules {
+        self.rules.clone()
     }
 
     /// The project's folder under the data dir.

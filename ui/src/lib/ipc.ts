@@ -21,6 +21,7 @@ import type { RewindOutcome } from "../bindings/RewindOutcome";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { FileMatch } from "../bindings/FileMatch";
 import type { SlashCommand } from "../bindings/SlashCommand";
+import type { SandboxRefusal } from "../bindings/SandboxRefusal";
 import type { AttachedImage } from "../bindings/AttachedImage";
 import type { ProjectSettingsView } from "../bindings/ProjectSettingsView";
 import type { RuleSyntax } from "../bindings/RuleSyntax";
@@ -41,6 +42,11 @@ import type { DeletedSession } from "../bindings/DeletedSession";
 import type { DemoStarted } from "../bindings/DemoStarted";
 
 export const getAppState = () => invoke<AppState>("get_app_state");
+
+/** Allows for the project what the sandbox refused a command of the session; the settings file
+ *  it was written to. */
+export const allowSandboxRefusal = (sessionId: string, refusal: SandboxRefusal) =>
+  invoke<string>("allow_sandbox_refusal", { sessionId, refusal });
 
 export const saveSettings = (settings: AppSettings) =>
   invoke<AppSettings>("save_settings", { settings });

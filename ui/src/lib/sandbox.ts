@@ -1,6 +1,7 @@
 // How a call's sandbox state reads on its card and in the permission dialog. The engine decides
 // whether a call runs sandboxed (and why not); this only words it.
 import type { SandboxState } from "../bindings/SandboxState";
+import type { SandboxRefusal } from "../bindings/SandboxRefusal";
 
 export interface SandboxLabel {
   /** The chip's text. */
@@ -21,4 +22,25 @@ export function sandboxLabel(state: SandboxState): SandboxLabel {
     };
   }
   return { text: "not sandboxed", detail: `Runs without the sandbox: ${state.reason}.`, sandboxed: false };
+}
+
+export interface RefusalLabel {
+  /** What was refused, in a line. */
+  text: string;
+  /** The one-click button's text. */
+  action: string;
+}
+
+/** How a refusal the engine reported reads on the card, with its one-click offer. */
+export function refusalLabel(refusal: SandboxRefusal): RefusalLabel {
+  if (refusal.kind === "write") {
+    return {
+      text: `The sandbox refused writing ${refusal.path}.`,
+      action: `Allow writing ${refusal.setting} for this project`,
+    };
+  }
+  return {
+    text: `The sandbox refused connecting to ${refusal.host}:${refusal.port}.`,
+    action: `Allow ${refusal.host} for this project`,
+  };
 }

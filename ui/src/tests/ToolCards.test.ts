@@ -205,6 +205,51 @@ describe("tool cards and batches", () => {
     expect(screen.queryByTestId("persisted-load")).toBeNull(); // everything is loaded
   });
 
+  it("offers to allow, in one click, each write and host the sandbox refused a failed command", async () => {
+    const allowed: unknown[] = [];
+    mockIPC((cmd, args) => {
+      if (cmd === "allow_sandbox_refusal") {
+        allowed.push(args);
+        return "/work/p/.nerve/settings.local.json";
+      }
+      return null;
+    });
+    const user = userEvent.setup();
+    const refused = (refusal: Extract<Progress, { kind: "sandbox_refused" }>["refusal"]): Event => ({
+      type: "tool_progress",
+      tool_use_id: "s",
+      progress: { kind: "sandbox_refused", refusal },
+    });
+    const conversation = stateOf([
+      queued("s", 1, false, "Bash", "pip install requests"),
+      { type: "tool_started", tool_use_id: "s" },
+      refused({ kind: "network", host: "pypi.org", port: 443 }),
+      refused({ kind: "write", path: "/home/u/.local/lib", setting: "~/.local/lib" }),
+      completed("s", { is_error: true, content: [{ type: "text", text: "ERROR: could not install" }] }),
+    ]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    const rows = within(card("s")).getAllByTestId("sandbox-refusal");
+    expect(rows.map((r) => [r.dataset.kind, r.querySelector(".text")?.textContent, r.querySelector("button")?.textContent])).toEqual([
+      ["network", "The sandbox refused connecting to pypi.org:443.", "Allow pypi.org for this project"],
+      ["write", "The sandbox refused writing /home/u/.local/lib.", "Allow writing ~/.local/lib for this project"],
+    ]);
+    await user.click(within(rows[1]!).getByTestId("sandbox-refusal-allow"));
+    await waitFor(() =>
+      expect(within(rows[1]!).getByTestId("sandbox-refusal-allowed").textContent).toBe(
+        "Allowed for this project (saved in /work/p/.nerve/settings.local.json); run the command again.",
+      ),
+    );
+    expect(allowed).toEqual([{ sessionId: "s1", refusal: { kind: "write", path: "/home/u/.local/lib", setting: "~/.local/lib" } }]);
+    // The other offer stays until it is used.
+    expect(within(rows[0]!).getByTestId("sandbox-refusal-allow")).toBeTruthy();
+  });
+
+  it("shows no offer on a card whose command the sandbox refused nothing", () => {
+    const conversation = stateOf([queued("b", 1, false, "Bash"), completed("b")]);
+    render(MessageList, { conversation, sessionId: "s1" });
+    expect(within(card("b")).queryByTestId("sandbox-refusals")).toBeNull();
+  });
+
   it("shortens a long output path in the middle, keeping the file name, with the whole path on hover", () => {
     const long = `/home/someone/.local/share/nerve/projects/-home-someone-src-a-very-long-project-name/${"d".repeat(36)}/tool-results/bash-toolu_01.log`;
     const conversation = stateOf([queued("p", 1, false, "Bash"), completed("p", { persisted_path: long, persisted_bytes: 2048 })]);

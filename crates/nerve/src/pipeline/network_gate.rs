@@ -79,6 +79,7 @@ impl PromptingNetworkGate {
                     rule.value,
                     rule.source.as_str()
                 ),
+                allowable: false,
             });
         }
         if let Some(decision) = network_verdict(&self.domains, host, port) {
@@ -172,6 +173,7 @@ impl NetworkGate for PromptingNetworkGate {
                     port,
                     "no rule allows it and nobody can be asked in this mode",
                 ),
+                allowable: true,
             };
         };
         let request = self.request(access);
@@ -195,6 +197,7 @@ impl NetworkGate for PromptingNetworkGate {
                     Some(m) => format!("the user refused network access to {host}:{port}; they said: {m}"),
                     None => format!("the user refused network access to {host}:{port}"),
                 },
+                allowable: true,
             },
         }
     }

@@ -22,6 +22,7 @@
 pub mod bridge;
 pub mod caches;
 pub mod domains;
+pub mod grants;
 mod guard;
 pub mod helper;
 mod policy;
@@ -133,6 +134,8 @@ pub struct SessionSandbox {
     pub network_gate: Option<GateRef>,
     /// Names the proxy resolves without DNS (tests; empty otherwise).
     pub host_overrides: proxy::HostOverrides,
+    /// What the user allowed since the settings were read (shared with the project).
+    pub grants: grants::SandboxGrants,
 }
 
 /// A shared [`proxy::NetworkGate`] (a newtype so the sandbox setup stays `Debug`).
@@ -154,6 +157,7 @@ impl proxy::NetworkGate for ListsOnlyGate {
         network_verdict(&self.0, &access.host, access.port).unwrap_or_else(|| {
             proxy::NetworkDecision::Refused {
                 reason: unlisted_reason(&access.host, access.port, "nobody can be asked here"),
+                allowable: true,
             }
         })
     }
@@ -166,6 +170,7 @@ pub fn network_verdict(list: &domains::DomainList, host: &str, port: u16) -> Opt
             reason: format!(
                 "the sandbox refused {host}:{port}: `{pattern}` in sandbox.network.deniedDomains names it"
             ),
+            allowable: false,
         }),
         domains::DomainVerdict::Allowed(pattern) => Some(proxy::NetworkDecision::Allowed {
             by: format!("sandbox.network.allowedDomains: {pattern}"),
@@ -230,6 +235,8 @@ impl SessionSandbox {
             writable.extend(caches::toolchain_caches(&self.home));
         }
         writable.extend(self.config.writable.iter().cloned());
+        let granted = self.grants.writable();
+        writable.extend(granted.iter().cloned());
         writable.extend(extra_writable.iter().cloned());
         let mut denied = default_denied_reads(&self.home);
         denied.extend(self.config.denied.iter().cloned());
@@ -239,6 +246,7 @@ impl SessionSandbox {
         // create scratch repositories).
         let mut guarded: Vec<std::path::PathBuf> = self.working_dirs.clone();
         guarded.extend(self.config.writable.iter().cloned());
+        guarded.extend(granted);
         SandboxPolicy {
             writable,
             denied,

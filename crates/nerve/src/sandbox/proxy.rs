@@ -45,6 +45,9 @@ pub enum NetworkDecision {
     Refused {
         /// Why, and which setting would allow it.
         reason: String,
+        /// Whether allowing the host in the settings would let it through (no deny list or deny
+        /// rule names it: nobody could be asked, or the user said no).
+        allowable: bool,
     },
 }
 
@@ -272,7 +275,7 @@ async fn http(mut stream: UnixStream, first: u8, shared: &Shared) -> std::io::Re
             return respond(&mut stream, "400 Bad Request", "CONNECT needs host:port").await;
         };
         let decision = shared.decide(&host, port).await;
-        if let NetworkDecision::Refused { reason } = decision {
+        if let NetworkDecision::Refused { reason, .. } = decision {
             return respond(&mut stream, "403 Forbidden", &reason).await;
         }
         let mut upstream = match shared.connect(&host, port).await {
@@ -305,7 +308,7 @@ async fn http(mut stream: UnixStream, first: u8, shared: &Shared) -> std::io::Re
         return respond(&mut stream, "400 Bad Request", "no host in the URL").await;
     };
     let decision = shared.decide(&host, port).await;
-    if let NetworkDecision::Refused { reason } = decision {
+    if let NetworkDecision::Refused { reason, .. } = decision {
         return respond(&mut stream, "403 Forbidden", &reason).await;
     }
     let mut head = format!("{method} {path} HTTP/1.1\r\n");

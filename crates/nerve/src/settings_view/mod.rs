@@ -10,6 +10,7 @@ mod check;
 mod hooks;
 mod mcp;
 mod rules;
+mod sandbox;
 
 pub use check::{CheckCallError, PermissionCheck, check_call};
 pub use hooks::{HookView, hooks_of};
@@ -20,3 +21,4 @@ pub use mcp::{
 pub use rules::{
     RuleEntry, RuleSyntax, RuleSyntaxError, RulesView, check_rule_syntax, edit_rule, rules_view,
 };
+pub use sandbox::{AllowRefusalError, allow_sandbox_refusal};

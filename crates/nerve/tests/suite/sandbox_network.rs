@@ -379,6 +379,26 @@ async fn toolchain_caches_are_writable_and_start_up_files_are_not() {
         "{text}"
     );
     assert_eq!(std::fs::read_to_string(home.join(".bashrc")).unwrap(), "# mine\n");
+    // The card gets the same refusal typed, for its one-click "allow for this project".
+    let refusals: Vec<nerve_protocol::SandboxRefusal> = p
+        .recorder
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            nerve::events::Event::ToolProgress {
+                tool_use_id,
+                progress: nerve::tool::Progress::SandboxRefused { refusal },
+            } if tool_use_id == "c2" => Some(refusal),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        refusals,
+        vec![nerve_protocol::SandboxRefusal::Write {
+            path: home.join(".bashrc"),
+            setting: "~/.bashrc".into()
+        }]
+    );
     assert_eq!(
         yes.asked().len(),
         1,

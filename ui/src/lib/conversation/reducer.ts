@@ -183,6 +183,8 @@ function applyProgress(tool: ToolCall, progress: Progress): ToolCall {
       return { ...tool, status_line: progress.message };
     case "search":
       return { ...tool, search: progress };
+    case "sandbox_refused":
+      return { ...tool, sandbox_refusals: [...tool.sandbox_refusals, progress.refusal] };
     case "data":
       return tool;
   }
@@ -201,6 +203,7 @@ export function newToolCall(fields: Partial<ToolCall> & Pick<ToolCall, "tool_use
     output_tail: [],
     status_line: null,
     search: null,
+    sandbox_refusals: [],
     content: null,
     is_error: false,
     error: null,

@@ -7,6 +7,7 @@ import type { MessageImage } from "../../bindings/MessageImage";
 import type { ResultBlock } from "../../bindings/ResultBlock";
 import type { TodoItem } from "../../bindings/TodoItem";
 import type { SandboxState } from "../../bindings/SandboxState";
+import type { SandboxRefusal } from "../../bindings/SandboxRefusal";
 import type { Map as PersistentMap } from "immutable";
 
 /** How far a search (Grep, Glob) has got: the engine's `search` progress report. */
@@ -35,6 +36,9 @@ export interface ToolCall {
   status_line: string | null;
   /** Latest counts of a search (Grep, Glob). */
   search: SearchProgress | null;
+  /** What the sandbox refused the command that a setting would allow (Bash), as the engine
+   *  reported it; the card offers to allow each for the project. */
+  sandbox_refusals: SandboxRefusal[];
   content: ResultBlock[] | null;
   is_error: boolean;
   /** For an error the engine wrote (a denial, a validation failure, an interruption), the message

@@ -42,6 +42,24 @@ pub fn add_rules_to_local_settings(
     Ok(path)
 }
 
+/// Adds `entry` (a path as settings write it: `~/.cache/x`, absolute, or from the project folder)
+/// to `sandbox.filesystem.allowWrite` in the project's local settings file, written as
+/// [`add_rules_to_local_settings`] writes; returns the file's path.
+pub fn add_sandbox_write_to_local_settings(
+    project_root: &Path,
+    entry: &str,
+) -> Result<PathBuf, SettingsError> {
+    let path = local_settings_path(project_root);
+    update_settings_file(&path, |root| {
+        let list = string_list(&path, root, &["sandbox", "filesystem", "allowWrite"])?;
+        if !list.iter().any(|existing| existing.as_str() == Some(entry)) {
+            list.push(Value::String(entry.to_string()));
+        }
+        Ok(())
+    })?;
+    Ok(path)
+}
+
 /// Applies `edit` to the `behavior` list of the settings file at `path`, as
 /// [`add_rules_to_local_settings`] writes (atomically, everything else kept). New rules are checked
 /// with the rule parser first; a rule to remove or replace must be in the list.

@@ -176,39 +176,41 @@ pub(crate) async fn run_foreground(
         Ending::TimedOut(_) | Ending::Interrupted => CwdChange::Unchanged,
     };
     let moved_from_deleted_cwd = cwd != ctx.exec.cwd;
-    notes.extend(sandbox_explanations(launch.as_ref(), &spool, &ending, ctx));
+    let (explanations, refusals) = sandbox_explanations(launch.as_ref(), &spool, &ending, ctx);
+    notes.extend(explanations);
+    for refusal in refusals {
+        // The card offers to allow it for the project in one click.
+        progress.emit(crate::tool::Progress::SandboxRefused { refusal });
+    }
     finish(spool, ending, cwd_change, &cwd, moved_from_deleted_cwd, notes)
 }
 
-/// What the sandbox refused the command, in a line each (see [`sandbox_notes`]): the hosts its
-/// proxy refused or the user allowed, and, when the command failed, the paths it could not write.
+/// What the sandbox refused the command, in a line each for the model (see [`sandbox_notes`]): the
+/// hosts its proxy refused or the user allowed, and, when the command failed, the paths it could
+/// not write; beside them, those a setting the user owns would allow, for the card.
 fn sandbox_explanations(
     launch: Option<&crate::tools::bash::process::SandboxLaunch>,
     spool: &Spool,
     ending: &Ending,
     ctx: &ToolUseContext,
-) -> Vec<String> {
+) -> (Vec<String>, Vec<nerve_protocol::SandboxRefusal>) {
     let Some(launch) = launch else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    let mut notes = launch
-        .proxy
-        .as_ref()
-        .map(|proxy| sandbox_notes::network_notes(&proxy.log()))
-        .unwrap_or_default();
+    let log = launch.proxy.as_ref().map(|proxy| proxy.log()).unwrap_or_default();
+    let mut notes = sandbox_notes::network_notes(&log);
+    let mut refusals = sandbox_notes::network_refusals(&log);
     if let (Some(policy), Some(sandbox), true) = (&launch.policy, &ctx.config.sandbox, ending.is_error()) {
         let excerpt = spool.excerpt();
         let mut text = String::from_utf8_lossy(&excerpt.head).into_owned();
         text.push('\n');
         text.push_str(&String::from_utf8_lossy(&excerpt.tail));
-        notes.extend(sandbox_notes::write_notes(
-            &text,
-            policy,
-            &sandbox.home,
-            sandbox_notes::engine_may_write,
-        ));
+        let writes =
+            sandbox_notes::write_refusals(&text, policy, &sandbox.home, sandbox_notes::engine_may_write);
+        notes.extend(sandbox_notes::write_notes(&writes));
+        refusals.extend(writes);
     }
-    notes
+    (notes, refusals)
 }
 
 fn finish(

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use nerve_protocol::SandboxRefusal;
+
 use crate::sandbox::SandboxPolicy;
 use crate::sandbox::proxy::{NetworkDecision, NetworkLogEntry};
 
@@ -15,7 +17,7 @@ const MAX_PATH_NOTES: usize = 3;
 pub(crate) fn network_notes(log: &[NetworkLogEntry]) -> Vec<String> {
     log.iter()
         .filter_map(|entry| match &entry.decision {
-            NetworkDecision::Refused { reason } => Some(format!(
+            NetworkDecision::Refused { reason, .. } => Some(format!(
                 "Sandbox: {reason}. Prefer asking for that over dangerouslyDisableSandbox."
             )),
             NetworkDecision::Allowed { by } if by.starts_with("the user") => Some(format!(
@@ -27,15 +29,16 @@ pub(crate) fn network_notes(log: &[NetworkLogEntry]) -> Vec<String> {
         .collect()
 }
 
-/// A line for each path the output says could not be written (`Permission denied`, `Read-only
-/// file system`, `EACCES`/`EPERM`) that lies outside the policy's writable paths and that
-/// `writable_outside` says the user could write without the sandbox (else the sandbox is not why).
-pub(crate) fn write_notes(
+/// The paths the output says could not be written (`Permission denied`, `Read-only file system`,
+/// `EACCES`/`EPERM`) that lie outside the policy's writable paths and that `writable_outside` says
+/// the user could write without the sandbox (else the sandbox is not why), each with the
+/// `sandbox.filesystem.allowWrite` entry that allows it.
+pub(crate) fn write_refusals(
     output: &str,
     policy: &SandboxPolicy,
     home: &Path,
     writable_outside: impl Fn(&Path) -> bool,
-) -> Vec<String> {
+) -> Vec<SandboxRefusal> {
     let mut seen: Vec<PathBuf> = Vec::new();
     for line in output.lines() {
         let lower = line.to_ascii_lowercase();
@@ -61,16 +64,45 @@ pub(crate) fn write_notes(
             break;
         }
     }
-    seen.iter()
+    seen.into_iter()
         .map(|path| {
             let setting = match path.strip_prefix(home) {
                 Ok(rest) => format!("~/{}", rest.display()),
                 Err(_) => path.display().to_string(),
             };
-            format!(
+            SandboxRefusal::Write { path, setting }
+        })
+        .collect()
+}
+
+/// The hosts the proxy refused that allowing them in the settings would let through.
+pub(crate) fn network_refusals(log: &[NetworkLogEntry]) -> Vec<SandboxRefusal> {
+    let mut refusals: Vec<SandboxRefusal> = Vec::new();
+    for entry in log {
+        if let NetworkDecision::Refused { allowable: true, .. } = entry.decision {
+            let refusal = SandboxRefusal::Network {
+                host: entry.host.clone(),
+                port: entry.port,
+            };
+            if !refusals.contains(&refusal) {
+                refusals.push(refusal);
+            }
+        }
+    }
+    refusals
+}
+
+/// A line for the model for each refused write ([`write_refusals`]), with the setting that would
+/// allow it.
+pub(crate) fn write_notes(refusals: &[SandboxRefusal]) -> Vec<String> {
+    refusals
+        .iter()
+        .filter_map(|refusal| match refusal {
+            SandboxRefusal::Write { path, setting } => Some(format!(
                 "Sandbox: writing {} was refused: it is outside the sandbox's writable paths; to allow it, add \"{setting}\" to sandbox.filesystem.allowWrite in your own settings (ask the user) rather than using dangerouslyDisableSandbox.",
                 path.display()
-            )
+            )),
+            SandboxRefusal::Network { .. } => None,
         })
         .collect()
 }
@@ -155,7 +187,7 @@ mod tests {
             ("everything fine in /home/u/.bashrc", None),
         ];
         for (line, want) in cases {
-            let notes = write_notes(line, &policy, home, |_| true);
+            let notes = write_notes(&write_refusals(line, &policy, home, |_| true));
             match want {
                 Some(path) => {
                     assert_eq!(notes.len(), 1, "{line}: {notes:?}");
@@ -171,12 +203,20 @@ mod tests {
         println!("checked {} failure lines", cases.len());
         let line = "bash: /home/u/.bashrc: Permission denied";
         assert_eq!(
-            write_notes(line, &policy, home, |_| false),
-            Vec::<String>::new(),
+            write_refusals(line, &policy, home, |_| false),
+            Vec::<SandboxRefusal>::new(),
             "not the sandbox's doing: the user cannot write there either"
         );
         assert_eq!(
-            write_notes(line, &policy, home, |_| true),
+            write_refusals(line, &policy, home, |_| true),
+            vec![SandboxRefusal::Write {
+                path: PathBuf::from("/home/u/.bashrc"),
+                setting: "~/.bashrc".into()
+            }],
+            "the card's one-click entry"
+        );
+        assert_eq!(
+            write_notes(&write_refusals(line, &policy, home, |_| true)),
             vec!["Sandbox: writing /home/u/.bashrc was refused: it is outside the sandbox's writable paths; to allow it, add \"~/.bashrc\" to sandbox.filesystem.allowWrite in your own settings (ask the user) rather than using dangerouslyDisableSandbox.".to_string()]
         );
     }
