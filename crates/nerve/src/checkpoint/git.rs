@@ -336,6 +336,18 @@ pub(crate) fn tracked_folders(root: &Path) -> Result<BTreeSet<PathBuf>, GitError
     Ok(folders)
 }
 
+/// The tracked files (relative to the root) that an ignore pattern matches (added with `--force`).
+pub(crate) fn ignored_tracked_files(root: &Path) -> Result<Vec<PathBuf>, GitError> {
+    let mut command = git(root);
+    command.args(["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"]);
+    let out = output("ls-files", command)?;
+    Ok(out
+        .split(|b| *b == 0)
+        .filter(|r| !r.is_empty())
+        .map(path_of)
+        .collect())
+}
+
 /// The work tree's git folder (HEAD, the index) and common folder (refs, configuration), absolute.
 pub(crate) fn git_dirs(root: &Path) -> Result<(PathBuf, PathBuf), GitError> {
     let mut command = git(root);

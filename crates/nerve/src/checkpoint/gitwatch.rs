@@ -854,4 +854,50 @@ mod tests {
             (pairs(&[("logs/old.log", "ignored\n")]), vec![])
         );
     }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn ignored_files_beside_the_sources_change_nothing_but_a_forced_one_is_seen() {
+        let repo = Repo::new(&[("a.txt", "a\n"), ("src/lib.rs", "fn f() {}\n")]);
+        repo.write(".gitignore", "target/\n*.log\nsrc/gen/\n!keep.log\n");
+        repo.write("forced.log", "tracked though ignored\n");
+        repo.git(&["add", ".gitignore"]);
+        repo.git(&["add", "-f", "forced.log"]);
+        repo.git(&["commit", "-q", "-m", "ignores"]);
+        assert!(repo.cache.wait_watching(&repo.root(), Duration::from_secs(20)));
+        let first = repo.before();
+        assert_eq!(repo.changes(first), (vec![], vec![]));
+        let statuses = repo.cache.statuses();
+        for round in 0..3 {
+            let before = repo.before();
+            // A build's log beside the sources, and a generated file in an ignored subfolder.
+            repo.write("build.log", &format!("round {round}\n"));
+            if round == 2 {
+                std::fs::remove_file(repo.root().join("build.log")).unwrap();
+            }
+            repo.write("src/gen/out.rs", &format!("// {round}\n"));
+            assert_eq!(repo.changes(before), (vec![], vec![]), "round {round}");
+        }
+        assert_eq!(
+            repo.cache.statuses(),
+            statuses,
+            "ignored writes cost no `git status`"
+        );
+        // A tracked file a pattern matches counts; so does a file a negated pattern keeps.
+        let before = repo.before();
+        repo.write("forced.log", "changed\n");
+        assert_eq!(
+            repo.changes(before),
+            (pairs(&[("forced.log", "tracked though ignored\n")]), vec![])
+        );
+        let before = repo.before();
+        repo.write("keep.log", "kept\n");
+        assert_eq!(repo.changes(before), (pairs(&[("keep.log", "")]), vec![]));
+        let before = repo.before();
+        std::fs::remove_file(repo.root().join("forced.log")).unwrap();
+        assert_eq!(
+            repo.changes(before),
+            (pairs(&[("forced.log", "changed\n")]), vec![])
+        );
+    }
 }

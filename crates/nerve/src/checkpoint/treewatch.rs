@@ -145,6 +145,10 @@ impl TreeWatch {
     /// Now, as a mark to compare with later: `None` when the watcher cannot vouch for the time
     /// since (still listing, or it lost events) or the sync failed.
     pub(crate) fn mark(&self) -> Option<Mark> {
+        // While the first listing runs the thread reads no events: a sync would only time out.
+        if !lock(&self.shared.state).ready {
+            return None;
+        }
         self.shared.sync()?;
         let state = lock(&self.shared.state);
         state.ready.then_some(Mark {
@@ -179,10 +183,96 @@ impl Drop for TreeWatch {
     }
 }
 
-/// The reader thread's own record of what each watch is.
+/// The reader thread's own record of what each watch is, and of what git ignores.
 #[derive(Default)]
 struct Folders {
     by_watch: HashMap<WatchDescriptor, PathBuf>,
+    ignores: IgnoreRules,
+}
+
+/// Whether git ignores a file in a watched folder (a log, a stamp a build writes beside the
+/// sources): its event then changes nothing git sees. The ignore files git reads, from the file's
+/// folder up to the root (the deeper decides), then `info/exclude`, then the user's global
+/// excludes file; each loaded once until the watcher lists again (an ignore file that changes
+/// makes it). A tracked file that matches a pattern (added with `--force`) is never ignored.
+#[derive(Default)]
+struct IgnoreRules {
+    /// Each folder's own `.gitignore` (`None`: it has none).
+    folders: HashMap<PathBuf, Option<ignore::gitignore::Gitignore>>,
+    /// `info/exclude` and the global excludes, rooted at the work tree.
+    repository: Vec<ignore::gitignore::Gitignore>,
+    /// Tracked files a pattern matches, absolute (`None`: the index changed since they were
+    /// listed; listed again when next needed).
+    forced: Option<HashSet<PathBuf>>,
+}
+
+impl IgnoreRules {
+    fn load(root: &Path, common_dir: &Path) -> Self {
+        let mut repository = Vec::new();
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
+        let _ = builder.add(common_dir.join("info/exclude"));
+        if let Some(global) = ignore::gitignore::gitconfig_excludes_path() {
+            let _ = builder.add(global);
+        }
+        if let Ok(rules) = builder.build() {
+            repository.push(rules);
+        }
+        Self {
+            folders: HashMap::new(),
+            repository,
+            forced: None,
+        }
+    }
+
+    /// Whether `path` is tracked though a pattern matches it (`None`: git could not say).
+    fn forced(&mut self, root: &Path, path: &Path) -> Option<bool> {
+        if self.forced.is_none() {
+            let listed = crate::checkpoint::git::ignored_tracked_files(root).ok()?;
+            self.forced = Some(listed.into_iter().map(|p| root.join(p)).collect());
+        }
+        self.forced.as_ref().map(|forced| forced.contains(path))
+    }
+
+    /// Whether git ignores `path` (a file, or a folder when `is_dir`) under `root`.
+    fn ignored(&mut self, root: &Path, path: &Path, is_dir: bool) -> bool {
+        let by_rules = self.matched(root, path, is_dir);
+        // Tracked anyway (or git cannot say): its changes count.
+        by_rules && self.forced(root, path) == Some(false)
+    }
+
+    /// Whether the ignore files say `path` is ignored.
+    fn matched(&mut self, root: &Path, path: &Path, is_dir: bool) -> bool {
+        use ignore::Match;
+        // The path itself, then each folder above it: an ignored folder ignores all it holds.
+        for (depth, candidate) in path.ancestors().enumerate() {
+            if candidate == root || !candidate.starts_with(root) {
+                break;
+            }
+            let candidate_is_dir = depth > 0 || is_dir;
+            for folder in candidate.ancestors().skip(1) {
+                if !folder.starts_with(root) {
+                    break;
+                }
+                let rules = self.folders.entry(folder.to_path_buf()).or_insert_with(|| {
+                    let file = folder.join(".gitignore");
+                    file.is_file().then(|| ignore::gitignore::Gitignore::new(&file).0)
+                });
+                match rules.as_ref().map(|r| r.matched(candidate, candidate_is_dir)) {
+                    Some(Match::Ignore(_)) => return true,
+                    Some(Match::Whitelist(_)) => return false,
+                    _ => {}
+                }
+            }
+            for rules in &self.repository {
+                match rules.matched(candidate, candidate_is_dir) {
+                    Match::Ignore(_) => return true,
+                    Match::Whitelist(_) => return false,
+                    Match::None => {}
+                }
+            }
+        }
+        false
+    }
 }
 
 impl Folders {
@@ -250,6 +340,7 @@ impl Shared {
         }
         folders.insert(self.common_dir.clone());
         folders.insert(self.common_dir.join("info"));
+        known.ignores = IgnoreRules::load(&self.root, &self.common_dir);
         let mut all = true;
         for folder in folders {
             all &= known.watch(watches, &folder);
@@ -317,6 +408,10 @@ impl Shared {
             } else if mask.contains(EventMask::MOVED_FROM) {
                 self.changed();
             }
+            return Follow::Continue;
+        }
+        // An ignored file that is not tracked: made, changed or removed, git does not see it.
+        if known.ignores.ignored(&self.root, &folder.join(name), false) {
             return Follow::Continue;
         }
         self.changed();
@@ -422,6 +517,10 @@ fn follow(shared: &Shared, mut inotify: Inotify, mut known: Folders) {
                 continue;
             };
             let in_git = folder.starts_with(&shared.git_dir) || folder.starts_with(&shared.common_dir);
+            if in_git && folder == shared.git_dir && event.name.is_some_and(|n| n == "index") {
+                // What is tracked may have changed: the forced-in files are listed again.
+                known.ignores.forced = None;
+            }
             let this = if in_git {
                 shared.git_event(&folder, event.name, event.mask)
             } else {
