@@ -42,7 +42,8 @@ stage "cargo build: every test and benchmark, unoptimised"
 cargo test "${TEST_PACKAGES[@]}" --all-targets --locked --no-run
 # One run for all of them: the CLI's tests use the engine's test MCP server, which this run builds.
 stage "cargo test (protocol, engine, CLI, mock model server, desktop shell)"
-cargo test "${TEST_PACKAGES[@]}" --locked --no-fail-fast
+# The sandbox tests fail, rather than pass having checked nothing, where the sandbox is missing.
+NERVE_REQUIRE_SANDBOX=1 cargo test "${TEST_PACKAGES[@]}" --locked --no-fail-fast
 stage "the nerve binary as shipped holds no test tools, even with NERVE_TEST_TOOLS=1"
 cargo build -p nerve-cli --bin nerve --locked
 tools_dir="$(mktemp -d)"

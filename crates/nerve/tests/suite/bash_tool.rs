@@ -649,13 +649,9 @@ async fn task_tools_work_in_default_mode_without_prompts() {
 /// Whether this kernel sandboxes; when it does not, says so loudly (the tests then check the
 /// fallback: every command asks before it runs unsandboxed).
 fn sandbox_available() -> bool {
-    let availability = nerve::sandbox::availability();
-    if !availability.is_available() {
-        eprintln!(
-            "\n==== THE SANDBOX IS NOT AVAILABLE ON THIS KERNEL: {availability:?}\n==== checking the fallback (commands ask before running unsandboxed) instead\n"
-        );
-    }
-    availability.is_available()
+    crate::support::sandbox_available(
+        "checking the fallback (commands ask before running unsandboxed) instead",
+    )
 }
 
 #[tokio::test]

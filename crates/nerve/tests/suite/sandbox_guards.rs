@@ -36,8 +36,7 @@ fn git(dir: &Path, args: &[&str]) -> std::process::Output {
 
 #[tokio::test]
 async fn nothing_planted_from_the_sandbox_runs_afterwards() {
-    if !nerve::sandbox::availability().is_available() {
-        eprintln!("\n==== THE SANDBOX IS NOT AVAILABLE ON THIS KERNEL: nothing to check here\n");
+    if !crate::support::sandbox_available("nothing to check here") {
         return;
     }
     let p = TestProject::new();

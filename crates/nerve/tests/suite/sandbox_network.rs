@@ -154,11 +154,7 @@ fn project_with_domains(p: &TestProject) -> nerve::project::ProjectOptions {
 }
 
 fn sandboxing() -> bool {
-    let available = nerve::sandbox::availability().is_available();
-    if !available {
-        eprintln!("\n==== THE SANDBOX IS NOT AVAILABLE ON THIS KERNEL: the network tests check nothing\n");
-    }
-    available
+    crate::support::sandbox_available("the network tests check nothing")
 }
 
 #[tokio::test]
