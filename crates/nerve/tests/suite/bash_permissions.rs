@@ -12,6 +12,7 @@ use nerve::tool::ToolPermission;
 use nerve::tools::bash::{analyze, shell_subject};
 use serde_json::json;
 
+mod generated;
 mod holes;
 mod holes_reads;
 mod holes_writes;

@@ -4,66 +4,8 @@
 use nerve::permissions::{PermissionMode, RuleBehavior, Verdict};
 use nerve::tools::bash::analyze;
 
+use super::generated::{Want, case, check_all};
 use super::{context, evaluation};
-
-/// What a case expects.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Want {
-    /// Exactly this verdict.
-    Is(Verdict),
-    /// Ask or deny: never allowed silently.
-    NotAllowed,
-}
-
-struct Case {
-    command: String,
-    mode: PermissionMode,
-    rules: Vec<(RuleBehavior, String)>,
-    want: Want,
-}
-
-/// Runs every case and fails with the list of mismatches; returns how many cases ran.
-fn check_all(class: &str, cases: &[Case]) -> usize {
-    let mut failures = Vec::new();
-    for case in cases {
-        let rules: Vec<(RuleBehavior, &str)> = case.rules.iter().map(|(b, r)| (*b, r.as_str())).collect();
-        let ctx = context(case.mode, &rules);
-        let got = evaluation(&case.command, &ctx);
-        let ok = match case.want {
-            Want::Is(v) => got.decision == v,
-            Want::NotAllowed => got.decision != Verdict::Allow,
-        };
-        if !ok {
-            failures.push(format!(
-                "{:?} in {:?} with {:?}: want {:?}, got {:?} ({})",
-                case.command, case.mode, case.rules, case.want, got.decision, got.reason
-            ));
-        }
-    }
-    println!("{class}: {} generated cases", cases.len());
-    assert!(
-        failures.is_empty(),
-        "{class}: {} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
-    cases.len()
-}
-
-fn case(
-    command: impl Into<String>,
-    mode: PermissionMode,
-    rules: &[(RuleBehavior, &str)],
-    want: Want,
-) -> Case {
-    Case {
-        command: command.into(),
-        mode,
-        rules: rules.iter().map(|(b, r)| (*b, r.to_string())).collect(),
-        want,
-    }
-}
 
 use PermissionMode::{AcceptEdits, BypassPermissions, Default as DefaultMode, DontAsk, Plan};
 use RuleBehavior::{Allow, Ask, Deny};

@@ -6,67 +6,23 @@
 use nerve::permissions::{PermissionMode, RuleBehavior, Verdict};
 use pretty_assertions::assert_eq;
 
+use super::generated::{self, Case, Want, check_all};
 use super::{context, evaluation};
 
 use PermissionMode::{BypassPermissions, Default as DefaultMode, DontAsk};
 use RuleBehavior::Deny;
 use Verdict::{Allow as A, Ask as Q, Deny as D};
 
-/// What a case expects.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Want {
-    Is(Verdict),
-    /// Ask or deny: never allowed silently.
-    NotAllowed,
-}
-
-struct Case {
-    command: String,
-    mode: PermissionMode,
-    deny_secrets: bool,
-    want: Want,
-}
-
 const DENY_SECRETS: &str = "Read(./secrets/**)";
 
+/// A case in `mode`, with `Read(./secrets/**)` denied when `deny_secrets`.
 fn case(command: impl Into<String>, mode: PermissionMode, deny_secrets: bool, want: Want) -> Case {
-    Case {
-        command: command.into(),
-        mode,
-        deny_secrets,
-        want,
-    }
-}
-
-/// Runs every case and fails with the list of mismatches.
-fn check_all(class: &str, cases: &[Case]) {
-    let mut failures = Vec::new();
-    for c in cases {
-        let rules: &[(RuleBehavior, &str)] = if c.deny_secrets {
-            &[(Deny, DENY_SECRETS)]
-        } else {
-            &[]
-        };
-        let got = evaluation(&c.command, &context(c.mode, rules));
-        let ok = match c.want {
-            Want::Is(v) => got.decision == v,
-            Want::NotAllowed => got.decision != A,
-        };
-        if !ok {
-            failures.push(format!(
-                "{:?} in {:?} (deny secrets: {}): want {:?}, got {:?} ({})",
-                c.command, c.mode, c.deny_secrets, c.want, got.decision, got.reason
-            ));
-        }
-    }
-    println!("{class}: {} generated cases", cases.len());
-    assert!(
-        failures.is_empty(),
-        "{class}: {} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    let rules: &[(RuleBehavior, &str)] = if deny_secrets {
+        &[(Deny, DENY_SECRETS)]
+    } else {
+        &[]
+    };
+    generated::case(command, mode, rules, want)
 }
 
 /// Places a command can stand without changing what it reads.
