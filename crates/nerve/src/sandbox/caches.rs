@@ -69,9 +69,22 @@ const CACHES: &[Cache] = &[
     cache(".cache/huggingface", ".cache/huggingface"),
 ];
 
-/// Every cache on the list, absolute (for the README and the tests).
+/// Lock files a tool keeps beside its caches rather than in them: writable files (created empty,
+/// as the tool would, when it is in use), so the tool locks its caches in the sandbox. Cargo
+/// otherwise carries on without its package-cache lock, and two builds at once could then write
+/// the registry cache together.
+const LOCK_FILES: &[Cache] = &[
+    cache(".cargo/.package-cache", ".cargo"),
+    cache(".cargo/.package-cache-mutate", ".cargo"),
+];
+
+/// Every cache and lock file on the lists, absolute (for the README and the tests).
 pub fn toolchain_cache_paths(home: &Path) -> Vec<PathBuf> {
-    CACHES.iter().map(|c| home.join(c.path)).collect()
+    CACHES
+        .iter()
+        .chain(LOCK_FILES)
+        .map(|c| home.join(c.path))
+        .collect()
 }
 
 /// The caches to make writable: each that exists, after creating those whose tool is in use (a
@@ -88,6 +101,20 @@ pub fn toolchain_caches(home: &Path) -> Vec<PathBuf> {
         }
         let plain_folder = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
         if plain_folder {
+            caches.push(path);
+        }
+    }
+    for lock in LOCK_FILES {
+        let path = home.join(lock.path);
+        if home.join(lock.anchor).is_dir() {
+            // `create_new` fails on anything already there, a symlink included.
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path);
+        }
+        let plain_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+        if plain_file {
             caches.push(path);
         }
     }
@@ -175,5 +202,41 @@ mod tests {
             "no Go folder is made for a user without Go"
         );
         assert!(!caches.contains(&home.join("go/pkg/mod")));
+    }
+
+    #[test]
+    fn cargos_lock_files_are_made_and_granted_as_plain_files_only() {
+        let home = tempfile::tempdir().unwrap();
+        let home = home.path();
+        assert!(
+            !toolchain_caches(home)
+                .iter()
+                .any(|p| p.starts_with(home.join(".cargo"))),
+            "nothing for a user without Cargo"
+        );
+        assert!(!home.join(".cargo").exists());
+        std::fs::create_dir_all(home.join(".cargo")).unwrap();
+        std::fs::write(home.join("elsewhere"), "mine").unwrap();
+        std::os::unix::fs::symlink(home.join("elsewhere"), home.join(".cargo/.package-cache-mutate"))
+            .unwrap();
+        let caches = toolchain_caches(home);
+        let granted: Vec<&PathBuf> = caches
+            .iter()
+            .filter(|p| p.starts_with(home.join(".cargo")))
+            .collect();
+        assert_eq!(
+            granted,
+            vec![
+                &home.join(".cargo/registry"),
+                &home.join(".cargo/git"),
+                &home.join(".cargo/.package-cache")
+            ]
+        );
+        assert_eq!(
+            std::fs::read_to_string(home.join(".cargo/.package-cache")).unwrap(),
+            "",
+            "an empty lock file, as Cargo makes"
+        );
+        assert_eq!(std::fs::read_to_string(home.join("elsewhere")).unwrap(), "mine");
     }
 }
