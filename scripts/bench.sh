@@ -42,10 +42,10 @@ desktop_bench() {
 }
 
 if [ "${1:-}" = "--short" ]; then
-  # The debug binary print_startup starts.
-  cargo build -p nerve-cli --bin nerve --locked
   # The same packages as the test command's other runs (scripts/env.sh), so nothing is built again
-  # when it ran first. A hang fails the run instead of stalling it.
+  # when it ran first; the debug `nerve` binary print_startup starts is built with its bench. Only
+  # the benches run (the libraries and binaries say `bench = false`). A hang fails the run instead
+  # of stalling it.
   echo "== bench (short): every benchmark of the engine and the CLI"
   NERVE_BENCH_SCALE=50 NERVE_BENCH_TURNS=10 NERVE_BENCH_ROUNDS=3 \
     NERVE_BENCH_TREE="$PWD/crates/nerve/src" \

@@ -29,7 +29,14 @@ for size in 16x16 32x32 48x48 64x64 128x128 256x256 512x512; do
 done
 test "$(command -v nerve)" = /usr/bin/nerve
 nerve --version
-NERVE_DATA_DIR="$(mktemp -d)" nerve tools --bare --cwd "$(mktemp -d)" >/dev/null
+# The binary as shipped holds no test tools, even when asked for them.
+tools="$(NERVE_TEST_TOOLS=1 NERVE_DATA_DIR="$(mktemp -d)" nerve tools --bare --cwd "$(mktemp -d)")"
+if echo "$tools" | grep -q '"name": "Test'; then
+  echo "the installed nerve lists test tools:" >&2
+  echo "$tools" | grep '"name": "Test' >&2
+  exit 1
+fi
+echo "$tools" | grep -q '"name": "Bash"' || { echo "nerve tools listed no Bash tool" >&2; exit 1; }
 echo "== the rpm holds the same files"
 rpm_files="$(rpm -qpl "$rpm" 2>/dev/null || true)"
 if [ -n "$rpm_files" ]; then

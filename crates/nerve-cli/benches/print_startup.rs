@@ -11,16 +11,8 @@ use nerve_mock_model::{MockServer, Scenario};
 use serde_json::json;
 
 fn nerve_binary() -> std::path::PathBuf {
-    // The release binary next to this bench's own directory (cargo bench builds it).
-    let exe = std::env::current_exe().unwrap();
-    let release = exe.parent().unwrap().parent().unwrap();
-    let path = release.join("nerve");
-    assert!(
-        path.exists(),
-        "{} is missing: cargo build --release -p nerve-cli",
-        path.display()
-    );
-    path
+    // The binary cargo built with this bench, in the same profile (release under `cargo bench`).
+    std::path::PathBuf::from(env!("CARGO_BIN_EXE_nerve"))
 }
 
 fn stats(mut v: Vec<f64>) -> (f64, f64) {
