@@ -240,7 +240,11 @@ impl PermissionPrompter for TerminalPrompter {
     async fn ask(&self, request: PermissionRequest) -> UserAnswer {
         let answer = tokio::task::spawn_blocking(move || {
             let mut err = std::io::stderr();
-            let _ = writeln!(err, "\n{} wants to run: {}", request.tool_name, request.summary);
+            let _ = writeln!(
+                err,
+                "\n{} wants to run: {}",
+                request.display_name, request.summary
+            );
             let _ = writeln!(err, "  input: {}", request.input);
             let _ = writeln!(err, "  why asked: {}", request.reason);
             for p in &request.parts {

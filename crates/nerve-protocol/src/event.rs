@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::message::{AssistantWords, UserWords};
 use crate::permission::{PermissionMode, PermissionRequest};
 use crate::sandbox::SandboxState;
-use crate::tool::{Progress, ResultBlock, TodoItem};
+use crate::tool::{Progress, ResultBlock, TodoItem, ToolKind};
 
 /// Something that happened in the engine that a front-end may show.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,6 +20,10 @@ pub enum Event {
         tool_use_id: String,
         /// The tool.
         tool_name: String,
+        /// What kind of work the tool does (the card is chosen by it).
+        kind: ToolKind,
+        /// The tool's name as users read it (an MCP tool's own name and server...).
+        display_name: String,
         /// The one-line summary for the card.
         summary: String,
         /// The batch it belongs to: consecutive concurrency-safe calls share one.
@@ -124,8 +128,8 @@ pub enum Event {
         attempt: u32,
         /// How long until it is sent again.
         delay_ms: u64,
-        /// Why.
-        reason: String,
+        /// Why (the front-end words it).
+        reason: RetryReason,
     },
     /// Token usage of one model response, and the session's totals so far.
     Usage {
@@ -198,4 +202,30 @@ pub enum TurnEnd {
     Refusal,
     /// An error ended it.
     Error,
+}
+
+/// Why a model request is sent again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RetryReason {
+    /// The API answered with a retryable status (429, 529, 5xx).
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The error's type from the body (`overloaded_error`...), empty when it had none.
+        error_type: String,
+        /// The error's message from the body.
+        message: String,
+    },
+    /// The request could not be sent, or the connection failed.
+    Connection {
+        /// What failed.
+        message: String,
+    },
+    /// The response stream broke off before its content was complete.
+    StreamFailed {
+        /// What failed.
+        message: String,
+    },
 }

@@ -23,7 +23,7 @@ mod todo;
 pub mod tool;
 
 pub use diff::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff};
-pub use event::{Event, TurnEnd};
+pub use event::{Event, RetryReason, TurnEnd};
 pub use message::{AssistantWords, HistoryMessage, MessageImage, PastToolResult, PastToolUse, UserWords};
 pub use permission::{
     DecidedBy, Evaluation, MatchedRule, PartDecision, PartVerdict, PermissionMode, PermissionRequest,
@@ -31,4 +31,4 @@ pub use permission::{
 };
 pub use preview::{PermissionPreview, SedFileChange};
 pub use sandbox::{SandboxRefusal, SandboxState};
-pub use tool::{Progress, ResultBlock, TodoItem, TodoStatus};
+pub use tool::{EditableField, Progress, ResultBlock, TodoItem, TodoStatus, ToolKind};

@@ -6,6 +6,7 @@ use serde_json::Value;
 pub use crate::mode::{PermissionMode, UnknownModeError};
 use crate::preview::PermissionPreview;
 use crate::sandbox::SandboxState;
+use crate::tool::{EditableField, ToolKind};
 
 /// A question to the user about one call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,6 +18,12 @@ pub struct PermissionRequest {
     pub tool_use_id: String,
     /// The tool.
     pub tool_name: String,
+    /// What kind of work the tool does (the dialog is chosen by it).
+    pub kind: ToolKind,
+    /// The tool's name as users read it.
+    pub display_name: String,
+    /// The input field the user may edit before allowing, if any.
+    pub editable_field: Option<EditableField>,
     /// What will run, as hooks and rules saw it (absolute paths...).
     pub input: Value,
     /// One line for the dialog's title.

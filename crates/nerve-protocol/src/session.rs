@@ -71,6 +71,10 @@ pub struct PastCall {
     pub tool_use_id: String,
     /// The tool's name.
     pub tool_name: String,
+    /// What kind of work the tool does (the card is chosen by it).
+    pub kind: crate::tool::ToolKind,
+    /// The tool's name as users read it.
+    pub display_name: String,
     /// What the call did, in one line ("src/main.rs · lines 1–200").
     pub summary: String,
     /// Calls with the same index ran as one batch; indices count up through the conversation.

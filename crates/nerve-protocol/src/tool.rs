@@ -78,3 +78,63 @@ impl ResultBlock {
         }
     }
 }
+
+/// What kind of work a tool does: front-ends choose a tool's card, icon and dialog by its kind,
+/// never by its name (a renamed, an MCP or a future tool of a known kind renders right).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolKind {
+    /// Runs a shell command (Bash).
+    Shell,
+    /// Changes part of a file (Edit, a notebook cell).
+    FileEdit,
+    /// Writes a whole file.
+    FileWrite,
+    /// Reads a file.
+    Read,
+    /// Searches names or contents (Glob, Grep, tool search).
+    Search,
+    /// Reaches the web (WebFetch, WebSearch).
+    Fetch,
+    /// Proposes a plan or changes the session's mode (ExitPlanMode).
+    Plan,
+    /// Starts a sub-agent.
+    Agent,
+    /// Keeps the model's task list.
+    Todo,
+    /// A tool of an MCP server.
+    Mcp {
+        /// The server's name.
+        server: String,
+        /// The tool's name on that server.
+        tool: String,
+    },
+    /// Anything else (a background task's output, memory, a test tool).
+    Other,
+}
+
+/// Which input field the user may edit before allowing a call (the dialog offers an editor for
+/// it; the engine checks the edited input like any other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum EditableField {
+    /// Edit's replacement text.
+    NewString,
+    /// Write's content.
+    Content,
+    /// Bash's command.
+    Command,
+}
+
+impl EditableField {
+    /// The field's name in the tool's input.
+    pub fn input_key(self) -> &'static str {
+        match self {
+            EditableField::NewString => "new_string",
+            EditableField::Content => "content",
+            EditableField::Command => "command",
+        }
+    }
+}

@@ -125,6 +125,39 @@ mod tests {
     use async_trait::async_trait;
     use serde_json::Value;
 
+    /// Front-ends choose a tool's card, icon and dialog by its kind, never by its name: every
+    /// built-in tool says its own, and which input field the user may edit before allowing.
+    #[test]
+    fn every_builtin_tool_says_its_kind_and_editable_field() {
+        use nerve_protocol::{EditableField as F, ToolKind as K};
+        let kinds: Vec<(String, K, Option<F>)> = all_builtin_tools()
+            .iter()
+            .filter(|t| !t.name().starts_with("Test"))
+            .map(|t| (t.name().to_string(), t.kind(), t.editable_field()))
+            .collect();
+        let want = |name: &str, kind: K, field: Option<F>| (name.to_string(), kind, field);
+        pretty_assertions::assert_eq!(
+            kinds,
+            vec![
+                want("Agent", K::Agent, None),
+                want("Read", K::Read, None),
+                want("Edit", K::FileEdit, Some(F::NewString)),
+                want("Write", K::FileWrite, Some(F::Content)),
+                want("Glob", K::Search, None),
+                want("Grep", K::Search, None),
+                want("NotebookEdit", K::FileEdit, None),
+                want("TodoWrite", K::Todo, None),
+                want("EnterPlanMode", K::Plan, None),
+                want("ExitPlanMode", K::Plan, None),
+                want("ToolSearch", K::Search, None),
+                want("WebFetch", K::Fetch, None),
+                want("Bash", K::Shell, Some(F::Command)),
+                want("TaskOutput", K::Other, None),
+                want("TaskStop", K::Other, None),
+            ]
+        );
+    }
+
     #[derive(Debug)]
     struct Fake {
         name: &'static str,

@@ -4,8 +4,10 @@ import type { PermissionMode } from "./PermissionMode";
 import type { PermissionRequest } from "./PermissionRequest";
 import type { Progress } from "./Progress";
 import type { ResultBlock } from "./ResultBlock";
+import type { RetryReason } from "./RetryReason";
 import type { SandboxState } from "./SandboxState";
 import type { TodoItem } from "./TodoItem";
+import type { ToolKind } from "./ToolKind";
 import type { TurnEnd } from "./TurnEnd";
 import type { UserWords } from "./UserWords";
 import type { JsonValue } from "./serde_json/JsonValue";
@@ -22,6 +24,14 @@ tool_use_id: string,
  * The tool.
  */
 tool_name: string, 
+/**
+ * What kind of work the tool does (the card is chosen by it).
+ */
+kind: ToolKind, 
+/**
+ * The tool's name as users read it (an MCP tool's own name and server...).
+ */
+display_name: string, 
 /**
  * The one-line summary for the card.
  */
@@ -150,9 +160,9 @@ attempt: number,
  */
 delay_ms: number, 
 /**
- * Why.
+ * Why (the front-end words it).
  */
-reason: string, } | { "type": "usage", 
+reason: RetryReason, } | { "type": "usage", 
 /**
  * Input tokens of this response.
  */

@@ -1,5 +1,7 @@
 // Pure helpers behind the permission dialog: which field the user may edit per tool and how the
 // edited input is rebuilt (the engine previews it: see editPreview.svelte.ts), shortcuts, plans.
+import type { EditableField } from "../bindings/EditableField";
+import type { PermissionRequest } from "../bindings/PermissionRequest";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
 
 export type InputObject = { [key: string]: JsonValue };
@@ -8,18 +10,10 @@ export function asObject(input: unknown): InputObject {
   return input && typeof input === "object" && !Array.isArray(input) ? (input as InputObject) : {};
 }
 
-/** The input field a user may rewrite before allowing, per tool. */
-export function editableField(toolName: string): "new_string" | "content" | "command" | null {
-  switch (toolName) {
-    case "Edit":
-      return "new_string";
-    case "Write":
-      return "content";
-    case "Bash":
-      return "command";
-    default:
-      return null;
-  }
+/** The input field a user may rewrite before allowing, as the engine says (its wire name is the
+ *  input's key). */
+export function editableField(request: Pick<PermissionRequest, "editable_field">): EditableField | null {
+  return request.editable_field;
 }
 
 /** The whole input with the edited field replaced, or null when nothing was changed. */
@@ -70,12 +64,10 @@ export function shortcutFor(e: KeyboardEvent): Shortcut | null {
   return null;
 }
 
-/** The tool that asks the user to approve a plan and leave plan mode. */
-export const EXIT_PLAN_MODE = "ExitPlanMode";
-
-/** The plan (Markdown) an ExitPlanMode request asks to approve; null for any other request. */
-export function planOf(toolName: string, input: unknown): string | null {
-  if (toolName !== EXIT_PLAN_MODE) return null;
-  const plan = asObject(input).plan;
+/** The plan (Markdown) a request of the plan kind asks to approve (ExitPlanMode's `plan`); null
+ *  for any other request. */
+export function planOf(request: Pick<PermissionRequest, "kind" | "input">): string | null {
+  if (request.kind.kind !== "plan") return null;
+  const plan = asObject(request.input).plan;
   return typeof plan === "string" ? plan : null;
 }

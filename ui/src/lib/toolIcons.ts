@@ -1,4 +1,4 @@
-// Which icon a tool call shows: one per tool (by name) and one per state. Pure lookups, so the
+// Which icon a tool call shows: one per kind of tool (as the engine says) and one per state. Pure lookups, so the
 // mapping is unit-tested; components/Icon.svelte renders the result (decorative, aria-hidden).
 import type { LucideIcon } from "@lucide/svelte";
 import Ban from "@lucide/svelte/icons/ban";
@@ -20,32 +20,50 @@ import ShieldQuestionMark from "@lucide/svelte/icons/shield-question-mark";
 import SquareTerminal from "@lucide/svelte/icons/square-terminal";
 import Terminal from "@lucide/svelte/icons/terminal";
 import Wrench from "@lucide/svelte/icons/wrench";
+import type { ToolKind } from "../bindings/ToolKind";
 import type { ToolStatus } from "./conversation/types";
 
-const BY_NAME: Record<string, LucideIcon> = {
+/** The icon of a tool, by the kind of work the engine says it does. */
+export function toolIcon(kind: ToolKind): LucideIcon {
+  switch (kind.kind) {
+    case "shell":
+      return Terminal;
+    case "file_edit":
+    case "file_write":
+      return FilePen;
+    case "read":
+      return FileText;
+    case "search":
+      return Search;
+    case "fetch":
+      return Globe;
+    case "plan":
+      return ClipboardList;
+    case "agent":
+      return Bot;
+    case "todo":
+      return ListChecks;
+    case "mcp":
+      return Plug;
+    case "other":
+      return Wrench;
+  }
+}
+
+// A saved output names only its tool (the outputs index keeps no kind yet): its icon is looked up
+// by the names of the built-in tools that save outputs.
+const OUTPUT_TOOLS: Record<string, LucideIcon> = {
   Bash: Terminal,
   TaskOutput: SquareTerminal,
-  TaskStop: CircleStop,
   Read: FileText,
-  Edit: FilePen,
-  Write: FilePen,
-  MultiEdit: FilePen,
-  NotebookEdit: FilePen,
   Grep: Search,
-  ToolSearch: Search,
   Glob: FolderSearch,
   WebFetch: Globe,
-  WebSearch: Globe,
-  Task: Bot,
-  Agent: Bot,
-  TodoWrite: ListChecks,
-  EnterPlanMode: ClipboardList,
-  ExitPlanMode: ClipboardList,
 };
 
-/** The icon of a tool: MCP tools (`mcp__server__tool`) a plug, an unknown tool a wrench. */
-export function toolIcon(name: string): LucideIcon {
-  if (Object.hasOwn(BY_NAME, name)) return BY_NAME[name]!;
+/** The icon of a saved output's tool: MCP tools (`mcp__server__tool`) a plug, others a wrench. */
+export function outputToolIcon(name: string): LucideIcon {
+  if (Object.hasOwn(OUTPUT_TOOLS, name)) return OUTPUT_TOOLS[name]!;
   if (name.startsWith("mcp__")) return Plug;
   return Wrench;
 }

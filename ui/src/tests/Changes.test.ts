@@ -79,6 +79,8 @@ describe("a tool card's changes", () => {
         {
           tool_use_id: "w",
           tool_name: "Write",
+          kind: { kind: "file_write" },
+          display_name: "Write",
           summary: "Write a.txt",
           batch_index: 1,
           concurrent: false,

@@ -28,6 +28,8 @@ const prompt = (turn: number, text: string, message_index: number | null): Promp
 const write: PastCall = {
   tool_use_id: "w1",
   tool_name: "Write",
+  kind: { kind: "file_write" },
+  display_name: "Write",
   summary: "Write new.py",
   batch_index: 1,
   concurrent: false,

@@ -10,6 +10,8 @@ import type { PermissionPreview } from "../bindings/PermissionPreview";
 import type { PermissionRequest } from "../bindings/PermissionRequest";
 import type { PlannedRestore } from "../bindings/PlannedRestore";
 import type { SedFileChange } from "../bindings/SedFileChange";
+import type { ToolKind } from "../bindings/ToolKind";
+import type { EditableField } from "../bindings/EditableField";
 import type { UnseenCall } from "../bindings/UnseenCall";
 import type { SessionSummary } from "../bindings/SessionSummary";
 
@@ -41,7 +43,18 @@ export function queued(
   summary = `${name} ${id}`,
   destructive = false,
 ): Event {
-  return { type: "tool_queued", tool_use_id: id, tool_name: name, summary, batch_id: batch, concurrent, destructive, sandbox: null };
+  return {
+    type: "tool_queued",
+    tool_use_id: id,
+    tool_name: name,
+    kind: kindOf(name),
+    display_name: name,
+    summary,
+    batch_id: batch,
+    concurrent,
+    destructive,
+    sandbox: null,
+  };
 }
 
 export function completed(id: string, extra: Partial<Omit<ToolCompleted, "type" | "tool_use_id">> = {}): Event {
@@ -62,8 +75,31 @@ export function completed(id: string, extra: Partial<Omit<ToolCompleted, "type" 
   };
 }
 
+/** What the engine says of the built-in tools these fixtures name (crates/nerve/src/registry.rs
+ *  pins the same table): their kind and the field a user may edit. */
+const KINDS: Record<string, [ToolKind, EditableField | null]> = {
+  Bash: [{ kind: "shell" }, "command"],
+  Edit: [{ kind: "file_edit" }, "new_string"],
+  Write: [{ kind: "file_write" }, "content"],
+  Read: [{ kind: "read" }, null],
+  Grep: [{ kind: "search" }, null],
+  Glob: [{ kind: "search" }, null],
+  WebFetch: [{ kind: "fetch" }, null],
+  ExitPlanMode: [{ kind: "plan" }, null],
+  Agent: [{ kind: "agent" }, null],
+  Network: [{ kind: "fetch" }, null],
+};
+
+export function kindOf(toolName: string): ToolKind {
+  return Object.hasOwn(KINDS, toolName) ? KINDS[toolName]![0] : { kind: "other" };
+}
+
 export function request(fields: Partial<PermissionRequest> & Pick<PermissionRequest, "id" | "tool_name">): PermissionRequest {
+  const [kind, editable_field] = Object.hasOwn(KINDS, fields.tool_name) ? KINDS[fields.tool_name]! : [{ kind: "other" } as ToolKind, null];
   return {
+    kind,
+    display_name: fields.tool_name === "Network" ? "Network request" : fields.tool_name,
+    editable_field,
     tool_use_id: `tu-${fields.id}`,
     input: {},
     summary: `${fields.tool_name} call`,

@@ -164,7 +164,7 @@ describe("reducer: session-level events", () => {
       { type: "todos_changed", todos: [{ content: "Run tests", status: "in_progress", activeForm: "Running tests" }] } as Event,
       usage({ input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 1, session_cost_usd: 0.01, context_tokens: 116 }),
       usage({ input_tokens: 50, output_tokens: 5, session_cost_usd: 0.02, context_tokens: 171 }),
-      { type: "retrying", attempt: 2, delay_ms: 1500, reason: "overloaded" } as Event,
+      { type: "retrying", attempt: 2, delay_ms: 1500, reason: { kind: "status", status: 529, error_type: "overloaded_error", message: "Overloaded" } },
       { type: "error", message: "boom" },
       { type: "text_delta", text: "partial" },
     ], { ...initialState(), running: true });
@@ -175,7 +175,9 @@ describe("reducer: session-level events", () => {
     expect(s.cost).toEqual({ session_usd: 0.02, answered: true, turn_start_usd: null });
     const notices = s.items.filter((i) => i.kind === "notice");
     expect(notices.map((n) => (n as { level: string }).level)).toEqual(["retry", "error"]);
-    expect((notices[0] as { text: string }).text).toContain("attempt 2");
+    expect((notices[0] as { text: string }).text).toBe(
+      "Retrying (attempt 2) in 1.5s: the API is overloaded (529 overloaded_error): Overloaded",
+    );
     s = reduce(s, { type: "turn_ended", reason: "aborted" }, 0);
     expect(s.running).toBe(false);
     expect(s.last_end).toBe("aborted");
@@ -197,6 +199,8 @@ describe("reducer: session-level events", () => {
     const past = (tool_use_id: string, batch_index: number, concurrent: boolean, extra: Partial<PastCall> = {}): PastCall => ({
       tool_use_id,
       tool_name: "Read",
+      kind: { kind: "read" },
+      display_name: "Read",
       summary: `${tool_use_id}.md`,
       batch_index,
       concurrent,

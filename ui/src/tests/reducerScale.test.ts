@@ -45,6 +45,8 @@ function longHistory(calls: number): { messages: HistoryMessage[]; pastCalls: Pa
         pastCalls.push({
           tool_use_id: id,
           tool_name: k % 2 ? "Read" : "Bash",
+          kind: k % 2 ? { kind: "read" } : { kind: "shell" },
+          display_name: k % 2 ? "Read" : "Bash",
           summary: made % 11 === 0 ? "" : `call ${made}`,
           batch_index: batch,
           concurrent: k > 0,
@@ -87,12 +89,14 @@ function replay(messages: HistoryMessage[], pastCalls: PastCall[], prompts: Prom
         const joins = past !== undefined && open === past.batch_index;
         const last = s.items.at(-1);
         const batchId = joins && last?.kind === "batch" ? last.batch_id : -s.seq - 1;
-        const summary = past?.summary || `${name} ${JSON.stringify(b.input)}`;
+        const summary = past?.summary || JSON.stringify(b.input);
         s = { ...reduce(s, queued(id, batchId, past?.concurrent ?? false, past?.tool_name ?? name, summary), 0), tools: PersistentMap() };
         if (!joins) open = past?.batch_index ?? null;
         tools[id] = newToolCall({
           tool_use_id: id,
           tool_name: past?.tool_name ?? name,
+          tool_kind: past?.kind ?? { kind: "other" },
+          display_name: past?.display_name ?? name,
           summary,
           status: "completed",
           from_history: true,
@@ -130,7 +134,8 @@ describe("resuming a day-long session", () => {
     // Spot checks that the history exercises what it should.
     expect(rebuilt.tools.get("t13")!.status).toBe("denied");
     expect(rebuilt.tools.get("t9")!.status).toBe("error");
-    expect(rebuilt.tools.get("t3")!.summary).toBe('Bash {"n":3}');
+    // A call the engine did not describe: its input, beside the name the model gave.
+    expect(rebuilt.tools.get("t3")).toMatchObject({ display_name: "Bash", tool_kind: { kind: "other" }, summary: '{"n":3}' });
     expect(rebuilt.items.some((i) => i.kind === "user" && i.images.length === 1)).toBe(true);
     expect(rebuilt.items.find((i) => i.kind === "user")).toMatchObject({ turn: 2 });
   });

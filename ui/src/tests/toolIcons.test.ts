@@ -1,4 +1,4 @@
-// The icons of tool calls: one per tool and one per state, decorative (aria-hidden SVGs that add
+// The icons of tool calls: one per kind of tool and one per state, decorative (aria-hidden SVGs that add
 // no text to the card, whose text the end-to-end tests read exactly).
 import { describe, expect, it } from "vitest";
 import { render, within } from "@testing-library/svelte";
@@ -7,6 +7,7 @@ import Bot from "@lucide/svelte/icons/bot";
 import Check from "@lucide/svelte/icons/check";
 import CircleStop from "@lucide/svelte/icons/circle-stop";
 import CircleX from "@lucide/svelte/icons/circle-x";
+import ClipboardList from "@lucide/svelte/icons/clipboard-list";
 import Clock from "@lucide/svelte/icons/clock";
 import FilePen from "@lucide/svelte/icons/file-pen";
 import FileText from "@lucide/svelte/icons/file-text";
@@ -21,31 +22,39 @@ import Terminal from "@lucide/svelte/icons/terminal";
 import Wrench from "@lucide/svelte/icons/wrench";
 import ToolCard from "../lib/components/ToolCard.svelte";
 import { newToolCall } from "../lib/conversation/reducer";
-import { stateIcon, toolIcon } from "../lib/toolIcons";
+import { outputToolIcon, stateIcon, toolIcon } from "../lib/toolIcons";
+import type { ToolKind } from "../bindings/ToolKind";
 
 describe("tool icons", () => {
-  it("gives each tool its icon", () => {
-    expect(toolIcon("Bash")).toBe(Terminal);
-    expect(toolIcon("Read")).toBe(FileText);
-    for (const name of ["Edit", "Write", "MultiEdit", "NotebookEdit"]) expect(toolIcon(name)).toBe(FilePen);
-    expect(toolIcon("Grep")).toBe(Search);
-    expect(toolIcon("Glob")).toBe(FolderSearch);
-    expect(toolIcon("WebFetch")).toBe(Globe);
-    expect(toolIcon("WebSearch")).toBe(Globe);
-    expect(toolIcon("Task")).toBe(Bot);
-    expect(toolIcon("Agent")).toBe(Bot);
-    expect(toolIcon("TodoWrite")).toBe(ListChecks);
+  it("gives each kind of tool its icon, as the engine names the kind", () => {
+    const kinds: [ToolKind, unknown][] = [
+      [{ kind: "shell" }, Terminal],
+      [{ kind: "file_edit" }, FilePen],
+      [{ kind: "file_write" }, FilePen],
+      [{ kind: "read" }, FileText],
+      [{ kind: "search" }, Search],
+      [{ kind: "fetch" }, Globe],
+      [{ kind: "plan" }, ClipboardList],
+      [{ kind: "agent" }, Bot],
+      [{ kind: "todo" }, ListChecks],
+      [{ kind: "mcp", server: "github", tool: "create_issue" }, Plug],
+      [{ kind: "other" }, Wrench],
+    ];
+    expect(kinds.map(([kind]) => toolIcon(kind))).toEqual(kinds.map(([, icon]) => icon));
   });
 
-  it("shows a plug for MCP tools and a wrench for any other tool", () => {
-    expect(toolIcon("mcp__github__create_issue")).toBe(Plug);
-    expect(toolIcon("mcp__x")).toBe(Plug);
-    expect(toolIcon("SomethingNew")).toBe(Wrench);
-    expect(toolIcon("")).toBe(Wrench);
+  it("gives a saved output its tool's icon by name: a plug for MCP tools, a wrench for others", () => {
+    expect(outputToolIcon("Bash")).toBe(Terminal);
+    expect(outputToolIcon("Read")).toBe(FileText);
+    expect(outputToolIcon("Grep")).toBe(Search);
+    expect(outputToolIcon("Glob")).toBe(FolderSearch);
+    expect(outputToolIcon("WebFetch")).toBe(Globe);
+    expect(outputToolIcon("mcp__github__create_issue")).toBe(Plug);
+    expect(outputToolIcon("SomethingNew")).toBe(Wrench);
     // Names are matched exactly, never through the prototype chain.
-    expect(toolIcon("bash")).toBe(Wrench);
-    expect(toolIcon("toString")).toBe(Wrench);
-    expect(toolIcon("constructor")).toBe(Wrench);
+    expect(outputToolIcon("bash")).toBe(Wrench);
+    expect(outputToolIcon("toString")).toBe(Wrench);
+    expect(outputToolIcon("constructor")).toBe(Wrench);
   });
 
   it("gives each state its icon; only a running call spins", () => {
@@ -65,7 +74,7 @@ describe("tool icons", () => {
   });
 
   it("renders them as hidden SVGs that leave the card's text as it was", () => {
-    const call = newToolCall({ tool_use_id: "t1", tool_name: "Bash", summary: "ls -la", status: "executing", started_at: null });
+    const call = newToolCall({ tool_use_id: "t1", tool_name: "Bash", tool_kind: { kind: "shell" }, summary: "ls -la", status: "executing", started_at: null });
     const { container } = render(ToolCard, { call, sessionId: "s1", serial: false });
     const icons = [...container.querySelectorAll("svg")];
     expect(icons.length).toBeGreaterThanOrEqual(2);
@@ -80,11 +89,19 @@ describe("tool icons", () => {
     expect(within(container).getByTestId("tool-summary").textContent).toBe("ls -la");
   });
 
-  it("shows the tool's name beside a summary that does not start with it", () => {
-    const call = newToolCall({ tool_use_id: "t2", tool_name: "mcp__docs__search", summary: "query: icons", status: "completed", elapsed_ms: 5 });
+  it("shows the tool's name as the engine gives it, and its kind's icon", () => {
+    const call = newToolCall({
+      tool_use_id: "t2",
+      tool_name: "mcp__docs__search",
+      tool_kind: { kind: "mcp", server: "docs", tool: "search" },
+      display_name: "docs - search (MCP)",
+      summary: "query: icons",
+      status: "completed",
+      elapsed_ms: 5,
+    });
     const { container } = render(ToolCard, { call, sessionId: "s1", serial: false });
     expect(container.querySelector("svg.lucide-plug")).not.toBeNull();
-    expect(container.querySelector(".name")?.textContent).toBe("mcp__docs__search");
+    expect(container.querySelector(".name")?.textContent).toBe("docs - search (MCP)");
     expect(within(container).getByTestId("tool-status").querySelector("svg.lucide-check")).not.toBeNull();
   });
 });

@@ -117,7 +117,13 @@ impl Agent {
              everything before this point:\n\n{summary}"
         )));
         self.emit(Event::Notice {
-            message: format!("Conversation compacted ({trigger:?}); {tokens_before} tokens before."),
+            message: format!(
+                "Conversation compacted {}; {tokens_before} tokens before.",
+                match trigger {
+                    CompactTrigger::Auto => "automatically, as the context filled up",
+                    CompactTrigger::Manual => "on request",
+                }
+            ),
         });
         Ok(())
     }

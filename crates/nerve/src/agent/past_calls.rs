@@ -70,6 +70,13 @@ impl Agent {
                         tool_name: prepared
                             .as_ref()
                             .map_or_else(|| call.name.clone(), |(t, _, _)| t.name().to_string()),
+                        kind: prepared
+                            .as_ref()
+                            .map_or(nerve_protocol::ToolKind::Other, |(t, _, _)| t.kind()),
+                        display_name: prepared.as_ref().map_or_else(
+                            || call.name.clone(),
+                            |(t, input, _)| t.user_facing_name(Some(input)),
+                        ),
                         summary: prepared
                             .as_ref()
                             .map(|(t, input, _)| t.summary(input, cwd))

@@ -637,7 +637,7 @@ impl Agent {
                     self.emit(Event::Retrying {
                         attempt: stream_failures,
                         delay_ms: 0,
-                        reason,
+                        reason: nerve_protocol::RetryReason::StreamFailed { message: reason },
                     });
                 }
                 StepKind::Continue => {}
@@ -715,7 +715,7 @@ impl Agent {
                 Ok(ModelEvent::Retrying(notice)) => self.emit(Event::Retrying {
                     attempt: notice.attempt,
                     delay_ms: notice.delay.as_millis() as u64,
-                    reason: format!("{:?}", notice.reason),
+                    reason: notice.reason,
                 }),
                 Ok(ModelEvent::Event(StreamEvent::ContentBlockDelta { delta, .. })) => match delta {
                     BlockDelta::TextDelta { text } => self.emit(Event::TextDelta { text }),
@@ -992,7 +992,8 @@ impl Agent {
                     tool_use_id: o.tool_use_id.clone(),
                     tool_name: o.tool_name.clone(),
                     allowed: true,
-                    reason: format!("{by:?}"),
+                    decided_by: Some(by),
+                    reason: crate::permissions::allowed_by_words(by).to_string(),
                 });
                 continue;
             }
@@ -1013,6 +1014,7 @@ impl Agent {
                 tool_use_id: o.tool_use_id.clone(),
                 tool_name: o.tool_name.clone(),
                 allowed: false,
+                decided_by: None,
                 reason: crate::tool::text_of(&o.content),
             });
         }

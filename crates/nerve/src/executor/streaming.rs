@@ -13,8 +13,9 @@ use std::time::Instant;
 
 use futures::FutureExt;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::AbortOnDropHandle;
 
 use crate::errors::ErrorClass;
 use crate::events::Event;
@@ -63,11 +64,13 @@ enum Command {
     Close,
 }
 
-/// Handle to a running executor for one turn.
+/// Handle to a running executor for one turn. It owns the work it started: dropping it (a turn
+/// whose future is dropped) aborts the scheduler, and with it every call still running, so no tool
+/// runs on unsupervised.
 pub struct StreamingExecutor {
     commands: mpsc::UnboundedSender<Command>,
     results: mpsc::UnboundedReceiver<CallOutcome>,
-    task: JoinHandle<ToolUseContext>,
+    task: AbortOnDropHandle<ToolUseContext>,
     initial_ctx: ToolUseContext,
 }
 
@@ -97,8 +100,9 @@ impl StreamingExecutor {
             queued_modifiers: Vec::new(),
             done_tx,
             results_tx,
+            calls: JoinSet::new(),
         };
-        let task = tokio::spawn(scheduler.run(command_rx, done_rx));
+        let task = AbortOnDropHandle::new(tokio::spawn(scheduler.run(command_rx, done_rx)));
         Self {
             commands,
             results,
@@ -188,6 +192,8 @@ struct Scheduler {
     queued_modifiers: Vec<(usize, ContextModifier)>,
     done_tx: mpsc::UnboundedSender<(usize, CallOutcome)>,
     results_tx: mpsc::UnboundedSender<CallOutcome>,
+    /// The running calls' tasks: dropped with the scheduler (its task aborted), which aborts them.
+    calls: JoinSet<()>,
 }
 
 impl Scheduler {
@@ -239,6 +245,13 @@ impl Scheduler {
         // Fails closed: an unknown tool or an invalid input runs alone.
         let safe = valid.is_some_and(|(tool, input)| input_is_concurrency_safe(tool.as_ref(), input));
         let tool_name = tool.map_or_else(|| call.name.clone(), |t| t.name().to_string());
+        // An unknown tool is of no known kind, and goes by the name the model gave.
+        let kind = tool.map_or(nerve_protocol::ToolKind::Other, |t| t.kind());
+        let display_name = match (tool, valid) {
+            (Some(tool), Some((_, input))) => tool.user_facing_name(Some(input)),
+            (Some(tool), None) => tool.user_facing_name(None),
+            (None, _) => call.name.clone(),
+        };
         // An unknown tool blocks: its call is answered at once anyway.
         let behavior = tool.map_or(InterruptBehavior::Block, |t| t.interrupt_behavior());
         let cancels_siblings = tool.is_some_and(|t| t.cancels_siblings_on_failure());
@@ -258,6 +271,8 @@ impl Scheduler {
         self.pipeline.events().emit(Event::ToolQueued {
             tool_use_id: call.id.clone(),
             tool_name: tool_name.clone(),
+            kind,
+            display_name,
             summary: summary.clone(),
             batch_id,
             concurrent: safe,
@@ -357,7 +372,7 @@ impl Scheduler {
         );
         let pipeline = Arc::clone(&self.pipeline);
         let done = self.done_tx.clone();
-        tokio::spawn(async move {
+        self.calls.spawn(async move {
             let run = AssertUnwindSafe(pipeline.run_prepared(&call, prepared, &call_ctx, &progress))
                 .catch_unwind()
                 .await;
@@ -374,6 +389,8 @@ impl Scheduler {
     }
 
     fn complete(&mut self, idx: usize, mut outcome: CallOutcome) {
+        // Reaps the finished calls' tasks (each sent its outcome before ending).
+        while self.calls.try_join_next().is_some() {}
         let Some(entry) = self.entries.get_mut(idx) else {
             return;
         };

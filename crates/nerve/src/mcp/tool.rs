@@ -150,6 +150,13 @@ impl Tool for McpTool {
         self.always_load
     }
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Mcp {
+            server: self.server().to_string(),
+            tool: self.remote_name.clone(),
+        }
+    }
+
     fn user_facing_name(&self, _input: Option<&Self::Input>) -> String {
         format!("{} - {} (MCP)", self.server(), self.remote_name)
     }

@@ -338,9 +338,11 @@ impl ModelClient {
             response = tokio::time::timeout(idle, send) => response,
         };
         let Ok(response) = response else {
-            let message = format!("no response headers arrived within {idle:?}");
+            let message = format!("no response headers arrived within {} s", idle.as_secs_f64());
             return Attempt::Transient {
-                reason: RetryReason::Connection(message.clone()),
+                reason: RetryReason::Connection {
+                    message: message.clone(),
+                },
                 server_delay: None,
                 error: ModelError::Connect {
                     url: self.endpoint.clone(),
@@ -356,7 +358,9 @@ impl ModelClient {
             Err(e) => {
                 let message = error_chain(&e);
                 return Attempt::Transient {
-                    reason: RetryReason::Connection(message.clone()),
+                    reason: RetryReason::Connection {
+                        message: message.clone(),
+                    },
                     server_delay: None,
                     error: ModelError::Connect {
                         url: self.endpoint.clone(),
@@ -405,7 +409,7 @@ impl ModelClient {
             Attempt::Transient {
                 reason: RetryReason::Status {
                     status,
-                    kind,
+                    error_type: kind,
                     message,
                 },
                 server_delay,
@@ -509,7 +513,9 @@ fn stream_failure(error: StreamError, delivered: usize) -> Attempt {
         },
     };
     Attempt::Transient {
-        reason: RetryReason::StreamFailed(error.to_string()),
+        reason: RetryReason::StreamFailed {
+            message: error.to_string(),
+        },
         server_delay: None,
         error: final_error,
     }

@@ -88,23 +88,8 @@ pub fn server_retry_delay(headers: &HeaderMap, now: SystemTime) -> Option<Durati
     Some(date.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
-/// Why a request is being sent again.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RetryReason {
-    /// The API answered with a retryable status.
-    Status {
-        /// HTTP status (429, 529, 5xx).
-        status: u16,
-        /// Error type from the body.
-        kind: String,
-        /// Message from the body.
-        message: String,
-    },
-    /// The request could not be sent or the connection failed.
-    Connection(String),
-    /// The stream failed before any content block arrived.
-    StreamFailed(String),
-}
+/// Why a request is being sent again: the protocol's type, which front-ends word themselves.
+pub use nerve_protocol::RetryReason;
 
 /// One retry, reported to the caller before waiting, so the UI can say
 /// "overloaded, retrying in 2 s (attempt 2 of 5)".

@@ -46,4 +46,4 @@ pub use rule::{PermissionRule, RuleBehavior, RuleParseError, RuleSource, RuleVal
 pub use rule_set::{Access, RuleSet, SearchMeets};
 pub use subject::{PermissionSubject, ReadScope, SearchSubject, ShellPart, ShellSubject};
 pub use tool_opinion::ToolPermission;
-pub use verdict::{DecidedBy, Evaluation, PartDecision, PartVerdict, Resolution, Verdict};
+pub use verdict::{DecidedBy, Evaluation, PartDecision, PartVerdict, Resolution, Verdict, allowed_by_words};

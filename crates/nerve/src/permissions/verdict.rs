@@ -6,6 +6,22 @@ use serde_json::Value;
 
 pub use nerve_protocol::permission::{DecidedBy, PartDecision, PartVerdict, Verdict};
 
+/// What allowed a call, in words (the transcript's record of the decision).
+pub fn allowed_by_words(by: DecidedBy) -> &'static str {
+    match by {
+        DecidedBy::Rule => "allowed by a permission rule",
+        DecidedBy::Hook => "allowed by a hook",
+        DecidedBy::Tool => "allowed by the tool's own check",
+        DecidedBy::Mode => "allowed by the permission mode",
+        DecidedBy::ReadOnly => "allowed: it only reads inside the working directories",
+        DecidedBy::ProtectedPath => "allowed by the user for a protected path",
+        DecidedBy::Unparsed => "allowed by the user for a command that could not be parsed",
+        DecidedBy::Classifier => "allowed by the auto-mode classifier",
+        DecidedBy::User => "allowed by the user",
+        DecidedBy::Default => "allowed",
+    }
+}
+
 /// The final answer for a call, after prompts and classifier.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resolution {

@@ -100,6 +100,9 @@ impl PromptingNetworkGate {
             id: uuid::Uuid::new_v4().to_string(),
             tool_use_id: String::new(),
             tool_name: "Network".into(),
+            kind: nerve_protocol::ToolKind::Fetch,
+            display_name: "Network request".into(),
+            editable_field: None,
             input: serde_json::json!({"host": host, "port": port, "command": command}),
             summary: format!("Network request outside of sandbox: {host}:{port}"),
             reason: format!(

@@ -98,7 +98,10 @@ pub enum TranscriptEntry {
         tool_name: String,
         /// Whether it was allowed.
         allowed: bool,
-        /// Why.
+        /// What allowed it (absent for a refusal, and in transcripts older than the field).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decided_by: Option<nerve_protocol::DecidedBy>,
+        /// Why, in words: what allowed it, or the refusal the model read.
         reason: String,
     },
 }
@@ -286,6 +289,7 @@ mod tests {
             tool_use_id: "t".into(),
             tool_name: "Bash".into(),
             allowed: false,
+            decided_by: None,
             reason: "r".into(),
         })
         .unwrap();

@@ -87,6 +87,10 @@ pub trait DynTool: Send + Sync {
     ) -> Result<ToolOutput, ToolError>;
     /// See [`Tool::user_facing_name`].
     fn user_facing_name(&self, input: Option<&PreparedInput>) -> String;
+    /// See [`Tool::kind`].
+    fn kind(&self) -> nerve_protocol::ToolKind;
+    /// See [`Tool::editable_field`].
+    fn editable_field(&self) -> Option<nerve_protocol::EditableField>;
     /// See [`Tool::summary`].
     fn summary(&self, input: &PreparedInput, cwd: &std::path::Path) -> String;
     /// See [`Tool::classifier_input`].
@@ -222,6 +226,12 @@ impl<T: Tool> DynTool for T {
     fn user_facing_name(&self, input: Option<&PreparedInput>) -> String {
         let typed = input.and_then(|v| typed::<T>(v).ok());
         Tool::user_facing_name(self, typed)
+    }
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        Tool::kind(self)
+    }
+    fn editable_field(&self) -> Option<nerve_protocol::EditableField> {
+        Tool::editable_field(self)
     }
     fn summary(&self, input: &PreparedInput, cwd: &std::path::Path) -> String {
         typed::<T>(input)

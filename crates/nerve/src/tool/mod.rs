@@ -191,6 +191,17 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
+    /// What kind of work the tool does: front-ends choose its card, icon and dialog by it, never by
+    /// its name. Default: other.
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Other
+    }
+
+    /// The input field the user may edit before allowing a call. Default: none.
+    fn editable_field(&self) -> Option<nerve_protocol::EditableField> {
+        None
+    }
+
     /// The name shown to the user.
     fn user_facing_name(&self, _input: Option<&Self::Input>) -> String {
         self.name().to_string()

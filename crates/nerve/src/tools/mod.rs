@@ -21,6 +21,8 @@ pub mod web_fetch;
 pub mod write;
 
 #[cfg(test)]
+mod adding_a_tool_example;
+#[cfg(test)]
 pub(crate) mod test_support;
 #[cfg(feature = "test-tools")]
 pub mod testing;

@@ -80,18 +80,28 @@ async fn tool_results_go_back_in_one_message_in_request_order() {
     // Every permission decision is in the transcript.
     let path = Transcript::path_for(&p.dir.path().join("data"), &a.runtime().context.config.session_id);
     let (entries, _) = nerve::session::read_transcript(&path).unwrap();
-    let allowed: Vec<String> = entries
+    // Typed (what allowed it) and in words, never Rust's debug text.
+    let allowed: Vec<(String, Option<nerve::permissions::DecidedBy>, String)> = entries
         .iter()
         .filter_map(|e| match e {
             nerve::session::TranscriptEntry::Permission {
                 tool_use_id,
                 allowed: true,
+                decided_by,
+                reason,
                 ..
-            } => Some(tool_use_id.clone()),
+            } => Some((tool_use_id.clone(), *decided_by, reason.clone())),
             _ => None,
         })
         .collect();
-    assert_eq!(allowed, vec!["t_slow", "t_fast"]);
+    let read_only = |id: &str| {
+        (
+            id.to_string(),
+            Some(nerve::permissions::DecidedBy::ReadOnly),
+            "allowed: it only reads inside the working directories".to_string(),
+        )
+    };
+    assert_eq!(allowed, vec![read_only("t_slow"), read_only("t_fast")]);
 }
 
 #[tokio::test]

@@ -506,3 +506,53 @@ async fn a_tool_cannot_enter_bypass_mode_when_settings_disable_it() {
     );
     assert_eq!(ctx.permissions.mode, PermissionMode::AcceptEdits);
 }
+
+/// A turn whose future is dropped in the middle of a batch (a closed window, a front-end that went
+/// away) leaves nothing running: the executor owns its scheduler and every call it started, and
+/// dropping it aborts them, a Bash call's processes with them. Neither the running command nor
+/// the queued one ever finishes its work.
+#[tokio::test]
+async fn dropping_a_turn_mid_batch_leaves_no_call_running() {
+    let p = TestProject::new();
+    let s = p.builtin_session(PermissionMode::BypassPermissions, &[]);
+    let exec = s.executor(CancellationToken::new(), opts(10));
+    let dir = p.project_dir();
+    let bash = |id: &str, command: String| ToolCall {
+        id: id.into(),
+        name: "Bash".into(),
+        input: json!({ "command": command }),
+    };
+    exec.add(bash(
+        "a",
+        format!("sleep 2 && touch {}", dir.join("a.done").display()),
+    ));
+    exec.add(bash("b", format!("touch {}", dir.join("b.done").display())));
+    // Wait until the first command runs (the second waits behind it: both write).
+    let started = tokio::time::Instant::now();
+    while !p
+        .recorder
+        .events()
+        .iter()
+        .any(|e| matches!(e, Event::ToolStarted { tool_use_id } if tool_use_id == "a"))
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "a never started"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    drop(exec);
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    assert_eq!(
+        (dir.join("a.done").exists(), dir.join("b.done").exists()),
+        (false, false),
+        "a call ran on after its turn was dropped"
+    );
+    assert!(
+        !p.recorder
+            .events()
+            .iter()
+            .any(|e| matches!(e, Event::ToolStarted { tool_use_id } if tool_use_id == "b")),
+        "the queued call never started"
+    );
+}

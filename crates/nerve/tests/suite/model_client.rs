@@ -180,7 +180,7 @@ async fn overloaded_is_retried_with_a_retry_event() {
         notice.reason,
         RetryReason::Status {
             status: 529,
-            kind: "overloaded_error".into(),
+            error_type: "overloaded_error".into(),
             message: "Overloaded".into()
         }
     );
@@ -253,7 +253,7 @@ async fn a_drop_before_content_is_retried_transparently() {
         .map(Result::unwrap)
         .collect();
     assert!(
-        matches!(&events[0], ModelEvent::Retrying(n) if matches!(n.reason, RetryReason::StreamFailed(_)))
+        matches!(&events[0], ModelEvent::Retrying(n) if matches!(n.reason, RetryReason::StreamFailed { .. }))
     );
     let starts = events
         .iter()
@@ -394,7 +394,7 @@ async fn an_in_stream_overload_before_content_is_retried() {
         panic!("{events:?}")
     };
     assert!(
-        matches!(&notice.reason, RetryReason::StreamFailed(m) if m.contains("overloaded_error")),
+        matches!(&notice.reason, RetryReason::StreamFailed { message } if message.contains("overloaded_error")),
         "{notice:?}"
     );
     assert!(matches!(events.last(), Some(ModelEvent::MessageComplete(_))));
@@ -437,7 +437,7 @@ async fn connection_failures_are_retried_then_reported() {
         .collect()
         .await;
     assert!(
-        matches!(&events[0], Ok(ModelEvent::Retrying(n)) if matches!(n.reason, RetryReason::Connection(_)))
+        matches!(&events[0], Ok(ModelEvent::Retrying(n)) if matches!(n.reason, RetryReason::Connection { .. }))
     );
     let ModelError::Connect { url: failed, message } = last_error(&events) else {
         panic!("{events:?}")

@@ -241,7 +241,7 @@ async fn a_slow_server_times_out() {
     let out = fetch(&session(&p, Setup::default()), &format!("{base}/slow")).await;
     assert!(out.is_error);
     assert!(
-        text_of(&out.content).contains("took longer than 500ms and was stopped"),
+        text_of(&out.content).contains("took longer than 0.5 s and was stopped"),
         "{:?}",
         out.content
     );

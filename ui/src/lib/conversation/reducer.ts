@@ -9,6 +9,7 @@ import type { PromptInfo } from "../../bindings/PromptInfo";
 import type { Progress } from "../../bindings/Progress";
 import type { UserWords } from "../../bindings/UserWords";
 import { Map as PersistentMap } from "immutable";
+import { retryReasonText } from "../retry";
 import {
   OUTPUT_TAIL_LINES,
   type ConversationState,
@@ -192,6 +193,8 @@ function applyProgress(tool: ToolCall, progress: Progress): ToolCall {
 
 export function newToolCall(fields: Partial<ToolCall> & Pick<ToolCall, "tool_use_id" | "tool_name">): ToolCall {
   return {
+    tool_kind: { kind: "other" },
+    display_name: fields.tool_name,
     summary: "",
     batch_id: 0,
     concurrent: false,
@@ -222,6 +225,8 @@ function queueTool(state: ConversationState, e: Extract<Event, { type: "tool_que
   const tool = newToolCall({
     tool_use_id: e.tool_use_id,
     tool_name: e.tool_name,
+    tool_kind: e.kind,
+    display_name: e.display_name,
     summary: e.summary,
     batch_id: batchId,
     concurrent: e.concurrent,
@@ -311,7 +316,7 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
         kind: "notice",
         key,
         level: "retry",
-        text: `Retrying (attempt ${event.attempt}) in ${formatDelay(Number(event.delay_ms))}: ${event.reason}`,
+        text: `Retrying (attempt ${event.attempt}) in ${formatDelay(Number(event.delay_ms))}: ${retryReasonText(event.reason)}`,
       }));
     case "error":
       return withItem(state, (key) => ({ kind: "notice", key, level: "error", text: event.message }));
@@ -479,7 +484,9 @@ export function fromHistory(
         tools.set(id, newToolCall({
           tool_use_id: id,
           tool_name: past?.tool_name ?? name,
-          summary: past?.summary || `${name} ${compactJson(b.input)}`,
+          tool_kind: past?.kind ?? { kind: "other" },
+          display_name: past?.display_name ?? name,
+          summary: past?.summary || compactJson(b.input),
           status: "completed",
           from_history: true,
           batch_id: batchId,

@@ -2,6 +2,7 @@
 // only shapes the engine does not define (how the UI groups and remembers things) live here.
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { PermissionRequest } from "../../bindings/PermissionRequest";
+import type { ToolKind } from "../../bindings/ToolKind";
 import type { Progress } from "../../bindings/Progress";
 import type { MessageImage } from "../../bindings/MessageImage";
 import type { ResultBlock } from "../../bindings/ResultBlock";
@@ -18,6 +19,10 @@ export type ToolStatus = "queued" | "executing" | "completed" | "error" | "denie
 export interface ToolCall {
   tool_use_id: string;
   tool_name: string;
+  /** What kind of work the tool does, as the engine says: the card and icon follow it. */
+  tool_kind: ToolKind;
+  /** The tool's name as users read it, as the engine says. */
+  display_name: string;
   summary: string;
   batch_id: number;
   concurrent: boolean;

@@ -49,6 +49,10 @@ pub struct AgentTool;
 impl Tool for AgentTool {
     type Input = AgentInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Agent
+    }
+
     fn name(&self) -> &str {
         "Agent"
     }
@@ -134,8 +138,8 @@ impl Tool for AgentTool {
         };
         if !report.finished_normally() {
             text.push_str(&format!(
-                "\n\n(The sub-agent stopped early: {:?}{}.)",
-                report.end,
+                "\n\n(The sub-agent stopped early: {}{}.)",
+                stopped_early_words(&report.end),
                 report
                     .error
                     .as_deref()
@@ -175,5 +179,20 @@ impl Tool for AgentTool {
             return Err(ToolError::WithContent(out.content));
         }
         Ok(out)
+    }
+}
+
+/// Why a sub-agent's turn ended before its work was done, for the model that started it.
+fn stopped_early_words(end: &nerve_protocol::TurnEnd) -> &'static str {
+    use nerve_protocol::TurnEnd;
+    match end {
+        TurnEnd::EndTurn => "it ended its turn",
+        TurnEnd::MaxTokens => "it reached its output limit",
+        TurnEnd::MaxTurns => "it reached its limit of model calls",
+        TurnEnd::Aborted => "it was aborted",
+        TurnEnd::Interrupted => "it was interrupted by a new message",
+        TurnEnd::StoppedByHook => "a hook stopped it",
+        TurnEnd::Refusal => "the model refused",
+        TurnEnd::Error => "an error ended it",
     }
 }

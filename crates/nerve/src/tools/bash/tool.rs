@@ -65,6 +65,14 @@ pub struct BashTool;
 impl Tool for BashTool {
     type Input = BashInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Shell
+    }
+
+    fn editable_field(&self) -> Option<nerve_protocol::EditableField> {
+        Some(nerve_protocol::EditableField::Command)
+    }
+
     fn name(&self) -> &str {
         "Bash"
     }

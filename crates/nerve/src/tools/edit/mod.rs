@@ -41,6 +41,14 @@ pub struct EditTool;
 impl Tool for EditTool {
     type Input = EditInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::FileEdit
+    }
+
+    fn editable_field(&self) -> Option<nerve_protocol::EditableField> {
+        Some(nerve_protocol::EditableField::NewString)
+    }
+
     fn name(&self) -> &str {
         "Edit"
     }

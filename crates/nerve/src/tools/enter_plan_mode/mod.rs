@@ -33,6 +33,10 @@ pub struct EnterPlanModeTool;
 impl Tool for EnterPlanModeTool {
     type Input = EnterPlanModeInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Plan
+    }
+
     fn name(&self) -> &str {
         NAME
     }

@@ -36,6 +36,10 @@ pub struct ExitPlanModeTool;
 impl Tool for ExitPlanModeTool {
     type Input = ExitPlanModeInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Plan
+    }
+
     fn file_effect(&self, _input: &ExitPlanModeInput, _ctx: &ToolUseContext) -> crate::tool::FileEffect {
         crate::tool::FileEffect::None
     }

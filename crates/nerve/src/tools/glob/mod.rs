@@ -76,6 +76,10 @@ const DESCRIPTION: &str = r#"Finds files by name pattern, fast in any size of pr
 impl Tool for GlobTool {
     type Input = GlobInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Search
+    }
+
     fn name(&self) -> &str {
         "Glob"
     }

@@ -109,6 +109,10 @@ const DESCRIPTION: &str = r#"Searches file contents with ripgrep (the same engin
 impl Tool for GrepTool {
     type Input = GrepInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Search
+    }
+
     fn name(&self) -> &str {
         "Grep"
     }

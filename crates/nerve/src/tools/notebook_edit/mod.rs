@@ -76,6 +76,10 @@ const DESCRIPTION: &str = r#"Replaces, inserts or deletes one cell of a Jupyter 
 impl Tool for NotebookEditTool {
     type Input = NotebookEditInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::FileEdit
+    }
+
     fn name(&self) -> &str {
         "NotebookEdit"
     }
@@ -126,7 +130,12 @@ impl Tool for NotebookEditTool {
     fn summary(&self, input: &NotebookEditInput, cwd: &std::path::Path) -> String {
         let cell = input.cell_id.as_deref().unwrap_or("start");
         let path = display_path(std::path::Path::new(&input.notebook_path), Some(cwd));
-        format!("{path} · {}", format!("{:?} {cell}", input.mode()).to_lowercase())
+        let action = match input.mode() {
+            EditMode::Replace => "replace",
+            EditMode::Insert => "insert after",
+            EditMode::Delete => "delete",
+        };
+        format!("{path} · {action} {cell}")
     }
 
     async fn call(

@@ -55,6 +55,10 @@ pub struct ReadTool;
 impl Tool for ReadTool {
     type Input = ReadInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Read
+    }
+
     fn name(&self) -> &str {
         "Read"
     }

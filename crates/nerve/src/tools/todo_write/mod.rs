@@ -46,6 +46,10 @@ Use it for tasks with 3 or more steps, when the user gives several tasks, or ask
 impl Tool for TodoWriteTool {
     type Input = TodoWriteInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Todo
+    }
+
     fn name(&self) -> &str {
         "TodoWrite"
     }

@@ -49,6 +49,10 @@ pub struct ToolSearchTool;
 impl Tool for ToolSearchTool {
     type Input = ToolSearchInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Search
+    }
+
     fn name(&self) -> &str {
         NAME
     }

@@ -60,7 +60,8 @@ pub enum Fetched {
 pub enum FetchError {
     /// The whole fetch took longer than allowed.
     #[error(
-        "fetching {url} took longer than {limit:?} and was stopped; the server may be slow or unreachable, try again later or another URL"
+        "fetching {url} took longer than {} s and was stopped; the server may be slow or unreachable, try again later or another URL",
+        .limit.as_secs_f64()
     )]
     Timeout {
         /// The URL asked for.

@@ -178,6 +178,10 @@ impl WebFetchTool {
 impl Tool for WebFetchTool {
     type Input = WebFetchInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::Fetch
+    }
+
     fn name(&self) -> &str {
         NAME
     }

@@ -37,6 +37,14 @@ pub struct WriteTool;
 impl Tool for WriteTool {
     type Input = WriteInput;
 
+    fn kind(&self) -> nerve_protocol::ToolKind {
+        nerve_protocol::ToolKind::FileWrite
+    }
+
+    fn editable_field(&self) -> Option<nerve_protocol::EditableField> {
+        Some(nerve_protocol::EditableField::Content)
+    }
+
     fn name(&self) -> &str {
         "Write"
     }
