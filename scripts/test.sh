@@ -43,7 +43,8 @@ cargo test "${TEST_PACKAGES[@]}" --all-targets --locked --no-run
 # One run for all of them: the CLI's tests use the engine's test MCP server, which this run builds.
 stage "cargo test (protocol, engine, CLI, mock model server, desktop shell)"
 # The sandbox tests fail, rather than pass having checked nothing, where the sandbox is missing.
-NERVE_REQUIRE_SANDBOX=1 cargo test "${TEST_PACKAGES[@]}" --locked --no-fail-fast
+# So does Grep's comparison with ripgrep (installed above) where rg is missing.
+NERVE_REQUIRE_SANDBOX=1 NERVE_REQUIRE_RG=1 cargo test "${TEST_PACKAGES[@]}" --locked --no-fail-fast
 stage "every benchmark, small and unoptimised (so none rots; the figures mean nothing here)"
 scripts/bench.sh --short
 stage "keyring test against a real Secret Service (must not skip)"

@@ -90,3 +90,8 @@ pub fn test_mcp_server() -> &'static str {
         path.to_str().unwrap().to_string()
     })
 }
+
+// The engine's tests' helper: one file for both test binaries.
+#[path = "../../../nerve/tests/support/sandbox.rs"]
+mod sandbox;
+pub use sandbox::sandbox_available;

@@ -308,14 +308,18 @@ mod tests {
     #[test]
     fn never_the_whole_command_and_always_matching_it() {
         let commands = ["git commit -m hunter2", "npm run build", "ls -la"];
+        let mut checked = Vec::new();
         for command in commands {
             for rule in suggest_bash_rules(&[argv(command)]) {
                 let content = rule.content.clone().unwrap();
                 assert_ne!(content, command);
                 assert!(!content.contains("hunter2"));
                 assert!(shell_rule_matches(&content, command), "{rule} vs {command}");
+                checked.push(content);
             }
         }
+        // The loop checked something: each command got its suggestion.
+        assert_eq!(checked, vec!["git commit *", "npm run build *", "ls *"]);
     }
 
     #[test]
