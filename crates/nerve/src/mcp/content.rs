@@ -36,18 +36,6 @@ pub fn result_blocks(result: &CallToolResult) -> Vec<ResultBlock> {
     blocks
 }
 
-/// The text of the blocks, joined by newlines.
-pub fn joined_text(blocks: &[ResultBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(|b| match b {
-            ResultBlock::Text { text } => Some(text.as_str()),
-            ResultBlock::Image { .. } | ResultBlock::Document { .. } => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,10 +13,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::content::joined_text;
 use crate::mcp::tool::McpTool;
 use crate::permissions::{PermissionPrompter, PermissionRequest, UserAnswer};
 use crate::tool::Tool;
+use crate::tool::text_of;
 
 /// Answers permission requests by calling an MCP tool.
 #[derive(Debug)]
@@ -74,7 +74,7 @@ impl PermissionPrompter for McpPermissionPrompter {
         args.insert("input".into(), request.input.clone());
         args.insert("tool_use_id".into(), json!(request.tool_use_id));
         match self.tool.call_direct(args, &CancellationToken::new()).await {
-            Ok(blocks) => interpret(&name, &joined_text(&blocks)),
+            Ok(blocks) => interpret(&name, &text_of(&blocks)),
             Err(e) => UserAnswer::Deny {
                 message: Some(format!(
                     "the permission prompt tool {name} failed, so the call was denied: {e}"

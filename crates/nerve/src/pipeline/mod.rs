@@ -380,7 +380,7 @@ impl Pipeline {
                         None,
                     ),
                 };
-                let text = joined_text(&content);
+                let text = crate::tool::text_of(&content);
                 let mut out = CallOutcome::from_blocks(call, &tool_name, content, true);
                 out.error_class = Some(class);
                 out.persisted_path =
@@ -446,7 +446,7 @@ impl Pipeline {
         } = output;
         let hook_response = display
             .clone()
-            .unwrap_or_else(|| Value::String(joined_text(&content)));
+            .unwrap_or_else(|| Value::String(crate::tool::text_of(&content)));
         if content.is_empty()
             || (result_chars(&content) == 0 && content.iter().all(|b| matches!(b, ResultBlock::Text { .. })))
         {
@@ -496,10 +496,6 @@ impl Pipeline {
             }
         }
     }
-}
-
-fn joined_text(content: &[ResultBlock]) -> String {
-    crate::tool::text_of(content)
 }
 
 /// Tool names from the model are untrusted: telemetry gets the registered name or "unknown".

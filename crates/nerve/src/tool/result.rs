@@ -126,21 +126,17 @@ pub enum ToolError {
     Failed(String),
     /// A failure whose result still carries content the model should see (an error result with
     /// output, such as a failing command's tail).
-    #[error("{}", describe_blocks(.0))]
+    #[error("{}", text_of(.0))]
     WithContent(Vec<ResultBlock>),
     /// Like [`ToolError::WithContent`], for a failure whose whole output was also saved to a file
     /// (a failing command's spooled output): the file is listed like a persisted output.
-    #[error("{}", describe_blocks(content))]
+    #[error("{}", text_of(content))]
     WithSavedOutput {
         /// What the model sees.
         content: Vec<ResultBlock>,
         /// The file holding the whole output.
         saved_output: std::path::PathBuf,
     },
-}
-
-fn describe_blocks(blocks: &[ResultBlock]) -> String {
-    text_of(blocks)
 }
 
 /// The text of result blocks, joined by newlines (images and documents leave no text).

@@ -16,13 +16,5 @@ pub(crate) fn no_progress() -> ProgressSink {
 
 /// The text of an output's blocks.
 pub(crate) fn text(output: &crate::tool::ToolOutput) -> String {
-    output
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            crate::tool::ResultBlock::Text { text } => Some(text.as_str()),
-            crate::tool::ResultBlock::Image { .. } | crate::tool::ResultBlock::Document { .. } => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::tool::text_of(&output.content)
 }

@@ -45,12 +45,7 @@ fn setup(content: &[u8]) -> (tempfile::TempDir, ToolUseContext, PathBuf) {
     (dir, ctx, path)
 }
 
-fn text_of(out: &ToolOutput) -> String {
-    match &out.content[0] {
-        crate::tool::ResultBlock::Text { text } => text.clone(),
-        other => panic!("{other:?}"),
-    }
-}
+use crate::tools::test_support::text as text_of;
 
 #[tokio::test]
 async fn edits_after_read_and_returns_snippet_and_diff() {

@@ -6,7 +6,6 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::tool::ResultBlock;
 use crate::tools::fs::test_support::{context, no_progress};
 use crate::tools::read::{ReadInput, ReadTool};
 
@@ -35,12 +34,7 @@ async fn read_it(ctx: &ToolUseContext, path: &Path) {
     ReadTool.call(input, ctx, &no_progress()).await.unwrap();
 }
 
-fn text_of(out: &ToolOutput) -> String {
-    match &out.content[0] {
-        ResultBlock::Text { text } => text.clone(),
-        other => panic!("{other:?}"),
-    }
-}
+use crate::tools::test_support::text as text_of;
 
 fn entries(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
