@@ -6,6 +6,7 @@
 const COMMANDS: &[&str] = &[
     "get_app_state",
     "save_settings",
+    "use_local_server",
     "set_api_key",
     "delete_api_key",
     "open_project",

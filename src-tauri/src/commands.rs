@@ -111,6 +111,14 @@ pub async fn save_settings(
     blocking(move || store.save_settings(settings)).await
 }
 
+/// Uses a model server on this machine without a key (the first run's offer); see
+/// [`crate::settings::SettingsStore::use_local_server`].
+#[tauri::command]
+pub async fn use_local_server(shell: State<'_, Shell>, base_url: String) -> Result<AppSettings, ShellError> {
+    let store = shell.settings.clone();
+    blocking(move || store.use_local_server(&base_url)).await
+}
+
 /// Stores the API key in the OS keyring, or, when no keyring answers, in a file only the user can
 /// read. It is never sent back to the UI. Returns a note for the user when the file was used.
 #[tauri::command]

@@ -49,6 +49,7 @@ fn main() {
         .invoke_handler(tauri::generate_handler![
             commands::get_app_state,
             commands::save_settings,
+            commands::use_local_server,
             commands::set_api_key,
             commands::delete_api_key,
             commands::open_project,

@@ -60,6 +60,23 @@ impl SettingsStore {
         Ok(file.settings)
     }
 
+    /// Points the model client at a server on this machine, the first run's way to start without
+    /// a key. Only such a server is used without one (the engine's `is_local_server` decides), so
+    /// an address elsewhere is refused with what to do instead, and nothing is saved. Text that is
+    /// no http(s) URL gets the settings' own refusal. The other settings stay as they are.
+    pub fn use_local_server(&self, base_url: &str) -> Result<AppSettings, ShellError> {
+        let url = base_url.trim();
+        let mut settings = self.load()?.settings;
+        settings.base_url = Some(url.to_string());
+        let settings = normalized(settings)?;
+        if !nerve::model::client::is_local_server(url) {
+            return Err(ShellError::new(format!(
+                "Without a key, Nerve uses only a server on this computer (localhost, 127.0.0.1 or ::1). For {url}, save a key above, then set the base URL in Settings."
+            )));
+        }
+        self.save_settings(settings)
+    }
+
     /// Puts `project` first in the recent list.
     pub fn remember_project(&self, project: &str) -> Result<(), ShellError> {
         let mut file = self.load()?;
@@ -191,6 +208,55 @@ mod tests {
             assert!(err.starts_with(expected), "{err}");
         }
         assert_eq!(store.load().unwrap(), DesktopFile::default());
+    }
+
+    #[test]
+    fn a_local_server_is_used_without_a_key_and_another_address_is_refused_with_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SettingsStore::in_dir(dir.path());
+        let kept = store
+            .save_settings(AppSettings {
+                model: Some("qwen3:8b".into()),
+                max_concurrency: Some(4),
+                ..AppSettings::default()
+            })
+            .unwrap();
+        for refused in [
+            "http://192.168.1.20:11434",
+            "https://localhost.example.com",
+            "localhost:11434",
+        ] {
+            let err = store.use_local_server(refused).unwrap_err().to_string();
+            let expected = if refused == "localhost:11434" {
+                "the base URL `localhost:11434` is not an http or https URL (for example http://localhost:11434)".to_string()
+            } else {
+                format!(
+                    "Without a key, Nerve uses only a server on this computer (localhost, 127.0.0.1 or ::1). For {refused}, save a key above, then set the base URL in Settings."
+                )
+            };
+            assert_eq!(err, expected);
+            assert_eq!(
+                store.load().unwrap().settings,
+                kept,
+                "nothing saved for {refused}"
+            );
+        }
+        for local in [
+            " http://localhost:11434 ",
+            "http://127.0.0.1:8080/",
+            "https://LOCALHOST",
+            "http://[::1]:11434",
+        ] {
+            let saved = store.use_local_server(local).unwrap();
+            assert_eq!(
+                saved,
+                AppSettings {
+                    base_url: Some(local.trim().to_string()),
+                    ..kept.clone()
+                }
+            );
+            assert_eq!(store.load().unwrap().settings, saved);
+        }
     }
 
     #[test]

@@ -48,6 +48,8 @@ export const getAppState = () => invoke<AppState>("get_app_state");
 export const allowSandboxRefusal = (sessionId: string, refusal: SandboxRefusal) =>
   invoke<string>("allow_sandbox_refusal", { sessionId, refusal });
 
+/** Uses a model server on this machine without a key; the shell refuses another address. */
+export const useLocalServer = (baseUrl: string) => invoke<AppSettings>("use_local_server", { baseUrl });
 export const saveSettings = (settings: AppSettings) =>
   invoke<AppSettings>("save_settings", { settings });
 

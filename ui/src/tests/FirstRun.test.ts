@@ -4,7 +4,6 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import FirstRun from "../lib/components/FirstRun.svelte";
 import App from "../App.svelte";
-import type { AppSettings } from "../bindings/AppSettings";
 import type { AppState } from "../bindings/AppState";
 import type { ModelListing } from "../bindings/ModelListing";
 import { sessionInfo } from "./live";
@@ -92,7 +91,7 @@ describe("FirstRun with a local model server", () => {
 
   const model = (id: string): ModelListing => ({ id, display_name: null });
 
-  it("offers Ollama's address and saves it as the base URL, then goes on like a saved key", async () => {
+  it("offers Ollama's address and has the shell use it, then goes on like a saved key", async () => {
     shell();
     const user = userEvent.setup();
     const onsaved = vi.fn();
@@ -103,16 +102,7 @@ describe("FirstRun with a local model server", () => {
     await user.type(url, "http://127.0.0.1:8080");
     await user.click(screen.getByTestId("first-run-local-use"));
     await waitFor(() => expect(onsaved).toHaveBeenCalledWith(null));
-    const settings: AppSettings = {
-      base_url: "http://127.0.0.1:8080",
-      model: null,
-      fast_model: null,
-      default_mode: null,
-      max_concurrency: null,
-      max_model_calls: null,
-      custom_headers: null,
-    };
-    expect(calls).toEqual([{ cmd: "save_settings", args: { settings } }]);
+    expect(calls).toEqual([{ cmd: "use_local_server", args: { baseUrl: "http://127.0.0.1:8080" } }]);
     // The key path is still there, untouched.
     expect(screen.getByTestId("api-key-input")).toBeTruthy();
   });
@@ -140,45 +130,28 @@ describe("FirstRun with a local model server", () => {
     expect(onsaved).not.toHaveBeenCalled(); // a check saves nothing
   });
 
-  it("shows the shell's refusal of the URL and stays", async () => {
-    const refusal = "the base URL `localhost:11434` is not an http or https URL (for example http://localhost:11434)";
+  it("shows the shell's refusal in its words and stays: another machine's address, or no URL", async () => {
+    const refusals: Record<string, string> = {
+      "http://192.168.1.20:11434":
+        "Without a key, Nerve uses only a server on this computer (localhost, 127.0.0.1 or ::1). For http://192.168.1.20:11434, save a key above, then set the base URL in Settings.",
+      "localhost:11434": "the base URL `localhost:11434` is not an http or https URL (for example http://localhost:11434)",
+    };
     shell({
-      save_settings: () => {
-        throw refusal;
+      use_local_server: (args) => {
+        throw refusals[(args as { baseUrl: string }).baseUrl];
       },
     });
     const user = userEvent.setup();
     const onsaved = vi.fn();
     render(FirstRun, { onsaved });
     const url = screen.getByTestId("first-run-local-url");
-    await user.clear(url);
-    await user.type(url, "localhost:11434");
-    await user.click(screen.getByTestId("first-run-local-use"));
-    await waitFor(() => expect(screen.getByRole("alert").textContent).toContain(refusal));
+    for (const [typed, refusal] of Object.entries(refusals)) {
+      await user.clear(url);
+      await user.type(url, typed);
+      await user.click(screen.getByTestId("first-run-local-use"));
+      await waitFor(() => expect(screen.getByRole("alert").textContent).toBe(refusal));
+    }
     expect(onsaved).not.toHaveBeenCalled();
-  });
-
-  it("says at once that a server on another machine needs a key, and saves nothing", async () => {
-    shell();
-    const user = userEvent.setup();
-    const onsaved = vi.fn();
-    render(FirstRun, { onsaved });
-    const url = screen.getByTestId("first-run-local-url");
-    await user.clear(url);
-    await user.type(url, "http://192.168.1.20:11434");
-    await user.click(screen.getByTestId("first-run-local-use"));
-    expect(screen.getByRole("alert").textContent).toContain("only a server on this computer");
-    expect(calls).toEqual([]);
-    expect(onsaved).not.toHaveBeenCalled();
-  });
-
-  it("keeps the saved settings when it is given them", async () => {
-    shell();
-    const user = userEvent.setup();
-    const settings: AppSettings = { base_url: null, model: "qwen3:8b", fast_model: null, default_mode: "plan", max_concurrency: 4, max_model_calls: null, custom_headers: null };
-    render(FirstRun, { settings, onsaved: vi.fn() });
-    await user.click(screen.getByTestId("first-run-local-use"));
-    await waitFor(() => expect(calls).toEqual([{ cmd: "save_settings", args: { settings: { ...settings, base_url: "http://localhost:11434" } } }]));
   });
 });
 
@@ -245,9 +218,9 @@ describe("App flow", () => {
     const calls: string[] = [];
     mockIPC((cmd, args) => {
       calls.push(cmd);
-      if (cmd === "save_settings") {
-        baseUrl = (args as { settings: AppSettings }).settings.base_url;
-        return (args as { settings: AppSettings }).settings;
+      if (cmd === "use_local_server") {
+        baseUrl = (args as { baseUrl: string }).baseUrl;
+        return { base_url: baseUrl, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null };
       }
       if (cmd !== "get_app_state") return null;
       // The shell counts a loopback base URL as set up: no key needed.
@@ -269,7 +242,7 @@ describe("App flow", () => {
     await screen.findByTestId("first-run");
     await user.click(screen.getByTestId("first-run-local-use"));
     await screen.findByTestId("project-picker");
-    expect(calls).toEqual(["get_app_state", "save_settings", "get_app_state"]);
+    expect(calls).toEqual(["get_app_state", "use_local_server", "get_app_state"]);
     expect(screen.queryByTestId("key-note")).toBeNull();
   });
 });

@@ -1,7 +1,6 @@
 // The composer's image checks and encoding (../lib/attachments.ts) and the first run's local
 // server helpers (../lib/localServer.ts): pure functions, tested directly.
 import { describe, expect, it } from "vitest";
-import type { AppSettings } from "../bindings/AppSettings";
 import type { ModelListing } from "../bindings/ModelListing";
 import {
   bytesToBase64,
@@ -16,7 +15,7 @@ import {
   toAttachedImages,
   type FileFacts,
 } from "../lib/attachments";
-import { describeModels, isLocalServerUrl, localServerSettings } from "../lib/localServer";
+import { describeModels } from "../lib/localServer";
 
 const MB = 1024 * 1024;
 const facts = (name: string, type: string, size = 1000): FileFacts => ({ name, type, size });
@@ -90,31 +89,6 @@ describe("encoding", () => {
 });
 
 describe("local model server", () => {
-  it("tells this machine's addresses from others, and leaves non-http text to the shell", () => {
-    for (const url of ["http://localhost:11434", "http://127.0.0.1:8080/", "https://LOCALHOST", "http://[::1]:11434"]) {
-      expect(isLocalServerUrl(url)).toBe(true);
-    }
-    for (const url of ["http://192.168.1.5:11434", "https://api.example.com", "http://localhost.example.com"]) {
-      expect(isLocalServerUrl(url)).toBe(false);
-    }
-    expect(isLocalServerUrl("localhost:11434")).toBeNull();
-    expect(isLocalServerUrl("not a url")).toBeNull();
-  });
-
-  it("sets the base URL and keeps the other settings", () => {
-    expect(localServerSettings(" http://localhost:11434 ", null)).toEqual({
-      base_url: "http://localhost:11434",
-      model: null,
-      fast_model: null,
-      default_mode: null,
-      max_concurrency: null,
-      max_model_calls: null,
-      custom_headers: null,
-    });
-    const current: AppSettings = { base_url: null, model: "qwen3", fast_model: null, default_mode: "plan", max_concurrency: 4, max_model_calls: null, custom_headers: null };
-    expect(localServerSettings("http://127.0.0.1:8080", current)).toEqual({ ...current, base_url: "http://127.0.0.1:8080" });
-  });
-
   it("says how many models the server offers", () => {
     const model = (id: string): ModelListing => ({ id, display_name: null });
     expect(describeModels([])).toContain("offers no models yet");
