@@ -753,15 +753,7 @@ async fn running_outside_the_sandbox_always_asks_and_says_why() {
     let mut o = p.options();
     o.mode = Some(PermissionMode::BypassPermissions);
     o.cli_rules = vec![(nerve::permissions::RuleBehavior::Allow, "Bash(echo:*)".into())];
-    let project = nerve::project::Project::open(o).unwrap();
-    let s = project.session(
-        nerve::registry::ToolPool::new(nerve::registry::all_builtin_tools(), false).unwrap(),
-        nerve::project::SessionSetup {
-            prompter: Some(prompter.clone()),
-            events: p.recorder.sink(),
-            ..nerve::project::SessionSetup::default()
-        },
-    );
+    let s = p.builtin_session_opened(o, Some(prompter.clone()));
     let command = format!("echo x > {}/planted", outside.display());
     let input = json!({"command": command, "dangerouslyDisableSandbox": true});
     let refused = s.run_one(&bash("t1", input.clone())).await;

@@ -194,15 +194,7 @@ async fn commands_reach_allowed_hosts_ask_for_unknown_ones_and_never_reach_denie
             updated_input: None,
         },
     ]);
-    let project = nerve::project::Project::open(project_with_domains(&p)).unwrap();
-    let s = project.session(
-        nerve::registry::ToolPool::new(nerve::registry::all_builtin_tools(), false).unwrap(),
-        nerve::project::SessionSetup {
-            prompter: Some(prompter.clone()),
-            events: p.recorder.sink(),
-            ..nerve::project::SessionSetup::default()
-        },
-    );
+    let s = p.builtin_session_opened(project_with_domains(&p), Some(prompter.clone()));
     let run = |id: &'static str, command: String| {
         let s = &s;
         async move { result(&s.run_one(&bash(id, command)).await) }
@@ -335,15 +327,7 @@ async fn headless_sessions_refuse_unknown_hosts_with_the_setting_that_would_allo
     let p = TestProject::new();
     let server = LocalServer::start(Vec::new());
     let port = server.port;
-    let project = nerve::project::Project::open(project_with_domains(&p)).unwrap();
-    let s = project.session(
-        nerve::registry::ToolPool::new(nerve::registry::all_builtin_tools(), false).unwrap(),
-        nerve::project::SessionSetup {
-            headless: true,
-            events: p.recorder.sink(),
-            ..nerve::project::SessionSetup::default()
-        },
-    );
+    let s = p.builtin_session_opened(project_with_domains(&p), None);
     let (error, text) = result(
         &s.run_one(&bash("h1", format!("curl -sSf http://other.test:{port}/hello")))
             .await,
@@ -599,15 +583,7 @@ async fn pip_npm_and_cargo_install_from_local_registries_in_the_default_sandbox(
     o.sandbox_host_overrides = Arc::new(HashMap::from(
         ["pypi.test", "npm.test", "crates.test"].map(|h| (h.to_string(), loopback)),
     ));
-    let project = nerve::project::Project::open(o).unwrap();
-    let s = project.session(
-        nerve::registry::ToolPool::new(nerve::registry::all_builtin_tools(), false).unwrap(),
-        nerve::project::SessionSetup {
-            prompter: Some(prompter.clone()),
-            events: p.recorder.sink(),
-            ..nerve::project::SessionSetup::default()
-        },
-    );
+    let s = p.builtin_session_opened(o, Some(prompter.clone()));
     let dir = p.project_dir();
     let (cargo, rustc) = rust_toolchain();
     for (round, folder) in [(1, "a"), (2, "b")] {

@@ -199,6 +199,25 @@ impl TestProject {
     pub fn session(&self) -> SessionRuntime {
         self.session_with(PermissionMode::Default, &[], None, true)
     }
+
+    /// A session over every built-in tool in a project opened with `options` (a test's own mode,
+    /// rules, host overrides...), asking `prompter`; headless when there is none.
+    pub fn builtin_session_opened(
+        &self,
+        options: ProjectOptions,
+        prompter: Option<Arc<dyn PermissionPrompter>>,
+    ) -> SessionRuntime {
+        let project = Project::open(options).unwrap();
+        project.session(
+            ToolPool::new(nerve::registry::all_builtin_tools(), false).unwrap(),
+            SessionSetup {
+                headless: prompter.is_none(),
+                prompter,
+                events: self.recorder.sink(),
+                ..SessionSetup::default()
+            },
+        )
+    }
 }
 
 /// The text blocks of a result, one per line (the engine's own helper).
