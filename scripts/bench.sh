@@ -34,7 +34,7 @@ desktop_bench() {
     \( -path ui/src/bindings -o -path ui/src/tests \) -prune -o -type f -newer ui/dist/index.html -print -quit)" ]; then
     ensure_node
     ensure_ui_packages
-    npm --prefix ui run build
+    scripts/build-ui.sh
   fi
   echo "== bench: desktop_bench ($turns turns)"
   NERVE_BENCH_TURNS="$turns" timeout 1800 scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1920x1200x24" \

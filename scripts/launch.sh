@@ -8,6 +8,6 @@ ensure_rust
 ensure_desktop_build_deps
 ensure_node
 ensure_ui_packages
-npm --prefix ui run build
+scripts/build-ui.sh
 cargo build -p nerve-desktop -p nerve-cli --release --locked
 exec "$CARGO_TARGET_DIR/release/nerve-desktop" "$@"

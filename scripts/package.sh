@@ -12,7 +12,7 @@ ensure_rust
 ensure_desktop_build_deps
 ensure_node
 ensure_ui_packages
-npm --prefix ui run build
+scripts/build-ui.sh
 # The same build as scripts/launch.sh, so the two share their artifacts.
 cargo build -p nerve-desktop -p nerve-cli --release --locked
 mkdir -p .bundle

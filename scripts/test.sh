@@ -29,7 +29,7 @@ fi
 stage "UI: type check, component tests, build"
 npm --prefix ui run check
 npm --prefix ui test
-npm --prefix ui run build
+scripts/build-ui.sh
 
 stage "cargo fmt --check"
 cargo fmt --all -- --check
