@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 pub struct OutputInfo {
     /// The tool that produced it.
     pub tool: String,
+    /// What kind of work that tool does (the browser's icon follows it).
+    pub kind: crate::tool::ToolKind,
     /// The call.
     pub tool_use_id: String,
     /// The call's one-line summary (the command, pattern or path), when its transcript has it.

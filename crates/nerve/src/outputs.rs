@@ -84,10 +84,12 @@ pub fn list_outputs(project_data_dir: &Path, filter: &OutputFilter) -> Result<Ve
         titles.insert(session, session_title(project_data_dir, session));
         summaries.extend(call_summaries(&transcript, ids));
     }
+    let builtins = crate::registry::all_builtin_tools();
     Ok(entries
         .iter()
         .map(|e| OutputInfo {
             tool: e.tool.clone(),
+            kind: crate::registry::kind_by_name(&builtins, &e.tool),
             tool_use_id: e.tool_use_id.clone(),
             summary: summaries.get(&e.tool_use_id).cloned(),
             session_id: e.session_id.clone(),
@@ -448,6 +450,7 @@ mod tests {
             listed,
             vec![OutputInfo {
                 tool: "Bash".into(),
+                kind: nerve_protocol::ToolKind::Shell,
                 tool_use_id: "toolu_seq".into(),
                 summary: Some("seq 1 5".into()),
                 session_id: "s1".into(),

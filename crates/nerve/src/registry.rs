@@ -40,6 +40,22 @@ pub fn all_builtin_tools() -> Vec<ToolRef> {
     tools
 }
 
+/// The kind of the tool named `name`, for a record that keeps only the name (a saved output): a
+/// built-in tool's own, an MCP tool's (`mcp__<server>__<tool>`, as the engine names them) with its
+/// server, anything else `Other`.
+pub fn kind_by_name(builtins: &[ToolRef], name: &str) -> nerve_protocol::ToolKind {
+    if let Some(tool) = builtins.iter().find(|t| t.name() == name) {
+        return tool.kind();
+    }
+    match name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) {
+        Some((server, tool)) if !server.is_empty() && !tool.is_empty() => nerve_protocol::ToolKind::Mcp {
+            server: server.to_string(),
+            tool: tool.to_string(),
+        },
+        _ => nerve_protocol::ToolKind::Other,
+    }
+}
+
 /// Options for a session's view of the tools.
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
@@ -154,6 +170,39 @@ mod tests {
                 want("Bash", K::Shell, Some(F::Command)),
                 want("TaskOutput", K::Other, None),
                 want("TaskStop", K::Other, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_alone_gives_the_kind_of_a_built_in_or_an_mcp_tool() {
+        use nerve_protocol::ToolKind as K;
+        let builtins = all_builtin_tools();
+        let kinds: Vec<K> = [
+            "Bash",
+            "Read",
+            "mcp__github__create_issue",
+            "mcp____x",
+            "mcp__solo",
+            "Gone",
+            "",
+        ]
+        .iter()
+        .map(|name| kind_by_name(&builtins, name))
+        .collect();
+        pretty_assertions::assert_eq!(
+            kinds,
+            vec![
+                K::Shell,
+                K::Read,
+                K::Mcp {
+                    server: "github".into(),
+                    tool: "create_issue".into()
+                },
+                K::Other,
+                K::Other,
+                K::Other,
+                K::Other,
             ]
         );
     }

@@ -10,14 +10,12 @@ import ClipboardList from "@lucide/svelte/icons/clipboard-list";
 import Clock from "@lucide/svelte/icons/clock";
 import FilePen from "@lucide/svelte/icons/file-pen";
 import FileText from "@lucide/svelte/icons/file-text";
-import FolderSearch from "@lucide/svelte/icons/folder-search";
 import Globe from "@lucide/svelte/icons/globe";
 import ListChecks from "@lucide/svelte/icons/list-checks";
 import LoaderCircle from "@lucide/svelte/icons/loader-circle";
 import Plug from "@lucide/svelte/icons/plug";
 import Search from "@lucide/svelte/icons/search";
 import ShieldQuestionMark from "@lucide/svelte/icons/shield-question-mark";
-import SquareTerminal from "@lucide/svelte/icons/square-terminal";
 import Terminal from "@lucide/svelte/icons/terminal";
 import Wrench from "@lucide/svelte/icons/wrench";
 import type { ToolKind } from "../bindings/ToolKind";
@@ -48,24 +46,6 @@ export function toolIcon(kind: ToolKind): LucideIcon {
     case "other":
       return Wrench;
   }
-}
-
-// A saved output names only its tool (the outputs index keeps no kind yet): its icon is looked up
-// by the names of the built-in tools that save outputs.
-const OUTPUT_TOOLS: Record<string, LucideIcon> = {
-  Bash: Terminal,
-  TaskOutput: SquareTerminal,
-  Read: FileText,
-  Grep: Search,
-  Glob: FolderSearch,
-  WebFetch: Globe,
-};
-
-/** The icon of a saved output's tool: MCP tools (`mcp__server__tool`) a plug, others a wrench. */
-export function outputToolIcon(name: string): LucideIcon {
-  if (Object.hasOwn(OUTPUT_TOOLS, name)) return OUTPUT_TOOLS[name]!;
-  if (name.startsWith("mcp__")) return Plug;
-  return Wrench;
 }
 
 /** What a call's state looks like; `spin` turns the icon (a running call). */

@@ -29,6 +29,7 @@ const TOTAL = 1000;
 const outputs: OutputInfo[] = [
   {
     tool: "Bash",
+    kind: { kind: "shell" },
     tool_use_id: "tu-1",
     summary: LONG_SUMMARY,
     session_id: "s1",
@@ -40,6 +41,7 @@ const outputs: OutputInfo[] = [
   },
   {
     tool: "Grep",
+    kind: { kind: "search" },
     tool_use_id: "tu-2",
     summary: "pattern: TODO",
     session_id: "s2",
@@ -51,6 +53,7 @@ const outputs: OutputInfo[] = [
   },
   {
     tool: "Bash",
+    kind: { kind: "shell" },
     tool_use_id: "tu-3",
     summary: "npm run build",
     session_id: "s1",

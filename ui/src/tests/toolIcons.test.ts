@@ -11,7 +11,6 @@ import ClipboardList from "@lucide/svelte/icons/clipboard-list";
 import Clock from "@lucide/svelte/icons/clock";
 import FilePen from "@lucide/svelte/icons/file-pen";
 import FileText from "@lucide/svelte/icons/file-text";
-import FolderSearch from "@lucide/svelte/icons/folder-search";
 import Globe from "@lucide/svelte/icons/globe";
 import ListChecks from "@lucide/svelte/icons/list-checks";
 import LoaderCircle from "@lucide/svelte/icons/loader-circle";
@@ -22,7 +21,7 @@ import Terminal from "@lucide/svelte/icons/terminal";
 import Wrench from "@lucide/svelte/icons/wrench";
 import ToolCard from "../lib/components/ToolCard.svelte";
 import { newToolCall } from "../lib/conversation/reducer";
-import { outputToolIcon, stateIcon, toolIcon } from "../lib/toolIcons";
+import { stateIcon, toolIcon } from "../lib/toolIcons";
 import type { ToolKind } from "../bindings/ToolKind";
 
 describe("tool icons", () => {
@@ -41,20 +40,6 @@ describe("tool icons", () => {
       [{ kind: "other" }, Wrench],
     ];
     expect(kinds.map(([kind]) => toolIcon(kind))).toEqual(kinds.map(([, icon]) => icon));
-  });
-
-  it("gives a saved output its tool's icon by name: a plug for MCP tools, a wrench for others", () => {
-    expect(outputToolIcon("Bash")).toBe(Terminal);
-    expect(outputToolIcon("Read")).toBe(FileText);
-    expect(outputToolIcon("Grep")).toBe(Search);
-    expect(outputToolIcon("Glob")).toBe(FolderSearch);
-    expect(outputToolIcon("WebFetch")).toBe(Globe);
-    expect(outputToolIcon("mcp__github__create_issue")).toBe(Plug);
-    expect(outputToolIcon("SomethingNew")).toBe(Wrench);
-    // Names are matched exactly, never through the prototype chain.
-    expect(outputToolIcon("bash")).toBe(Wrench);
-    expect(outputToolIcon("toString")).toBe(Wrench);
-    expect(outputToolIcon("constructor")).toBe(Wrench);
   });
 
   it("gives each state its icon; only a running call spins", () => {
