@@ -52,9 +52,9 @@ mod tests {
         crate::outputs_commands::SearchDone::export_all(&cfg).unwrap();
         nerve_protocol::outputs::SearchHit::export_all(&cfg).unwrap();
         nerve_protocol::outputs::Deleted::export_all(&cfg).unwrap();
-        nerve_protocol::session::DeletedSession::export_all(&cfg).unwrap();
+        nerve_protocol::transcripts::DeletedSession::export_all(&cfg).unwrap();
         crate::session_commands::DemoStarted::export_all(&cfg).unwrap();
-        nerve_protocol::session::SessionInfo::export_all(&cfg).unwrap();
+        nerve_protocol::transcripts::TranscriptSummary::export_all(&cfg).unwrap();
     }
 
     fn files(dir: &Path) -> BTreeMap<PathBuf, String> {

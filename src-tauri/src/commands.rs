@@ -12,9 +12,9 @@ use nerve::outputs::read_chunk;
 use nerve::permissions::{PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
 use nerve::project_files::FileMatch;
-use nerve::session::list_sessions;
 use nerve::slash_commands::SlashCommand;
 use nerve::tool::PermissionPreview;
+use nerve::transcripts::list_sessions;
 use tauri::State;
 use tauri::ipc::Channel;
 

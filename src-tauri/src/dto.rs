@@ -5,7 +5,7 @@
 
 pub use nerve_protocol::outputs::PersistedChunk;
 use nerve_protocol::rewind::RewindReport;
-use nerve_protocol::session::{PastCall, PromptInfo};
+use nerve_protocol::transcripts::{PastCall, PromptInfo};
 use nerve_protocol::{HistoryMessage, PermissionMode, TurnEnd};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -77,7 +77,7 @@ pub struct ProjectInfo {
     /// The mode sessions start in (from the settings).
     pub mode: PermissionMode,
     /// Earlier sessions, newest first.
-    pub sessions: Vec<nerve_protocol::session::SessionInfo>,
+    pub sessions: Vec<nerve_protocol::transcripts::TranscriptSummary>,
     /// `.mcp.json` servers that are not started until the settings approve them.
     pub unapproved_mcp_servers: Vec<String>,
 }

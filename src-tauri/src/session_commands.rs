@@ -1,10 +1,10 @@
 //! The sidebar's commands: a project's sessions listed and searched, renamed, forked and deleted
-//! (each a thin call into `nerve::session`, the same functions `nerve sessions` uses), and the demo.
+//! (each a thin call into `nerve::transcripts`, the same functions `nerve sessions` uses), and the demo.
 
 use std::path::PathBuf;
 
 use nerve::project::{Project, ProjectOptions};
-use nerve::session::{self, DeletedSession};
+use nerve::transcripts::{self, DeletedSession};
 use serde::Serialize;
 use tauri::State;
 use ts_rs::TS;
@@ -27,10 +27,10 @@ fn data_dir(project_path: &str) -> Result<PathBuf, ShellError> {
 pub async fn list_sessions(
     project_path: String,
     query: Option<String>,
-) -> Result<Vec<session::SessionInfo>, ShellError> {
+) -> Result<Vec<transcripts::TranscriptSummary>, ShellError> {
     blocking(move || {
         let data = data_dir(&project_path)?;
-        session::search_sessions(&data, query.as_deref().unwrap_or("")).map_err(to_shell)
+        transcripts::search_sessions(&data, query.as_deref().unwrap_or("")).map_err(to_shell)
     })
     .await
 }
@@ -43,7 +43,7 @@ pub async fn rename_session(
     title: String,
 ) -> Result<String, ShellError> {
     blocking(move || {
-        session::rename_session(&data_dir(&project_path)?, &session_id, &title).map_err(to_shell)
+        transcripts::rename_session(&data_dir(&project_path)?, &session_id, &title).map_err(to_shell)
     })
     .await
 }
@@ -51,7 +51,8 @@ pub async fn rename_session(
 /// Forks a session into a new one (its conversation copied); returns the new id, to resume.
 #[tauri::command]
 pub async fn fork_session(project_path: String, session_id: String) -> Result<String, ShellError> {
-    blocking(move || session::fork_session(&data_dir(&project_path)?, &session_id).map_err(to_shell)).await
+    blocking(move || transcripts::fork_session(&data_dir(&project_path)?, &session_id).map_err(to_shell))
+        .await
 }
 
 /// Deletes a session for good (the UI asks first): an open one is ended first, then its transcript,
@@ -65,7 +66,8 @@ pub async fn delete_session(
     if shell.sessions.is_open(&session_id) {
         shell.sessions.end(&session_id).await?;
     }
-    blocking(move || session::delete_session(&data_dir(&project_path)?, &session_id).map_err(to_shell)).await
+    blocking(move || transcripts::delete_session(&data_dir(&project_path)?, &session_id).map_err(to_shell))
+        .await
 }
 
 /// A started demo: its session, and the sample project's folder.

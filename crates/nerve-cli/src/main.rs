@@ -390,7 +390,7 @@ struct SessionsAction {
 }
 
 fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
-    use nerve::session;
+    use nerve::transcripts;
     let dir = std::fs::canonicalize(&cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
     let data = nerve::storage::project_data_dir(&nerve::storage::data_dir(), &dir);
     let SessionsAction {
@@ -401,23 +401,23 @@ fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
         delete,
     } = action;
     if let Some(id) = fork {
-        println!("{}", session::fork_session(&data, &id)?);
+        println!("{}", transcripts::fork_session(&data, &id)?);
     } else if let Some(id) = export {
-        let path = session::Transcript::path_for(&data, &id);
-        if !(path.exists() && session::is_transcript(&path)) {
+        let path = transcripts::Transcript::path_for(&data, &id);
+        if !(path.exists() && transcripts::is_transcript(&path)) {
             anyhow::bail!("no session {id} in this project (`nerve sessions` lists them)");
         }
         print!("{}", nerve::agent::export::session_markdown(&path)?);
     } else if let Some([id, name]) = rename.as_deref() {
-        println!("{}", session::rename_session(&data, id, name)?);
+        println!("{}", transcripts::rename_session(&data, id, name)?);
     } else if let Some(id) = delete {
-        let deleted = session::delete_session(&data, &id)?;
+        let deleted = transcripts::delete_session(&data, &id)?;
         println!(
             "deleted session {id}: {} persisted output(s), {} bytes freed",
             deleted.outputs, deleted.bytes
         );
     } else {
-        let listed = session::search_sessions(&data, search.as_deref().unwrap_or(""))?;
+        let listed = transcripts::search_sessions(&data, search.as_deref().unwrap_or(""))?;
         println!("{}", serde_json::to_string_pretty(&listed)?);
     }
     Ok(())

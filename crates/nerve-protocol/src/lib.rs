@@ -17,10 +17,10 @@ pub mod preview;
 pub mod prompt;
 pub mod rewind;
 pub mod sandbox;
-pub mod session;
 pub mod settings;
 mod todo;
 pub mod tool;
+pub mod transcripts;
 
 pub use diff::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff};
 pub use event::{Event, RetryReason, TurnEnd};

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::CodeRewindReport;
-use crate::session::PromptInfo;
+use crate::transcripts::PromptInfo;
 
 /// What to rewind.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

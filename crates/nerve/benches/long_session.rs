@@ -21,7 +21,7 @@ use nerve::model::api_key::ApiKey;
 use nerve::model::client::{ModelClient, ModelConfig};
 use nerve::project::{Project, ProjectOptions, SessionSetup};
 use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
-use nerve::session::Transcript;
+use nerve::transcripts::Transcript;
 use nerve_mock_model::{MockServer, Scenario};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;

@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use nerve::model::types::{ContentBlock, Message, Role};
-use nerve::session::{Transcript, TranscriptEntry, list_sessions, read_transcript};
+use nerve::transcripts::{Transcript, TranscriptEntry, list_sessions, read_transcript};
 use serde_json::json;
 
 /// `NERVE_BENCH_SCALE` divides both (the test command's short run uses 50).

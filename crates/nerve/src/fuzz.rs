@@ -153,17 +153,17 @@ pub fn transcript(data: &[u8]) {
     let Ok(dir) = tempfile::tempdir() else {
         return;
     };
-    let path = crate::session::Transcript::path_for(dir.path(), "fuzz");
+    let path = crate::transcripts::Transcript::path_for(dir.path(), "fuzz");
     if std::fs::write(&path, data).is_err() {
         return;
     }
-    if let Ok((entries, _warnings)) = crate::session::read_transcript(&path) {
-        let live = crate::session::live_entries(entries);
-        let _ = crate::session::prompts(&live);
-        let _ = crate::session::next_turn(&live);
+    if let Ok((entries, _warnings)) = crate::transcripts::read_transcript(&path) {
+        let live = crate::transcripts::live_entries(entries);
+        let _ = crate::transcripts::prompts(&live);
+        let _ = crate::transcripts::next_turn(&live);
     }
-    let _ = crate::session::list_sessions(dir.path());
-    let _ = crate::session::search_sessions(dir.path(), "a");
+    let _ = crate::transcripts::list_sessions(dir.path());
+    let _ = crate::transcripts::search_sessions(dir.path(), "a");
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 //! | 4 | `credentials` `permissions` `checkpoint` | the API key; rules, modes and evaluation; file checkpoints |
 //! | 5 | `tool` | the tool contract (and the small traits it needs: sub-agents, the small model) |
 //! | 6 | `tools` `budget` `errors` | the built-in tools; result budgets; error classification |
-//! | 7 | `registry` `session` | the list of tools and the pool; transcripts |
+//! | 7 | `registry` `transcripts` | the list of tools and the pool; what sessions leave on disk |
 //! | 8 | `pipeline` `outputs` | one path for every call (with the resolver that asks); persisted outputs |
 //! | 9 | `executor` `mcp` | batches and streaming; MCP servers as tool providers |
 //! | 10 | `project` | the facade front-ends start from |
@@ -55,13 +55,13 @@ pub mod project_files;
 pub mod protected_paths;
 pub mod registry;
 pub mod sandbox;
-pub mod session;
 pub mod settings_view;
 pub mod slash_commands;
 pub mod start;
 pub mod storage;
 pub mod tool;
 pub mod tools;
+pub mod transcripts;
 
 #[cfg(test)]
 mod layers;

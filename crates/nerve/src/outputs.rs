@@ -17,7 +17,7 @@ use grep_searcher::{BinaryDetection, SearcherBuilder};
 use serde_json::Value;
 
 use crate::budget::{IndexEntry, ResultStore};
-use crate::session::{Transcript, TranscriptEntry, session_title};
+use crate::transcripts::{Transcript, TranscriptEntry, session_title};
 
 /// Longest line text a search hit or a shown line carries (the rest is cut with a note).
 pub const MAX_LINE_CHARS: usize = 2_000;

@@ -37,7 +37,7 @@ import type { SearchHit } from "../bindings/SearchHit";
 import type { SearchDone } from "../bindings/SearchDone";
 import type { OutputLine } from "../bindings/OutputLine";
 import type { Deleted } from "../bindings/Deleted";
-import type { SessionSummary } from "../bindings/SessionSummary";
+import type { TranscriptSummary } from "../bindings/TranscriptSummary";
 import type { DeletedSession } from "../bindings/DeletedSession";
 import type { DemoStarted } from "../bindings/DemoStarted";
 
@@ -66,7 +66,7 @@ export const startSession = (projectPath: string, resume: string | null) =>
 /** A project's sessions, newest first; with a query (searched in the engine), only those whose
  *  title or a prompt contains it (`matched_prompt` says which prompt, when the title did not). */
 export const listSessions = (projectPath: string, query: string | null) =>
-  invoke<SessionSummary[]>("list_sessions", { projectPath, query });
+  invoke<TranscriptSummary[]>("list_sessions", { projectPath, query });
 
 /** Names a session (open or not); the name as kept. A blank name is refused. */
 export const renameSession = (projectPath: string, sessionId: string, title: string) =>

@@ -7,7 +7,7 @@ import userEvent from "@testing-library/user-event";
 import App from "../App.svelte";
 import type { DeletedSession } from "../bindings/DeletedSession";
 import type { DemoStarted } from "../bindings/DemoStarted";
-import type { SessionSummary } from "../bindings/SessionSummary";
+import type { TranscriptSummary } from "../bindings/TranscriptSummary";
 import { bashRequest, editRequest, queued, sessionSummary } from "./fixtures";
 import { appState, liveSession, projectInfo, sessionInfo, type Handler, type Live } from "./live";
 
@@ -15,13 +15,13 @@ const ALPHA = "/home/me/projects/alpha";
 const BETA = "/home/me/work/beta";
 
 /** Listed sessions changed a few minutes ago (the sidebar shows relative times). */
-const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSummary =>
+const summary = (id: string, fields: Partial<TranscriptSummary> = {}): TranscriptSummary =>
   sessionSummary(id, { modified_ms: Date.now() - 5 * 60_000, created_ms: Date.now() - 60 * 60_000, ...fields });
 
 interface Options {
   recent?: string[];
   /** Each project's sessions as the engine lists them (mutable: a test changes them). */
-  listings?: Record<string, SessionSummary[]>;
+  listings?: Record<string, TranscriptSummary[]>;
   hasKey?: boolean;
   handlers?: Record<string, Handler>;
 }

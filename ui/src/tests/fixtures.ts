@@ -13,7 +13,7 @@ import type { SedFileChange } from "../bindings/SedFileChange";
 import type { ToolKind } from "../bindings/ToolKind";
 import type { EditableField } from "../bindings/EditableField";
 import type { UnseenCall } from "../bindings/UnseenCall";
-import type { SessionSummary } from "../bindings/SessionSummary";
+import type { TranscriptSummary } from "../bindings/TranscriptSummary";
 
 type ToolCompleted = Extract<Event, { type: "tool_completed" }>;
 type Usage = Extract<Event, { type: "usage" }>;
@@ -294,7 +294,7 @@ export function planned(path: string, fields: Partial<PlannedRestore> = {}): Pla
 export const rewindPlan = (to_turn: number, files: PlannedRestore[], unseen: UnseenCall[] = []): CodeRewindPlan => ({ to_turn, files, unseen });
 
 /** A session as the sidebar lists it. */
-export const sessionSummary = (id: string, fields: Partial<SessionSummary> = {}): SessionSummary => ({
+export const sessionSummary = (id: string, fields: Partial<TranscriptSummary> = {}): TranscriptSummary => ({
   session_id: id,
   path: `/data/projects/p/${id}.jsonl`,
   modified_ms: 1_000,

@@ -12,7 +12,7 @@ use crate::hooks::HookEventInput;
 use crate::hooks::input::{CompactTrigger, PreCompactInput};
 use crate::model::client::ModelEvent;
 use crate::model::types::{ContentBlock, Message, Role};
-use crate::session::TranscriptEntry;
+use crate::transcripts::TranscriptEntry;
 
 const SUMMARIZER: &str = "You write the summary that lets a coding agent continue a long session after its history \
 is cleared. Be complete about what matters and brief about everything else.";

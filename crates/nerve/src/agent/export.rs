@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::model::types::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent};
-use crate::session::{TranscriptError, live_entries, read_transcript};
+use crate::transcripts::{TranscriptError, live_entries, read_transcript};
 
 /// The Markdown of the session whose transcript is at `path`.
 pub fn session_markdown(path: &Path) -> Result<String, TranscriptError> {

@@ -19,8 +19,8 @@ use crate::permissions::classifier::{ModelClassifier, RecentIntent};
 use crate::permissions::{AutoClassifier, PermissionPrompter};
 use crate::project::{Project, SessionSetup};
 use crate::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
-use crate::session::{Transcript, TranscriptError};
 use crate::tool::ToolRef;
+use crate::transcripts::{Transcript, TranscriptError};
 
 /// Output limit of the fast model's side jobs (page summaries, classifier verdicts).
 const SMALL_MODEL_MAX_TOKENS: u32 = 1_024;
@@ -116,7 +116,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         front_end,
     } = options;
     let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
-    if resume && !(transcript_path.exists() && crate::session::is_transcript(&transcript_path)) {
+    if resume && !(transcript_path.exists() && crate::transcripts::is_transcript(&transcript_path)) {
         return Err(LaunchError::NoSuchSession {
             session_id,
             path: transcript_path,

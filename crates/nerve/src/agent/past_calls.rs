@@ -2,7 +2,7 @@
 //! the batch the executor ran each call in, whether the user denied it, and its persisted output.
 //! Front-ends rebuild their tool cards from this instead of guessing from raw messages.
 
-pub use nerve_protocol::session::PastCall;
+pub use nerve_protocol::transcripts::PastCall;
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,7 +11,7 @@ use super::conversation::tool_uses_of;
 use crate::executor::{input_is_concurrency_safe, partition};
 use crate::model::types::{ContentBlock, Role, ToolResultBlock, ToolResultContent};
 use crate::pipeline::{ToolCall, prepare_input};
-use crate::session::{TranscriptEntry, read_transcript};
+use crate::transcripts::{TranscriptEntry, read_transcript};
 
 impl Agent {
     /// The conversation's tool calls, in order, as the live events described them.

@@ -14,7 +14,7 @@ use crate::checkpoint::{
     ChangeScope, ChangeSet, CheckpointError, Checkpoints, CodeRewindPlan, CodeRewindReport, TurnLock,
     TurnRunning, restore,
 };
-use crate::session::{
+use crate::transcripts::{
     PromptInfo, Transcript, TranscriptEntry, TranscriptError, live_entries, prompts, read_transcript,
 };
 
@@ -105,7 +105,7 @@ impl SessionFiles {
             let prompts_removed = all.iter().filter(|p| p.turn >= request.to_turn).count();
             Transcript::open(&self.transcript)?.append(&TranscriptEntry::Rewind {
                 to_turn: request.to_turn,
-                time_ms: crate::session::transcript_now_ms(),
+                time_ms: crate::transcripts::transcript_now_ms(),
             })?;
             Some(ConversationRewind {
                 prompt,
@@ -234,7 +234,7 @@ impl Agent {
         self.next_turn += 1;
         self.record(&TranscriptEntry::TurnStart {
             turn,
-            time_ms: crate::session::transcript_now_ms(),
+            time_ms: crate::transcripts::transcript_now_ms(),
         });
         if let Some(checkpoints) = self.own_checkpoints() {
             checkpoints.begin_turn(turn);

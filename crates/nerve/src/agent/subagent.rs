@@ -28,12 +28,12 @@ use crate::permissions::{AutoClassifier, PermissionPrompter};
 use crate::pipeline::Pipeline;
 use crate::pipeline::Resolver;
 use crate::project::SessionRuntime;
-use crate::session::Transcript;
 use crate::tool::ToolPool;
 use crate::tool::{
     AgentIdentity, Progress, ProgressSink, SubagentError, SubagentKind, SubagentReport, SubagentRunner,
     ToolRef, ToolUseContext,
 };
+use crate::transcripts::Transcript;
 
 /// Tools an Explore agent gets: none of them changes anything.
 pub const EXPLORE_TOOLS: &[&str] = &["Read", "Grep", "Glob", "WebFetch"];

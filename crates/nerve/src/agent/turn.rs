@@ -20,7 +20,7 @@ use crate::permissions::classifier::RecentIntent;
 use crate::pipeline::session_hooks;
 use crate::pipeline::{CallOutcome, ToolCall};
 use crate::project::SessionRuntime;
-use crate::session::{Transcript, TranscriptEntry, read_transcript};
+use crate::transcripts::{Transcript, TranscriptEntry, read_transcript};
 
 /// The largest tool input a call may have (its JSON). A model's output limit keeps real inputs far
 /// below this (a 64k-token answer is about 256 KB); anything larger comes from a broken or hostile
@@ -120,7 +120,7 @@ pub struct Agent {
     pub(crate) next_turn: u32,
     /// The prompts found while resuming, until the transcript grows: a front-end asks for them
     /// right after, and reading the transcript a second time doubled the resume.
-    pub(crate) resumed_prompts: Option<Vec<crate::session::PromptInfo>>,
+    pub(crate) resumed_prompts: Option<Vec<crate::transcripts::PromptInfo>>,
     /// Who sees each message as the API does (see [`Agent::observe_messages`]).
     message_observer: Option<MessageObserver>,
     /// The permission mode the model was last told (`None`: unknown, a resumed conversation). The
@@ -177,7 +177,7 @@ impl Agent {
             session_id: agent.runtime.context.config.session_id.clone(),
             cwd: agent.runtime.context.exec.cwd.clone(),
             model: agent.config.model.clone(),
-            time_ms: crate::session::transcript_now_ms(),
+            time_ms: crate::transcripts::transcript_now_ms(),
             forked_from: None,
         };
         agent.record(&entry);
@@ -193,12 +193,12 @@ impl Agent {
         config: AgentConfig,
         system: Vec<String>,
         transcript_path: &std::path::Path,
-    ) -> Result<(Self, Vec<String>), crate::session::TranscriptError> {
+    ) -> Result<(Self, Vec<String>), crate::transcripts::TranscriptError> {
         let (entries, warnings) = read_transcript(transcript_path)?;
-        let next_turn = crate::session::next_turn(&entries);
+        let next_turn = crate::transcripts::next_turn(&entries);
         let (totals, context_tokens) = usage_of(&entries);
-        let live = crate::session::live_entries(entries);
-        let mut resumed_prompts = crate::session::prompts(&live);
+        let live = crate::transcripts::live_entries(entries);
+        let mut resumed_prompts = crate::transcripts::prompts(&live);
         let Replayed {
             messages,
             records,

@@ -8,7 +8,7 @@ use nerve::agent::{Agent, AgentConfig};
 use nerve::events::{Event, TurnEnd};
 use nerve::model::types::ContentBlock;
 use nerve::permissions::PermissionMode;
-use nerve::session::Transcript;
+use nerve::transcripts::Transcript;
 use nerve_mock_model::MockServer;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -79,12 +79,12 @@ async fn tool_results_go_back_in_one_message_in_request_order() {
     assert_valid_history(&a);
     // Every permission decision is in the transcript.
     let path = Transcript::path_for(&p.dir.path().join("data"), &a.runtime().context.config.session_id);
-    let (entries, _) = nerve::session::read_transcript(&path).unwrap();
+    let (entries, _) = nerve::transcripts::read_transcript(&path).unwrap();
     // Typed (what allowed it) and in words, never Rust's debug text.
     let allowed: Vec<(String, Option<nerve::permissions::DecidedBy>, String)> = entries
         .iter()
         .filter_map(|e| match e {
-            nerve::session::TranscriptEntry::Permission {
+            nerve::transcripts::TranscriptEntry::Permission {
                 tool_use_id,
                 allowed: true,
                 decided_by,

@@ -13,8 +13,8 @@ use nerve::checkpoint::{
 use nerve::events::{Event, TurnEnd};
 use nerve::model::types::{ContentBlock, Role};
 use nerve::permissions::{PermissionMode, PermissionPrompter, UserAnswer};
-use nerve::session::Transcript;
 use nerve::tools::fs::{DiffHunk, DiffLine, DiffTag};
+use nerve::transcripts::Transcript;
 use nerve_mock_model::MockServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

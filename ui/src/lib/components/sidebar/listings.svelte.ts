@@ -3,11 +3,11 @@
 // the same project was asked for meanwhile (the search changed, a turn ended), so an old answer
 // never replaces a newer one.
 import { untrack } from "svelte";
-import type { SessionSummary } from "../../../bindings/SessionSummary";
+import type { TranscriptSummary } from "../../../bindings/TranscriptSummary";
 import { errorText, listSessions } from "../../ipc";
 
 export interface Listing {
-  sessions: SessionSummary[];
+  sessions: TranscriptSummary[];
   /** An answer came (the list may be empty). */
   loaded: boolean;
   /** Why the last listing failed (the previous sessions stay). */

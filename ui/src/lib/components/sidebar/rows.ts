@@ -1,7 +1,7 @@
 // What the sidebar shows, as pure functions (unit-tested): which projects, each project's rows
 // (the engine's listing with the live sessions merged in) and the quiet words of a row.
 import type { DeletedSession } from "../../../bindings/DeletedSession";
-import type { SessionSummary } from "../../../bindings/SessionSummary";
+import type { TranscriptSummary } from "../../../bindings/TranscriptSummary";
 import { formatBytes } from "../outputs/format";
 
 /** Projects listed at most (the live sessions' projects always are). */
@@ -50,7 +50,7 @@ export interface LiveRow {
  * started, nothing written) first, titled by their first prompt until the engine titles them.
  * While searching, only what the search found is listed.
  */
-export function mergeRows(listed: SessionSummary[], live: LiveRow[], searching: boolean): SessionRow[] {
+export function mergeRows(listed: TranscriptSummary[], live: LiveRow[], searching: boolean): SessionRow[] {
   const byId = new Map(live.map((l) => [l.id, l]));
   const rows: SessionRow[] = listed.map((s) => {
     const l = byId.get(s.session_id);

@@ -1,15 +1,15 @@
-//! Sessions as a front-end lists and resumes them: the catalog, a session's prompts and its past
-//! tool calls.
+//! Transcripts: what a session leaves on disk, as a front-end lists and resumes them (the catalog, a
+//! transcript's prompts and its past tool calls). "Session" means the live one; what is on disk is
+//! its transcript.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-/// A session found on disk, as lists show it (the CLI's `nerve sessions`, the app's sidebar, where
-/// TypeScript knows it as `SessionSummary`).
+/// A transcript found on disk, as lists show it (the CLI's `nerve sessions`, the app's sidebar).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SessionSummary"))]
-pub struct SessionInfo {
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TranscriptSummary {
     /// The id.
     pub session_id: String,
     /// The transcript.

@@ -274,7 +274,7 @@ pub fn now_ms() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::list_sessions;
+    use crate::transcripts::list_sessions;
 
     #[test]
     fn round_trip_and_damaged_last_line() {
@@ -371,7 +371,7 @@ pub fn fork_session(project_data_dir: &Path, from: &str) -> Result<String, Trans
 #[cfg(test)]
 mod fork_tests {
     use super::*;
-    use crate::session::list_sessions;
+    use crate::transcripts::list_sessions;
 
     #[test]
     fn a_fork_copies_the_conversation_and_names_its_origin() {

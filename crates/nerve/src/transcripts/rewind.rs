@@ -2,10 +2,10 @@
 //! `rewind` entry cuts the history back to one of those marks. Reading applies the cuts, so a
 //! resumed session continues the rewound conversation while the file keeps every line.
 
-pub use nerve_protocol::session::PromptInfo;
+pub use nerve_protocol::transcripts::PromptInfo;
 
 use crate::model::types::{ContentBlock, Role};
-use crate::session::TranscriptEntry;
+use crate::transcripts::TranscriptEntry;
 
 /// The entries that make up the conversation now: every `rewind` removes what came after its
 /// prompt's `turn_start` (that entry included). A rewind naming an unknown prompt changes nothing.

@@ -1,4 +1,4 @@
-//! Sessions on disk: an append-only JSONL transcript per session, listed (with a small cached
+//! What sessions leave on disk: an append-only JSONL transcript per session, listed (with a small cached
 //! summary each), searched, resumed, forked, renamed and deleted.
 
 mod catalog;
@@ -6,7 +6,7 @@ mod rewind;
 mod transcript;
 
 pub use catalog::{
-    DeletedSession, SessionInfo, delete_session, list_sessions, rename_session, search_sessions,
+    DeletedSession, TranscriptSummary, delete_session, list_sessions, rename_session, search_sessions,
     session_title,
 };
 pub use rewind::{PromptInfo, live_entries, next_turn, prompts};

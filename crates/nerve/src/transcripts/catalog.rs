@@ -7,7 +7,7 @@
 //! and a summary that is missing, damaged, of another version or ahead of its transcript is
 //! rebuilt from the transcript.
 
-pub use nerve_protocol::session::{DeletedSession, SessionInfo};
+pub use nerve_protocol::transcripts::{DeletedSession, TranscriptSummary};
 
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
@@ -214,8 +214,8 @@ fn write_summary(path: &Path, summary: &Summary) -> io::Result<()> {
     fs::rename(&tmp, path)
 }
 
-fn info(id: String, path: PathBuf, modified_ms: u64, fold: &Fold) -> SessionInfo {
-    SessionInfo {
+fn info(id: String, path: PathBuf, modified_ms: u64, fold: &Fold) -> TranscriptSummary {
+    TranscriptSummary {
         session_id: id,
         path,
         modified_ms,
@@ -230,7 +230,7 @@ fn info(id: String, path: PathBuf, modified_ms: u64, fold: &Fold) -> SessionInfo
 }
 
 /// A project's sessions, newest first, each with what its summary says (see the module's note).
-pub fn list_sessions(project_data_dir: &Path) -> Result<Vec<SessionInfo>, TranscriptError> {
+pub fn list_sessions(project_data_dir: &Path) -> Result<Vec<TranscriptSummary>, TranscriptError> {
     Ok(sessions_with_folds(project_data_dir)?
         .into_iter()
         .map(|(info, _)| info)
@@ -239,7 +239,10 @@ pub fn list_sessions(project_data_dir: &Path) -> Result<Vec<SessionInfo>, Transc
 
 /// The project's sessions whose title or one of whose prompts contains `query` (any case), newest
 /// first. A blank query lists them all.
-pub fn search_sessions(project_data_dir: &Path, query: &str) -> Result<Vec<SessionInfo>, TranscriptError> {
+pub fn search_sessions(
+    project_data_dir: &Path,
+    query: &str,
+) -> Result<Vec<TranscriptSummary>, TranscriptError> {
     let needle = query.trim().to_lowercase();
     let all = sessions_with_folds(project_data_dir)?;
     if needle.is_empty() {
@@ -261,7 +264,7 @@ pub fn search_sessions(project_data_dir: &Path, query: &str) -> Result<Vec<Sessi
         .collect())
 }
 
-fn sessions_with_folds(project_data_dir: &Path) -> Result<Vec<(SessionInfo, Fold)>, TranscriptError> {
+fn sessions_with_folds(project_data_dir: &Path) -> Result<Vec<(TranscriptSummary, Fold)>, TranscriptError> {
     let rd = match fs::read_dir(project_data_dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -436,7 +439,7 @@ mod tests {
         let modified_ms = listed[0].modified_ms;
         assert_eq!(
             listed,
-            vec![SessionInfo {
+            vec![TranscriptSummary {
                 session_id: "s1".into(),
                 path,
                 modified_ms,
