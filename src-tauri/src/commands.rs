@@ -200,8 +200,7 @@ pub async fn send_prompt(
     images: Vec<AttachedImage>,
     on_event: Channel<Event>,
 ) -> Result<TurnSummary, ShellError> {
-    let session = shell.sessions.get(&session_id)?;
-    session.send(&prompt, &images, on_event).await
+    shell.sessions.send(&session_id, &prompt, &images, on_event).await
 }
 
 /// Stops the running turn.
@@ -226,7 +225,11 @@ pub fn answer_permission(
     request_id: String,
     answer: UserAnswer,
 ) -> Result<(), ShellError> {
-    shell.sessions.get(&session_id)?.answer(&request_id, answer)
+    shell
+        .sessions
+        .get(&session_id)?
+        .answer(&request_id, answer)
+        .map_err(to_shell)
 }
 
 /// Allows for the project what the sandbox refused a command of the session (a card's one-click
@@ -237,7 +240,11 @@ pub fn allow_sandbox_refusal(
     session_id: String,
     refusal: nerve_protocol::SandboxRefusal,
 ) -> Result<String, ShellError> {
-    let file = shell.sessions.get(&session_id)?.allow_sandbox_refusal(&refusal)?;
+    let file = shell
+        .sessions
+        .get(&session_id)?
+        .allow_sandbox_refusal(&refusal)
+        .map_err(to_shell)?;
     Ok(file.display().to_string())
 }
 
@@ -255,6 +262,7 @@ pub async fn preview_permission_edit(
         .get(&session_id)?
         .preview_edit(&request_id, input)
         .await
+        .map_err(to_shell)
 }
 
 /// Switches the session's permission mode.
@@ -264,7 +272,7 @@ pub fn set_permission_mode(
     session_id: String,
     mode: PermissionMode,
 ) -> Result<PermissionMode, ShellError> {
-    shell.sessions.get(&session_id)?.set_mode(mode)
+    shell.sessions.get(&session_id)?.set_mode(mode).map_err(to_shell)
 }
 
 /// Ends a session.
@@ -281,7 +289,7 @@ pub async fn get_changes(
     scope: ChangeScope,
 ) -> Result<ChangeSet, ShellError> {
     let session = shell.sessions.get(&session_id)?;
-    blocking(move || session.changes(scope)).await
+    blocking(move || session.changes(scope).map_err(to_shell)).await
 }
 
 /// What rewinding the code to just before prompt `to_turn` would restore, and what it cannot.
@@ -292,7 +300,7 @@ pub async fn plan_rewind(
     to_turn: u32,
 ) -> Result<CodeRewindPlan, ShellError> {
     let session = shell.sessions.get(&session_id)?;
-    blocking(move || session.plan_rewind(to_turn)).await
+    blocking(move || session.plan_rewind(to_turn).map_err(to_shell)).await
 }
 
 /// Rewinds the code, the conversation or both to just before a prompt.
@@ -303,7 +311,7 @@ pub async fn rewind_session(
     request: RewindRequest,
 ) -> Result<RewindOutcome, ShellError> {
     let session = shell.sessions.get(&session_id)?;
-    blocking(move || session.rewind(&request)).await
+    blocking(move || session.rewind(&request).map_err(to_shell)).await
 }
 
 /// What reverting one changed file would do (before the session, or before turn `from_turn`).
@@ -315,7 +323,12 @@ pub async fn plan_file_revert(
     from_turn: Option<u32>,
 ) -> Result<CodeRewindPlan, ShellError> {
     let session = shell.sessions.get(&session_id)?;
-    blocking(move || session.plan_file_revert(Path::new(&path), from_turn)).await
+    blocking(move || {
+        session
+            .plan_file_revert(Path::new(&path), from_turn)
+            .map_err(to_shell)
+    })
+    .await
 }
 
 /// Reverts one changed file; one changed on disk since the agent's change needs `confirmed`.
@@ -328,7 +341,12 @@ pub async fn revert_file(
     confirmed: bool,
 ) -> Result<CodeRewindReport, ShellError> {
     let session = shell.sessions.get(&session_id)?;
-    blocking(move || session.revert_file(Path::new(&path), from_turn, confirmed)).await
+    blocking(move || {
+        session
+            .revert_file(Path::new(&path), from_turn, confirmed)
+            .map_err(to_shell)
+    })
+    .await
 }
 
 /// The slash commands the composer offers: built-ins, then the user's and the project's own.
@@ -360,7 +378,8 @@ pub async fn compact_session(
     session_id: String,
     instructions: Option<String>,
 ) -> Result<CompactOutcome, ShellError> {
-    shell.sessions.get(&session_id)?.compact(instructions).await
+    let session = shell.sessions.get(&session_id)?;
+    session.compact(instructions.as_deref()).await.map_err(to_shell)
 }
 
 /// Saves the session as Markdown where the user picks in the system's save dialog (opened from Rust,
@@ -375,7 +394,7 @@ pub async fn export_session(
     use tauri_plugin_dialog::DialogExt;
     let session = shell.sessions.get(&session_id)?;
     blocking(move || {
-        let markdown = session.markdown()?;
+        let markdown = session.markdown().map_err(to_shell)?;
         let name = format!(
             "nerve-session-{}.md",
             session_id.chars().take(8).collect::<String>()
@@ -423,7 +442,11 @@ fn web_link(text: &str) -> Result<tauri::Url, ShellError> {
 /// Uses another main model for the session (`/model`).
 #[tauri::command]
 pub fn set_model(shell: State<'_, Shell>, session_id: String, model: String) -> Result<String, ShellError> {
-    shell.sessions.get(&session_id)?.set_model(&model)
+    shell
+        .sessions
+        .get(&session_id)?
+        .set_model(&model)
+        .map_err(to_shell)
 }
 
 /// Reads part of a persisted tool output of the session's project (off the main thread).

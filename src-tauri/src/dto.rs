@@ -4,9 +4,9 @@
 //! All of them are exported to TypeScript (`ui/src/bindings/`), so the UI never declares them twice.
 
 pub use nerve_protocol::outputs::PersistedChunk;
-use nerve_protocol::rewind::RewindReport;
-use nerve_protocol::transcripts::{PastCall, PromptInfo};
-use nerve_protocol::{HistoryMessage, PermissionMode, TurnEnd};
+use nerve_protocol::session::SessionState;
+pub use nerve_protocol::session::{CompactOutcome, RewindOutcome};
+use nerve_protocol::{PermissionMode, TurnEnd};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -82,40 +82,13 @@ pub struct ProjectInfo {
     pub unapproved_mcp_servers: Vec<String>,
 }
 
-/// A started (or resumed) session.
+/// A started (or resumed) session: the engine's state of it, and whether it is the demo.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SessionInfo {
-    /// Its id.
-    pub session_id: String,
-    /// The project folder.
-    pub project_path: String,
-    /// The current permission mode.
-    pub mode: PermissionMode,
-    /// The main model.
-    pub model: String,
-    /// The tools the model gets.
-    pub tools: Vec<String>,
-    /// The conversation so far, for a resumed session.
-    pub history: Vec<HistoryMessage>,
-    /// Its tool calls as the live events described them (summary, batch, denial, saved output).
-    pub past_calls: Vec<PastCall>,
-    /// The conversation's prompts, in order (what a rewind can go back to).
-    pub prompts: Vec<PromptInfo>,
-    /// How much of the context window the latest response used (0 before any).
-    #[ts(type = "number")]
-    pub context_tokens: u64,
-    /// The model's context window.
-    #[ts(type = "number")]
-    pub context_window: u64,
-    /// The session's cost so far in USD (kept across resumes), when the model's price is known.
-    pub session_cost_usd: Option<f64>,
-    /// The session's cache reads so far, in tokens (kept across resumes).
-    #[ts(type = "number")]
-    pub session_cache_read_tokens: u64,
-    /// What the session's cache reads saved so far in USD, when the model's price is known.
-    pub session_cache_saved_usd: Option<f64>,
-    /// Problems met while starting (damaged transcript lines, MCP servers that failed).
-    pub warnings: Vec<String>,
+    /// The session as the engine reports it.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub state: SessionState,
     /// Whether this is the demo (a scripted model in a sample project).
     pub demo: bool,
 }
@@ -129,31 +102,6 @@ pub struct TurnSummary {
     pub error: Option<String>,
     /// The session's cost so far in USD, when the model's price is known.
     pub session_cost_usd: Option<f64>,
-}
-
-/// What a rewind did, and the conversation as it now stands (unchanged unless the conversation
-/// was rewound).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-pub struct RewindOutcome {
-    /// What was restored, refused and cut.
-    pub report: RewindReport,
-    /// The conversation.
-    pub history: Vec<HistoryMessage>,
-    /// Its tool calls.
-    pub past_calls: Vec<PastCall>,
-    /// Its prompts.
-    pub prompts: Vec<PromptInfo>,
-}
-
-/// The conversation after a compaction: the summary and what follows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-pub struct CompactOutcome {
-    /// The conversation.
-    pub history: Vec<HistoryMessage>,
-    /// Its tool calls.
-    pub past_calls: Vec<PastCall>,
-    /// Its prompts.
-    pub prompts: Vec<PromptInfo>,
 }
 
 /// What the settings screen shows of a project: its rules, hooks and MCP servers.

@@ -101,7 +101,7 @@ pub async fn start_demo(shell: State<'_, Shell>) -> Result<DemoStarted, ShellErr
             demo_model: Some(demo.url()),
         })
         .await?;
-    *shell.demo.lock().await = Some((session.session_id.clone(), demo));
+    *shell.demo.lock().await = Some((session.state.session_id.clone(), demo));
     Ok(DemoStarted {
         session,
         prompt: DEMO_PROMPT.to_string(),

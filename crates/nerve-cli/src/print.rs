@@ -13,15 +13,14 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use nerve::Session;
 use nerve::events::{Event, EventSink, TurnEnd};
-use nerve::mcp::McpManager;
 use nerve::model::types::{Message, Role};
 use nerve::permissions::settings::SettingsFile;
 use nerve::permissions::{PermissionMode, RuleBehavior, RuleSource};
 use nerve::project::{Project, ProjectOptions};
-use nerve::start::{Asker, ModelServer, SessionOptions, StartedSession, start_session};
+use nerve::session::{Asker, ModelServer, SessionOptions};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 /// How `-p` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -183,7 +182,7 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         })
     };
 
-    let mut options = SessionOptions::new(events);
+    let mut options = SessionOptions::new(events.clone());
     options.resume = args.resume.clone();
     options.session_id = Some(session_id);
     options.model = args.model.clone();
@@ -199,29 +198,29 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         None => Asker::Nobody,
     };
     options.max_turns = args.max_turns;
-    let mut session = start_session(&project, options).await?;
+    let session = Arc::new(Session::start(project, options).await?);
     if stream_json {
         let printer = printer.clone();
-        let session_id = session.session_id.clone();
-        session.agent.observe_messages(Box::new(move |message: &Message| {
+        let session_id = session.id().to_string();
+        session.observe_messages(Box::new(move |message: &Message| {
             let kind = match message.role {
                 Role::User => "user",
                 Role::Assistant => "assistant",
             };
             printer.print(&json!({"type": kind, "message": message, "session_id": session_id}));
-        }));
+        }))?;
     }
-    for name in &session.unapproved_mcp_servers {
+    for name in session.unapproved_mcp_servers() {
         eprintln!(
             "note: MCP server `{name}` from .mcp.json is not started: approve it with \
              \"enabledMcpjsonServers\": [\"{name}\"] (or \"enableAllProjectMcpServers\": true) in \
              .nerve/settings.local.json"
         );
     }
-    for w in &session.warnings {
+    for w in session.warnings() {
         eprintln!("warning: {w}");
     }
-    let outcome = turn(&args, prompt, started, &project, printer, &mut session).await;
+    let outcome = turn(&args, prompt, started, &session, printer, events).await;
     // SessionEnd hooks run and MCP servers stop whether the turn succeeded or not.
     session.close().await;
     outcome
@@ -231,48 +230,35 @@ async fn turn(
     args: &PrintArgs,
     prompt: String,
     started: Instant,
-    project: &Project,
+    session: &Arc<Session>,
     printer: LinePrinter,
-    session: &mut StartedSession,
+    events: EventSink,
 ) -> Result<i32> {
     let stream_json = args.output_format == OutputFormat::StreamJson;
-    let StartedSession {
-        session_id,
-        model,
-        agent,
-        mcp,
-        tool_names,
-        ..
-    } = session;
-    let (session_id, model) = (session_id.clone(), model.clone());
-    let mode = agent.permission_mode();
     if stream_json {
+        let mcp_servers: Vec<Value> = session
+            .mcp_servers()
+            .into_iter()
+            .map(|(name, state)| json!({"name": name, "status": <&str>::from(state)}))
+            .collect();
         printer.print(&json!({
-            "type": "system", "subtype": "init", "session_id": session_id, "cwd": project.dir(),
-            "model": model, "tools": tool_names, "permissionMode": mode.as_str(),
-            "mcp_servers": mcp_statuses(mcp),
+            "type": "system", "subtype": "init", "session_id": session.id(),
+            "cwd": session.project().dir(), "model": session.started_model(),
+            "tools": session.tool_names(),
+            "permissionMode": session.mode().map(PermissionMode::as_str),
+            "mcp_servers": mcp_servers,
         }));
     }
 
-    let cancel = CancellationToken::new();
-    let on_signal = cancel.clone();
+    let on_signal = Arc::clone(session);
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            on_signal.cancel();
+            on_signal.abort();
         }
     });
-    // `/name args` runs the user's or the project's custom command, as in Claude Code's -p.
-    let commands = nerve::slash_commands::CustomCommands::for_project(project.dir());
-    for w in &commands.warnings {
-        eprintln!("warning: {w}");
-    }
-    // `/mcp__server__prompt args` asks the server for its prompt first.
-    let prompt = match mcp.expand_prompt(&prompt).await {
-        Some(Ok(expanded)) => expanded,
-        Some(Err(e)) => anyhow::bail!("{e}"),
-        None => commands.expand(&prompt).unwrap_or(prompt),
-    };
-    let outcome = agent.send(&prompt, cancel).await;
+    // `/name args` runs the user's or the project's custom command and `/mcp__server__prompt args`
+    // the server's prompt, as in Claude Code's -p.
+    let outcome = session.send(&prompt, &[], events).await?;
     let is_error = !matches!(outcome.end, TurnEnd::EndTurn);
     let subtype = match outcome.end {
         TurnEnd::EndTurn => "success",
@@ -293,18 +279,18 @@ async fn turn(
         "result": outcome.final_text,
         "stop": outcome.end,
         "error": outcome.error,
-        "session_id": session_id,
-        "total_cost_usd": agent.totals().cost_usd,
-        "turn_cost_usd": nerve::model::usage::cost_usd(&model, &outcome.usage),
+        "session_id": session.id(),
+        "total_cost_usd": outcome.session_cost_usd,
+        "turn_cost_usd": outcome.turn_cost_usd,
         "usage": outcome.usage,
-        "permission_denials": agent.denials(),
+        "permission_denials": outcome.denials,
     });
     match args.output_format {
         OutputFormat::Text => {
             if let Some(e) = &outcome.error {
                 eprintln!("error: {e}");
             }
-            for d in agent.denials() {
+            for d in &outcome.denials {
                 eprintln!("denied: {} {}", d.tool_name, d.tool_input);
             }
             println!("{}", outcome.final_text);
@@ -312,23 +298,4 @@ async fn turn(
         OutputFormat::Json | OutputFormat::StreamJson => printer.print(&result),
     }
     Ok(if is_error { 1 } else { 0 })
-}
-
-/// `[{"name", "status"}]` as in Claude Code's init message: `connected`, `needs-auth` for a remote
-/// server waiting for an OAuth sign-in, or `failed` for a server that never connected (a connected
-/// server whose single tool was skipped is still connected).
-fn mcp_statuses(mcp: &McpManager) -> Vec<Value> {
-    let connected = mcp.connected();
-    let mut out: Vec<Value> = connected
-        .iter()
-        .map(|name| json!({"name": name, "status": "connected"}))
-        .collect();
-    for f in mcp.failures() {
-        let known = connected.contains(&f.server) || out.iter().any(|v| v["name"] == f.server.as_str());
-        if !known {
-            let status = if f.needs_sign_in { "needs-auth" } else { "failed" };
-            out.push(json!({"name": f.server, "status": status}));
-        }
-    }
-    out
 }

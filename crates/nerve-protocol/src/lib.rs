@@ -1,6 +1,7 @@
 //! The types Nerve's front-ends exchange with its engine: the events of a session, permission
 //! prompts and answers, tool progress and results, the task list, sandbox states and file diffs,
-//! and what front-ends read on request: sessions, persisted outputs, change sets and rewinds.
+//! and what front-ends read on request: the open session, transcripts, persisted outputs, change
+//! sets and rewinds.
 //!
 //! This crate is the bottom of the workspace: it depends on no other Nerve crate, so a front-end
 //! (the desktop shell, the CLI, a test) can speak to the engine in these types alone, and the
@@ -17,6 +18,7 @@ pub mod preview;
 pub mod prompt;
 pub mod rewind;
 pub mod sandbox;
+pub mod session;
 pub mod settings;
 mod todo;
 pub mod tool;

@@ -28,7 +28,8 @@
 //! | 9 | `executor` `mcp` | batches and streaming; MCP servers as tool providers |
 //! | 10 | `project` | the facade front-ends start from |
 //! | 11 | `agent` | the agent loop, sub-agents, compaction, rewind |
-//! | 12 | `start` `settings_view` `fuzz` | one way to start a session; settings screens; fuzz targets |
+//! | 12 | `settings_view` `fuzz` | settings screens; fuzz targets |
+//! | 13 | `session` | the front door: a live session, the one object a front-end holds |
 
 pub mod agent;
 pub mod budget;
@@ -55,13 +56,16 @@ pub mod project_files;
 pub mod protected_paths;
 pub mod registry;
 pub mod sandbox;
+pub mod session;
 pub mod settings_view;
 pub mod slash_commands;
-pub mod start;
 pub mod storage;
 pub mod tool;
 pub mod tools;
 pub mod transcripts;
+
+pub use project::Project;
+pub use session::Session;
 
 #[cfg(test)]
 mod layers;

@@ -5,9 +5,13 @@ import type { PermissionMode } from "./PermissionMode";
 import type { PromptInfo } from "./PromptInfo";
 
 /**
- * A started (or resumed) session.
+ * A started (or resumed) session: the engine's state of it, and whether it is the demo.
  */
 export type SessionInfo = { 
+/**
+ * Whether this is the demo (a scripted model in a sample project).
+ */
+demo: boolean, 
 /**
  * Its id.
  */
@@ -61,10 +65,7 @@ session_cache_read_tokens: number,
  */
 session_cache_saved_usd: number | null, 
 /**
- * Problems met while starting (damaged transcript lines, MCP servers that failed).
+ * Problems met while starting (damaged transcript lines, MCP servers that failed, custom
+ * commands that could not be read).
  */
-warnings: Array<string>, 
-/**
- * Whether this is the demo (a scripted model in a sample project).
- */
-demo: boolean, };
+warnings: Array<string>, };

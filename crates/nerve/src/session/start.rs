@@ -1,7 +1,6 @@
 //! One way to start a session, for every front-end: the model server and its credentials, the
 //! project's MCP servers (discovered, approved, connected), who answers permission requests, the
-//! agent itself, and the cleanup when any step fails. The desktop shell and `nerve -p` only choose
-//! [`SessionOptions`]; what they do with the started session is theirs.
+//! agent itself, and the cleanup when any step fails. Front-ends only choose [`SessionOptions`].
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,7 +11,7 @@ use crate::events::EventSink;
 use crate::mcp::{McpConfigError, McpManager, McpOptions, McpPermissionPrompter};
 use crate::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
 use crate::model::error::ModelError;
-use crate::permissions::PermissionPrompter;
+use crate::permissions::{PendingPrompts, PermissionPrompter};
 use crate::project::Project;
 
 /// Where the model is and how to reach it.
@@ -47,8 +46,9 @@ pub enum Asker {
     /// Nobody: what would ask is denied (headless).
     #[default]
     Nobody,
-    /// A front-end that shows requests to the user.
-    User(Arc<dyn PermissionPrompter>),
+    /// A person: requests arrive as events and are answered through
+    /// [`super::Session::answer`].
+    Person,
     /// An MCP tool (`mcp__server__tool`, `--permission-prompt-tool`), found once the servers are
     /// connected.
     McpTool(String),
@@ -58,7 +58,7 @@ impl std::fmt::Debug for Asker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Nobody => f.write_str("Nobody"),
-            Self::User(_) => f.write_str("User"),
+            Self::Person => f.write_str("Person"),
             Self::McpTool(name) => f.debug_tuple("McpTool").field(name).finish(),
         }
     }
@@ -81,12 +81,16 @@ pub struct SessionOptions {
     pub mcp_config_files: Vec<PathBuf>,
     /// Who answers permission requests.
     pub asker: Asker,
-    /// Where the session's events go (MCP progress included).
+    /// Where the session's events go between turns (MCP servers connecting); a turn's events go to
+    /// the sink given to [`super::Session::send`].
     pub events: EventSink,
     /// Most model calls per prompt (`None`: the default).
     pub max_turns: Option<u32>,
     /// Most tool calls running at once (`None`: `NERVE_MAX_TOOL_USE_CONCURRENCY` or the default).
     pub max_concurrency: Option<usize>,
+    /// List the project's files (and watch them) from the start, so the first `@` search answers
+    /// at once; otherwise the first [`super::Session::find_files`] lists them.
+    pub index_files: bool,
 }
 
 impl SessionOptions {
@@ -106,6 +110,7 @@ impl SessionOptions {
             events,
             max_turns: None,
             max_concurrency: None,
+            index_files: false,
         }
     }
 }
@@ -138,43 +143,17 @@ pub enum StartError {
     Launch(#[from] LaunchError),
 }
 
-/// A started session: the agent, its MCP servers, and what the front-end may show about it.
-pub struct StartedSession {
-    /// The session's id (new, or the one resumed).
-    pub session_id: String,
-    /// The main model.
-    pub model: String,
-    /// The agent, ready for [`Agent::send`].
-    pub agent: Agent,
-    /// The connected MCP servers (shut down by [`StartedSession::close`] or [`McpManager::shutdown`]).
-    pub mcp: McpManager,
-    /// The names of the tools the model gets.
-    pub tool_names: Vec<String>,
-    /// What the user should know: a keyring problem, MCP servers that failed, damaged transcript
-    /// lines, rules that are easy to dodge.
-    pub warnings: Vec<String>,
-    /// Servers in the project's `.mcp.json` that the settings do not approve, so not started.
-    pub unapproved_mcp_servers: Vec<String>,
-}
-
-impl std::fmt::Debug for StartedSession {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StartedSession")
-            .field("session_id", &self.session_id)
-            .field("model", &self.model)
-            .field("tool_names", &self.tool_names)
-            .field("warnings", &self.warnings)
-            .finish_non_exhaustive()
-    }
-}
-
-impl StartedSession {
-    /// Ends the session: SessionEnd hooks run, MCP servers shut down. The transcript is written as
-    /// the session goes, so nothing is lost.
-    pub async fn close(mut self) {
-        self.agent.end_session().await;
-        self.mcp.shutdown().await;
-    }
+/// A started session's parts, which [`super::Session`] holds.
+pub(super) struct Started {
+    pub(super) session_id: String,
+    pub(super) model: String,
+    pub(super) agent: Agent,
+    pub(super) mcp: McpManager,
+    pub(super) tool_names: Vec<String>,
+    /// A keyring problem, MCP servers that failed, damaged transcript lines, rules that are easy to
+    /// dodge.
+    pub(super) warnings: Vec<String>,
+    pub(super) unapproved_mcp_servers: Vec<String>,
 }
 
 /// The model server's URL, credentials and headers.
@@ -231,9 +210,15 @@ async fn reach(server: ModelServer, warnings: &mut Vec<String>) -> Result<Reach,
     })
 }
 
-/// Starts (or resumes) a session of `project`. On any failure after the MCP servers started, they
-/// are shut down before the error returns.
-pub async fn start_session(project: &Project, options: SessionOptions) -> Result<StartedSession, StartError> {
+/// Starts (or resumes) a session of `project`, its events going to `events`, a person's answers
+/// coming through `prompts`. On any failure after the MCP servers started, they are shut down
+/// before the error returns.
+pub(super) async fn start(
+    project: &Project,
+    options: SessionOptions,
+    events: EventSink,
+    prompts: &PendingPrompts,
+) -> Result<Started, StartError> {
     let SessionOptions {
         resume,
         session_id,
@@ -242,9 +227,10 @@ pub async fn start_session(project: &Project, options: SessionOptions) -> Result
         server,
         mcp_config_files,
         asker,
-        events,
+        events: _,
         max_turns,
         max_concurrency,
+        index_files: _,
     } = options;
     let mut warnings = Vec::new();
     let reach = reach(server, &mut warnings).await?;
@@ -253,12 +239,12 @@ pub async fn start_session(project: &Project, options: SessionOptions) -> Result
     warnings.extend(mcp.failures().iter().map(|f| f.message.clone()));
     // A person answering prompts means the desktop app; otherwise a run prints its answer.
     let front_end = match asker {
-        Asker::User(_) => crate::agent::FrontEnd::Desktop,
+        Asker::Person => crate::agent::FrontEnd::Desktop,
         Asker::Nobody | Asker::McpTool(_) => crate::agent::FrontEnd::Print,
     };
     let prompter: Option<Arc<dyn PermissionPrompter>> = match asker {
         Asker::Nobody => None,
-        Asker::User(prompter) => Some(prompter),
+        Asker::Person => Some(Arc::new(prompts.clone())),
         Asker::McpTool(name) => match mcp.find_tool(&name) {
             Some(tool) => Some(Arc::new(McpPermissionPrompter::new(tool))),
             None => {
@@ -303,7 +289,7 @@ pub async fn start_session(project: &Project, options: SessionOptions) -> Result
         }
     };
     warnings.extend(launched.warnings);
-    Ok(StartedSession {
+    Ok(Started {
         session_id,
         model,
         agent: launched.agent,
