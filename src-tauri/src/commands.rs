@@ -3,24 +3,20 @@
 
 use std::path::{Path, PathBuf};
 
-use nerve::agent::{AttachedImage, RewindRequest, models};
-use nerve::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
-use nerve::credentials::{self, KeySource as EngineKeySource, load_api_key};
-use nerve::events::Event;
-use nerve::model::api_key::ApiKey;
+use nerve::credentials::{self, ApiKey};
 use nerve::outputs::read_chunk;
-use nerve::permissions::{PermissionMode, UserAnswer};
 use nerve::project::{Project, ProjectOptions};
-use nerve::project_files::FileMatch;
-use nerve::slash_commands::SlashCommand;
-use nerve::tool::PermissionPreview;
-use nerve::transcripts::list_sessions;
+use nerve::session::{configured_base_url, default_fast_model, default_model};
+use nerve_protocol::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
+use nerve_protocol::prompt::{AttachedImage, FileMatch, SlashCommand};
+use nerve_protocol::rewind::RewindRequest;
+use nerve_protocol::{Event, PermissionMode, PermissionPreview, UserAnswer};
 use tauri::State;
 use tauri::ipc::Channel;
 
 use crate::dto::{
-    AppSettings, AppState, CompactOutcome, KeySource, PersistedChunk, ProjectInfo, RewindOutcome,
-    SessionInfo, TurnSummary,
+    AppSettings, AppState, CompactOutcome, PersistedChunk, ProjectInfo, RewindOutcome, SessionInfo,
+    TurnSummary,
 };
 use crate::error::{ShellError, to_shell};
 use crate::sessions::{Sessions, StartRequest};
@@ -51,52 +47,13 @@ pub(crate) async fn blocking<T: Send + 'static>(
 #[tauri::command]
 pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellError> {
     let file = shell.settings.load()?;
-    let key = blocking(|| Ok(load_api_key())).await?;
-    let token = blocking(|| Ok(credentials::load_auth_token().is_some())).await?;
-    // A bearer token (ANTHROPIC_AUTH_TOKEN) or a model server on this machine needs no key.
-    let base_url = file
-        .settings
-        .base_url
-        .clone()
-        .or_else(|| std::env::var(nerve::model::client::BASE_URL_ENV).ok());
-    let for_auth = base_url.clone();
-    let credentials_in_use = blocking(move || {
-        Ok(credentials::load_model_auth(for_auth.as_deref())
-            .ok()
-            .map(|l| l.source))
-    })
-    .await?;
-    let other_credentials = token
-        || std::env::var(nerve::model::client::AUTH_TOKEN_ENV).is_ok_and(|t| !t.trim().is_empty())
-        || base_url
-            .as_deref()
-            .is_some_and(nerve::model::client::is_local_server);
-    let (has_api_key, key_source, keyring_problem) = match key {
-        Ok(k) => (
-            true,
-            Some(match k.source {
-                EngineKeySource::Keyring => KeySource::Keyring,
-                EngineKeySource::File => KeySource::File,
-                EngineKeySource::Environment => KeySource::Environment,
-            }),
-            k.keyring_problem.map(|p| p.to_string()),
-        ),
-        Err(_) if other_credentials => (true, None, None),
-        // Only a keyring that did not answer is a keyring problem; "no key yet" is a first run.
-        Err(credentials::CredentialError::MissingKeyringUnavailable(problem)) => {
-            (false, None, Some(problem.to_string()))
-        }
-        Err(_) => (false, None, None),
-    };
+    let base_url = configured_base_url(file.settings.base_url.as_deref());
+    let credentials = blocking(move || Ok(credentials::status(base_url.as_deref()))).await?;
     Ok(AppState {
-        has_api_key,
-        key_source,
-        keyring_problem,
-        has_auth_token: token,
-        credentials_in_use,
+        credentials,
         settings: file.settings,
-        default_model: models::main_model(None),
-        default_fast_model: models::fast_model(None),
+        default_model: default_model(None),
+        default_fast_model: default_fast_model(None),
         recent_projects: file.recent_projects,
     })
 }
@@ -159,7 +116,7 @@ fn open_project_now(settings: &SettingsStore, path: &str) -> Result<ProjectInfo,
     let mut options = ProjectOptions::new(PathBuf::from(path.trim()));
     options.fallback_mode = settings.load()?.settings.default_mode;
     let project = Project::open(options).map_err(to_shell)?;
-    let sessions = list_sessions(&project.data_dir()).map_err(to_shell)?;
+    let sessions = project.sessions("").map_err(to_shell)?;
     let (_, unapproved) = project.mcp_servers(&[]).map_err(to_shell)?;
     let path = project.dir().display().to_string();
     settings.remember_project(&path)?;

@@ -6,6 +6,7 @@
 pub use nerve_protocol::outputs::PersistedChunk;
 use nerve_protocol::session::SessionState;
 pub use nerve_protocol::session::{CompactOutcome, RewindOutcome};
+use nerve_protocol::settings::CredentialStatus;
 use nerve_protocol::{PermissionMode, TurnEnd};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -33,32 +34,13 @@ pub struct AppSettings {
     pub custom_headers: Option<String>,
 }
 
-/// Where the API key comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum KeySource {
-    /// The OS keyring.
-    Keyring,
-    /// A file only the user can read (no keyring answered when the key was saved).
-    File,
-    /// The `ANTHROPIC_API_KEY` environment variable.
-    Environment,
-}
-
 /// What the first screen needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct AppState {
-    /// Whether a key is configured (the key itself never leaves the shell).
-    pub has_api_key: bool,
-    /// Where it comes from.
-    pub key_source: Option<KeySource>,
-    /// Why the keyring could not be used, when it could not.
-    pub keyring_problem: Option<String>,
-    /// Whether a bearer token for a gateway is stored (it is sent instead of the key).
-    pub has_auth_token: bool,
-    /// What the next session will authenticate with, in words ("the OS keyring", "none (a local
-    /// model server)"); `None` when nothing is configured.
-    pub credentials_in_use: Option<String>,
+    /// The credentials a session would use (never the key itself).
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub credentials: CredentialStatus,
     /// The settings.
     pub settings: AppSettings,
     /// The model used when the settings name none.

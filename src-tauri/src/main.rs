@@ -30,7 +30,7 @@ fn main() {
     // One TLS provider for every reqwest client in the process (the engine's and Tauri's).
     nerve::http::install_crypto_provider();
     let shell = Shell {
-        settings: settings::SettingsStore::in_dir(&nerve::storage::data_dir()),
+        settings: settings::SettingsStore::in_dir(&nerve::project::data_root()),
         sessions: sessions::Sessions::default(),
         demo: tokio::sync::Mutex::default(),
     };

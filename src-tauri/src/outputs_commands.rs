@@ -39,12 +39,7 @@ pub struct SearchDone {
 }
 
 fn data_dir(project_path: &str) -> Result<PathBuf, ShellError> {
-    let dir = std::fs::canonicalize(project_path.trim())
-        .map_err(|e| ShellError::new(format!("cannot open {project_path}: {e}")))?;
-    Ok(nerve::storage::project_data_dir(
-        &nerve::storage::data_dir(),
-        &dir,
-    ))
+    nerve::project::data_dir_of(Path::new(project_path.trim())).map_err(to_shell)
 }
 
 fn filter(session_id: Option<String>, tool: Option<String>) -> OutputFilter {
@@ -193,7 +188,7 @@ pub async fn reveal_output(
     use tauri_plugin_opener::OpenerExt;
     let entry =
         blocking(move || outputs::find_output(&data_dir(&project_path)?, &output).map_err(to_shell)).await?;
-    let data_root = nerve::storage::data_dir();
+    let data_root = nerve::project::data_root();
     if !entry.path.starts_with(&data_root) {
         return Err(ShellError::new(format!(
             "{} is not in the app's data folder",

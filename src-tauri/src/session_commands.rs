@@ -1,10 +1,10 @@
-//! The sidebar's commands: a project's sessions listed and searched, renamed, forked and deleted
-//! (each a thin call into `nerve::transcripts`, the same functions `nerve sessions` uses), and the demo.
+//! The sidebar's commands: a project's saved sessions listed and searched, renamed, forked and
+//! deleted (each a thin call into the engine's `Project`, as `nerve sessions` makes), and the demo.
 
 use std::path::PathBuf;
 
 use nerve::project::{Project, ProjectOptions};
-use nerve::transcripts::{self, DeletedSession};
+use nerve_protocol::transcripts::{DeletedSession, TranscriptSummary};
 use serde::Serialize;
 use tauri::State;
 use ts_rs::TS;
@@ -15,10 +15,9 @@ use crate::dto::SessionInfo;
 use crate::error::{ShellError, to_shell};
 use crate::sessions::StartRequest;
 
-/// The data folder of the project at `project_path` (the same the engine writes to).
-fn data_dir(project_path: &str) -> Result<PathBuf, ShellError> {
-    let project = Project::open(ProjectOptions::new(PathBuf::from(project_path.trim()))).map_err(to_shell)?;
-    Ok(project.data_dir())
+/// The project at `project_path`.
+fn project(project_path: &str) -> Result<Project, ShellError> {
+    Project::open(ProjectOptions::new(PathBuf::from(project_path.trim()))).map_err(to_shell)
 }
 
 /// The project's sessions, newest first; with a query, only those whose title or a prompt
@@ -27,10 +26,11 @@ fn data_dir(project_path: &str) -> Result<PathBuf, ShellError> {
 pub async fn list_sessions(
     project_path: String,
     query: Option<String>,
-) -> Result<Vec<transcripts::TranscriptSummary>, ShellError> {
+) -> Result<Vec<TranscriptSummary>, ShellError> {
     blocking(move || {
-        let data = data_dir(&project_path)?;
-        transcripts::search_sessions(&data, query.as_deref().unwrap_or("")).map_err(to_shell)
+        project(&project_path)?
+            .sessions(query.as_deref().unwrap_or(""))
+            .map_err(to_shell)
     })
     .await
 }
@@ -43,7 +43,9 @@ pub async fn rename_session(
     title: String,
 ) -> Result<String, ShellError> {
     blocking(move || {
-        transcripts::rename_session(&data_dir(&project_path)?, &session_id, &title).map_err(to_shell)
+        project(&project_path)?
+            .rename(&session_id, &title)
+            .map_err(to_shell)
     })
     .await
 }
@@ -51,8 +53,7 @@ pub async fn rename_session(
 /// Forks a session into a new one (its conversation copied); returns the new id, to resume.
 #[tauri::command]
 pub async fn fork_session(project_path: String, session_id: String) -> Result<String, ShellError> {
-    blocking(move || transcripts::fork_session(&data_dir(&project_path)?, &session_id).map_err(to_shell))
-        .await
+    blocking(move || project(&project_path)?.fork(&session_id).map_err(to_shell)).await
 }
 
 /// Deletes a session for good (the UI asks first): an open one is ended first, then its transcript,
@@ -66,8 +67,7 @@ pub async fn delete_session(
     if shell.sessions.is_open(&session_id) {
         shell.sessions.end(&session_id).await?;
     }
-    blocking(move || transcripts::delete_session(&data_dir(&project_path)?, &session_id).map_err(to_shell))
-        .await
+    blocking(move || project(&project_path)?.delete(&session_id).map_err(to_shell)).await
 }
 
 /// A started demo: its session, and the sample project's folder.

@@ -7,12 +7,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use nerve::Session;
-use nerve::agent::AttachedImage;
-use nerve::events::{Event, EventSink};
-use nerve::model::api_key::ApiKey;
-use nerve::model::client::ModelAuth;
+use nerve::credentials::ApiKey;
 use nerve::project::{Project, ProjectOptions};
-use nerve::session::{Asker, ModelServer, SessionOptions};
+use nerve::session::{Asker, EventSink, ModelAuth, ModelServer, SessionOptions};
+use nerve_protocol::Event;
+use nerve_protocol::prompt::AttachedImage;
 use tauri::ipc::Channel;
 
 use crate::demo::DEMO_MODEL;

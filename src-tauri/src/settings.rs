@@ -69,7 +69,7 @@ impl SettingsStore {
         let mut settings = self.load()?.settings;
         settings.base_url = Some(url.to_string());
         let settings = normalized(settings)?;
-        if !nerve::model::client::is_local_server(url) {
+        if !nerve::session::is_local_server(url) {
             return Err(ShellError::new(format!(
                 "Without a key, Nerve uses only a server on this computer (localhost, 127.0.0.1 or ::1). For {url}, save a key above, then set the base URL in Settings."
             )));
@@ -93,7 +93,7 @@ impl SettingsStore {
         }
         let text = serde_json::to_string_pretty(file)
             .map_err(|e| ShellError::new(format!("cannot encode the settings: {e}")))?;
-        nerve::tools::fs::write_atomic(&self.path, text.as_bytes()).map_err(|e| {
+        nerve::files::write_atomic(&self.path, text.as_bytes()).map_err(|e| {
             ShellError::new(format!(
                 "cannot save the settings to {}: {e}",
                 self.path.display()
@@ -124,7 +124,7 @@ fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
     }
     let custom_headers = clean(settings.custom_headers);
     if let Some(text) = &custom_headers {
-        nerve::model::client::parse_custom_headers(text)
+        nerve::session::parse_custom_headers(text)
             .map_err(|e| ShellError::new(format!("extra headers: {e}")))?;
     }
     if let Some(n) = settings.max_concurrency

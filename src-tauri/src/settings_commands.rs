@@ -6,15 +6,16 @@
 use std::path::PathBuf;
 
 use nerve::credentials;
+use nerve::credentials::ApiKey;
 use nerve::mcp::McpManager;
-use nerve::model::api_key::ApiKey;
-use nerve::model::client::{ModelClient, ModelConfig, ModelListing, parse_custom_headers};
-use nerve::permissions::settings::RuleEdit;
-use nerve::permissions::{RuleBehavior, RuleSource};
 use nerve::project::{Project, ProjectOptions};
+use nerve::session::ModelServer;
 use nerve::settings_view::{
     self, McpServerView, PermissionCheck, RuleSyntax, RulesView, check_rule_syntax, hooks_of,
 };
+use nerve_protocol::prompt::ModelListing;
+use nerve_protocol::settings::RuleEdit;
+use nerve_protocol::{RuleBehavior, RuleSource};
 use tauri::State;
 
 use crate::commands::{Shell, blocking};
@@ -208,26 +209,13 @@ pub async fn list_models(
     custom_headers: Option<String>,
 ) -> Result<Vec<ModelListing>, ShellError> {
     let saved = shell.settings.load()?.settings;
-    let base_url = base_url
-        .map(|u| u.trim().to_string())
-        .filter(|u| !u.is_empty())
-        .or(saved.base_url)
-        .or_else(|| std::env::var(nerve::model::client::BASE_URL_ENV).ok());
-    let for_auth = base_url.clone();
-    let loaded =
-        blocking(move || credentials::load_model_auth(for_auth.as_deref()).map_err(to_shell)).await?;
-    let mut config = ModelConfig::with_auth(loaded.auth);
-    if let Some(url) = base_url {
-        config.base_url = url;
-    }
-    if let Some(text) = custom_headers.or(saved.custom_headers) {
-        config.extra_headers = parse_custom_headers(&text).map_err(to_shell)?;
-    }
-    ModelClient::new(config)
-        .map_err(to_shell)?
-        .list_models()
-        .await
-        .map_err(to_shell)
+    let blank_is_none = |text: Option<String>| text.filter(|t| !t.trim().is_empty());
+    nerve::session::list_models(ModelServer::Configured {
+        base_url: blank_is_none(base_url).or(saved.base_url),
+        custom_headers: custom_headers.or(saved.custom_headers),
+    })
+    .await
+    .map_err(to_shell)
 }
 
 /// Stores a gateway's bearer token (sent as `Authorization: Bearer` instead of the key); like the

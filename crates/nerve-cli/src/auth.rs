@@ -7,10 +7,9 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use nerve::credentials::{
-    API_KEY_ENV, FileStore, KEYRING_USER, KeySource, StoredIn, delete_api_key, load_api_key, mask, os_store,
-    store_api_key,
+    API_KEY_ENV, ApiKey, FileStore, KEYRING_USER, KeySource, StoredIn, delete_api_key, load_api_key, mask,
+    os_store, store_api_key,
 };
-use nerve::model::api_key::ApiKey;
 
 /// What `nerve auth` does.
 #[derive(Subcommand, Clone, Debug)]

@@ -14,14 +14,13 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
 use clap::{Args, Parser, Subcommand};
-use nerve::events::{Event, EventSink};
 use nerve::mcp::{McpManager, McpOptions};
-use nerve::permissions::{
-    PermissionMode, PermissionPrompter, PermissionRequest, RuleBehavior, RuleScope, UserAnswer,
-};
+use nerve::permissions::PermissionPrompter;
 use nerve::pipeline::ToolCall;
 use nerve::project::{Project, ProjectOptions, SessionSetup};
 use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use nerve::session::EventSink;
+use nerve_protocol::{Event, PermissionMode, PermissionRequest, RuleBehavior, RuleScope, UserAnswer};
 use serde_json::{Value, json};
 
 #[derive(Parser)]
@@ -390,9 +389,10 @@ struct SessionsAction {
 }
 
 fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
-    use nerve::transcripts;
-    let dir = std::fs::canonicalize(&cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
-    let data = nerve::storage::project_data_dir(&nerve::storage::data_dir(), &dir);
+    // Saved sessions do not depend on settings: a project whose settings are broken still lists them.
+    let mut options = nerve::project::ProjectOptions::new(cwd);
+    options.bare = true;
+    let project = nerve::Project::open(options)?;
     let SessionsAction {
         fork,
         export,
@@ -401,23 +401,19 @@ fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
         delete,
     } = action;
     if let Some(id) = fork {
-        println!("{}", transcripts::fork_session(&data, &id)?);
+        println!("{}", project.fork(&id)?);
     } else if let Some(id) = export {
-        let path = transcripts::Transcript::path_for(&data, &id);
-        if !(path.exists() && transcripts::is_transcript(&path)) {
-            anyhow::bail!("no session {id} in this project (`nerve sessions` lists them)");
-        }
-        print!("{}", nerve::agent::export::session_markdown(&path)?);
+        print!("{}", project.markdown(&id)?);
     } else if let Some([id, name]) = rename.as_deref() {
-        println!("{}", transcripts::rename_session(&data, id, name)?);
+        println!("{}", project.rename(id, name)?);
     } else if let Some(id) = delete {
-        let deleted = transcripts::delete_session(&data, &id)?;
+        let deleted = project.delete(&id)?;
         println!(
             "deleted session {id}: {} persisted output(s), {} bytes freed",
             deleted.outputs, deleted.bytes
         );
     } else {
-        let listed = transcripts::search_sessions(&data, search.as_deref().unwrap_or(""))?;
+        let listed = project.sessions(search.as_deref().unwrap_or(""))?;
         println!("{}", serde_json::to_string_pretty(&listed)?);
     }
     Ok(())

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Subcommand;
 use nerve::tools::memory::{MemoryStore, memory_dir};
 
@@ -39,11 +39,7 @@ pub enum MemoryCommand {
 
 /// The memory of the project at `cwd`.
 fn store(cwd: &Path) -> Result<MemoryStore> {
-    let dir = std::fs::canonicalize(cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
-    Ok(MemoryStore::new(memory_dir(&nerve::storage::project_data_dir(
-        &nerve::storage::data_dir(),
-        &dir,
-    ))))
+    Ok(MemoryStore::new(memory_dir(&nerve::project::data_dir_of(cwd)?)))
 }
 
 /// Runs a `nerve memory` command.

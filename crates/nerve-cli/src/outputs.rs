@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use nerve::budget::ResultStore;
 use nerve::outputs::{self, OutputFilter};
 
 /// What to do with the outputs.
@@ -101,11 +100,7 @@ impl Scope {
 }
 
 fn data_dir(cwd: &Path) -> Result<PathBuf> {
-    let dir = std::fs::canonicalize(cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
-    Ok(nerve::storage::project_data_dir(
-        &nerve::storage::data_dir(),
-        &dir,
-    ))
+    Ok(nerve::project::data_dir_of(cwd)?)
 }
 
 /// Human sizes for messages ("1.5 MB").
@@ -138,8 +133,7 @@ pub fn run(command: OutputsCommand) -> Result<()> {
             let data = data_dir(&cwd)?;
             let entry = outputs::find_output(&data, &output)?;
             if let Some(offset) = offset {
-                let bytes = ResultStore::read_range(&data, &entry.path, offset, len)
-                    .with_context(|| format!("cannot read {}", entry.path.display()))?;
+                let bytes = outputs::read_bytes(&data, &entry.path, offset, len)?;
                 out.write_all(&bytes)?;
             } else if let Some(n) = tail {
                 for line in outputs::tail_lines(&entry.path, n)? {

@@ -14,12 +14,10 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use nerve::Session;
-use nerve::events::{Event, EventSink, TurnEnd};
-use nerve::model::types::{Message, Role};
 use nerve::permissions::settings::SettingsFile;
-use nerve::permissions::{PermissionMode, RuleBehavior, RuleSource};
 use nerve::project::{Project, ProjectOptions};
-use nerve::session::{Asker, ModelServer, SessionOptions};
+use nerve::session::{Asker, EventSink, Message, ModelServer, Role, SessionOptions};
+use nerve_protocol::{Event, PermissionMode, RuleBehavior, RuleSource, TurnEnd};
 use serde_json::{Value, json};
 
 /// How `-p` prints.

@@ -3,13 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
-use nerve::agent::{RewindRequest, SessionFiles};
-use nerve::checkpoint::{ChangeScope, ChangeSet, FileStatus, RefusalReason, RestoreAction};
-use nerve::tools::fs::DiffTag;
+use nerve::agent::SessionFiles;
+use nerve_protocol::DiffTag;
+use nerve_protocol::checkpoint::{ChangeScope, ChangeSet, FileStatus, RefusalReason, RestoreAction};
+use nerve_protocol::rewind::RewindRequest;
 
 fn session_files(cwd: &Path, session: &str) -> Result<SessionFiles> {
     let dir = std::fs::canonicalize(cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
-    let data = nerve::storage::project_data_dir(&nerve::storage::data_dir(), &dir);
+    let data = nerve::project::data_dir_of(&dir)?;
     let files = SessionFiles::of(&data, session);
     if !files.transcript.exists() {
         anyhow::bail!(
@@ -189,8 +190,8 @@ pub fn rewind(args: RewindArgs) -> Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nerve::checkpoint::{CallRef, FileChange, Seen, UnseenCall, UnseenReason};
-    use nerve::tools::fs::{DiffHunk, DiffLine};
+    use nerve_protocol::checkpoint::{CallRef, FileChange, Seen, UnseenCall, UnseenReason};
+    use nerve_protocol::{DiffHunk, DiffLine};
     use pretty_assertions::assert_eq;
 
     #[test]

@@ -1,5 +1,6 @@
 //! A project's settings as the settings screens show them (rules, hooks, MCP servers), rule edits,
-//! and the dry run of a call (`nerve check-permission`, the app's "what would happen" box).
+//! the dry run of a call (`nerve check-permission`, the app's "what would happen" box), and the
+//! state of the credentials.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -230,4 +231,35 @@ pub enum McpServerStatus {
         /// Why.
         error: String,
     },
+}
+
+/// Where the API key comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum KeySource {
+    /// The OS keyring.
+    Keyring,
+    /// A file only the user can read (no keyring answered when the key was stored).
+    File,
+    /// The `ANTHROPIC_API_KEY` environment variable.
+    Environment,
+}
+
+/// What a front-end may show about the credentials (never the key itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CredentialStatus {
+    /// Whether a session could authenticate: a key, a bearer token, or a model server on this
+    /// machine that needs none.
+    pub has_api_key: bool,
+    /// Where the key comes from, when there is one.
+    pub key_source: Option<KeySource>,
+    /// Why the keyring could not be used, when it could not.
+    pub keyring_problem: Option<String>,
+    /// Whether a bearer token for a gateway is stored (it is sent instead of the key).
+    pub has_auth_token: bool,
+    /// What the next session will authenticate with, in words ("the OS keyring", "none (a local
+    /// model server)"); `None` when nothing is configured.
+    pub credentials_in_use: Option<String>,
 }

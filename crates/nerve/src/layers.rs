@@ -30,7 +30,7 @@ fn declared_modules(lib: &str) -> Vec<String> {
     lib.lines()
         .filter_map(|l| l.strip_prefix("pub mod ").or_else(|| l.strip_prefix("mod ")))
         .filter_map(|l| l.strip_suffix(';'))
-        .filter(|m| *m != "layers")
+        .filter(|m| *m != "layers" && *m != "front_door")
         .map(str::to_string)
         .collect()
 }

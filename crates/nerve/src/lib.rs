@@ -68,4 +68,6 @@ pub use project::Project;
 pub use session::Session;
 
 #[cfg(test)]
+mod front_door;
+#[cfg(test)]
 mod layers;

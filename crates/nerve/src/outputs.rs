@@ -339,6 +339,20 @@ pub const MAX_CHUNK_BYTES: usize = 1024 * 1024;
 /// `offset`, as text for a viewer that pages through it. Only a listed output of the project can
 /// be read. A character the chunk size would cut waits for the next chunk, so paging never shows
 /// half a character.
+/// The bytes `offset..offset + len` of the persisted output at `path` as they are (which must lie
+/// in `project_data_dir`'s outputs).
+pub fn read_bytes(
+    project_data_dir: &Path,
+    path: &Path,
+    offset: u64,
+    len: usize,
+) -> Result<Vec<u8>, OutputsError> {
+    ResultStore::read_range(project_data_dir, path, offset, len)
+        .map_err(io_error(format!("could not read {}", path.display())))
+}
+
+/// A chunk of the persisted output at `path` for a browser (whole characters, at most
+/// `MAX_CHUNK_BYTES`).
 pub fn read_chunk(
     project_data_dir: &Path,
     path: &Path,

@@ -26,6 +26,7 @@ use crate::tool::ToolPool;
 use crate::tool::{
     AgentIdentity, ExecutionState, ProgressSink, ReadFileState, SessionConfig, ToolUseContext, UiCallbacks,
 };
+use crate::transcripts::{DeletedSession, TranscriptError, TranscriptSummary};
 
 /// How to open a project.
 #[derive(Debug, Clone)]
@@ -114,6 +115,22 @@ pub enum ProjectError {
     /// A tool's schema is invalid.
     #[error(transparent)]
     Schema(#[from] SchemaError),
+}
+
+/// The folder where Nerve keeps everything of every project (`NERVE_DATA_DIR`, else the platform's
+/// data folder).
+pub fn data_root() -> PathBuf {
+    crate::storage::data_dir()
+}
+
+/// The folder where Nerve keeps what the project at `project_dir` leaves (its transcripts,
+/// checkpoints, persisted outputs and memory), without reading its settings.
+pub fn data_dir_of(project_dir: &Path) -> Result<PathBuf, ProjectError> {
+    let dir = std::fs::canonicalize(project_dir).map_err(|source| ProjectError::ProjectDir {
+        path: project_dir.to_path_buf(),
+        source,
+    })?;
+    Ok(project_data_dir(&data_root(), &dir))
 }
 
 /// An opened project: its settings, rules and hooks.
@@ -270,6 +287,33 @@ impl Project {
     /// The project's folder under the data dir.
     pub fn data_dir(&self) -> PathBuf {
         project_data_dir(&self.options.data_dir, &self.options.project_dir)
+    }
+
+    /// The project's saved sessions, newest first; with a `query`, only those whose title or a
+    /// prompt contains it (any case).
+    pub fn sessions(&self, query: &str) -> Result<Vec<TranscriptSummary>, TranscriptError> {
+        crate::transcripts::search_sessions(&self.data_dir(), query)
+    }
+
+    /// Forks a saved session into a new one (its conversation copied); returns the new id.
+    pub fn fork(&self, session_id: &str) -> Result<String, TranscriptError> {
+        crate::transcripts::fork_session(&self.data_dir(), session_id)
+    }
+
+    /// Names a saved session; returns the name as kept.
+    pub fn rename(&self, session_id: &str, title: &str) -> Result<String, TranscriptError> {
+        crate::transcripts::rename_session(&self.data_dir(), session_id, title)
+    }
+
+    /// Deletes a saved session for good: its transcript, checkpoints and persisted outputs.
+    pub fn delete(&self, session_id: &str) -> Result<DeletedSession, TranscriptError> {
+        crate::transcripts::delete_session(&self.data_dir(), session_id)
+    }
+
+    /// A saved session as Markdown, for people.
+    pub fn markdown(&self, session_id: &str) -> Result<String, TranscriptError> {
+        let path = crate::transcripts::existing_transcript(&self.data_dir(), session_id)?;
+        crate::transcripts::session_markdown(&path)
     }
 
     /// Whether a session of this project may switch to `mode` (settings may disable bypass mode).

@@ -7,27 +7,6 @@ import type { KeySource } from "./KeySource";
  */
 export type AppState = { 
 /**
- * Whether a key is configured (the key itself never leaves the shell).
- */
-has_api_key: boolean, 
-/**
- * Where it comes from.
- */
-key_source: KeySource | null, 
-/**
- * Why the keyring could not be used, when it could not.
- */
-keyring_problem: string | null, 
-/**
- * Whether a bearer token for a gateway is stored (it is sent instead of the key).
- */
-has_auth_token: boolean, 
-/**
- * What the next session will authenticate with, in words ("the OS keyring", "none (a local
- * model server)"); `None` when nothing is configured.
- */
-credentials_in_use: string | null, 
-/**
  * The settings.
  */
 settings: AppSettings, 
@@ -42,4 +21,26 @@ default_fast_model: string,
 /**
  * Recently opened project folders, newest first.
  */
-recent_projects: Array<string>, };
+recent_projects: Array<string>, 
+/**
+ * Whether a session could authenticate: a key, a bearer token, or a model server on this
+ * machine that needs none.
+ */
+has_api_key: boolean, 
+/**
+ * Where the key comes from, when there is one.
+ */
+key_source: KeySource | null, 
+/**
+ * Why the keyring could not be used, when it could not.
+ */
+keyring_problem: string | null, 
+/**
+ * Whether a bearer token for a gateway is stored (it is sent instead of the key).
+ */
+has_auth_token: boolean, 
+/**
+ * What the next session will authenticate with, in words ("the OS keyring", "none (a local
+ * model server)"); `None` when nothing is configured.
+ */
+credentials_in_use: string | null, };

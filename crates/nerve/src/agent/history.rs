@@ -66,7 +66,7 @@ impl History {
     /// Appends `message`; a user message after a user message joins it (tool results first, as
     /// the API wants them).
     pub(crate) fn push_merged(&mut self, message: Message) {
-        crate::agent::turn::push_merged(&mut self.messages, message);
+        crate::transcripts::push_merged(&mut self.messages, message);
     }
 
     /// Puts `messages` in place of the whole conversation (compaction, rewind).

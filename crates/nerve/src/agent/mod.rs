@@ -3,7 +3,6 @@
 
 mod compact;
 mod conversation;
-pub mod export;
 mod history;
 mod launch;
 pub mod models;

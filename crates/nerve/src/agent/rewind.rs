@@ -71,7 +71,7 @@ impl SessionFiles {
         let (entries, _warnings) = read_transcript(&self.transcript)?;
         let live = live_entries(entries);
         let mut found = prompts(&live);
-        let at = crate::agent::turn::replay(live).prompt_messages;
+        let at = crate::transcripts::replay(live).prompt_messages;
         place_prompts(&mut found, &at);
         Ok(found)
     }
@@ -195,7 +195,7 @@ impl Agent {
         let report = files.rewind(request)?;
         if report.conversation.is_some() {
             let (entries, _warnings) = read_transcript(&files.transcript)?;
-            let (mut messages, records) = crate::agent::turn::history_of(live_entries(entries));
+            let (mut messages, records) = crate::transcripts::history_of(live_entries(entries));
             crate::agent::answer_missing_tool_uses(&mut messages);
             self.messages.replace(messages);
             self.replacements = crate::budget::ContentReplacementState::from_records(records);

@@ -13,8 +13,7 @@ mod store;
 
 use thiserror::Error;
 
-use crate::model::api_key::ApiKey;
-
+pub use crate::model::api_key::ApiKey;
 pub use store::{FileStore, KeyringStore, SecretStore, StoreError};
 
 /// The keyring service the key is stored under.
@@ -31,16 +30,7 @@ pub const KEYRING_SWITCH_ENV: &str = "NERVE_KEYRING";
 /// Overrides [`KEYRING_SERVICE`].
 pub const KEYRING_SERVICE_ENV: &str = "NERVE_KEYRING_SERVICE";
 
-/// Where the key in use came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeySource {
-    /// The OS keyring.
-    Keyring,
-    /// The private credentials file (no keyring answered when the key was stored).
-    File,
-    /// `ANTHROPIC_API_KEY`.
-    Environment,
-}
+pub use nerve_protocol::settings::{CredentialStatus, KeySource};
 
 /// Where a stored key went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,6 +217,33 @@ pub fn load_model_auth(base_url: Option<&str>) -> Result<LoadedAuth, CredentialE
             keyring_problem: None,
         }),
         Err(e) => Err(e),
+    }
+}
+
+/// What a front-end may show about the credentials a session on `base_url` (the configured one:
+/// see [`crate::model::client::configured_base_url`]) would use. Blocks, like [`load_api_key`].
+pub fn status(base_url: Option<&str>) -> CredentialStatus {
+    use crate::model::client::{AUTH_TOKEN_ENV, is_local_server};
+    let key = load_api_key();
+    let has_auth_token = load_auth_token().is_some();
+    let credentials_in_use = load_model_auth(base_url).ok().map(|loaded| loaded.source);
+    // A bearer token (ANTHROPIC_AUTH_TOKEN) or a model server on this machine needs no key.
+    let other_credentials = has_auth_token
+        || std::env::var(AUTH_TOKEN_ENV).is_ok_and(|t| !t.trim().is_empty())
+        || base_url.is_some_and(is_local_server);
+    let (has_api_key, key_source, keyring_problem) = match key {
+        Ok(k) => (true, Some(k.source), k.keyring_problem.map(|p| p.to_string())),
+        Err(_) if other_credentials => (true, None, None),
+        // Only a keyring that did not answer is a keyring problem; "no key yet" is a first run.
+        Err(CredentialError::MissingKeyringUnavailable(problem)) => (false, None, Some(problem.to_string())),
+        Err(_) => (false, None, None),
+    };
+    CredentialStatus {
+        has_api_key,
+        key_source,
+        keyring_problem,
+        has_auth_token,
+        credentials_in_use,
     }
 }
 

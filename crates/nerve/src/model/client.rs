@@ -25,6 +25,16 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Environment variable that overrides the base URL (proxies, gateways, the test mock).
 pub const BASE_URL_ENV: &str = "ANTHROPIC_BASE_URL";
 
+/// The base URL a front-end's setting names (blank means none), else `ANTHROPIC_BASE_URL`; `None`
+/// means the API's own.
+pub fn configured_base_url(setting: Option<&str>) -> Option<String> {
+    setting
+        .map(str::trim)
+        .filter(|url| !url.is_empty())
+        .map(str::to_owned)
+        .or_else(|| std::env::var(BASE_URL_ENV).ok())
+}
+
 /// Environment variable with a bearer token sent as `Authorization: Bearer …` instead of an API key
 /// (gateways, as Claude Code reads it).
 pub const AUTH_TOKEN_ENV: &str = "ANTHROPIC_AUTH_TOKEN";

@@ -14,14 +14,20 @@ use nerve_protocol::SandboxRefusal;
 pub use nerve_protocol::session::{CompactOutcome, RewindOutcome, SessionState};
 use tokio_util::sync::CancellationToken;
 
-pub use start::{Asker, ModelServer, SessionOptions, StartError};
+pub use start::{Asker, ModelServer, SessionOptions, StartError, list_models};
+
+// What front-ends name to start a session and read its turns, so they need no module below.
+pub use crate::agent::models::{fast_model as default_fast_model, main_model as default_model};
+pub use crate::events::EventSink;
+pub use crate::model::client::{ModelAuth, configured_base_url, is_local_server, parse_custom_headers};
+pub use crate::model::types::{Message, Role};
 
 use crate::agent::{
     Agent, AttachedImage, CompactError, Denial, MessageObserver, PromptImageError, RewindError,
     RewindRequest, SessionFiles, prepare_prompt_images,
 };
 use crate::checkpoint::{ChangeScope, ChangeSet, CodeRewindPlan, CodeRewindReport};
-use crate::events::{EventSink, HistoryMessage, TurnEnd};
+use crate::events::{HistoryMessage, TurnEnd};
 use crate::hooks::input::CompactTrigger;
 use crate::mcp::McpManager;
 use crate::model::types::Usage;
@@ -461,7 +467,7 @@ impl Session {
 
     /// The session as Markdown (its transcript as it stands).
     pub fn markdown(&self) -> Result<String, SessionError> {
-        Ok(crate::agent::export::session_markdown(&self.files()?.transcript)?)
+        Ok(crate::transcripts::session_markdown(&self.files()?.transcript)?)
     }
 
     fn files(&self) -> Result<&SessionFiles, SessionError> {

@@ -9,7 +9,10 @@ use crate::agent::{Agent, LaunchError, LaunchOptions, launch, models, today};
 use crate::credentials::{CredentialError, load_model_auth};
 use crate::events::EventSink;
 use crate::mcp::{McpConfigError, McpManager, McpOptions, McpPermissionPrompter};
-use crate::model::client::{BASE_URL_ENV, CUSTOM_HEADERS_ENV, ModelAuth, parse_custom_headers};
+use crate::model::client::{
+    CUSTOM_HEADERS_ENV, ModelAuth, ModelClient, ModelConfig, ModelListing, configured_base_url,
+    parse_custom_headers,
+};
 use crate::model::error::ModelError;
 use crate::permissions::{PendingPrompts, PermissionPrompter};
 use crate::project::Project;
@@ -141,6 +144,9 @@ pub enum StartError {
     /// The agent could not start.
     #[error(transparent)]
     Launch(#[from] LaunchError),
+    /// The model server did not answer as the API does.
+    #[error(transparent)]
+    Model(ModelError),
 }
 
 /// A started session's parts, which [`super::Session`] holds.
@@ -181,10 +187,7 @@ async fn reach(server: ModelServer, warnings: &mut Vec<String>) -> Result<Reach,
             custom_headers,
         } => (base_url, custom_headers),
     };
-    let base_url = base_url
-        .map(|u| u.trim().to_owned())
-        .filter(|u| !u.is_empty())
-        .or_else(|| std::env::var(BASE_URL_ENV).ok());
+    let base_url = configured_base_url(base_url.as_deref());
     // The keyring is a blocking D-Bus call.
     let for_lookup = base_url.clone();
     let loaded = tokio::task::spawn_blocking(move || load_model_auth(for_lookup.as_deref()))
@@ -208,6 +211,19 @@ async fn reach(server: ModelServer, warnings: &mut Vec<String>) -> Result<Reach,
         auth: loaded.auth,
         extra_headers,
     })
+}
+
+/// The models `server` lists (`GET /v1/models`), reached with the credentials and headers a
+/// session would use.
+pub async fn list_models(server: ModelServer) -> Result<Vec<ModelListing>, StartError> {
+    let reach = reach(server, &mut Vec::new()).await?;
+    let mut config = ModelConfig::with_auth(reach.auth);
+    if let Some(url) = reach.base_url {
+        config.base_url = url;
+    }
+    config.extra_headers = reach.extra_headers;
+    let client = ModelClient::new(config).map_err(StartError::Model)?;
+    client.list_models().await.map_err(StartError::Model)
 }
 
 /// Starts (or resumes) a session of `project`, its events going to `events`, a person's answers

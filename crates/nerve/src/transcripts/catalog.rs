@@ -309,7 +309,10 @@ pub fn session_title(project_data_dir: &Path, session_id: &str) -> String {
 }
 
 /// The transcript of an existing session, or why there is none.
-fn existing_transcript(project_data_dir: &Path, session_id: &str) -> Result<PathBuf, TranscriptError> {
+pub(crate) fn existing_transcript(
+    project_data_dir: &Path,
+    session_id: &str,
+) -> Result<PathBuf, TranscriptError> {
     let path = Transcript::path_for(project_data_dir, session_id);
     if !path.is_file() {
         return Err(TranscriptError::NoSession {

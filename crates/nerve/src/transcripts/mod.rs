@@ -2,6 +2,9 @@
 //! summary each), searched, resumed, forked, renamed and deleted.
 
 mod catalog;
+pub(crate) use catalog::existing_transcript;
+mod markdown;
+mod replay;
 mod rewind;
 mod transcript;
 
@@ -9,6 +12,8 @@ pub use catalog::{
     DeletedSession, TranscriptSummary, delete_session, list_sessions, rename_session, search_sessions,
     session_title,
 };
+pub use markdown::session_markdown;
+pub(crate) use replay::{Replayed, history_of, push_merged, replay};
 pub use rewind::{PromptInfo, live_entries, next_turn, prompts};
 pub use transcript::{
     Transcript, TranscriptEntry, TranscriptError, fork_session, is_transcript, read_transcript,

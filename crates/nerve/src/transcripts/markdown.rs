@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
+use super::{TranscriptError, live_entries, read_transcript};
 use crate::model::types::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent};
-use crate::transcripts::{TranscriptError, live_entries, read_transcript};
 
 /// The Markdown of the session whose transcript is at `path`.
 pub fn session_markdown(path: &Path) -> Result<String, TranscriptError> {
@@ -16,7 +16,7 @@ pub fn session_markdown(path: &Path) -> Result<String, TranscriptError> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let messages = crate::agent::turn::replay(live_entries(entries)).messages;
+    let messages = super::replay(live_entries(entries)).messages;
     Ok(markdown(&title, &messages))
 }
 
