@@ -31,6 +31,8 @@ pub struct Shell {
     pub settings: SettingsStore,
     /// The open sessions.
     pub sessions: Sessions,
+    /// The engine's environment variables, read once at start.
+    pub env: std::sync::Arc<nerve::EngineEnv>,
     /// The running demo (its session's id and its model and sample folder), if any.
     pub demo: tokio::sync::Mutex<Option<(String, crate::demo::Demo)>>,
 }
@@ -47,13 +49,14 @@ pub(crate) async fn blocking<T: Send + 'static>(
 #[tauri::command]
 pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellError> {
     let file = shell.settings.load()?;
-    let base_url = configured_base_url(file.settings.base_url.as_deref());
-    let credentials = blocking(move || Ok(credentials::status(base_url.as_deref()))).await?;
+    let env = nerve::EngineEnv::process();
+    let base_url = configured_base_url(&env, file.settings.base_url.as_deref());
+    let credentials = blocking(move || Ok(credentials::status(&env, base_url.as_deref()))).await?;
     Ok(AppState {
         credentials,
         settings: file.settings,
-        default_model: default_model(None),
-        default_fast_model: default_fast_model(None),
+        default_model: default_model(&shell.env, None),
+        default_fast_model: default_fast_model(&shell.env, None),
         recent_projects: file.recent_projects,
     })
 }
@@ -81,7 +84,9 @@ pub async fn use_local_server(shell: State<'_, Shell>, base_url: String) -> Resu
 #[tauri::command]
 pub async fn set_api_key(key: String) -> Result<Option<String>, ShellError> {
     blocking(move || {
-        let stored = credentials::store_api_key(&ApiKey::new(key.trim().to_string())).map_err(to_shell)?;
+        let stored =
+            credentials::store_api_key(&nerve::EngineEnv::process(), &ApiKey::new(key.trim().to_string()))
+                .map_err(to_shell)?;
         Ok(stored_note(&stored, "key"))
     })
     .await
@@ -101,7 +106,12 @@ pub(crate) fn stored_note(stored: &credentials::StoredIn, what: &str) -> Option<
 /// Removes the API key from the OS keyring.
 #[tauri::command]
 pub async fn delete_api_key() -> Result<(), ShellError> {
-    blocking(|| credentials::delete_api_key().map(|_| ()).map_err(to_shell)).await
+    blocking(|| {
+        credentials::delete_api_key(&nerve::EngineEnv::process())
+            .map(|_| ())
+            .map_err(to_shell)
+    })
+    .await
 }
 
 /// Opens a project folder: validates its settings and lists its sessions (off the main thread:

@@ -29,9 +29,12 @@ fn main() {
     webview_env::prepare_web_process_environment();
     // One TLS provider for every reqwest client in the process (the engine's and Tauri's).
     nerve::http::install_crypto_provider();
+    // The engine's environment variables, read once for the whole app.
+    let env = nerve::EngineEnv::process();
     let shell = Shell {
-        settings: settings::SettingsStore::in_dir(&nerve::project::data_root()),
+        settings: settings::SettingsStore::in_dir(&nerve::project::data_root(&env)),
         sessions: sessions::Sessions::default(),
+        env: std::sync::Arc::clone(&env),
         demo: tokio::sync::Mutex::default(),
     };
     let app = tauri::Builder::default()

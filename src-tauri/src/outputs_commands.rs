@@ -39,7 +39,8 @@ pub struct SearchDone {
 }
 
 fn data_dir(project_path: &str) -> Result<PathBuf, ShellError> {
-    nerve::project::data_dir_of(Path::new(project_path.trim())).map_err(to_shell)
+    nerve::project::data_dir_of(&nerve::EngineEnv::process(), Path::new(project_path.trim()))
+        .map_err(to_shell)
 }
 
 fn filter(session_id: Option<String>, tool: Option<String>) -> OutputFilter {
@@ -188,7 +189,7 @@ pub async fn reveal_output(
     use tauri_plugin_opener::OpenerExt;
     let entry =
         blocking(move || outputs::find_output(&data_dir(&project_path)?, &output).map_err(to_shell)).await?;
-    let data_root = nerve::project::data_root();
+    let data_root = nerve::project::data_root(&nerve::EngineEnv::process());
     if !entry.path.starts_with(&data_root) {
         return Err(ShellError::new(format!(
             "{} is not in the app's data folder",

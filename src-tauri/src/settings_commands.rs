@@ -116,6 +116,7 @@ pub async fn check_call(
 pub async fn probe_mcp_servers(project_path: String) -> Result<Vec<McpServerView>, ShellError> {
     let project = blocking(move || open(&project_path)).await?;
     settings_view::probe_mcp_servers(
+        &nerve::EngineEnv::process(),
         project.dir(),
         project.locations(),
         project.reads_claude_settings(),
@@ -156,7 +157,7 @@ pub async fn mcp_sign_in(
     name: String,
 ) -> Result<Vec<McpServerView>, ShellError> {
     let project = blocking(move || open(&project_path)).await?;
-    let service = nerve::mcp::McpOptions::from_env().keyring_service;
+    let service = nerve::mcp::McpOptions::from_engine_env(&nerve::EngineEnv::process()).keyring_service;
     settings_view::mcp_login(project.dir(), project.locations(), &name, &service, |url| {
         let opened = if std::env::var_os("BROWSER").is_some() {
             nerve::mcp::oauth::open_in_browser(url).map_err(|e| e.to_string())
@@ -173,6 +174,7 @@ pub async fn mcp_sign_in(
     .await
     .map_err(to_shell)?;
     settings_view::probe_mcp_servers(
+        &nerve::EngineEnv::process(),
         project.dir(),
         project.locations(),
         project.reads_claude_settings(),
@@ -185,7 +187,7 @@ pub async fn mcp_sign_in(
 #[tauri::command]
 pub async fn mcp_sign_out(project_path: String, name: String) -> Result<Vec<McpServerView>, ShellError> {
     let project = blocking(move || open(&project_path)).await?;
-    let service = nerve::mcp::McpOptions::from_env().keyring_service;
+    let service = nerve::mcp::McpOptions::from_engine_env(&nerve::EngineEnv::process()).keyring_service;
     settings_view::mcp_logout(project.dir(), project.locations(), &name, &service)
         .await
         .map_err(to_shell)?;
@@ -210,10 +212,13 @@ pub async fn list_models(
 ) -> Result<Vec<ModelListing>, ShellError> {
     let saved = shell.settings.load()?.settings;
     let blank_is_none = |text: Option<String>| text.filter(|t| !t.trim().is_empty());
-    nerve::session::list_models(ModelServer::Configured {
-        base_url: blank_is_none(base_url).or(saved.base_url),
-        custom_headers: custom_headers.or(saved.custom_headers),
-    })
+    nerve::session::list_models(
+        &nerve::EngineEnv::process(),
+        ModelServer::Configured {
+            base_url: blank_is_none(base_url).or(saved.base_url),
+            custom_headers: custom_headers.or(saved.custom_headers),
+        },
+    )
     .await
     .map_err(to_shell)
 }
@@ -223,8 +228,11 @@ pub async fn list_models(
 #[tauri::command]
 pub async fn set_auth_token(token: String) -> Result<Option<String>, ShellError> {
     blocking(move || {
-        let stored =
-            credentials::store_auth_token(&ApiKey::new(token.trim().to_string())).map_err(to_shell)?;
+        let stored = credentials::store_auth_token(
+            &nerve::EngineEnv::process(),
+            &ApiKey::new(token.trim().to_string()),
+        )
+        .map_err(to_shell)?;
         Ok(crate::commands::stored_note(&stored, "token"))
     })
     .await
@@ -233,5 +241,10 @@ pub async fn set_auth_token(token: String) -> Result<Option<String>, ShellError>
 /// Removes the stored bearer token.
 #[tauri::command]
 pub async fn delete_auth_token() -> Result<(), ShellError> {
-    blocking(|| credentials::delete_auth_token().map(|_| ()).map_err(to_shell)).await
+    blocking(|| {
+        credentials::delete_auth_token(&nerve::EngineEnv::process())
+            .map(|_| ())
+            .map_err(to_shell)
+    })
+    .await
 }

@@ -27,7 +27,7 @@ pub fn run(command: AuthCommand) -> Result<i32> {
     match command {
         AuthCommand::Set => {
             let key = read_key()?;
-            match store_api_key(&key)? {
+            match store_api_key(&nerve::EngineEnv::process(), &key)? {
                 StoredIn::Keyring => println!(
                     "Stored the API key ({}) in the OS keyring{}.",
                     mask(&key),
@@ -47,7 +47,7 @@ pub fn run(command: AuthCommand) -> Result<i32> {
             }
             Ok(0)
         }
-        AuthCommand::Status => match load_api_key() {
+        AuthCommand::Status => match load_api_key(&nerve::EngineEnv::process()) {
             Ok(loaded) => {
                 match loaded.source {
                     KeySource::Keyring => {
@@ -84,7 +84,7 @@ pub fn run(command: AuthCommand) -> Result<i32> {
             }
         },
         AuthCommand::Delete => {
-            if delete_api_key()? {
+            if delete_api_key(&nerve::EngineEnv::process())? {
                 println!("Removed the stored API key{}.", entry_name());
             } else {
                 println!("No API key was stored{}.", entry_name());
@@ -95,7 +95,7 @@ pub fn run(command: AuthCommand) -> Result<i32> {
 }
 
 fn entry_name() -> String {
-    os_store()
+    os_store(&nerve::EngineEnv::process())
         .map(|s| format!(" (service \"{}\", user \"{KEYRING_USER}\")", s.service()))
         .unwrap_or_default()
 }

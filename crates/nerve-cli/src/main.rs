@@ -18,7 +18,7 @@ use nerve::mcp::{McpManager, McpOptions};
 use nerve::permissions::PermissionPrompter;
 use nerve::pipeline::ToolCall;
 use nerve::project::{Project, ProjectOptions, SessionSetup};
-use nerve::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use nerve::registry::{PoolOptions, assemble_tool_pool, builtin_tools};
 use nerve::session::EventSink;
 use nerve_protocol::{Event, PermissionMode, PermissionRequest, RuleBehavior, RuleScope, UserAnswer};
 use serde_json::{Value, json};
@@ -173,7 +173,7 @@ fn parse_input(text: &str) -> Result<Value> {
 fn pool_for(project: &Project, mcp: &McpManager) -> Result<nerve::registry::ToolPool> {
     let permissions = project.permission_context(true);
     Ok(assemble_tool_pool(
-        all_builtin_tools(),
+        builtin_tools(project.env()),
         mcp.tools(),
         &permissions,
         &PoolOptions::default(),
@@ -190,7 +190,7 @@ async fn connect_mcp(project: &Project, common: &CommonArgs) -> Result<McpManage
     let mcp = McpManager::connect(
         &servers,
         project.dir(),
-        &McpOptions::from_env(),
+        &McpOptions::from_engine_env(project.env()),
         &EventSink::discard(),
     )
     .await;

@@ -98,7 +98,7 @@ impl ProjectArg {
 }
 
 fn keyring_service() -> String {
-    nerve::mcp::McpOptions::from_env().keyring_service
+    nerve::mcp::McpOptions::from_engine_env(&nerve::EngineEnv::process()).keyring_service
 }
 
 /// Runs a `nerve mcp` command.
@@ -214,6 +214,7 @@ pub async fn run(command: McpCommand) -> Result<()> {
 
 async fn probe(project: &Project) -> Result<Vec<McpServerView>> {
     Ok(settings_view::probe_mcp_servers(
+        &nerve::EngineEnv::process(),
         project.dir(),
         project.locations(),
         project.reads_claude_settings(),

@@ -39,7 +39,10 @@ pub enum MemoryCommand {
 
 /// The memory of the project at `cwd`.
 fn store(cwd: &Path) -> Result<MemoryStore> {
-    Ok(MemoryStore::new(memory_dir(&nerve::project::data_dir_of(cwd)?)))
+    Ok(MemoryStore::new(memory_dir(&nerve::project::data_dir_of(
+        &nerve::EngineEnv::process(),
+        cwd,
+    )?)))
 }
 
 /// Runs a `nerve memory` command.

@@ -100,7 +100,7 @@ impl Scope {
 }
 
 fn data_dir(cwd: &Path) -> Result<PathBuf> {
-    Ok(nerve::project::data_dir_of(cwd)?)
+    Ok(nerve::project::data_dir_of(&nerve::EngineEnv::process(), cwd)?)
 }
 
 /// Human sizes for messages ("1.5 MB").

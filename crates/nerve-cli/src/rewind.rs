@@ -10,7 +10,7 @@ use nerve_protocol::rewind::RewindRequest;
 
 fn session_files(cwd: &Path, session: &str) -> Result<SessionFiles> {
     let dir = std::fs::canonicalize(cwd).with_context(|| format!("cannot open {}", cwd.display()))?;
-    let data = nerve::project::data_dir_of(&dir)?;
+    let data = nerve::project::data_dir_of(&nerve::EngineEnv::process(), &dir)?;
     let files = SessionFiles::of(&data, session);
     if !files.transcript.exists() {
         anyhow::bail!(

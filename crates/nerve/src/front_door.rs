@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 
 /// What the desktop shell (`src-tauri/src`) may name, and why.
 const DESKTOP_MAY_NAME: &[(&str, &str)] = &[
+    (
+        "EngineEnv",
+        "the engine's environment variables, read once at start",
+    ),
     ("Session", "the front door: a live session"),
     ("project", "ProjectOptions and the data folders"),
     (
@@ -33,6 +37,10 @@ const DESKTOP_MAY_NAME: &[(&str, &str)] = &[
 
 /// What the CLI (`crates/nerve-cli/src`) may name, and why.
 const CLI_MAY_NAME: &[(&str, &str)] = &[
+    (
+        "EngineEnv",
+        "the engine's environment variables, read once at start",
+    ),
     ("Project", "the front door: a project folder"),
     ("Session", "the front door: a live session (`-p`)"),
     (

@@ -17,6 +17,7 @@
 //!
 //! | Layer | Modules | What they are |
 //! |---|---|---|
+//! | 0 | `engine_env` | what the engine takes from the process environment, read once where a front-end starts |
 //! | 1 | `storage` `files` `process_group` `child_env` `protected_paths` | the ground: disk, atomic writes and hashes, process groups, the user's environment for the processes started for them, the paths that make later programs run code |
 //! | 2 | `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` `git_command` | foundations: HTTP, input checking, hook processes, the sandbox, the event sink, git run so that a repository's configuration runs nothing |
 //! | 3 | `model` | the Messages API client |
@@ -36,6 +37,7 @@ pub mod budget;
 pub mod checkpoint;
 pub mod child_env;
 pub mod credentials;
+pub mod engine_env;
 pub mod errors;
 pub mod events;
 pub mod executor;
@@ -64,6 +66,7 @@ pub mod tool;
 pub mod tools;
 pub mod transcripts;
 
+pub use engine_env::EngineEnv;
 pub use project::Project;
 pub use session::Session;
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::ResultStore;
+use crate::engine_env::EngineEnv;
 use crate::events::{Event, EventSink};
 use crate::executor::{ExecutorOptions, StreamingExecutor};
 use crate::hooks::{HookConfig, HookConfigErrors};
@@ -55,11 +56,19 @@ pub struct ProjectOptions {
     /// Names the sandbox's network proxy resolves to fixed addresses instead of asking DNS (the
     /// tests serve two host names from loopback; empty otherwise).
     pub sandbox_host_overrides: crate::sandbox::proxy::HostOverrides,
+    /// The engine's environment variables (the process's unless a front-end or a test gives
+    /// others); the data folder and sandbox helper above already come from it.
+    pub env: Arc<EngineEnv>,
 }
 
 impl ProjectOptions {
-    /// Options with the platform's defaults for `project_dir`.
+    /// Options with the platform's defaults for `project_dir`, and the process's environment.
     pub fn new(project_dir: impl Into<PathBuf>) -> Self {
+        Self::with_env(project_dir, EngineEnv::process())
+    }
+
+    /// Options with the platform's defaults for `project_dir`, and the environment `env`.
+    pub fn with_env(project_dir: impl Into<PathBuf>, env: Arc<EngineEnv>) -> Self {
         Self {
             project_dir: project_dir.into(),
             bare: false,
@@ -68,7 +77,7 @@ impl ProjectOptions {
             fallback_mode: None,
             cli_rules: Vec::new(),
             additional_dirs: Vec::new(),
-            data_dir: crate::storage::data_dir(),
+            data_dir: crate::storage::data_dir(&env),
             locations: SettingsLocations::from_environment().unwrap_or_else(|| SettingsLocations {
                 managed_file: PathBuf::from(MANAGED_SETTINGS_PATH),
                 // Without a home there is no user settings file to read; an empty folder name
@@ -76,8 +85,9 @@ impl ProjectOptions {
                 config_dir: std::env::temp_dir().join("nerve-no-config"),
                 home: PathBuf::from("/"),
             }),
-            sandbox_helper: None,
+            sandbox_helper: env.sandbox_helper.clone(),
             sandbox_host_overrides: Default::default(),
+            env,
         }
     }
 }
@@ -117,20 +127,20 @@ pub enum ProjectError {
     Schema(#[from] SchemaError),
 }
 
-/// The folder where Nerve keeps everything of every project (`NERVE_DATA_DIR`, else the platform's
-/// data folder).
-pub fn data_root() -> PathBuf {
-    crate::storage::data_dir()
+/// The folder where Nerve keeps everything of every project (`NERVE_DATA_DIR` as `env` has it,
+/// else the platform's data folder).
+pub fn data_root(env: &EngineEnv) -> PathBuf {
+    crate::storage::data_dir(env)
 }
 
 /// The folder where Nerve keeps what the project at `project_dir` leaves (its transcripts,
 /// checkpoints, persisted outputs and memory), without reading its settings.
-pub fn data_dir_of(project_dir: &Path) -> Result<PathBuf, ProjectError> {
+pub fn data_dir_of(env: &EngineEnv, project_dir: &Path) -> Result<PathBuf, ProjectError> {
     let dir = std::fs::canonicalize(project_dir).map_err(|source| ProjectError::ProjectDir {
         path: project_dir.to_path_buf(),
         source,
     })?;
-    Ok(project_data_dir(&data_root(), &dir))
+    Ok(project_data_dir(&data_root(env), &dir))
 }
 
 /// An opened project: its settings, rules and hooks.
@@ -257,6 +267,11 @@ impl Project {
     /// What the user allowed the sandbox since the settings were read (shared by its sessions).
     pub fn sandbox_grants(&self) -> &crate::sandbox::grants::SandboxGrants {
         &self.sandbox_grants
+    }
+
+    /// The engine's environment variables, as the front-end gave them.
+    pub fn env(&self) -> &Arc<EngineEnv> {
+        &self.options.env
     }
 
     /// The canonical project folder.

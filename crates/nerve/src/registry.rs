@@ -33,10 +33,20 @@ pub fn all_builtin_tools() -> Vec<ToolRef> {
         Arc::new(crate::tools::task_output::TaskOutputTool),
         Arc::new(crate::tools::task_stop::TaskStopTool),
     ];
+    tools
+}
+
+/// The built-in tools a session of this process offers: [`all_builtin_tools`], and the test
+/// tools when `env` asks for them (`NERVE_TEST_TOOLS=1`) in a build that has them.
+pub fn builtin_tools(env: &crate::engine_env::EngineEnv) -> Vec<ToolRef> {
+    #[cfg_attr(not(feature = "test-tools"), allow(unused_mut))]
+    let mut tools = all_builtin_tools();
     #[cfg(feature = "test-tools")]
-    if std::env::var("NERVE_TEST_TOOLS").is_ok_and(|v| v == "1") {
+    if env.test_tools {
         tools.extend(crate::tools::testing::all_test_tools());
     }
+    #[cfg(not(feature = "test-tools"))]
+    let _ = env;
     tools
 }
 

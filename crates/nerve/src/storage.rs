@@ -7,10 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-/// The engine's data directory.
-pub fn data_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("NERVE_DATA_DIR") {
-        return PathBuf::from(dir);
+/// The engine's data directory: `NERVE_DATA_DIR` as `env` has it, else the platform's.
+pub fn data_dir(env: &crate::engine_env::EngineEnv) -> PathBuf {
+    if let Some(dir) = &env.data_dir {
+        return dir.clone();
     }
     dirs::data_dir().unwrap_or_else(std::env::temp_dir).join("nerve")
 }

@@ -18,7 +18,7 @@ use crate::model::small::{ClientSmallModel, SmallModel};
 use crate::permissions::classifier::{ModelClassifier, RecentIntent};
 use crate::permissions::{AutoClassifier, PermissionPrompter};
 use crate::project::{Project, SessionSetup};
-use crate::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use crate::registry::{PoolOptions, assemble_tool_pool};
 use crate::tool::ToolRef;
 use crate::transcripts::{Transcript, TranscriptError};
 
@@ -128,10 +128,11 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     // The project's memory, read and written through the Memory tool (see its module for why
     // a tool of its own rather than Write on the folder).
     let memory_dir = crate::tools::memory::memory_dir(&project.data_dir());
-    let mut builtins = all_builtin_tools();
+    let mut builtins = crate::registry::builtin_tools(project.env());
     builtins.push(Arc::new(crate::tools::memory::MemoryTool::new(
         memory_dir.clone(),
     )));
+    let builtin_names = builtins.iter().map(|t| t.name().to_string()).collect();
     let pool = assemble_tool_pool(builtins, external_tools, &permissions, &PoolOptions::default())?;
     let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
     let mut model_config = ModelConfig::with_auth(auth);
@@ -157,7 +158,11 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     if let Some(n) = max_turns {
         config.max_turns = n;
     }
-    if let Some(n) = max_concurrency.filter(|n| *n > 0) {
+    config.builtin_names = builtin_names;
+    if let Some(n) = max_concurrency
+        .filter(|n| *n > 0)
+        .or(project.env().max_tool_concurrency)
+    {
         config.executor.max_concurrency = n;
     }
     let sandbox = project.sandbox_config().enabled;

@@ -5,27 +5,17 @@
 pub const DEFAULT_MAIN_MODEL: &str = "claude-opus-4-8";
 /// The fast model: side jobs (WebFetch's summaries) and the auto-mode classifier.
 pub const DEFAULT_FAST_MODEL: &str = "claude-haiku-4-5";
-/// Overrides the main model.
-pub const MAIN_MODEL_ENV: &str = "NERVE_MODEL";
-/// Overrides the fast model.
-pub const FAST_MODEL_ENV: &str = "NERVE_FAST_MODEL";
+use crate::engine_env::EngineEnv;
+pub use crate::engine_env::{FAST_MODEL_ENV, MAIN_MODEL_ENV};
 
 /// The main model: `flag`, else `NERVE_MODEL`, else [`DEFAULT_MAIN_MODEL`].
-pub fn main_model(flag: Option<&str>) -> String {
-    pick(
-        flag,
-        std::env::var(MAIN_MODEL_ENV).ok().as_deref(),
-        DEFAULT_MAIN_MODEL,
-    )
+pub fn main_model(env: &EngineEnv, flag: Option<&str>) -> String {
+    pick(flag, env.main_model.as_deref(), DEFAULT_MAIN_MODEL)
 }
 
 /// The fast model: `flag`, else `NERVE_FAST_MODEL`, else [`DEFAULT_FAST_MODEL`].
-pub fn fast_model(flag: Option<&str>) -> String {
-    pick(
-        flag,
-        std::env::var(FAST_MODEL_ENV).ok().as_deref(),
-        DEFAULT_FAST_MODEL,
-    )
+pub fn fast_model(env: &EngineEnv, flag: Option<&str>) -> String {
+    pick(flag, env.fast_model.as_deref(), DEFAULT_FAST_MODEL)
 }
 
 /// The first non-blank of `flag` and `env`, trimmed, else `default`.

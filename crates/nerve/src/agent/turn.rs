@@ -51,6 +51,9 @@ pub struct AgentConfig {
     pub context_window: u64,
     /// Compact automatically when a request's input reaches this share of the window.
     pub auto_compact_at: f64,
+    /// The session's own tools, kept when the MCP tools are replaced (the memory tool and test
+    /// tools included).
+    pub builtin_names: std::collections::HashSet<String>,
 }
 
 impl AgentConfig {
@@ -65,6 +68,10 @@ impl AgentConfig {
             stream_retries: 2,
             context_window: 200_000,
             auto_compact_at: 0.8,
+            builtin_names: crate::registry::all_builtin_tools()
+                .iter()
+                .map(|t| t.name().to_string())
+                .collect(),
         }
     }
 }
@@ -389,14 +396,10 @@ impl Agent {
         &mut self,
         external: Vec<crate::tool::ToolRef>,
     ) -> Result<(), crate::input::SchemaError> {
-        let builtin_names: std::collections::HashSet<String> = crate::registry::all_builtin_tools()
-            .iter()
-            .map(|t| t.name().to_string())
-            .collect();
         let old = std::sync::Arc::clone(&self.runtime.pipeline);
         let pool = std::sync::Arc::new(old.pool().with_external_tools(
             external,
-            &builtin_names,
+            &self.config.builtin_names,
             &self.runtime.context.permissions,
         )?);
         self.runtime.pipeline = std::sync::Arc::new(old.with_pool(std::sync::Arc::clone(&pool)));

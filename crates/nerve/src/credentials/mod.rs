@@ -6,7 +6,8 @@
 //! The key only ever travels as an [`ApiKey`], whose `Debug` and `Display` are redacted; it is
 //! never written to a transcript, a settings file or a log. [`mask`] is the one way to show it.
 //!
-//! Environment: `NERVE_KEYRING=off` leaves the keyring alone (machines without one, tests);
+//! Environment (as the front-end's [`EngineEnv`] has it): `NERVE_KEYRING=off` leaves the keyring alone
+//! (machines without one, tests);
 //! `NERVE_KEYRING_SERVICE` names another keyring service (separate profiles).
 
 mod store;
@@ -23,12 +24,8 @@ pub const KEYRING_USER: &str = "anthropic-api-key";
 /// The keyring user a gateway's bearer token is stored under (sent as `Authorization: Bearer`,
 /// as `ANTHROPIC_AUTH_TOKEN` is).
 pub const AUTH_TOKEN_KEYRING_USER: &str = "anthropic-auth-token";
-/// The environment variable read when the keyring has no key.
-pub const API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
-/// Set to `off` to never touch the keyring.
-pub const KEYRING_SWITCH_ENV: &str = "NERVE_KEYRING";
-/// Overrides [`KEYRING_SERVICE`].
-pub const KEYRING_SERVICE_ENV: &str = "NERVE_KEYRING_SERVICE";
+use crate::engine_env::EngineEnv;
+pub use crate::engine_env::{API_KEY_ENV, KEYRING_SERVICE_ENV, KEYRING_SWITCH_ENV};
 
 pub use nerve_protocol::settings::{CredentialStatus, KeySource};
 
@@ -84,8 +81,8 @@ pub enum CredentialError {
 }
 
 /// The OS keyring entry of the key, unless `NERVE_KEYRING=off`.
-pub fn os_store() -> Option<KeyringStore> {
-    os_store_for(KEYRING_USER)
+pub fn os_store(env: &EngineEnv) -> Option<KeyringStore> {
+    os_store_for(env, KEYRING_USER)
 }
 
 /// The credentials file of the stored bearer token (beside the key's).
@@ -96,27 +93,27 @@ fn token_file() -> Option<FileStore> {
 }
 
 /// The OS keyring entry `user` of Nerve's service, unless `NERVE_KEYRING=off`.
-fn os_store_for(user: &str) -> Option<KeyringStore> {
-    if std::env::var(KEYRING_SWITCH_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("off")) {
+fn os_store_for(env: &EngineEnv, user: &str) -> Option<KeyringStore> {
+    if env.keyring_off {
         return None;
     }
-    let service = std::env::var(KEYRING_SERVICE_ENV)
-        .ok()
-        .filter(|s| !s.trim().is_empty())
+    let service = env
+        .keyring_service
+        .clone()
         .unwrap_or_else(|| KEYRING_SERVICE.to_owned());
     Some(KeyringStore::new(service, user))
 }
 
 /// Stores a gateway's bearer token as [`store_api_key`] stores the key (keyring first, the
 /// private file when no keyring answers).
-pub fn store_auth_token(token: &ApiKey) -> Result<StoredIn, CredentialError> {
-    let store = os_store_for(AUTH_TOKEN_KEYRING_USER).ok_or(CredentialError::KeyringOff)?;
+pub fn store_auth_token(env: &EngineEnv, token: &ApiKey) -> Result<StoredIn, CredentialError> {
+    let store = os_store_for(env, AUTH_TOKEN_KEYRING_USER).ok_or(CredentialError::KeyringOff)?;
     store_in_either(&store, token_file().as_ref(), token)
 }
 
 /// Removes the stored bearer token; `false` when none was stored.
-pub fn delete_auth_token() -> Result<bool, CredentialError> {
-    let store = os_store_for(AUTH_TOKEN_KEYRING_USER).ok_or(CredentialError::KeyringOff)?;
+pub fn delete_auth_token(env: &EngineEnv) -> Result<bool, CredentialError> {
+    let store = os_store_for(env, AUTH_TOKEN_KEYRING_USER).ok_or(CredentialError::KeyringOff)?;
     remove_from_both(&store, token_file().as_ref())
 }
 
@@ -135,8 +132,8 @@ fn remove_from_both(store: &KeyringStore, file: Option<&FileStore>) -> Result<bo
 }
 
 /// The stored bearer token, if any (keyring, then file); unreadable stores count as none.
-pub fn load_auth_token() -> Option<LoadedKey> {
-    let store = os_store_for(AUTH_TOKEN_KEYRING_USER);
+pub fn load_auth_token(env: &EngineEnv) -> Option<LoadedKey> {
+    let store = os_store_for(env, AUTH_TOKEN_KEYRING_USER);
     let file = token_file();
     load_from_stores(
         store.as_ref().map(|s| s as &dyn SecretStore),
@@ -146,19 +143,15 @@ pub fn load_auth_token() -> Option<LoadedKey> {
     .ok()
 }
 
-fn env_key() -> Option<String> {
-    std::env::var(API_KEY_ENV).ok()
-}
-
 /// The key: the OS keyring first, then the private credentials file, then `ANTHROPIC_API_KEY`.
 /// Blocks (the keyring is a D-Bus call away); async callers run it on a blocking thread.
-pub fn load_api_key() -> Result<LoadedKey, CredentialError> {
-    let store = os_store();
+pub fn load_api_key(env: &EngineEnv) -> Result<LoadedKey, CredentialError> {
+    let store = os_store(env);
     let file = FileStore::in_config_dir();
     load_from_stores(
         store.as_ref().map(|s| s as &dyn SecretStore),
         file.as_ref().map(|s| s as &dyn SecretStore),
-        env_key(),
+        env.api_key.clone(),
     )
 }
 
@@ -177,19 +170,16 @@ pub struct LoadedAuth {
 /// `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token), then a stored bearer token
 /// ([`store_auth_token`]), then the API key ([`load_api_key`]); with none, a server on this
 /// machine (a local model server) is reached without any.
-pub fn load_model_auth(base_url: Option<&str>) -> Result<LoadedAuth, CredentialError> {
+pub fn load_model_auth(env: &EngineEnv, base_url: Option<&str>) -> Result<LoadedAuth, CredentialError> {
     use crate::model::client::{AUTH_TOKEN_ENV, ModelAuth, is_local_server};
-    if let Some(token) = std::env::var(AUTH_TOKEN_ENV)
-        .ok()
-        .filter(|t| !t.trim().is_empty())
-    {
+    if let Some(token) = &env.auth_token {
         return Ok(LoadedAuth {
-            auth: ModelAuth::Bearer(ApiKey::new(token.trim().to_owned())),
+            auth: ModelAuth::Bearer(ApiKey::new(token.clone())),
             source: AUTH_TOKEN_ENV.to_owned(),
             keyring_problem: None,
         });
     }
-    if let Some(stored) = load_auth_token() {
+    if let Some(stored) = load_auth_token(env) {
         return Ok(LoadedAuth {
             auth: ModelAuth::Bearer(stored.key),
             source: match stored.source {
@@ -201,7 +191,7 @@ pub fn load_model_auth(base_url: Option<&str>) -> Result<LoadedAuth, CredentialE
             keyring_problem: None,
         });
     }
-    match load_api_key() {
+    match load_api_key(env) {
         Ok(loaded) => Ok(LoadedAuth {
             auth: ModelAuth::ApiKey(loaded.key),
             source: match loaded.source {
@@ -222,15 +212,14 @@ pub fn load_model_auth(base_url: Option<&str>) -> Result<LoadedAuth, CredentialE
 
 /// What a front-end may show about the credentials a session on `base_url` (the configured one:
 /// see [`crate::model::client::configured_base_url`]) would use. Blocks, like [`load_api_key`].
-pub fn status(base_url: Option<&str>) -> CredentialStatus {
-    use crate::model::client::{AUTH_TOKEN_ENV, is_local_server};
-    let key = load_api_key();
-    let has_auth_token = load_auth_token().is_some();
-    let credentials_in_use = load_model_auth(base_url).ok().map(|loaded| loaded.source);
+pub fn status(env: &EngineEnv, base_url: Option<&str>) -> CredentialStatus {
+    use crate::model::client::is_local_server;
+    let key = load_api_key(env);
+    let has_auth_token = load_auth_token(env).is_some();
+    let credentials_in_use = load_model_auth(env, base_url).ok().map(|loaded| loaded.source);
     // A bearer token (ANTHROPIC_AUTH_TOKEN) or a model server on this machine needs no key.
-    let other_credentials = has_auth_token
-        || std::env::var(AUTH_TOKEN_ENV).is_ok_and(|t| !t.trim().is_empty())
-        || base_url.is_some_and(is_local_server);
+    let other_credentials =
+        has_auth_token || env.auth_token.is_some() || base_url.is_some_and(is_local_server);
     let (has_api_key, key_source, keyring_problem) = match key {
         Ok(k) => (true, Some(k.source), k.keyring_problem.map(|p| p.to_string())),
         Err(_) if other_credentials => (true, None, None),
@@ -249,15 +238,15 @@ pub fn status(base_url: Option<&str>) -> CredentialStatus {
 
 /// Stores `key` in the OS keyring, or, when no keyring can be reached, in the private credentials
 /// file. A keyring that is there but locked or refusing is an error (the user can unlock it).
-pub fn store_api_key(key: &ApiKey) -> Result<StoredIn, CredentialError> {
-    let store = os_store().ok_or(CredentialError::KeyringOff)?;
+pub fn store_api_key(env: &EngineEnv, key: &ApiKey) -> Result<StoredIn, CredentialError> {
+    let store = os_store(env).ok_or(CredentialError::KeyringOff)?;
     let file = FileStore::in_config_dir();
     store_in_either(&store, file.as_ref(), key)
 }
 
 /// Removes the key from the OS keyring and the credentials file; `false` when neither held one.
-pub fn delete_api_key() -> Result<bool, CredentialError> {
-    let store = os_store().ok_or(CredentialError::KeyringOff)?;
+pub fn delete_api_key(env: &EngineEnv) -> Result<bool, CredentialError> {
+    let store = os_store(env).ok_or(CredentialError::KeyringOff)?;
     remove_from_both(&store, FileStore::in_config_dir().as_ref())
 }
 

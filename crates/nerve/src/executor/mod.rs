@@ -6,4 +6,4 @@ mod partition;
 mod streaming;
 
 pub use partition::{Batch, call_is_concurrency_safe, input_is_concurrency_safe, partition};
-pub use streaming::{DEFAULT_MAX_CONCURRENCY, ExecutorOptions, StreamingExecutor, max_concurrency_from_env};
+pub use streaming::{DEFAULT_MAX_CONCURRENCY, ExecutorOptions, StreamingExecutor};

@@ -27,15 +27,6 @@ use crate::tool::{ContextModifier, InterruptBehavior, PreparedInput, ProgressSin
 /// Default cap on calls running at once.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
 
-/// The cap from `NERVE_MAX_TOOL_USE_CONCURRENCY`, or the default (an unusable value falls back too).
-pub fn max_concurrency_from_env() -> usize {
-    std::env::var("NERVE_MAX_TOOL_USE_CONCURRENCY")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(DEFAULT_MAX_CONCURRENCY)
-}
-
 /// Executor settings.
 #[derive(Debug, Clone)]
 pub struct ExecutorOptions {
@@ -52,7 +43,7 @@ pub struct ExecutorOptions {
 impl Default for ExecutorOptions {
     fn default() -> Self {
         Self {
-            max_concurrency: max_concurrency_from_env(),
+            max_concurrency: DEFAULT_MAX_CONCURRENCY,
             mode_switch: ModeSwitch::default(),
             interrupt: CancellationToken::new(),
         }

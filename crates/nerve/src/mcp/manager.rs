@@ -42,27 +42,18 @@ impl Default for McpOptions {
 }
 
 impl McpOptions {
-    /// The defaults, overridden by `NERVE_MCP_CONNECT_TIMEOUT_MS` and `NERVE_MCP_MAX_RESULT_CHARS`
-    /// when they hold positive numbers.
-    pub fn from_env() -> Self {
-        Self::from_lookup(&|key| std::env::var(key).ok())
-    }
-
-    fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Self {
-        let number = |key: &str| {
-            lookup(key)
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .filter(|n| *n > 0)
-        };
+    /// The defaults, overridden by `NERVE_MCP_CONNECT_TIMEOUT_MS`, `NERVE_MCP_MAX_RESULT_CHARS` and
+    /// `NERVE_MCP_KEYRING_SERVICE` as `env` has them.
+    pub fn from_engine_env(env: &crate::engine_env::EngineEnv) -> Self {
         let mut options = Self::default();
-        if let Some(ms) = number("NERVE_MCP_CONNECT_TIMEOUT_MS") {
+        if let Some(ms) = env.mcp_connect_timeout_ms {
             options.connect_timeout = Duration::from_millis(ms);
         }
-        if let Some(n) = number("NERVE_MCP_MAX_RESULT_CHARS") {
-            options.max_result_chars = usize::try_from(n).unwrap_or(usize::MAX);
+        if let Some(n) = env.mcp_max_result_chars {
+            options.max_result_chars = n;
         }
-        if let Some(service) = lookup("NERVE_MCP_KEYRING_SERVICE").filter(|s| !s.trim().is_empty()) {
-            options.keyring_service = service;
+        if let Some(service) = &env.mcp_keyring_service {
+            options.keyring_service = service.clone();
         }
         options
     }
@@ -422,8 +413,9 @@ mod tests {
 
     #[test]
     fn options_default_to_30_s_and_25_000_chars_and_read_the_environment() {
+        use crate::engine_env::EngineEnv;
         assert_eq!(
-            McpOptions::from_lookup(&|_| None),
+            McpOptions::from_engine_env(&EngineEnv::default()),
             McpOptions {
                 connect_timeout: Duration::from_secs(30),
                 max_result_chars: 25_000,
@@ -436,7 +428,7 @@ mod tests {
             _ => None,
         };
         assert_eq!(
-            McpOptions::from_lookup(&env),
+            McpOptions::from_engine_env(&EngineEnv::from_lookup(env)),
             McpOptions {
                 connect_timeout: Duration::from_millis(1500),
                 max_result_chars: 1000,
@@ -444,6 +436,9 @@ mod tests {
             }
         );
         let bad = |k: &str| (k != "NERVE_MCP_KEYRING_SERVICE").then(|| "0".to_string());
-        assert_eq!(McpOptions::from_lookup(&bad), McpOptions::default());
+        assert_eq!(
+            McpOptions::from_engine_env(&EngineEnv::from_lookup(bad)),
+            McpOptions::default()
+        );
     }
 }

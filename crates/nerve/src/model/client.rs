@@ -22,24 +22,17 @@ use crate::model::types::{AssistantMessage, ContentBlock, MessagesRequest};
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The API version this client speaks (`anthropic-version` header).
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-/// Environment variable that overrides the base URL (proxies, gateways, the test mock).
-pub const BASE_URL_ENV: &str = "ANTHROPIC_BASE_URL";
+pub use crate::engine_env::{AUTH_TOKEN_ENV, BASE_URL_ENV, CUSTOM_HEADERS_ENV};
 
-/// The base URL a front-end's setting names (blank means none), else `ANTHROPIC_BASE_URL`; `None`
-/// means the API's own.
-pub fn configured_base_url(setting: Option<&str>) -> Option<String> {
+/// The base URL a front-end's setting names (blank means none), else `ANTHROPIC_BASE_URL` as
+/// `env` has it; `None` means the API's own.
+pub fn configured_base_url(env: &crate::engine_env::EngineEnv, setting: Option<&str>) -> Option<String> {
     setting
         .map(str::trim)
         .filter(|url| !url.is_empty())
         .map(str::to_owned)
-        .or_else(|| std::env::var(BASE_URL_ENV).ok())
+        .or_else(|| env.base_url.clone())
 }
-
-/// Environment variable with a bearer token sent as `Authorization: Bearer …` instead of an API key
-/// (gateways, as Claude Code reads it).
-pub const AUTH_TOKEN_ENV: &str = "ANTHROPIC_AUTH_TOKEN";
-/// Environment variable with extra request headers, one `Name: Value` per line (gateways).
-pub const CUSTOM_HEADERS_ENV: &str = "ANTHROPIC_CUSTOM_HEADERS";
 
 /// How requests prove who sends them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,11 +82,6 @@ impl ModelConfig {
             idle_timeout: Duration::from_secs(120),
             retry: RetryPolicy::default(),
         }
-    }
-
-    /// Like [`Self::new`], with the base URL taken from `ANTHROPIC_BASE_URL` when it is set.
-    pub fn from_env(api_key: ApiKey) -> Self {
-        Self::with_base_url_override(api_key, std::env::var(BASE_URL_ENV).ok())
     }
 
     /// Like [`Self::new`], with `base_url` replacing the default unless it is absent or blank.

@@ -329,16 +329,15 @@ pub fn prefer_sibling_helper(name: &str) {
     }
 }
 
-/// The binary that acts as the helper: `explicit` when given, else [`HELPER_ENV`] when set, else
-/// the host's preferred helper when it works ([`prefer_sibling_helper`]), else this process's
+/// The binary that acts as the helper: `explicit` when given (`NERVE_SANDBOX_HELPER`, through the
+/// project's options), else the host's preferred helper when it works ([`prefer_sibling_helper`]), else this process's
 /// executable; once it has shown that it works: it runs a probe command sandboxed and must print
 /// what the probe prints (an executable that is no helper, a test harness say, does not). Each
 /// binary is checked once per process.
 pub fn helper_binary(explicit: Option<&std::path::Path>) -> Result<std::path::PathBuf, HelperError> {
-    let path: std::path::PathBuf = match (explicit, std::env::var_os(HELPER_ENV)) {
-        (Some(path), _) => path.to_path_buf(),
-        (None, Some(path)) => path.into(),
-        (None, None) => {
+    let path: std::path::PathBuf = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => {
             if let Some(preferred) = PREFERRED_HELPER.get()
                 && checked_helper(preferred).is_ok()
             {

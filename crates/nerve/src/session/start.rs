@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use crate::agent::{Agent, LaunchError, LaunchOptions, launch, models, today};
 use crate::credentials::{CredentialError, load_model_auth};
+use crate::engine_env::EngineEnv;
 use crate::events::EventSink;
 use crate::mcp::{McpConfigError, McpManager, McpOptions, McpPermissionPrompter};
 use crate::model::client::{
-    CUSTOM_HEADERS_ENV, ModelAuth, ModelClient, ModelConfig, ModelListing, configured_base_url,
-    parse_custom_headers,
+    ModelAuth, ModelClient, ModelConfig, ModelListing, configured_base_url, parse_custom_headers,
 };
 use crate::model::error::ModelError;
 use crate::permissions::{PendingPrompts, PermissionPrompter};
@@ -169,7 +169,11 @@ struct Reach {
     extra_headers: Vec<(String, String)>,
 }
 
-async fn reach(server: ModelServer, warnings: &mut Vec<String>) -> Result<Reach, StartError> {
+async fn reach(
+    env: &Arc<EngineEnv>,
+    server: ModelServer,
+    warnings: &mut Vec<String>,
+) -> Result<Reach, StartError> {
     let (base_url, custom_headers) = match server {
         ModelServer::Fixed {
             base_url,
@@ -187,10 +191,11 @@ async fn reach(server: ModelServer, warnings: &mut Vec<String>) -> Result<Reach,
             custom_headers,
         } => (base_url, custom_headers),
     };
-    let base_url = configured_base_url(base_url.as_deref());
+    let base_url = configured_base_url(env, base_url.as_deref());
     // The keyring is a blocking D-Bus call.
     let for_lookup = base_url.clone();
-    let loaded = tokio::task::spawn_blocking(move || load_model_auth(for_lookup.as_deref()))
+    let env_for_lookup = Arc::clone(env);
+    let loaded = tokio::task::spawn_blocking(move || load_model_auth(&env_for_lookup, for_lookup.as_deref()))
         .await
         .map_err(|_| StartError::CredentialsLookupStopped)??;
     if let Some(problem) = &loaded.keyring_problem {
@@ -200,8 +205,8 @@ async fn reach(server: ModelServer, warnings: &mut Vec<String>) -> Result<Reach,
         Some(text) => parse_custom_headers(text).map_err(StartError::Headers)?,
         None => Vec::new(),
     };
-    if let Ok(text) = std::env::var(CUSTOM_HEADERS_ENV) {
-        for (name, value) in parse_custom_headers(&text).map_err(StartError::Headers)? {
+    if let Some(text) = &env.custom_headers {
+        for (name, value) in parse_custom_headers(text).map_err(StartError::Headers)? {
             extra_headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
             extra_headers.push((name, value));
         }
@@ -215,8 +220,8 @@ async fn reach(server: ModelServer, warnings: &mut Vec<String>) -> Result<Reach,
 
 /// The models `server` lists (`GET /v1/models`), reached with the credentials and headers a
 /// session would use.
-pub async fn list_models(server: ModelServer) -> Result<Vec<ModelListing>, StartError> {
-    let reach = reach(server, &mut Vec::new()).await?;
+pub async fn list_models(env: &Arc<EngineEnv>, server: ModelServer) -> Result<Vec<ModelListing>, StartError> {
+    let reach = reach(env, server, &mut Vec::new()).await?;
     let mut config = ModelConfig::with_auth(reach.auth);
     if let Some(url) = reach.base_url {
         config.base_url = url;
@@ -249,9 +254,15 @@ pub(super) async fn start(
         index_files: _,
     } = options;
     let mut warnings = Vec::new();
-    let reach = reach(server, &mut warnings).await?;
+    let reach = reach(project.env(), server, &mut warnings).await?;
     let (servers, unapproved_mcp_servers) = project.mcp_servers(&mcp_config_files)?;
-    let mcp = McpManager::connect(&servers, project.dir(), &McpOptions::from_env(), &events).await;
+    let mcp = McpManager::connect(
+        &servers,
+        project.dir(),
+        &McpOptions::from_engine_env(project.env()),
+        &events,
+    )
+    .await;
     warnings.extend(mcp.failures().iter().map(|f| f.message.clone()));
     // A person answering prompts means the desktop app; otherwise a run prints its answer.
     let front_end = match asker {
@@ -277,14 +288,14 @@ pub(super) async fn start(
         .clone()
         .or(session_id)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let model = models::main_model(model.as_deref());
+    let model = models::main_model(project.env(), model.as_deref());
     let launched = launch(
         project,
         LaunchOptions {
             session_id: session_id.clone(),
             resume: resume.is_some(),
             model: model.clone(),
-            fast_model: models::fast_model(fast_model.as_deref()),
+            fast_model: models::fast_model(project.env(), fast_model.as_deref()),
             auth: reach.auth,
             extra_headers: reach.extra_headers,
             base_url: reach.base_url,

@@ -9,7 +9,7 @@ use crate::permissions::PermissionSubject;
 use crate::permissions::lint::rule_warnings;
 use crate::pipeline::ToolCall;
 use crate::project::{Project, SessionSetup};
-use crate::registry::{PoolOptions, all_builtin_tools, assemble_tool_pool};
+use crate::registry::{PoolOptions, assemble_tool_pool};
 use crate::tool::ToolRef;
 
 /// Why a call could not be checked.
@@ -34,7 +34,7 @@ pub async fn check_call(
 ) -> Result<PermissionCheck, CheckCallError> {
     let permissions = project.permission_context(true);
     let pool = assemble_tool_pool(
-        all_builtin_tools(),
+        crate::registry::builtin_tools(project.env()),
         external_tools,
         &permissions,
         &PoolOptions::default(),

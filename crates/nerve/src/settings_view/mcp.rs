@@ -129,6 +129,7 @@ fn config_files(project_root: &Path, locations: &SettingsLocations) -> McpConfig
 /// [`mcp_servers`], with every approved server started (within the connect timeout), listed and
 /// stopped again, so each shows whether it works, needs a sign-in, and which tools it offers.
 pub async fn probe_mcp_servers(
+    env: &crate::engine_env::EngineEnv,
     project_root: &Path,
     locations: &SettingsLocations,
     read_claude_settings: bool,
@@ -142,7 +143,7 @@ pub async fn probe_mcp_servers(
     let manager = McpManager::connect(
         &approved,
         project_root,
-        &McpOptions::from_env(),
+        &McpOptions::from_engine_env(env),
         &EventSink::discard(),
     )
     .await;

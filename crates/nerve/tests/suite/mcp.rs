@@ -1047,3 +1047,53 @@ async fn the_next_request_after_a_list_change_carries_the_new_tools_after_the_ol
     assert_eq!(names(1), expected, "the cached prefix of tools is unchanged");
     mcp.shutdown().await;
 }
+
+/// Through the front door: a session whose MCP server changes its tool list mid-session offers the
+/// new tool at the next prompt and keeps every tool of its own (the memory tool too, which the
+/// session adds to the built-ins).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_takes_a_changed_tool_list_at_its_next_prompt_and_keeps_its_own_tools() {
+    use nerve::credentials::ApiKey;
+    use nerve::session::{ModelAuth, ModelServer, SessionOptions};
+    let p = TestProject::new();
+    let config = p.write(
+        "mcp.json",
+        &json!({"mcpServers": {"test": {"command": SERVER}}}).to_string(),
+    );
+    let mut options = p.options();
+    options.cli_rules = vec![(RuleBehavior::Allow, "mcp__test__grow".into())];
+    let project = nerve::Project::open(options).unwrap();
+    let model = mock(json!([
+        {"expect": {"tools_include": ["Memory", "mcp__test__grow"], "tools_exclude": ["mcp__test__extra"]},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "g1", "name": "mcp__test__grow", "input": {}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "grown"}]}},
+        {"expect": {"tools_include": ["Memory", "Bash", "mcp__test__grow", "mcp__test__extra"]},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "seen"}]}}
+    ]))
+    .await;
+    let mut session_options = SessionOptions::new(EventSink::discard());
+    session_options.server = ModelServer::Fixed {
+        base_url: model.url(),
+        auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
+        extra_headers: Vec::new(),
+    };
+    session_options.model = Some("claude-test".into());
+    session_options.fast_model = Some("claude-test".into());
+    session_options.mcp_config_files = vec![config];
+    let session = nerve::Session::start(project, session_options).await.unwrap();
+    let first = session
+        .send("grow the tools", &[], EventSink::discard())
+        .await
+        .unwrap();
+    assert_eq!(
+        (first.end, first.final_text.as_str()),
+        (nerve::events::TurnEnd::EndTurn, "grown")
+    );
+    // The server sent its list-changed notice before the call's result, on the same stream; the
+    // next prompt picks the new list up.
+    let second = session.send("again", &[], EventSink::discard()).await.unwrap();
+    assert_eq!(second.final_text, "seen", "{:?}", second.error);
+    assert_eq!(model.remaining_steps(), 0);
+    session.close().await;
+}

@@ -128,7 +128,8 @@ impl TestProject {
     }
 
     pub fn options(&self) -> ProjectOptions {
-        let mut o = ProjectOptions::new(self.project_dir());
+        // The engine's environment variables as values: nothing from the shell running the tests.
+        let mut o = ProjectOptions::with_env(self.project_dir(), Arc::new(nerve::EngineEnv::default()));
         // Bash commands run sandboxed, through this crate's test helper binary (a test harness
         // cannot be the sandbox's helper).
         o.sandbox_helper = Some(PathBuf::from(env!("CARGO_BIN_EXE_nerve-test-sandbox-helper")));
