@@ -69,7 +69,7 @@ ensure_mcp_test_servers() {
 # One package selection for every `cargo test` of the test command and the benchmarks: cargo unifies
 # features over the packages a run selects, so a run over another selection (`-p nerve-cli` alone,
 # `-p nerve-desktop` alone) compiles the engine again, with other features, in the same profile.
-TEST_PACKAGES=(-p nerve-protocol -p nerve -p nerve-cli -p nerve-mock-model -p nerve-desktop)
+TEST_PACKAGES=(-p nerve-protocol -p nerve -p nerve-cli -p nerve-mock-model -p nerve-test-support -p nerve-desktop)
 
 # Stages with their times, printed at the end of a run (`stage NAME` starts one and ends the one
 # before; `print_stages` ends the last and prints them all, also when the run fails).

@@ -33,7 +33,7 @@ scripts/build-ui.sh
 
 stage "cargo fmt --check"
 cargo fmt --all -- --check
-stage "cargo clippy (protocol, engine, CLI, mock model server, desktop shell; all targets)"
+stage "cargo clippy (protocol, engine, CLI, mock model server, test support, desktop shell; all targets)"
 cargo clippy "${TEST_PACKAGES[@]}" --all-targets --locked -- -D warnings
 # Everything the tests, the short benchmarks and the end-to-end test run is built here, once: each
 # later `cargo test` selects the same packages, so it finds the engine compiled with the same
@@ -41,7 +41,7 @@ cargo clippy "${TEST_PACKAGES[@]}" --all-targets --locked -- -D warnings
 stage "cargo build: every test and benchmark, unoptimised"
 cargo test "${TEST_PACKAGES[@]}" --all-targets --locked --no-run
 # One run for all of them: the CLI's tests use the engine's test MCP server, which this run builds.
-stage "cargo test (protocol, engine, CLI, mock model server, desktop shell)"
+stage "cargo test (protocol, engine, CLI, mock model server, test support, desktop shell)"
 # The sandbox tests fail, rather than pass having checked nothing, where the sandbox is missing.
 # So does Grep's comparison with ripgrep (installed above) where rg is missing.
 NERVE_REQUIRE_SANDBOX=1 NERVE_REQUIRE_RG=1 cargo test "${TEST_PACKAGES[@]}" --locked --no-fail-fast

@@ -41,7 +41,6 @@ mod support;
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -477,28 +476,8 @@ fn pump_answers(
 
 /// Starts tauri-driver for the app with its own data folder and keyring entry.
 fn start_driver(port: u16, data_dir: &Path) -> Driver {
-    let native_port = free_port();
-    let child = Command::new("tauri-driver")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--native-port",
-            &native_port.to_string(),
-        ])
-        .env("NERVE_DATA_DIR", data_dir)
-        // The endpoint and the model come from the app's Settings, as a user sets them.
-        .env_remove("ANTHROPIC_BASE_URL")
-        .env_remove("NERVE_MODEL")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env(
-            "NERVE_KEYRING_SERVICE",
-            format!("nerve-bench-{}", std::process::id()),
-        )
-        .env("NERVE_FAST_MODEL", "claude-e2e-fast")
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("tauri-driver must be on PATH (cargo install tauri-driver --locked)");
-    Driver(child)
+    let service = format!("nerve-bench-{}", std::process::id());
+    support::start_driver(port, data_dir, &service, std::iter::empty::<(&str, &str)>())
 }
 
 /// Waits until tauri-driver listens, so that creating the session is the app's launch alone.

@@ -255,29 +255,8 @@ fn start_driver(port: u16, data_dir: &Path, keyring: &str) -> Driver {
 
 /// [`start_driver`] with more environment for the app.
 fn start_driver_with(port: u16, data_dir: &Path, keyring: &str, env: &[(&str, &Path)]) -> Driver {
-    let native_port = free_port();
-    let child = Command::new("tauri-driver")
-        .envs(env.iter().map(|(k, v)| (*k, *v)))
-        .args([
-            "--port",
-            &port.to_string(),
-            "--native-port",
-            &native_port.to_string(),
-        ])
-        .env("NERVE_DATA_DIR", data_dir)
-        // The endpoint and the model come from the app's Settings, as a user sets them.
-        .env_remove("ANTHROPIC_BASE_URL")
-        .env_remove("NERVE_MODEL")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env(
-            "NERVE_KEYRING_SERVICE",
-            format!("nerve-e2e-{keyring}-{}", std::process::id()),
-        )
-        .env("NERVE_FAST_MODEL", "claude-e2e-fast")
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("tauri-driver must be on PATH (cargo install tauri-driver --locked)");
-    Driver(child)
+    let service = format!("nerve-e2e-{keyring}-{}", std::process::id());
+    support::start_driver(port, data_dir, &service, env.iter().copied())
 }
 
 async fn connect(port: u16) -> Client {

@@ -2,29 +2,11 @@
 //! the app under test, and the mock's scenario blocks.
 #![allow(dead_code)] // each test binary uses its own part
 
-use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::Child;
 
 use serde_json::{Value, json};
 
-/// tauri-driver, killed when the test ends however it ends.
-pub struct Driver(pub Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+pub use nerve_test_support::driver::{Driver, free_port, start_driver};
 
 /// The app under test: the one cargo built, or an installed one (`NERVE_E2E_APP`, set by
 /// `scripts/test-install.sh`).

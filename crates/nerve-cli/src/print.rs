@@ -14,9 +14,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use nerve::Session;
-use nerve::permissions::settings::SettingsFile;
 use nerve::project::{Project, ProjectOptions};
 use nerve::session::{Asker, EventSink, Message, ModelServer, Role, SessionOptions};
+use nerve::settings::SettingsFile;
 use nerve_protocol::{Event, PermissionMode, RuleBehavior, RuleSource, TurnEnd};
 use serde_json::{Value, json};
 

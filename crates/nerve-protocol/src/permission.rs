@@ -116,18 +116,9 @@ pub struct MatchedRule {
     pub source: String,
 }
 
-/// Allow, ask or deny.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// Runs without asking.
-    Allow,
-    /// Someone must decide.
-    Ask,
-    /// Refused.
-    Deny,
-}
+/// Allow, ask or deny: what the permission system decides about a call, what a PreToolUse hook
+/// answers, and what a rule does are one type ([`RuleBehavior`]).
+pub type Verdict = RuleBehavior;
 
 /// What decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -187,9 +178,22 @@ pub struct PartVerdict {
     pub rule: Option<MatchedRule>,
 }
 
-/// What a matching rule does to a tool call.
+/// Allow, ask or deny: what a matching rule does to a tool call, what the permission system
+/// decides ([`Verdict`]) and what a hook answers. The order is the precedence when several
+/// disagree: `Deny` beats `Ask` beats `Allow`.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::Display,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::Display,
 )]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]

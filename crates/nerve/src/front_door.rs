@@ -69,10 +69,8 @@ const CLI_MAY_NAME: &[(&str, &str)] = &[
         "pipeline",
         "`run-tool`: one call through the pipeline, below the session on purpose",
     ),
-    (
-        "permissions",
-        "`run-tool`'s terminal prompter and `-p --settings FILE`",
-    ),
+    ("permissions", "`run-tool`'s terminal prompter"),
+    ("settings", "`-p --settings FILE`"),
 ];
 
 /// The first segment of every `nerve::` path in `code` (comments and doc links ignored).

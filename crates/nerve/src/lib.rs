@@ -22,7 +22,7 @@
 //! | 2 | `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` `git_command` | foundations: HTTP, input checking, hook processes, the sandbox, the event sink, git run so that a repository's configuration runs nothing |
 //! | 3 | `model` | the Messages API client |
 //! | 4 | `credentials` `permissions` `checkpoint` | the API key; rules, modes and evaluation; file checkpoints |
-//! | 5 | `tool` | the tool contract (and the small traits it needs: sub-agents, the small model) |
+//! | 5 | `tool` `settings` | the tool contract (and the small traits it needs: sub-agents, the small model); settings files from every source |
 //! | 6 | `tools` `budget` `errors` | the built-in tools; result budgets; error classification |
 //! | 7 | `registry` `transcripts` | the list of tools and the pool; what sessions leave on disk |
 //! | 8 | `pipeline` `outputs` | one path for every call (with the resolver that asks); persisted outputs |
@@ -59,6 +59,7 @@ pub mod protected_paths;
 pub mod registry;
 pub mod sandbox;
 pub mod session;
+pub mod settings;
 pub mod settings_view;
 pub mod slash_commands;
 pub mod storage;

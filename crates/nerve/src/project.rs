@@ -13,15 +13,13 @@ use crate::executor::{ExecutorOptions, StreamingExecutor};
 use crate::hooks::{HookConfig, HookConfigErrors};
 use crate::input::SchemaError;
 use crate::model::small::SmallModel;
-use crate::permissions::settings::{
-    LoadOptions, MANAGED_SETTINGS_PATH, SettingsError, SettingsLocations, load_all,
-};
 use crate::permissions::{
     AutoClassifier, PermissionContext, PermissionMode, PermissionPrompter, PermissionRule, RuleBehavior,
     RuleParseError, RuleSet, RuleSource, RuleValue, SharedRules,
 };
 use crate::pipeline::Resolver;
 use crate::pipeline::{CallOutcome, Pipeline, ToolCall};
+use crate::settings::{LoadOptions, MANAGED_SETTINGS_PATH, SettingsError, SettingsLocations, load_all};
 use crate::storage::{project_data_dir, safe_file_stem};
 use crate::tool::ToolPool;
 use crate::tool::{

@@ -2,8 +2,8 @@
 import type { DecidedBy } from "./DecidedBy";
 import type { MatchedRule } from "./MatchedRule";
 import type { PartVerdict } from "./PartVerdict";
+import type { RuleBehavior } from "./RuleBehavior";
 import type { ValidationReport } from "./ValidationReport";
-import type { Verdict } from "./Verdict";
 import type { JsonValue } from "./serde_json/JsonValue";
 
 /**
@@ -37,7 +37,7 @@ validation: ValidationReport,
 /**
  * The verdict.
  */
-decision: Verdict, 
+decision: RuleBehavior, 
 /**
  * What decided.
  */

@@ -10,6 +10,7 @@ mod past_calls;
 mod prompt_image;
 mod request;
 mod rewind;
+mod session_hooks;
 mod subagent;
 pub mod system_prompt;
 mod turn;

@@ -182,7 +182,7 @@ mod tests {
     use super::*;
     use crate::hooks::capture::CapturedOutput;
     use crate::hooks::config::CommandHook;
-    use crate::hooks::output::{HookSpecificOutput, PermissionDecision};
+    use crate::hooks::output::{HookSpecificOutput, Verdict};
     use pretty_assertions::assert_eq;
 
     fn structured(output: HookOutput) -> HookReply {
@@ -229,7 +229,7 @@ mod tests {
             ),
             structured(HookOutput {
                 hook_specific_output: Some(HookSpecificOutput {
-                    permission_decision: Some(PermissionDecision::Ask),
+                    permission_decision: Some(Verdict::Ask),
                     ..HookSpecificOutput::default()
                 }),
                 ..HookOutput::default()

@@ -31,5 +31,5 @@ pub use input::{HookEventInput, HookInput};
 pub use interpret::{HookFailure, HookReply};
 pub use matcher::{HookMatcher, InvalidMatcher};
 pub use outcome::{Attributed, BlockVia, HookBlock, HookOrigin, HookOutcome, HookStop, PermissionVerdict};
-pub use output::{HookOutput, PermissionDecision};
+pub use output::{HookOutput, Verdict};
 pub use runner::{HookRunReport, run_hooks};

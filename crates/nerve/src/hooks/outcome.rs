@@ -8,9 +8,7 @@ use serde_json::{Map, Value};
 use crate::hooks::config::CommandHook;
 use crate::hooks::event::HookEvent;
 use crate::hooks::interpret::{HookFailure, HookReply};
-use crate::hooks::output::{
-    HookOutput, HookSpecificOutput, PermissionBehavior, PermissionDecision, TopLevelDecision,
-};
+use crate::hooks::output::{HookOutput, HookSpecificOutput, PermissionBehavior, TopLevelDecision, Verdict};
 
 /// Which hook something came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +42,7 @@ pub struct Attributed<T> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionVerdict {
     /// The strictest decision any hook gave: deny beats ask beats allow.
-    pub decision: PermissionDecision,
+    pub decision: Verdict,
     /// Every hook that gave this decision, in configuration order, with its reason if it gave one.
     pub voters: Vec<Attributed<Option<String>>>,
 }
@@ -152,7 +150,7 @@ impl HookOutcome {
 struct Fold {
     event: HookEvent,
     outcome: HookOutcome,
-    votes: Vec<(PermissionDecision, Attributed<Option<String>>)>,
+    votes: Vec<(Verdict, Attributed<Option<String>>)>,
 }
 
 impl Fold {
@@ -193,7 +191,7 @@ impl Fold {
 
     fn add_block(&mut self, origin: HookOrigin, reason: String, via: BlockVia) {
         if self.decides_permission() {
-            self.vote(PermissionDecision::Deny, origin.clone(), Some(reason.clone()));
+            self.vote(Verdict::Deny, origin.clone(), Some(reason.clone()));
         }
         self.outcome.blocks.push(Attributed {
             origin,
@@ -217,7 +215,7 @@ impl Fold {
         }
     }
 
-    fn vote(&mut self, decision: PermissionDecision, origin: HookOrigin, reason: Option<String>) {
+    fn vote(&mut self, decision: Verdict, origin: HookOrigin, reason: Option<String>) {
         self.votes.push((
             decision,
             Attributed {
@@ -260,7 +258,7 @@ impl Fold {
             }
             // Legacy PreToolUse spelling of "allow"; other events never had a meaning for it.
             Some(TopLevelDecision::Approve) if self.event == HookEvent::PreToolUse => {
-                self.vote(PermissionDecision::Allow, origin.clone(), reason);
+                self.vote(Verdict::Allow, origin.clone(), reason);
             }
             Some(TopLevelDecision::Approve) => {}
         }
@@ -310,10 +308,10 @@ impl Fold {
             HookEvent::PermissionRequest => {
                 if let Some(answer) = decision {
                     let verdict = match answer.behavior {
-                        PermissionBehavior::Allow => PermissionDecision::Allow,
-                        PermissionBehavior::Deny => PermissionDecision::Deny,
+                        PermissionBehavior::Allow => Verdict::Allow,
+                        PermissionBehavior::Deny => Verdict::Deny,
                     };
-                    if verdict == PermissionDecision::Deny && answer.interrupt {
+                    if verdict == Verdict::Deny && answer.interrupt {
                         self.outcome.stops.push(Attributed {
                             origin: origin.clone(),
                             value: HookStop {
@@ -404,7 +402,7 @@ mod tests {
         }
     }
 
-    fn pre_tool(decision: PermissionDecision, reason: &str) -> HookReply {
+    fn pre_tool(decision: Verdict, reason: &str) -> HookReply {
         structured(HookOutput {
             hook_specific_output: Some(HookSpecificOutput {
                 hook_event_name: Some(HookEvent::PreToolUse),
@@ -436,16 +434,16 @@ mod tests {
         let outcome = aggregate(
             HookEvent::PreToolUse,
             vec![
-                ("a", pre_tool(PermissionDecision::Allow, "fine")),
-                ("b", pre_tool(PermissionDecision::Deny, "no rm")),
-                ("c", pre_tool(PermissionDecision::Ask, "hmm")),
-                ("d", pre_tool(PermissionDecision::Deny, "no sudo")),
+                ("a", pre_tool(Verdict::Allow, "fine")),
+                ("b", pre_tool(Verdict::Deny, "no rm")),
+                ("c", pre_tool(Verdict::Ask, "hmm")),
+                ("d", pre_tool(Verdict::Deny, "no sudo")),
             ],
         );
         assert_eq!(
             outcome.permission,
             Some(PermissionVerdict {
-                decision: PermissionDecision::Deny,
+                decision: Verdict::Deny,
                 voters: vec![
                     at("b", Some("no rm".to_owned())),
                     at("d", Some("no sudo".to_owned()))
@@ -459,13 +457,13 @@ mod tests {
         let outcome = aggregate(
             HookEvent::PreToolUse,
             vec![
-                ("a", pre_tool(PermissionDecision::Allow, "fine")),
-                ("b", pre_tool(PermissionDecision::Ask, "check")),
+                ("a", pre_tool(Verdict::Allow, "fine")),
+                ("b", pre_tool(Verdict::Ask, "check")),
             ],
         );
         assert_eq!(
             outcome.permission.map(|verdict| verdict.decision),
-            Some(PermissionDecision::Ask)
+            Some(Verdict::Ask)
         );
     }
 
@@ -489,7 +487,7 @@ mod tests {
         let outcome = aggregate(
             HookEvent::PreToolUse,
             vec![
-                ("a", pre_tool(PermissionDecision::Allow, "fine")),
+                ("a", pre_tool(Verdict::Allow, "fine")),
                 ("b", HookReply::Blocking("dangerous".to_owned())),
             ],
         );
@@ -497,7 +495,7 @@ mod tests {
             outcome,
             HookOutcome {
                 permission: Some(PermissionVerdict {
-                    decision: PermissionDecision::Deny,
+                    decision: Verdict::Deny,
                     voters: vec![at("b", Some("dangerous".to_owned()))],
                 }),
                 blocks: vec![at(
@@ -527,7 +525,7 @@ mod tests {
         assert_eq!(
             outcome.permission,
             Some(PermissionVerdict {
-                decision: PermissionDecision::Deny,
+                decision: Verdict::Deny,
                 voters: vec![at(
                     "b",
                     Some("hook `b` blocked without giving a reason".to_owned())
@@ -555,7 +553,7 @@ mod tests {
         let update = |command: &str| {
             structured(HookOutput {
                 hook_specific_output: Some(HookSpecificOutput {
-                    permission_decision: Some(PermissionDecision::Allow),
+                    permission_decision: Some(Verdict::Allow),
                     updated_input: Some(object(json!({ "command": command }))),
                     ..HookSpecificOutput::default()
                 }),
@@ -619,10 +617,7 @@ mod tests {
 
     #[test]
     fn output_for_another_event_is_ignored_with_an_error() {
-        let outcome = aggregate(
-            HookEvent::PostToolUse,
-            vec![("a", pre_tool(PermissionDecision::Deny, "no"))],
-        );
+        let outcome = aggregate(HookEvent::PostToolUse, vec![("a", pre_tool(Verdict::Deny, "no"))]);
         assert_eq!(
             outcome,
             HookOutcome {
@@ -666,7 +661,7 @@ mod tests {
             outcome,
             HookOutcome {
                 permission: Some(PermissionVerdict {
-                    decision: PermissionDecision::Deny,
+                    decision: Verdict::Deny,
                     voters: vec![at("deny", Some("not on main".to_owned()))],
                 }),
                 stops: vec![at(

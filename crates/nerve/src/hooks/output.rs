@@ -74,7 +74,7 @@ pub struct HookSpecificOutput {
     pub hook_event_name: Option<HookEvent>,
     /// PreToolUse: the permission decision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub permission_decision: Option<PermissionDecision>,
+    pub permission_decision: Option<Verdict>,
     /// PreToolUse: why (shown to the model on deny, to the user on allow/ask).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission_decision_reason: Option<String>,
@@ -96,19 +96,10 @@ pub struct HookSpecificOutput {
     pub updated_mcp_tool_output: Option<Value>,
 }
 
-/// A permission verdict, as PreToolUse hooks give it and as the aggregate reports it.
-///
-/// The derived order is the precedence used when hooks disagree: `Deny` beats `Ask` beats `Allow`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PermissionDecision {
-    /// Run the tool without asking.
-    Allow,
-    /// Ask the user.
-    Ask,
-    /// Do not run the tool.
-    Deny,
-}
+/// A PreToolUse hook's `permissionDecision` (`"allow"`, `"ask"`, `"deny"`) is the engine's one
+/// Allow/Ask/Deny type, whose order is the precedence when hooks disagree (`Deny` beats `Ask` beats
+/// `Allow`).
+pub use nerve_protocol::Verdict;
 
 /// `hookSpecificOutput.decision` for PermissionRequest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -180,7 +171,7 @@ mod tests {
                 reason: None,
                 hook_specific_output: Some(HookSpecificOutput {
                     hook_event_name: Some(HookEvent::PreToolUse),
-                    permission_decision: Some(PermissionDecision::Deny),
+                    permission_decision: Some(Verdict::Deny),
                     permission_decision_reason: Some("no rm".to_owned()),
                     updated_input: Some(updated),
                     additional_context: Some("ctx".to_owned()),
@@ -229,7 +220,7 @@ mod tests {
 
     #[test]
     fn precedence_order_is_deny_over_ask_over_allow() {
-        assert!(PermissionDecision::Deny > PermissionDecision::Ask);
-        assert!(PermissionDecision::Ask > PermissionDecision::Allow);
+        assert!(Verdict::Deny > Verdict::Ask);
+        assert!(Verdict::Ask > Verdict::Allow);
     }
 }

@@ -16,7 +16,7 @@
 //! started only once approved), the project's local settings (`mcpServers` in
 //! `.nerve/settings.local.json`, personal) and `--mcp-config` files.
 
-pub use crate::permissions::settings::ProjectServerApproval;
+pub use crate::settings::ProjectServerApproval;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

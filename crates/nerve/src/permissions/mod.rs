@@ -27,7 +27,6 @@ pub mod protected;
 mod request;
 pub mod rule;
 pub mod rule_set;
-pub mod settings;
 mod subject;
 pub mod suggest;
 mod tool_opinion;

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::hooks::input::{
     PermissionDeniedInput, PermissionRequestInput, PostToolUseFailureInput, PostToolUseInput, PreToolUseInput,
 };
-use crate::hooks::{HookConfig, HookEventInput, HookInput, HookOutcome, PermissionDecision, run_hooks};
+use crate::hooks::{HookConfig, HookEventInput, HookInput, HookOutcome, Verdict, run_hooks};
 use crate::permissions::{DecidedBy, HookPermission, Resolution};
 use crate::tool::ToolUseContext;
 
@@ -57,6 +57,20 @@ fn hook_input(ctx: &ToolUseContext, event: HookEventInput) -> HookInput {
         permission_mode: ctx.permissions.mode.as_str().to_string(),
         event,
     }
+}
+
+/// Notification hooks (a desktop notifier, for example when a permission prompt is shown); what
+/// they answer changes nothing.
+pub(crate) async fn notification(hooks: &HookConfig, ctx: &ToolUseContext, kind: &str, message: &str) {
+    if hooks.is_empty() {
+        return;
+    }
+    let event = HookEventInput::Notification(crate::hooks::input::NotificationInput {
+        message: message.to_string(),
+        title: Some("Nerve".into()),
+        notification_type: kind.to_string(),
+    });
+    run(hooks, ctx, event).await;
 }
 
 pub(crate) async fn run(hooks: &HookConfig, ctx: &ToolUseContext, event: HookEventInput) -> HookOutcome {
@@ -142,9 +156,9 @@ pub(crate) async fn pre_tool_use(
         let decision = outcome.permission.map(|v| {
             let reason = joined_reasons(v.voters.iter().map(|voter| voter.value.clone()));
             match v.decision {
-                PermissionDecision::Allow => HookPermission::Allow { reason },
-                PermissionDecision::Ask => HookPermission::Ask { reason },
-                PermissionDecision::Deny => HookPermission::Deny { reason },
+                Verdict::Allow => HookPermission::Allow { reason },
+                Verdict::Ask => HookPermission::Ask { reason },
+                Verdict::Deny => HookPermission::Deny { reason },
             }
         });
         PreHookEffect::Continue { decision }
@@ -281,18 +295,18 @@ pub async fn permission_request_hooks(
     let verdict = outcome.permission?;
     let reason = joined_reasons(verdict.voters.iter().map(|v| v.value.clone()));
     match verdict.decision {
-        PermissionDecision::Allow => Some(Resolution::Allow {
+        Verdict::Allow => Some(Resolution::Allow {
             updated_input: outcome.updated_input.map(|u| Value::Object(u.value)),
             user_modified: false,
             engine_input: None,
             decided_by: DecidedBy::Hook,
         }),
-        PermissionDecision::Deny => Some(Resolution::Deny {
+        Verdict::Deny => Some(Resolution::Deny {
             message: format!(
                 "Permission to use {tool_name} was denied by a PermissionRequest hook: {reason}."
             ),
             decided_by: DecidedBy::Hook,
         }),
-        PermissionDecision::Ask => None,
+        Verdict::Ask => None,
     }
 }

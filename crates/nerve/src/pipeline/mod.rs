@@ -17,7 +17,6 @@ pub mod network_gate;
 mod outcome;
 mod prepare;
 mod resolver;
-pub mod session_hooks;
 
 pub use call::ToolCall;
 pub use check::{CheckError, CheckReport, ValidationReport};

@@ -146,11 +146,8 @@ impl PromptingNetworkGate {
             ));
         }
         if scope == RuleScope::ProjectLocal
-            && let Err(e) = crate::permissions::settings::add_rules_to_local_settings(
-                &self.project_dir,
-                RuleBehavior::Allow,
-                &parsed,
-            )
+            && let Err(e) =
+                crate::settings::add_rules_to_local_settings(&self.project_dir, RuleBehavior::Allow, &parsed)
             && let Some(events) = &self.events
         {
             events.emit(Event::Notice {

@@ -279,13 +279,8 @@ impl Resolver {
             let hook_ctx = ctx.clone();
             let message = format!("Nerve needs your permission to use {}", tool.name());
             tokio::spawn(async move {
-                crate::pipeline::session_hooks::notification(
-                    &hooks,
-                    &hook_ctx,
-                    "permission_prompt",
-                    &message,
-                )
-                .await;
+                crate::pipeline::hook_steps::notification(&hooks, &hook_ctx, "permission_prompt", &message)
+                    .await;
             });
         }
         let tool_ref = ctx
@@ -341,11 +336,8 @@ impl Resolver {
                     ));
                 }
                 if scope == RuleScope::ProjectLocal
-                    && let Err(e) = crate::permissions::settings::add_rules_to_local_settings(
-                        &anchor,
-                        RuleBehavior::Allow,
-                        &parsed,
-                    )
+                    && let Err(e) =
+                        crate::settings::add_rules_to_local_settings(&anchor, RuleBehavior::Allow, &parsed)
                 {
                     // The user asked for a lasting rule: say that it did not last (a read-only
                     // settings file, a full disk), on every front-end.

@@ -11,7 +11,7 @@ use crate::events::EventSink;
 use crate::mcp::config::{McpConfigError, McpConfigFiles, McpConfigSource, McpServerConfig, McpTransport};
 use crate::mcp::{McpManager, McpOptions, oauth};
 use crate::permissions::RuleSource;
-use crate::permissions::settings::{
+use crate::settings::{
     LoadOptions, SettingsError, SettingsLocations, load_all, local_settings_path, set_mcp_server_entry,
     set_mcpjson_server_enabled,
 };

@@ -5,8 +5,8 @@ pub use nerve_protocol::settings::{RuleEntry, RuleSyntax, RuleSyntaxError, Rules
 use std::path::Path;
 
 use crate::permissions::lint::rule_warnings;
-use crate::permissions::settings::{RuleEdit, SettingsError, SettingsLocations, edit_rules};
 use crate::permissions::{RuleBehavior, RuleSet, RuleSource, RuleValue};
+use crate::settings::{RuleEdit, SettingsError, SettingsLocations, edit_rules};
 
 /// Whether rules of `source` live in a file the user may edit.
 pub fn is_editable(source: RuleSource) -> bool {

@@ -6,11 +6,9 @@ use std::path::PathBuf;
 
 use nerve_protocol::SandboxRefusal;
 
-use crate::permissions::settings::{
-    SettingsError, add_rules_to_local_settings, add_sandbox_write_to_local_settings,
-};
 use crate::permissions::{PermissionRule, RuleBehavior, RuleSource, RuleValue, SharedRules};
 use crate::project::Project;
+use crate::settings::{SettingsError, add_rules_to_local_settings, add_sandbox_write_to_local_settings};
 
 /// Why a refusal could not be allowed.
 #[derive(Debug, thiserror::Error)]
@@ -67,8 +65,8 @@ pub fn allow_sandbox_refusal(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permissions::settings::SettingsLocations;
     use crate::project::ProjectOptions;
+    use crate::settings::SettingsLocations;
     use pretty_assertions::assert_eq;
 
     fn project(dir: &std::path::Path) -> Project {

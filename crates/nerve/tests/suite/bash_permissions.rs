@@ -78,7 +78,7 @@ fn decide(command: &str, ctx: &PermissionContext) -> Verdict {
     evaluation(command, ctx).decision
 }
 
-use Verdict::{Allow as A, Ask as Q, Deny as D};
+use nerve::permissions::RuleBehavior::{Allow as A, Ask as Q, Deny as D};
 
 #[test]
 fn decisions_under_rule_sets() {

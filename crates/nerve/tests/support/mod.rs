@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use nerve::agent::Agent;
@@ -134,7 +134,7 @@ impl TestProject {
         // cannot be the sandbox's helper).
         o.sandbox_helper = Some(PathBuf::from(env!("CARGO_BIN_EXE_nerve-test-sandbox-helper")));
         o.data_dir = self.dir.path().join("data");
-        o.locations = nerve::permissions::settings::SettingsLocations {
+        o.locations = nerve::settings::SettingsLocations {
             managed_file: self.dir.path().join("etc/managed-settings.json"),
             config_dir: self.home().join(".config"),
             home: self.home(),
@@ -298,39 +298,12 @@ pub fn assert_valid_history(agent: &Agent) {
 
 /// Whether `pid` is gone or a zombie within a few seconds.
 pub async fn process_gone(pid: u32) -> bool {
-    let start = Instant::now();
-    loop {
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Err(_) => return true,
-            Ok(stat)
-                if stat
-                    .rsplit(')')
-                    .next()
-                    .is_some_and(|s| s.trim_start().starts_with('Z')) =>
-            {
-                return true;
-            }
-            Ok(_) => {}
-        }
-        if start.elapsed() > Duration::from_secs(4) {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    nerve_test_support::process::process_gone(pid, Duration::from_secs(4)).await
 }
 
 /// The process id a command wrote to `path`, once it is there (at most 10 s).
 pub async fn read_pid(path: &Path) -> u32 {
-    let start = Instant::now();
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(pid) = text.trim().parse()
-        {
-            return pid;
-        }
-        assert!(start.elapsed() < Duration::from_secs(10), "no pid written");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    nerve_test_support::process::read_pid(path, Duration::from_secs(10)).await
 }
 
 /// Runs each call in turn and shows its result as the model reads it, headed by the call and

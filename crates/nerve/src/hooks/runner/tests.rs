@@ -14,7 +14,7 @@ use crate::hooks::capture::OUTPUT_CAP_BYTES;
 use crate::hooks::input::{HookEventInput, PreToolUseInput, UserPromptSubmitInput};
 use crate::hooks::interpret::HookFailure;
 use crate::hooks::outcome::{Attributed, BlockVia, HookBlock, HookOrigin, PermissionVerdict};
-use crate::hooks::output::PermissionDecision;
+use crate::hooks::output::Verdict;
 
 struct Sandbox {
     dir: TempDir,
@@ -222,7 +222,7 @@ echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision
         report.outcome,
         HookOutcome {
             permission: Some(PermissionVerdict {
-                decision: PermissionDecision::Allow,
+                decision: Verdict::Allow,
                 voters: vec![Attributed {
                     origin: origin(&command),
                     value: Some("read-only".to_owned())
@@ -261,7 +261,7 @@ async fn json_deny_beats_ask_beats_allow_across_real_hooks() {
     assert_eq!(
         report.outcome.permission,
         Some(PermissionVerdict {
-            decision: PermissionDecision::Deny,
+            decision: Verdict::Deny,
             voters: vec![Attributed {
                 origin: origin(&deny),
                 value: Some("deny.sh says deny".to_owned())
@@ -273,7 +273,7 @@ async fn json_deny_beats_ask_beats_allow_across_real_hooks() {
     let report = run(&no_deny, &bash_call("rm -rf /"), sandbox.path()).await;
     assert_eq!(
         report.outcome.permission.map(|verdict| verdict.decision),
-        Some(PermissionDecision::Ask)
+        Some(Verdict::Ask)
     );
 }
 
@@ -296,7 +296,7 @@ async fn exit_two_blocks_with_stderr_as_the_reason() {
         report.outcome,
         HookOutcome {
             permission: Some(PermissionVerdict {
-                decision: PermissionDecision::Deny,
+                decision: Verdict::Deny,
                 voters: vec![Attributed {
                     origin: origin(&command),
                     value: Some("rm is not allowed in this repo".to_owned())

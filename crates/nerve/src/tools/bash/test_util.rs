@@ -2,48 +2,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::time::{Duration, Instant};
+pub(crate) use nerve_test_support::process::process_gone;
 
-/// Whether process `pid` is gone (or a zombie nobody reaped yet) within `within`.
-pub(crate) async fn process_gone(pid: u32, within: Duration) -> bool {
-    let start = Instant::now();
-    loop {
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Err(_) => return true,
-            // The state follows the parenthesised command name: "123 (sleep) Z ...".
-            Ok(stat)
-                if stat
-                    .rsplit(')')
-                    .next()
-                    .is_some_and(|s| s.trim_start().starts_with('Z')) =>
-            {
-                return true;
-            }
-            Ok(_) => {}
-        }
-        if start.elapsed() > within {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-/// Waits for a file holding a process id, written by the command under test.
+/// Waits (at most 10 s) for a file holding a process id, written by the command under test.
 pub(crate) async fn read_pid(path: &std::path::Path) -> u32 {
-    let start = Instant::now();
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(pid) = text.trim().parse::<u32>()
-        {
-            return pid;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "no pid in {}",
-            path.display()
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    nerve_test_support::process::read_pid(path, std::time::Duration::from_secs(10)).await
 }
 
 /// A context whose project (and only working directory) is `project`, with results under `data`.

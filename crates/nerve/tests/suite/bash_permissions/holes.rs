@@ -1,7 +1,7 @@
 //! Generated tests, one per class of permission hole: every class is checked over many spellings, so
 //! the next variant is caught too. Each test prints how many cases it checked.
 
-use nerve::permissions::{PermissionMode, RuleBehavior, Verdict};
+use nerve::permissions::{PermissionMode, RuleBehavior};
 use nerve::tools::bash::analyze;
 
 use super::generated::{Want, case, check_all};
@@ -9,7 +9,7 @@ use super::{context, evaluation};
 
 use PermissionMode::{AcceptEdits, BypassPermissions, Default as DefaultMode, DontAsk, Plan};
 use RuleBehavior::{Allow, Ask, Deny};
-use Verdict::{Allow as A, Ask as Q, Deny as D};
+use nerve::permissions::RuleBehavior::{Allow as A, Ask as Q, Deny as D};
 
 /// Places a command can stand in a command line without changing what it runs.
 fn contexts(command: &str) -> Vec<String> {

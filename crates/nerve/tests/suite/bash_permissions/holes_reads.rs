@@ -3,7 +3,7 @@
 //! programs that only print, loops over globs, brace expansions, and commands that never end by
 //! themselves. Each test prints how many cases it checked.
 
-use nerve::permissions::{PermissionMode, RuleBehavior, Verdict};
+use nerve::permissions::{PermissionMode, RuleBehavior};
 use pretty_assertions::assert_eq;
 
 use super::generated::{self, Case, Want, check_all};
@@ -11,7 +11,7 @@ use super::{context, evaluation};
 
 use PermissionMode::{BypassPermissions, Default as DefaultMode, DontAsk};
 use RuleBehavior::Deny;
-use Verdict::{Allow as A, Ask as Q, Deny as D};
+use nerve::permissions::RuleBehavior::{Allow as A, Ask as Q, Deny as D};
 
 const DENY_SECRETS: &str = "Read(./secrets/**)";
 

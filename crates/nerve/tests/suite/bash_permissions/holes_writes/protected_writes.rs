@@ -6,7 +6,7 @@ use nerve::permissions::PermissionMode::{
     AcceptEdits, Auto, BypassPermissions, Default as DefaultMode, DontAsk, Plan,
 };
 use nerve::permissions::RuleBehavior::Allow;
-use nerve::permissions::Verdict::{Allow as A, Ask as Q, Deny as D};
+use nerve::permissions::RuleBehavior::{Allow as A, Ask as Q, Deny as D};
 
 use super::{Want, case, check_all};
 

@@ -4,7 +4,7 @@
 
 use nerve::permissions::PermissionMode::{BypassPermissions, Default as DefaultMode, DontAsk};
 use nerve::permissions::RuleBehavior::{Allow, Ask, Deny};
-use nerve::permissions::Verdict::{Allow as A, Ask as Q, Deny as D};
+use nerve::permissions::RuleBehavior::{Allow as A, Ask as Q, Deny as D};
 
 use super::{Want, case, check_all};
 

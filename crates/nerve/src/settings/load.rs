@@ -8,9 +8,9 @@ use crate::permissions::PermissionMode;
 use crate::permissions::paths::normalize_lexically;
 use crate::permissions::rule::{AnchorRoots, PermissionRule, RuleBehavior, RuleSource};
 use crate::permissions::rule_set::RuleSet;
-use crate::permissions::settings::error::SettingsError;
-use crate::permissions::settings::file::SettingsFile;
-use crate::permissions::settings::locations::SettingsLocations;
+use crate::settings::error::SettingsError;
+use crate::settings::file::SettingsFile;
+use crate::settings::locations::SettingsLocations;
 
 /// Choices about which files to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::permissions::PermissionMode;
 use crate::permissions::rule::{RuleBehavior, RuleSource, RuleValue};
-use crate::permissions::settings::error::SettingsError;
+use crate::settings::error::SettingsError;
 
 /// The only value Claude Code accepts for `disableBypassPermissionsMode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::permissions::rule::{RuleBehavior, RuleValue};
-use crate::permissions::settings::error::SettingsError;
+use crate::settings::error::SettingsError;
 
 /// The project's personal settings file, `<project>/.nerve/settings.local.json`.
 pub fn local_settings_path(project_root: &Path) -> PathBuf {
@@ -277,7 +277,7 @@ fn write_atomically(path: &Path, value: &Value) -> Result<(), SettingsError> {
 mod tests {
     use super::*;
     use crate::permissions::rule::RuleSource;
-    use crate::permissions::settings::file::SettingsFile;
+    use crate::settings::file::SettingsFile;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 

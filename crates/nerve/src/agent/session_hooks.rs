@@ -1,9 +1,10 @@
-//! Session-level hooks (UserPromptSubmit, Stop, SessionStart, SessionEnd, Notification), from the
-//! same settings and with the same JSON protocol as the tool hooks.
+//! Session-level hooks (UserPromptSubmit, Stop, SessionStart, SessionEnd): events of the agent loop,
+//! from the same settings and with the same JSON protocol as the tool hooks. (Notification belongs
+//! to the pipeline, which shows the permission prompt it announces: `pipeline::hook_steps`.)
 
 use crate::hooks::HookEventInput;
 use crate::hooks::input::{
-    NotificationInput, SessionEndInput, SessionEndReason, SessionStartInput, SessionStartSource, StopInput,
+    SessionEndInput, SessionEndReason, SessionStartInput, SessionStartSource, StopInput,
     UserPromptSubmitInput,
 };
 use crate::hooks::{HookConfig, HookOutcome};
@@ -99,19 +100,4 @@ pub async fn session_end(hooks: &HookConfig, ctx: &ToolUseContext) -> SessionHoo
         reason: SessionEndReason::Other,
     });
     run_if_any(hooks, ctx, event, "SessionEnd").await
-}
-
-/// Notification (for example when a permission prompt is shown).
-pub async fn notification(
-    hooks: &HookConfig,
-    ctx: &ToolUseContext,
-    kind: &str,
-    message: &str,
-) -> SessionHookResult {
-    let event = HookEventInput::Notification(NotificationInput {
-        message: message.to_string(),
-        title: Some("Nerve".into()),
-        notification_type: kind.to_string(),
-    });
-    run_if_any(hooks, ctx, event, "Notification").await
 }
