@@ -1,7 +1,9 @@
 //! Benchmarks of the tool system's own cost, printed as figures and ratios measured side by side in
 //! one run (absolute times on a shared machine are noise; ratios are not):
 //! - the pipeline's overhead per call (coercion, validation, permissions, budgeting; the tool does
-//!   nothing), against calling the tool directly;
+//!   nothing), against calling the tool directly; and in auto mode with a classifier, a call the
+//!   rules settle and one the classifier judges, against the same calls in default mode (auto mode
+//!   evaluates a call before its PreToolUse hooks, to start the classifier beside them);
 //! - a batch of 10 concurrency-safe 200 ms calls through the executor, against one call and against
 //!   the same 10 calls run one after another;
 //! - a 2 KB compound Bash command (denied by a rule at its last part, so it never runs) through the
@@ -25,8 +27,29 @@ use nerve::tools::testing::all_test_tools;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+/// A classifier that allows at once (the bench measures the engine, not a model).
+struct AllowingClassifier;
+
+#[async_trait::async_trait]
+impl nerve::permissions::AutoClassifier for AllowingClassifier {
+    async fn classify(
+        &self,
+        _request: &nerve::permissions::ClassifierRequest<'_>,
+    ) -> nerve::permissions::ClassifierVerdict {
+        nerve::permissions::ClassifierVerdict::Allow {
+            reason: "bench".into(),
+        }
+    }
+}
+
 fn runtime(dir: &std::path::Path) -> SessionRuntime {
+    runtime_in(dir, None)
+}
+
+/// The bench's session, in `mode` (the settings' default when `None`) with a classifier.
+fn runtime_in(dir: &std::path::Path, mode: Option<nerve::permissions::PermissionMode>) -> SessionRuntime {
     let mut options = ProjectOptions::new(dir);
+    options.mode = mode;
     options.bare = true;
     options.data_dir = dir.join("data");
     // A realistic handful of rules, so matching is part of the measured cost.
@@ -44,7 +67,11 @@ fn runtime(dir: &std::path::Path) -> SessionRuntime {
     let mut tools = all_test_tools();
     tools.push(std::sync::Arc::new(nerve::tools::bash::BashTool));
     let pool = ToolPool::new(tools, false).expect("schemas compile");
-    project.session(pool, SessionSetup::default())
+    let setup = SessionSetup {
+        classifier: Some(std::sync::Arc::new(AllowingClassifier)),
+        ..SessionSetup::default()
+    };
+    project.session(pool, setup)
 }
 
 fn main() {
@@ -108,6 +135,46 @@ fn main() {
         full.as_secs_f64() * 1e6,
         direct.as_secs_f64() * 1e6
     );
+
+    // Auto mode against default mode, side by side: a Bash call a deny rule settles (it never runs)
+    // and a TestEcho call.
+    let auto = runtime_in(dir.path(), Some(nerve::permissions::PermissionMode::Auto));
+    let plain = runtime_in(dir.path(), Some(nerve::permissions::PermissionMode::Default));
+    let denied = ToolCall {
+        id: "toolu_denied".into(),
+        name: "Bash".into(),
+        input: json!({"command": "rm -rf ./build"}),
+    };
+    let rounds = if std::env::var_os("NERVE_BENCH_SCALE").is_some() {
+        200
+    } else {
+        5_000
+    };
+    for (what, call) in [("a call a deny rule settles", &denied), ("TestEcho", &call)] {
+        let (in_auto, in_default) = rt.block_on(async {
+            let (mut in_auto, mut in_default) = (Duration::ZERO, Duration::ZERO);
+            // Alternating blocks, so the machine's moods fall on both alike.
+            for _ in 0..10 {
+                let t = Instant::now();
+                for _ in 0..rounds / 10 {
+                    auto.run_one(call).await;
+                }
+                in_auto += t.elapsed();
+                let t = Instant::now();
+                for _ in 0..rounds / 10 {
+                    plain.run_one(call).await;
+                }
+                in_default += t.elapsed();
+            }
+            (in_auto / rounds, in_default / rounds)
+        });
+        println!(
+            "auto mode, {what}: {:.1} µs per call, default mode {:.1} µs -> auto/default = {:.2}x",
+            in_auto.as_secs_f64() * 1e6,
+            in_default.as_secs_f64() * 1e6,
+            in_auto.as_secs_f64() / in_default.as_secs_f64()
+        );
+    }
 
     // A safe batch of 10 × 200 ms.
     let sleep_call = |i: usize| ToolCall {

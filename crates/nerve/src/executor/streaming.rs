@@ -22,7 +22,7 @@ use crate::events::Event;
 use crate::executor::input_is_concurrency_safe;
 use crate::permissions::{ModeSwitch, switch_mode};
 use crate::pipeline::{CallOutcome, Pipeline, ToolCall, prepare_input};
-use crate::tool::{ContextModifier, InterruptBehavior, PreparedInput, ProgressSink, ToolUseContext};
+use crate::tool::{ContextModifier, InterruptBehavior, ProgressSink, ToolUseContext};
 
 /// Default cap on calls running at once.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
@@ -151,7 +151,7 @@ struct Entry {
     call: ToolCall,
     /// The input as prepared when the call was queued (none for an unknown tool), handed to the
     /// pipeline when the call starts so it is read once.
-    prepared: Option<Result<PreparedInput, crate::pipeline::InputError>>,
+    prepared: Option<crate::pipeline::PreparedCall>,
     tool_name: String,
     summary: String,
     safe: bool,
@@ -273,7 +273,13 @@ impl Scheduler {
         let idx = self.entries.len();
         self.entries.push(Entry {
             call,
-            prepared,
+            prepared: match (tool, prepared) {
+                (Some(tool), Some(input)) => Some(crate::pipeline::PreparedCall {
+                    tool: std::sync::Arc::clone(tool),
+                    input,
+                }),
+                _ => None,
+            },
             tool_name,
             summary,
             safe,
@@ -512,11 +518,7 @@ impl Scheduler {
             cancelled: matches!(outcome.error_class, Some(ErrorClass::Cancelled)),
             display: outcome.display.clone(),
             persisted_path: outcome.persisted_path.clone(),
-            persisted_bytes: outcome
-                .persisted_path
-                .as_ref()
-                .and_then(|p| std::fs::metadata(p).ok())
-                .map(|m| m.len()),
+            persisted_bytes: outcome.persisted_bytes,
             elapsed_ms,
             changed_files: outcome.changed_files.clone(),
         });

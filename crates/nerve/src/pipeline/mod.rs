@@ -36,10 +36,10 @@ use crate::errors::{ErrorClass, sanitize_for_model};
 use crate::events::EventSink;
 use crate::hooks::HookConfig;
 use crate::permissions::Resolution;
-use crate::tool::ToolPool;
 use crate::tool::{
     DynTool, NewMessage, PreparedInput, ProgressSink, ResultBlock, ToolError, ToolOutput, ToolUseContext,
 };
+use crate::tool::{ToolPool, ToolRef};
 
 use hook_steps::{PostHookEffect, PreHookEffect};
 
@@ -133,20 +133,27 @@ impl Pipeline {
         self.run_prepared(call, None, ctx, progress).await
     }
 
-    /// [`Pipeline::run`] for a call whose input the executor already prepared
-    /// ([`prepare_input`] against this pipeline's pool), so it is not read again.
+    /// [`Pipeline::run`] for a call whose tool the executor already found and whose input it
+    /// already prepared ([`prepare_input`] against this pipeline's pool), so neither is done again.
     pub async fn run_prepared(
         &self,
         call: &ToolCall,
-        prepared: Option<Result<PreparedInput, InputError>>,
+        prepared: Option<PreparedCall>,
         ctx: &ToolUseContext,
         progress: &ProgressSink,
     ) -> CallOutcome {
-        let span = tracing::info_span!("tool_call", tool = %telemetry_safe_name(&call.name, &self.pool),
-            error_class = tracing::field::Empty);
+        // 1. Lookup, with alias fallback (once: the executor's, when it prepared the call).
+        let (tool, input) = match prepared {
+            Some(PreparedCall { tool, input }) => (Some(tool), Some(input)),
+            None => (self.pool.find(&call.name).cloned(), None),
+        };
+        // Tool names from the model are untrusted: telemetry gets the registered name or "unknown".
+        let telemetry_name = tool.as_ref().map_or("unknown", |t| t.name());
+        let span =
+            tracing::info_span!("tool_call", tool = %telemetry_name, error_class = tracing::field::Empty);
         let start = Instant::now();
         let outcome = self
-            .run_steps(call, prepared, ctx, progress)
+            .run_steps(call, tool, input, ctx, progress)
             .instrument(span.clone())
             .await;
         if let Some(class) = outcome.error_class {
@@ -159,12 +166,12 @@ impl Pipeline {
     async fn run_steps(
         &self,
         call: &ToolCall,
+        tool: Option<ToolRef>,
         prepared: Option<Result<PreparedInput, InputError>>,
         ctx: &ToolUseContext,
         progress: &ProgressSink,
     ) -> CallOutcome {
-        // 1. Lookup, with alias fallback.
-        let Some(tool) = self.pool.find(&call.name).cloned() else {
+        let Some(tool) = tool else {
             let names: Vec<&str> = self.pool.tools().iter().map(|t| t.name()).collect();
             return CallOutcome::error(
                 call,
@@ -204,10 +211,7 @@ impl Pipeline {
 
         // The auto-mode classifier starts now, beside the hooks; a hook or rule that decides first
         // drops it.
-        let mut speculative = self
-            .resolver
-            .start_classifier(tool.as_ref(), &observable, ctx)
-            .await;
+        let mut early = self.resolver.early_check(tool.as_ref(), &observable, ctx).await;
 
         // 7. PreToolUse hooks.
         let pre = hook_steps::pre_tool_use(&self.hooks, &tool_name, &call.id, observable.json(), ctx).await;
@@ -233,13 +237,20 @@ impl Pipeline {
             }
             PreHookEffect::Continue { decision } => decision,
         };
+        if !self.hooks.is_empty()
+            && let Some(early) = early.as_mut()
+        {
+            // Hooks ran since the first evaluation and may have changed what it saw (a file it
+            // checked); the call is evaluated again.
+            early.forget_evaluation();
+        }
         new_messages.extend(pre.context.into_iter().map(|text| NewMessage::HookContext {
             event: "PreToolUse".into(),
             text,
         }));
         if let Some(updated) = pre.updated_input {
-            // The classification judged the input before the hook changed it.
-            speculative = None;
+            // The first look judged the input before the hook changed it.
+            early = None;
             match prepare_input(&self.pool, tool.as_ref(), updated) {
                 Ok(updated) => {
                     observable = tool.backfill_observable_input(&updated, ctx);
@@ -256,14 +267,7 @@ impl Pipeline {
         // 8. Permission resolution.
         let resolution = self
             .resolver
-            .resolve_with(
-                tool.as_ref(),
-                &call.id,
-                &observable,
-                ctx,
-                hook_decision,
-                speculative,
-            )
+            .resolve_with(tool.as_ref(), &call.id, &observable, ctx, hook_decision, early)
             .await;
         let allowed_by = match resolution {
             Resolution::Allow {
@@ -382,8 +386,12 @@ impl Pipeline {
                 let text = crate::tool::text_of(&content);
                 let mut out = CallOutcome::from_blocks(call, &tool_name, content, true);
                 out.error_class = Some(class);
-                out.persisted_path =
-                    saved_output.and_then(|path| self.index_saved_output(tool.name(), &call.id, &path));
+                if let Some((path, bytes)) =
+                    saved_output.and_then(|path| self.index_saved_output(tool.name(), &call.id, &path))
+                {
+                    out.persisted_path = Some(path);
+                    out.persisted_bytes = Some(bytes);
+                }
                 (out, Value::String(text))
             }
         };
@@ -451,13 +459,13 @@ impl Pipeline {
         {
             content = vec![ResultBlock::text(empty_result_text(tool.name()))];
         }
-        let mut persisted_path = None;
+        let mut persisted = None;
         if let Some(limit) = tool.max_result_size_chars()
             && result_chars(&content) > limit
         {
             match self.store.persist(tool.name(), &call.id, &content) {
                 Ok(p) => {
-                    persisted_path = Some(p.path.clone());
+                    persisted = Some((p.path.clone(), p.size_bytes));
                     content = vec![ResultBlock::text(persisted_wrapper(&p))];
                 }
                 Err(e) => {
@@ -466,29 +474,30 @@ impl Pipeline {
                 }
             }
         }
-        if persisted_path.is_none()
+        if persisted.is_none()
             && let Some(path) = saved_output
         {
-            persisted_path = self.index_saved_output(tool.name(), &call.id, &path);
+            persisted = self.index_saved_output(tool.name(), &call.id, &path);
         }
         let mut out = CallOutcome::from_blocks(call, tool.name(), content, false);
         out.display = display;
         out.new_messages = new_messages;
         out.context_modifier = context_modifier;
-        out.persisted_path = persisted_path;
+        (out.persisted_path, out.persisted_bytes) = persisted.unzip();
         out.persistable = tool.max_result_size_chars().is_some();
         (out, hook_response)
     }
 
-    /// Lists a file a tool saved its whole output to among the session's persisted outputs.
+    /// Lists a file a tool saved its whole output to among the session's persisted outputs;
+    /// returns it and its size.
     fn index_saved_output(
         &self,
         tool_name: &str,
         call_id: &str,
         path: &std::path::Path,
-    ) -> Option<std::path::PathBuf> {
+    ) -> Option<(std::path::PathBuf, u64)> {
         match self.store.index_saved(tool_name, call_id, path) {
-            Ok(p) => Some(p.path),
+            Ok(p) => Some((p.path, p.size_bytes)),
             Err(e) => {
                 tracing::warn!(error_kind = ?e.kind(), "could not list a tool's saved output");
                 None
@@ -497,8 +506,10 @@ impl Pipeline {
     }
 }
 
-/// Tool names from the model are untrusted: telemetry gets the registered name or "unknown".
-fn telemetry_safe_name(name: &str, pool: &ToolPool) -> String {
-    pool.find(name)
-        .map_or_else(|| "unknown".to_string(), |t| t.name().to_string())
+/// A call whose tool was found and whose input was prepared when it was queued.
+pub struct PreparedCall {
+    /// The tool.
+    pub tool: ToolRef,
+    /// The input as [`prepare_input`] made it, or why it could not.
+    pub input: Result<PreparedInput, InputError>,
 }

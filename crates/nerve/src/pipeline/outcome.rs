@@ -34,6 +34,8 @@ pub struct CallOutcome {
     pub context_modifier: Option<ContextModifier>,
     /// The file the full result went to, when it was too large.
     pub persisted_path: Option<PathBuf>,
+    /// Its size in bytes, as the store wrote or found it (nobody reads the file again for it).
+    pub persisted_bytes: Option<u64>,
     /// Whether the aggregate budget may persist this result later (false for Read).
     pub persistable: bool,
     /// A hook asked to stop the turn.
@@ -59,6 +61,7 @@ impl CallOutcome {
             new_messages: Vec::new(),
             context_modifier: None,
             persisted_path: None,
+            persisted_bytes: None,
             persistable: true,
             stop_reason: None,
             allowed_by: None,

@@ -47,6 +47,22 @@ impl std::fmt::Debug for Resolver {
 #[derive(Debug)]
 pub struct SpeculativeClassification(tokio::task::JoinHandle<ClassifierVerdict>);
 
+/// What auto mode learned about a call before its hooks ran: the static evaluation (judged without
+/// hooks) and the classification started on it, if any.
+#[derive(Debug)]
+pub struct EarlyCheck {
+    evaluation: Option<Evaluation>,
+    speculative: Option<SpeculativeClassification>,
+}
+
+impl EarlyCheck {
+    /// Forgets the evaluation (hooks ran since, and may have changed what it saw), keeping the
+    /// classification, which is used only if the evaluation made afresh still asks.
+    pub fn forget_evaluation(&mut self) {
+        self.evaluation = None;
+    }
+}
+
 impl Drop for SpeculativeClassification {
     fn drop(&mut self) {
         self.0.abort();
@@ -79,31 +95,38 @@ impl Resolver {
         self
     }
 
-    /// Starts the auto-mode classifier for a call that would reach it: auto mode, a classifier,
-    /// an ask it may settle (judged without hooks, which have not run yet), and a tool that gives
-    /// it something to judge. `None` otherwise.
-    pub async fn start_classifier(
+    /// In auto mode with a classifier, evaluates the call once before its PreToolUse hooks run and
+    /// starts the classifier when the call would reach it (an ask it may settle, and a tool that
+    /// gives it something to judge). The evaluation is kept for [`Resolver::resolve_with`], which
+    /// uses it when no hook decided, so a call is evaluated once. `None` in any other mode.
+    pub async fn early_check(
         &self,
         tool: &dyn DynTool,
         input: &PreparedInput,
         ctx: &ToolUseContext,
-    ) -> Option<SpeculativeClassification> {
+    ) -> Option<EarlyCheck> {
         if ctx.permissions.mode != PermissionMode::Auto || self.classify_serially {
             return None;
         }
         let classifier = Arc::clone(self.classifier.as_ref()?);
-        let eval = self.evaluate(tool, input, ctx, None).await;
-        if eval.decision != Verdict::Ask || !eval.classifier_approvable {
-            return None;
+        let evaluation = self.evaluate(tool, input, ctx, None).await;
+        if evaluation.decision != Verdict::Ask || !evaluation.classifier_approvable {
+            return Some(EarlyCheck {
+                evaluation: Some(evaluation),
+                speculative: None,
+            });
         }
         let text = tool.classifier_input(input);
         if text.is_empty() {
-            return None;
+            return Some(EarlyCheck {
+                evaluation: Some(evaluation),
+                speculative: None,
+            });
         }
         let tool_name = tool.name().to_string();
         let cwd = ctx.exec.cwd.clone();
         let working_dirs = ctx.permissions.working_dirs.clone();
-        Some(SpeculativeClassification(tokio::spawn(async move {
+        let speculative = Some(SpeculativeClassification(tokio::spawn(async move {
             let request = ClassifierRequest {
                 tool_name: &tool_name,
                 classifier_input: &text,
@@ -111,7 +134,11 @@ impl Resolver {
                 working_dirs: &working_dirs,
             };
             classifier.classify(&request).await
-        })))
+        })));
+        Some(EarlyCheck {
+            evaluation: Some(evaluation),
+            speculative,
+        })
     }
 
     /// Evaluates a call statically (no prompts).
@@ -147,8 +174,9 @@ impl Resolver {
         self.resolve_with(tool, tool_use_id, input, ctx, hook, None).await
     }
 
-    /// [`Resolver::resolve`], using a classification already started for this input when the call
-    /// reaches the classifier.
+    /// [`Resolver::resolve`], using what [`Resolver::early_check`] found for this input: its
+    /// evaluation when no hook decided, and its classification when the call reaches the
+    /// classifier.
     pub async fn resolve_with(
         &self,
         tool: &dyn DynTool,
@@ -156,9 +184,20 @@ impl Resolver {
         input: &PreparedInput,
         ctx: &ToolUseContext,
         hook: Option<HookPermission>,
-        speculative: Option<SpeculativeClassification>,
+        early: Option<EarlyCheck>,
     ) -> Resolution {
-        let eval = self.evaluate(tool, input, ctx, hook.as_ref()).await;
+        let (first, speculative) = match early {
+            Some(EarlyCheck {
+                evaluation,
+                speculative,
+            }) => (evaluation, speculative),
+            None => (None, None),
+        };
+        let eval = match (first, &hook) {
+            // Without a hook's decision, the evaluation before the hooks is this one.
+            (Some(evaluation), None) => evaluation,
+            _ => self.evaluate(tool, input, ctx, hook.as_ref()).await,
+        };
         match eval.decision {
             Verdict::Allow => {
                 return Resolution::Allow {
