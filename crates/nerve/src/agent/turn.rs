@@ -744,12 +744,18 @@ impl Agent {
                     // whose call a resume answers.
                     self.record(&TranscriptEntry::AssistantBlock { block: block.clone() });
                     if let ContentBlock::ToolUse(t) = &block {
-                        if !oversized.iter().any(|(id, _, _)| id == &t.id) {
-                            executor.add(ToolCall {
-                                id: t.id.clone(),
-                                name: t.name.clone(),
-                                input: t.input.clone(),
-                            });
+                        let call = ToolCall {
+                            id: t.id.clone(),
+                            name: t.name.clone(),
+                            input: t.input.clone(),
+                        };
+                        match oversized.iter().find(|(id, _, _)| id == &t.id) {
+                            // Refused in its place: results go back in the order of the calls.
+                            Some((_, name, size)) => {
+                                let outcome = oversized_outcome(&call, name, *size);
+                                executor.refuse(call, outcome);
+                            }
+                            None => executor.add(call),
                         }
                         tool_uses.push(t.clone());
                     }
@@ -781,6 +787,12 @@ impl Agent {
                 cache_control: None,
             };
             completed.push(ContentBlock::ToolUse(block.clone()));
+            let call = ToolCall {
+                id: block.id.clone(),
+                name: block.name.clone(),
+                input: serde_json::json!({}),
+            };
+            executor.refuse(call.clone(), broken_input_outcome(&call, reason));
             broken = Some((block, reason.clone()));
         }
 
@@ -839,41 +851,13 @@ impl Agent {
             exec_cancel.cancel();
         }
         let mode_before_tools = self.runtime.context.permissions.mode;
-        let (mut outcomes, ctx) = executor.finish().await;
+        let (outcomes, ctx) = executor.finish().await;
         // The next turn starts from the context the tools left (plan mode, cwd...), with a fresh
         // cancellation token.
         self.runtime.context = ctx.with_cancel(tokio_util::sync::CancellationToken::new());
         if self.runtime.context.permissions.mode != mode_before_tools {
             // A tool switched the mode (EnterPlanMode, ExitPlanMode): its result told the model.
             self.told_mode = Some(self.runtime.context.permissions.mode);
-        }
-        if let Some((block, reason)) = &broken {
-            outcomes.push(CallOutcome::error_for(
-                &ToolCall { id: block.id.clone(), name: block.name.clone(), input: serde_json::json!({}) },
-                &block.name,
-                format!(
-                    "The input of this {} call did not arrive complete ({reason}); it may have been cut off by the output limit. Send the call again, with less input if it was long.",
-                    block.name
-                ),
-                crate::errors::ErrorClass::Validation,
-            ));
-        }
-        for (id, name, size) in &oversized {
-            outcomes.push(CallOutcome::error_for(
-                &ToolCall { id: id.clone(), name: name.clone(), input: serde_json::json!({}) },
-                name,
-                format!(
-                    "The input of this {name} call is {:.1} MB; tool inputs are limited to {} MB, so it was not run and is not kept. Send a smaller input (for a large file, write it in parts).",
-                    *size as f64 / (1024.0 * 1024.0),
-                    MAX_TOOL_INPUT_BYTES / (1024 * 1024)
-                ),
-                crate::errors::ErrorClass::Validation,
-            ));
-        }
-        if !oversized.is_empty() {
-            // Results go back in the order the calls were made.
-            let order = |id: &str| tool_uses.iter().position(|t| t.id == id).unwrap_or(usize::MAX);
-            outcomes.sort_by_key(|o| order(&o.tool_use_id));
         }
         if !outcomes.is_empty() {
             let stop = outcomes.iter().find_map(|o| o.stop_reason.clone());
@@ -1050,6 +1034,33 @@ fn usage_of(entries: &[TranscriptEntry]) -> (UsageTotals, u64) {
         }
     }
     (totals, context_tokens)
+}
+
+/// The answer to a call whose input did not arrive complete.
+fn broken_input_outcome(call: &ToolCall, reason: &str) -> CallOutcome {
+    CallOutcome::error_for(
+        call,
+        &call.name,
+        format!(
+            "The input of this {} call did not arrive complete ({reason}); it may have been cut off by the output limit. Send the call again, with less input if it was long.",
+            call.name
+        ),
+        crate::errors::ErrorClass::Validation,
+    )
+}
+
+/// The answer to a call whose input is over [`MAX_TOOL_INPUT_BYTES`] (`size` bytes).
+fn oversized_outcome(call: &ToolCall, name: &str, size: usize) -> CallOutcome {
+    CallOutcome::error_for(
+        call,
+        name,
+        format!(
+            "The input of this {name} call is {:.1} MB; tool inputs are limited to {} MB, so it was not run and is not kept. Send a smaller input (for a large file, write it in parts).",
+            size as f64 / (1024.0 * 1024.0),
+            MAX_TOOL_INPUT_BYTES / (1024 * 1024)
+        ),
+        crate::errors::ErrorClass::Validation,
+    )
 }
 
 /// The context window a response used: its whole input (cached or not) and its output.

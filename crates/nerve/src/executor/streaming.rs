@@ -52,6 +52,7 @@ impl Default for ExecutorOptions {
 
 enum Command {
     Add(ToolCall),
+    Refuse(ToolCall, Box<CallOutcome>),
     Close,
 }
 
@@ -105,6 +106,13 @@ impl StreamingExecutor {
     /// Adds a call whose block is complete.
     pub fn add(&self, call: ToolCall) {
         let _ = self.commands.send(Command::Add(call));
+    }
+
+    /// Adds a call that is answered without running (its input never arrived whole, or is too
+    /// large to keep): it takes its place in request order like any other call, and its card
+    /// shows the answer.
+    pub fn refuse(&self, call: ToolCall, outcome: CallOutcome) {
+        let _ = self.commands.send(Command::Refuse(call, Box::new(outcome)));
     }
 
     /// No more calls will be added this turn.
@@ -214,6 +222,7 @@ impl Scheduler {
             tokio::select! {
                 cmd = commands.recv(), if !closed => match cmd {
                     Some(Command::Add(call)) => self.enqueue(call),
+                    Some(Command::Refuse(call, outcome)) => self.enqueue_refused(call, *outcome),
                     Some(Command::Close) | None => closed = true,
                 },
                 Some((idx, outcome)) = done.recv() => self.complete(idx, outcome),
@@ -223,6 +232,44 @@ impl Scheduler {
         }
         self.apply_queued_modifiers();
         self.ctx
+    }
+
+    /// A refused call: its own batch, answered at once, yielded in its place.
+    fn enqueue_refused(&mut self, call: ToolCall, outcome: CallOutcome) {
+        let tool = self.pipeline.pool().find(&call.name);
+        let tool_name = tool.map_or_else(|| call.name.clone(), |t| t.name().to_string());
+        let kind = tool.map_or(nerve_protocol::ToolKind::Other, |t| t.kind());
+        let display_name = tool.map_or_else(|| call.name.clone(), |t| t.user_facing_name(None));
+        self.batch_counter = self.pipeline.next_batch_id();
+        let batch_id = self.batch_counter;
+        self.pipeline.events().emit(Event::ToolQueued {
+            tool_use_id: call.id.clone(),
+            tool_name: tool_name.clone(),
+            kind,
+            display_name,
+            // Its input was not kept: there is nothing to summarise.
+            summary: String::new(),
+            batch_id,
+            concurrent: false,
+            destructive: false,
+            sandbox: None,
+        });
+        let idx = self.entries.len();
+        self.entries.push(Entry {
+            call,
+            prepared: None,
+            tool_name,
+            summary: String::new(),
+            safe: false,
+            batch_id,
+            status: Status::Queued,
+            outcome: None,
+            started: None,
+            behavior: InterruptBehavior::Block,
+            cancels_siblings: false,
+            token: None,
+        });
+        self.finish_entry(idx, outcome, 0);
     }
 
     fn enqueue(&mut self, call: ToolCall) {

@@ -187,6 +187,22 @@ async fn a_tool_call_cut_off_by_max_tokens_is_answered_with_an_error() {
     let out = a.send("go", CancellationToken::new()).await;
     assert_eq!(out.final_text, "I will resend it.", "{:?}", out.error);
     assert_valid_history(&a);
+    // The call has its card like any other: queued, then answered with the error.
+    let card: Vec<(String, bool)> = p
+        .recorder
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::ToolQueued { tool_use_id, .. } => Some((tool_use_id, false)),
+            Event::ToolCompleted {
+                tool_use_id,
+                is_error,
+                ..
+            } => Some((tool_use_id, is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(card, [("cut".to_string(), false), ("cut".to_string(), true)]);
 }
 
 #[tokio::test]
@@ -1084,6 +1100,21 @@ async fn hostile_model_output_gets_clear_errors_and_the_session_goes_on() {
         results[1].2
     );
     assert!(results[2].2.contains("NUL byte"), "{}", results[2].2);
+    // Every call has its card, the refused ones too (the 10 MB input, and the next turn's input
+    // that is not JSON), answered in the order of the calls.
+    let answered: Vec<String> = p
+        .recorder
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::ToolCompleted { tool_use_id, .. } => Some(tool_use_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        answered,
+        ["t_unknown", "t_huge", "t_nul", "t_tag", "t_glob", "t_json"]
+    );
     // The huge input is not kept in the conversation.
     assert!(
         a.messages()
