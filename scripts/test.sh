@@ -51,8 +51,18 @@ stage "keyring test against a real Secret Service (must not skip)"
 # No target filter (`--test all` would select another set of targets, whose dependencies' features
 # differ, and build the engine again): the name filter picks the keyring tests out of every binary.
 keyring_log="$(mktemp)"
-NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test "${TEST_PACKAGES[@]}" --locked -- suite::keyring:: 2>&1 |
-  tee "$keyring_log"
+keyring_tests() {
+  NERVE_REQUIRE_KEYRING=1 scripts/with-keyring.sh cargo test "${TEST_PACKAGES[@]}" --locked -- suite::keyring:: 2>&1 |
+    tee "$keyring_log"
+}
+# gnome-keyring's daemon now and then dies in the middle of a request (D-Bus then says the recipient
+# disconnected without replying). That is the test machine's keyring failing, not Nerve: the stage
+# runs once more in a fresh keyring then, and only then; any other failure fails the run.
+if ! keyring_tests; then
+  grep -q "Message recipient disconnected from message bus without replying" "$keyring_log" || exit 1
+  echo "== the Secret Service daemon died mid-request: the keyring tests run once more in a fresh keyring"
+  keyring_tests
+fi
 # A filter that matched nothing would pass silently.
 grep -qE "test result: ok\. [1-9][0-9]* passed" "$keyring_log" || { echo "the keyring tests did not run" >&2; exit 1; }
 rm -f "$keyring_log"
