@@ -4,7 +4,8 @@
 use std::collections::HashSet;
 
 use crate::budget::{
-    BudgetedResult, ContentReplacementState, ReplacementRecord, ResultStore, enforce_message_budget,
+    BudgetedResult, ContentReplacementState, PersistedOutput, ReplacementRecord, ResultStore,
+    enforce_message_budget,
 };
 use crate::model::context::ContextFragment;
 use crate::model::types::{
@@ -26,6 +27,17 @@ pub fn tool_uses_of(message: &Message) -> Vec<ToolUseBlock> {
         .collect()
 }
 
+/// The user message answering a turn's calls, and what the per-message budget decided for it.
+#[derive(Debug)]
+pub struct AnsweredCalls {
+    /// The message.
+    pub message: Message,
+    /// The form of each result sent for the first time (recorded in the transcript).
+    pub records: Vec<ReplacementRecord>,
+    /// The results this budget persisted: the call and its file, as the store wrote it.
+    pub persisted: Vec<(String, PersistedOutput)>,
+}
+
 /// Builds the user message answering a turn's tool calls: one `tool_result` per outcome, in request
 /// order, after the per-message aggregate budget; then any extra messages the tools or hooks added
 /// (as text blocks after every tool_result, which the API requires to come first).
@@ -34,7 +46,7 @@ pub fn outcomes_to_user_message(
     replacements: &mut ContentReplacementState,
     store: &ResultStore,
     budget_chars: usize,
-) -> (Message, Vec<ReplacementRecord>) {
+) -> AnsweredCalls {
     let mut budgeted: Vec<BudgetedResult> = outcomes
         .iter()
         .map(|o| BudgetedResult {
@@ -42,13 +54,18 @@ pub fn outcomes_to_user_message(
             tool_name: o.tool_name.clone(),
             content: o.content.clone(),
             persistable: o.persistable,
+            persisted: None,
         })
         .collect();
     let records = enforce_message_budget(&mut budgeted, replacements, store, budget_chars);
+    let mut persisted = Vec::new();
 
     let mut content = Vec::new();
     let mut trailing = Vec::new();
     for (outcome, result) in outcomes.iter().zip(budgeted) {
+        if let Some(file) = result.persisted {
+            persisted.push((result.tool_use_id, file));
+        }
         let mut blocks = Vec::new();
         for block in result.content {
             match block {
@@ -96,13 +113,14 @@ pub fn outcomes_to_user_message(
         }
     }
     content.extend(trailing);
-    (
-        Message {
+    AnsweredCalls {
+        message: Message {
             role: Role::User,
             content,
         },
         records,
-    )
+        persisted,
+    }
 }
 
 /// Whether every tool_use already has its one tool_result, in request order, at the start of the

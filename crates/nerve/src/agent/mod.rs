@@ -17,7 +17,7 @@ mod turn;
 
 pub use crate::tool::{SubagentKind, SubagentReport, SubagentRunner};
 pub use compact::CompactError;
-pub use conversation::{answer_missing_tool_uses, outcomes_to_user_message, tool_uses_of};
+pub use conversation::{AnsweredCalls, answer_missing_tool_uses, outcomes_to_user_message, tool_uses_of};
 pub use launch::{LaunchError, LaunchOptions, Launched, launch, today};
 pub use past_calls::PastCall;
 pub use prompt_image::{

@@ -4,11 +4,13 @@ use futures::StreamExt;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::conversation::{answer_missing_tool_uses, outcomes_to_user_message};
+use crate::agent::conversation::{AnsweredCalls, answer_missing_tool_uses, outcomes_to_user_message};
 use crate::agent::history::History;
 use crate::agent::request::build_request;
 use crate::agent::session_hooks;
-use crate::budget::{ContentReplacementState, MESSAGE_BUDGET_CHARS, Replacement, ReplacementRecord};
+use crate::budget::{
+    ContentReplacementState, MESSAGE_BUDGET_CHARS, PersistedOutput, Replacement, ReplacementRecord,
+};
 use crate::events::{Event, TurnEnd};
 use crate::executor::ExecutorOptions;
 use crate::hooks::input::CompactTrigger;
@@ -18,14 +20,9 @@ use crate::model::sse::{BlockDelta, StreamEvent};
 use crate::model::types::{ContentBlock, Message, Role, StopReason, ThinkingConfig, ToolUseBlock, Usage};
 use crate::model::usage::UsageTotals;
 use crate::permissions::classifier::RecentIntent;
-use crate::pipeline::{CallOutcome, ToolCall};
+use crate::pipeline::{CallOutcome, MAX_TOOL_INPUT_BYTES, ToolCall};
 use crate::project::SessionRuntime;
 use crate::transcripts::{Replayed, Transcript, TranscriptEntry, read_transcript, replay};
-
-/// The largest tool input a call may have (its JSON). A model's output limit keeps real inputs far
-/// below this (a 64k-token answer is about 256 KB); anything larger comes from a broken or hostile
-/// stream and would otherwise ride along in every later request.
-pub const MAX_TOOL_INPUT_BYTES: usize = 1024 * 1024;
 
 /// The size of `input` as JSON.
 fn input_size(input: &serde_json::Value) -> usize {
@@ -418,7 +415,7 @@ impl Agent {
 
     /// Tells front-ends which results the per-message budget replaced, so a card shows what the
     /// model got (its `tool_completed` came before the turn's results were put together).
-    fn announce_replacements(&self, records: &[ReplacementRecord]) {
+    fn announce_replacements(&self, records: &[ReplacementRecord], persisted: &[(String, PersistedOutput)]) {
         let replaced: Vec<_> = records
             .iter()
             .filter_map(|r| match &r.replacement {
@@ -430,14 +427,16 @@ impl Agent {
         if replaced.is_empty() {
             return;
         }
-        let saved = self.runtime.pipeline.store().saved_by_call();
-        for (record, text, persisted) in replaced {
-            let file = persisted.then(|| saved.get(&record.tool_use_id)).flatten();
+        for (record, text, was_persisted) in replaced {
+            let file = was_persisted
+                .then(|| persisted.iter().find(|(id, _)| *id == record.tool_use_id))
+                .flatten()
+                .map(|(_, file)| file);
             self.emit(Event::ToolResultReplaced {
                 tool_use_id: record.tool_use_id.clone(),
                 content: vec![crate::tool::ResultBlock::text(text.clone())],
-                persisted_path: file.map(|(path, _)| path.clone()),
-                persisted_bytes: file.map(|(_, bytes)| *bytes),
+                persisted_path: file.map(|f| f.path.clone()),
+                persisted_bytes: file.map(|f| f.size_bytes),
             });
         }
     }
@@ -752,7 +751,7 @@ impl Agent {
                         match oversized.iter().find(|(id, _, _)| id == &t.id) {
                             // Refused in its place: results go back in the order of the calls.
                             Some((_, name, size)) => {
-                                let outcome = oversized_outcome(&call, name, *size);
+                                let outcome = CallOutcome::oversized(&call, name, *size);
                                 executor.refuse(call, outcome);
                             }
                             None => executor.add(call),
@@ -792,7 +791,7 @@ impl Agent {
                 name: block.name.clone(),
                 input: serde_json::json!({}),
             };
-            executor.refuse(call.clone(), broken_input_outcome(&call, reason));
+            executor.refuse(call.clone(), CallOutcome::broken_input(&call, reason));
             broken = Some((block, reason.clone()));
         }
 
@@ -863,8 +862,11 @@ impl Agent {
             let stop = outcomes.iter().find_map(|o| o.stop_reason.clone());
             self.note_denials(&tool_uses, &outcomes);
             let store = &self.runtime.pipeline.store();
-            let (mut user, records) =
-                outcomes_to_user_message(&outcomes, &mut self.replacements, store, MESSAGE_BUDGET_CHARS);
+            let AnsweredCalls {
+                message: mut user,
+                records,
+                persisted,
+            } = outcomes_to_user_message(&outcomes, &mut self.replacements, store, MESSAGE_BUDGET_CHARS);
             let nested = self.nested_instructions(&tool_uses, &outcomes);
             if !nested.is_empty() {
                 user.content.push(
@@ -874,7 +876,7 @@ impl Agent {
                     .block(),
                 );
             }
-            self.announce_replacements(&records);
+            self.announce_replacements(&records, &persisted);
             for record in records {
                 self.record(&TranscriptEntry::Replacement { record });
             }
@@ -1034,33 +1036,6 @@ fn usage_of(entries: &[TranscriptEntry]) -> (UsageTotals, u64) {
         }
     }
     (totals, context_tokens)
-}
-
-/// The answer to a call whose input did not arrive complete.
-fn broken_input_outcome(call: &ToolCall, reason: &str) -> CallOutcome {
-    CallOutcome::error_for(
-        call,
-        &call.name,
-        format!(
-            "The input of this {} call did not arrive complete ({reason}); it may have been cut off by the output limit. Send the call again, with less input if it was long.",
-            call.name
-        ),
-        crate::errors::ErrorClass::Validation,
-    )
-}
-
-/// The answer to a call whose input is over [`MAX_TOOL_INPUT_BYTES`] (`size` bytes).
-fn oversized_outcome(call: &ToolCall, name: &str, size: usize) -> CallOutcome {
-    CallOutcome::error_for(
-        call,
-        name,
-        format!(
-            "The input of this {name} call is {:.1} MB; tool inputs are limited to {} MB, so it was not run and is not kept. Send a smaller input (for a large file, write it in parts).",
-            size as f64 / (1024.0 * 1024.0),
-            MAX_TOOL_INPUT_BYTES / (1024 * 1024)
-        ),
-        crate::errors::ErrorClass::Validation,
-    )
 }
 
 /// The context window a response used: its whole input (cached or not) and its output.

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::budget::{ResultStore, persisted_wrapper, result_chars};
+use crate::budget::{PersistedOutput, ResultStore, persisted_wrapper, result_chars};
 use crate::tool::ResultBlock;
 
 /// Characters of tool results allowed in one user message.
@@ -114,6 +114,8 @@ pub struct BudgetedResult {
     pub content: Vec<ResultBlock>,
     /// False for tools that must never be persisted (Read bounds itself instead).
     pub persistable: bool,
+    /// Set when this budget persisted the result: the file, as the store wrote it.
+    pub persisted: Option<PersistedOutput>,
 }
 
 /// Applies frozen decisions, then persists the largest new results until the message fits `limit`.
@@ -165,6 +167,7 @@ pub fn enforce_message_budget(
                 let wrapper = persisted_wrapper(&p);
                 total = total - before + wrapper.len();
                 r.content = vec![ResultBlock::text(wrapper.clone())];
+                r.persisted = Some(p);
                 persisted_ids.push(r.tool_use_id.clone());
                 records.push(ReplacementRecord {
                     tool_use_id: r.tool_use_id.clone(),
@@ -239,6 +242,7 @@ mod tests {
             tool_name: "T".into(),
             content: vec![ResultBlock::text("x".repeat(chars))],
             persistable: true,
+            persisted: None,
         }
     }
 
@@ -275,6 +279,12 @@ mod tests {
             })
             .collect();
         assert_eq!(forms, vec![false, true, false], "only the largest had to go");
+        let file = rs[1].persisted.as_ref().expect("the store's answer is kept");
+        assert_eq!(
+            (file.path.clone(), file.size_bytes),
+            (dir.path().join("s/tool-results/big.txt"), 90_000)
+        );
+        assert!(rs[0].persisted.is_none() && rs[2].persisted.is_none());
         let total: usize = rs.iter().map(|r| result_chars(&r.content)).sum();
         assert!(total <= 130_000);
         assert!(dir.path().join("s/tool-results/big.txt").exists());

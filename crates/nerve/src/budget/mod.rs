@@ -1,7 +1,9 @@
-//! Result budgeting: per-tool size limits, the per-message aggregate budget, and the store of
+//! Result budgeting: per-tool size limits (the pipeline applies them to each result), the
+//! per-message aggregate budget (the loop applies it to a turn's results), and the store of
 //! persisted outputs the model (and the UI) can read back.
 
 mod aggregate;
+mod per_result;
 mod preview;
 mod store;
 
@@ -9,6 +11,7 @@ pub use aggregate::{
     BudgetedResult, ContentReplacementState, MESSAGE_BUDGET_CHARS, Replacement, ReplacementRecord,
     enforce_message_budget,
 };
+pub use per_result::{FittedResult, fit_result, list_saved_output};
 pub use preview::{PREVIEW_BYTES, empty_result_text, persisted_wrapper, preview_of};
 pub use store::{IndexEntry, PersistedOutput, ResultStore};
 

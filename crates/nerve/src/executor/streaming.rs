@@ -420,14 +420,7 @@ impl Scheduler {
             let run = AssertUnwindSafe(pipeline.run_prepared(&call, prepared, &call_ctx, &progress))
                 .catch_unwind()
                 .await;
-            let outcome = run.unwrap_or_else(|_| {
-                CallOutcome::error_for(
-                    &call,
-                    &tool_name,
-                    format!("The {tool_name} tool crashed while running."),
-                    ErrorClass::Tool,
-                )
-            });
+            let outcome = run.unwrap_or_else(|_| CallOutcome::crashed(&call, &tool_name));
             let _ = done.send((idx, outcome));
         });
     }

@@ -21,7 +21,7 @@ mod resolver;
 pub use call::ToolCall;
 pub use check::{CheckError, CheckReport, ValidationReport};
 pub use hook_steps::permission_request_hooks;
-pub use outcome::CallOutcome;
+pub use outcome::{CallOutcome, MAX_TOOL_INPUT_BYTES};
 pub use prepare::{InputError, prepare_input};
 pub use resolver::Resolver;
 
@@ -31,7 +31,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tracing::Instrument;
 
-use crate::budget::{ResultStore, empty_result_text, persisted_wrapper, result_chars};
+use crate::budget::{ResultStore, fit_result, list_saved_output};
 use crate::errors::{ErrorClass, sanitize_for_model};
 use crate::events::EventSink;
 use crate::hooks::HookConfig;
@@ -386,12 +386,10 @@ impl Pipeline {
                 let text = crate::tool::text_of(&content);
                 let mut out = CallOutcome::from_blocks(call, &tool_name, content, true);
                 out.error_class = Some(class);
-                if let Some((path, bytes)) =
-                    saved_output.and_then(|path| self.index_saved_output(tool.name(), &call.id, &path))
-                {
-                    out.persisted_path = Some(path);
-                    out.persisted_bytes = Some(bytes);
-                }
+                out.set_persisted(
+                    saved_output
+                        .and_then(|path| list_saved_output(&self.store, tool.name(), &call.id, &path)),
+                );
                 (out, Value::String(text))
             }
         };
@@ -441,11 +439,10 @@ impl Pipeline {
         outcome
     }
 
-    /// Result budgeting (step 11) for one result: empty results get a placeholder; results over the tool's
-    /// limit are persisted and replaced by a preview.
+    /// Result budgeting (step 11) for one result ([`crate::budget::fit_result`]).
     fn budget_output(&self, call: &ToolCall, tool: &dyn DynTool, output: ToolOutput) -> (CallOutcome, Value) {
         let ToolOutput {
-            mut content,
+            content,
             display,
             new_messages,
             context_modifier,
@@ -454,55 +451,22 @@ impl Pipeline {
         let hook_response = display
             .clone()
             .unwrap_or_else(|| Value::String(crate::tool::text_of(&content)));
-        if content.is_empty()
-            || (result_chars(&content) == 0 && content.iter().all(|b| matches!(b, ResultBlock::Text { .. })))
-        {
-            content = vec![ResultBlock::text(empty_result_text(tool.name()))];
-        }
-        let mut persisted = None;
-        if let Some(limit) = tool.max_result_size_chars()
-            && result_chars(&content) > limit
-        {
-            match self.store.persist(tool.name(), &call.id, &content) {
-                Ok(p) => {
-                    persisted = Some((p.path.clone(), p.size_bytes));
-                    content = vec![ResultBlock::text(persisted_wrapper(&p))];
-                }
-                Err(e) => {
-                    // A full disk must not lose the output: keep it inline and say so in the log.
-                    tracing::warn!(error_kind = ?e.kind(), "could not persist a large tool result; keeping it inline");
-                }
-            }
-        }
-        if persisted.is_none()
-            && let Some(path) = saved_output
-        {
-            persisted = self.index_saved_output(tool.name(), &call.id, &path);
-        }
-        let mut out = CallOutcome::from_blocks(call, tool.name(), content, false);
+        let limit = tool.max_result_size_chars();
+        let fitted = fit_result(
+            &self.store,
+            tool.name(),
+            &call.id,
+            content,
+            limit,
+            saved_output.as_deref(),
+        );
+        let mut out = CallOutcome::from_blocks(call, tool.name(), fitted.content, false);
         out.display = display;
         out.new_messages = new_messages;
         out.context_modifier = context_modifier;
-        (out.persisted_path, out.persisted_bytes) = persisted.unzip();
-        out.persistable = tool.max_result_size_chars().is_some();
+        out.set_persisted(fitted.persisted);
+        out.persistable = limit.is_some();
         (out, hook_response)
-    }
-
-    /// Lists a file a tool saved its whole output to among the session's persisted outputs;
-    /// returns it and its size.
-    fn index_saved_output(
-        &self,
-        tool_name: &str,
-        call_id: &str,
-        path: &std::path::Path,
-    ) -> Option<(std::path::PathBuf, u64)> {
-        match self.store.index_saved(tool_name, call_id, path) {
-            Ok(p) => Some((p.path, p.size_bytes)),
-            Err(e) => {
-                tracing::warn!(error_kind = ?e.kind(), "could not list a tool's saved output");
-                None
-            }
-        }
     }
 }
 

@@ -1,4 +1,7 @@
-//! The single outcome of a call, whatever happened.
+//! The single outcome of a call, whatever happened. Every error the engine writes for a call (as
+//! opposed to one a tool returns) is built here, whichever step refused or stopped the call: the
+//! loop (a broken or oversized input), the executor (an interrupt, a failed sibling, a crashed
+//! task) and the pipeline's steps, so the model and the user read them in one voice.
 
 use std::path::PathBuf;
 
@@ -7,6 +10,11 @@ use serde_json::Value;
 use crate::errors::{ErrorClass, sanitize_for_model};
 use crate::pipeline::ToolCall;
 use crate::tool::{ContextModifier, NewMessage, ResultBlock};
+
+/// The largest tool input a call may have (its JSON). A model's output limit keeps real inputs far
+/// below this (a 64k-token answer is about 256 KB); anything larger comes from a broken or hostile
+/// stream and would otherwise ride along in every later request.
+pub const MAX_TOOL_INPUT_BYTES: usize = 1024 * 1024;
 
 /// What the loop turns into the call's `tool_result`.
 #[derive(Debug)]
@@ -114,6 +122,49 @@ impl CallOutcome {
             format!("Cancelled: a parallel tool call ({failed}) failed, so this one was stopped."),
             ErrorClass::Cancelled,
         )
+    }
+
+    /// The answer to a call whose input did not arrive complete (cut off at the output limit, or
+    /// not JSON); `reason` is the stream's.
+    pub fn broken_input(call: &ToolCall, reason: &str) -> Self {
+        Self::error_for(
+            call,
+            &call.name,
+            format!(
+                "The input of this {} call did not arrive complete ({reason}); it may have been cut off by the output limit. Send the call again, with less input if it was long.",
+                call.name
+            ),
+            ErrorClass::Validation,
+        )
+    }
+
+    /// The answer to a call whose input is over [`MAX_TOOL_INPUT_BYTES`] (`size` bytes).
+    pub fn oversized(call: &ToolCall, tool_name: &str, size: usize) -> Self {
+        Self::error_for(
+            call,
+            tool_name,
+            format!(
+                "The input of this {tool_name} call is {:.1} MB; tool inputs are limited to {} MB, so it was not run and is not kept. Send a smaller input (for a large file, write it in parts).",
+                size as f64 / (1024.0 * 1024.0),
+                MAX_TOOL_INPUT_BYTES / (1024 * 1024)
+            ),
+            ErrorClass::Validation,
+        )
+    }
+
+    /// The answer to a call whose tool panicked.
+    pub fn crashed(call: &ToolCall, tool_name: &str) -> Self {
+        Self::error_for(
+            call,
+            tool_name,
+            format!("The {tool_name} tool crashed while running."),
+            ErrorClass::Tool,
+        )
+    }
+
+    /// Records the file the whole output went to, as the store answered.
+    pub fn set_persisted(&mut self, persisted: Option<crate::budget::PersistedOutput>) {
+        (self.persisted_path, self.persisted_bytes) = persisted.map(|p| (p.path, p.size_bytes)).unzip();
     }
 
     /// Marks the outcome as a denial.

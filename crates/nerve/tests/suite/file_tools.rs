@@ -246,8 +246,15 @@ async fn several_large_reads_in_one_message_stay_within_the_message_budget() {
     let data = p.dir.path().join("budget-data");
     let store = ResultStore::new(&data, "s");
     let mut state = ContentReplacementState::default();
-    let (message, records) =
-        nerve::agent::outcomes_to_user_message(&outcomes, &mut state, &store, MESSAGE_BUDGET_CHARS);
+    let nerve::agent::AnsweredCalls {
+        message,
+        records,
+        persisted,
+    } = nerve::agent::outcomes_to_user_message(&outcomes, &mut state, &store, MESSAGE_BUDGET_CHARS);
+    assert!(
+        persisted.is_empty(),
+        "Read results are never persisted: {persisted:?}"
+    );
 
     let texts: Vec<String> = message
         .content
