@@ -1,6 +1,6 @@
 //! Nerve's engine: the tool system of a coding agent, independent of any user interface.
 //!
-//! A tool call takes one path ([`pipeline`]): lookup, coercion and validation ([`input`]),
+//! A tool call takes one path ([`pipeline`]): lookup, coercion and validation (`input`),
 //! hooks ([`hooks`]), permissions ([`permissions`]), the call, result budgeting ([`budget`]) and
 //! error classification ([`errors`]). The [`executor`] runs a turn's calls in batches while the
 //! model is still streaming, and hands results back in request order. Front-ends consume
@@ -37,7 +37,7 @@ pub mod budget;
 pub mod checkpoint;
 pub mod child_env;
 pub mod credentials;
-pub mod engine_env;
+pub(crate) mod engine_env;
 pub mod errors;
 pub mod events;
 pub mod executor;
@@ -46,7 +46,7 @@ pub mod fuzz;
 pub mod git_command;
 pub mod hooks;
 pub mod http;
-pub mod input;
+pub(crate) mod input;
 pub mod mcp;
 pub mod model;
 pub mod outputs;
@@ -55,14 +55,14 @@ pub mod pipeline;
 pub(crate) mod process_group;
 pub mod project;
 pub mod project_files;
-pub mod protected_paths;
+pub(crate) mod protected_paths;
 pub mod registry;
 pub mod sandbox;
 pub mod session;
 pub mod settings;
 pub mod settings_view;
 pub mod slash_commands;
-pub mod storage;
+pub(crate) mod storage;
 pub mod tool;
 pub mod tools;
 pub mod transcripts;

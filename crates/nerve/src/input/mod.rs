@@ -5,4 +5,4 @@ mod coerce;
 mod validate;
 
 pub use coerce::coerce_to_schema;
-pub use validate::{CompiledSchema, SchemaError, SchemaViolations};
+pub use validate::{CompiledSchema, SchemaError};
