@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::OnceLock;
 
@@ -41,34 +41,8 @@ pub fn nerve(dir: &Path, server: &MockServer, args: &[&str]) -> Command {
 }
 
 /// A temporary folder holding a project (`project/`), a home (`home/`) and, once `nerve` ran, its
-/// data dir (`data/`).
-pub struct TestProject {
-    pub dir: tempfile::TempDir,
-}
-
-impl TestProject {
-    pub fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("project")).unwrap();
-        std::fs::create_dir_all(dir.path().join("home")).unwrap();
-        Self { dir }
-    }
-
-    pub fn project_dir(&self) -> PathBuf {
-        std::fs::canonicalize(self.dir.path().join("project")).unwrap()
-    }
-
-    pub fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
-        let p = self.project_dir().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, content).unwrap();
-        p
-    }
-}
+/// data dir (`data/`): the layout every suite shares.
+pub use nerve_test_support::folder::ProjectFolder as TestProject;
 
 /// The path of `nerve-test-mcp-server`, the engine's test MCP server (a bin of the `nerve` crate
 /// with its `test-tools` feature). A crate's tests only get their own crate's binaries through

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+use nerve_test_support::folder::ProjectFolder;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -84,36 +85,27 @@ impl PermissionPrompter for ScriptedPrompter {
     }
 }
 
-/// A temporary project folder with its own data dir and settings locations.
+/// A temporary project folder (the shared layout, [`ProjectFolder`]) with its own data dir and
+/// settings locations, and a recorder of the events its sessions send.
 pub struct TestProject {
-    pub dir: tempfile::TempDir,
+    pub folder: ProjectFolder,
     pub recorder: Recorder,
+}
+
+impl std::ops::Deref for TestProject {
+    type Target = ProjectFolder;
+
+    fn deref(&self) -> &ProjectFolder {
+        &self.folder
+    }
 }
 
 impl TestProject {
     pub fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("project")).unwrap();
-        std::fs::create_dir_all(dir.path().join("home")).unwrap();
         Self {
-            dir,
+            folder: ProjectFolder::new(),
             recorder: Recorder::default(),
         }
-    }
-
-    pub fn project_dir(&self) -> PathBuf {
-        std::fs::canonicalize(self.dir.path().join("project")).unwrap()
-    }
-
-    pub fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
-        let p = self.project_dir().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, content).unwrap();
-        p
     }
 
     /// An executable shell script `hooks/NAME` in the project running `body`; its path.
