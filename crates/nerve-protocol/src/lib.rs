@@ -23,6 +23,7 @@ pub mod settings;
 mod todo;
 pub mod tool;
 pub mod transcripts;
+pub mod workspace;
 
 pub use diff::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff};
 pub use event::{Event, RetryReason, TurnEnd};

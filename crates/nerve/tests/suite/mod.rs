@@ -20,3 +20,4 @@ mod search_tools;
 mod system_prompt;
 mod tool_search;
 mod web_fetch;
+mod worktrees;

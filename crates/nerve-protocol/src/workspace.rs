@@ -1,0 +1,100 @@
+//! Workspaces: a session working in a git worktree of its own, on its own branch, and how its work
+//! lands in the main checkout (or is thrown away).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// A session's worktree, as the engine created it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct WorktreeInfo {
+    /// The session working in it.
+    pub session_id: String,
+    /// The worktree's folder (under Nerve's data folder, outside the project).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub path: PathBuf,
+    /// The folder the session works in: the worktree, or the same subfolder of it that the project
+    /// is of its repository.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub work_dir: PathBuf,
+    /// Its branch (`nerve/<title>`).
+    pub branch: String,
+    /// The commit it started from.
+    pub base_commit: String,
+    /// The branch the main checkout was on when it started (`None`: a detached HEAD).
+    pub base_branch: Option<String>,
+    /// When it was created (milliseconds since the Unix epoch).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub created_ms: u64,
+}
+
+/// A worktree as lists show it: where it stands against its base.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct WorktreeStatus {
+    /// The worktree.
+    pub info: WorktreeInfo,
+    /// Commits on its branch since the base commit.
+    pub ahead: u32,
+    /// Commits on the base branch since the base commit (0 for a detached base).
+    pub behind: u32,
+    /// Files changed in the worktree and not committed.
+    pub uncommitted: u32,
+    /// Its folder is gone (removed by hand); `clean` forgets it.
+    pub missing: bool,
+    /// Its session's transcript is gone (deleted); `clean` removes it.
+    pub orphaned: bool,
+}
+
+/// How a worktree's work lands in the main checkout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum LandStrategy {
+    /// A merge commit joining the session's branch.
+    Merge,
+    /// All of the session's work as one new commit on the current branch.
+    Squash,
+    /// The session's commits copied one by one onto the current branch.
+    CherryPick,
+}
+
+/// What landing did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Landed {
+    /// How.
+    pub strategy: LandStrategy,
+    /// The commit made in the worktree first for its uncommitted changes, if any.
+    pub committed_first: Option<String>,
+    /// The main checkout's HEAD after landing.
+    pub head: String,
+    /// The files the landing changed in the main checkout.
+    pub files: Vec<String>,
+}
+
+/// One file both sides changed, as a conflict shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ConflictFile {
+    /// The path, relative to the repository.
+    pub path: String,
+    /// The main checkout's version (`None`: deleted there, or not text).
+    pub ours: Option<String>,
+    /// The session's version (`None`: deleted there, or not text).
+    pub theirs: Option<String>,
+}
+
+/// What discarding a worktree would lose, said before it is done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DiscardPreview {
+    /// The worktree.
+    pub info: WorktreeInfo,
+    /// Files changed and not committed (`git status --short` lines).
+    pub uncommitted: Vec<String>,
+    /// Commits on the branch that no other branch has (their subject lines), lost unless the
+    /// branch is kept.
+    pub unmerged_commits: Vec<String>,
+}

@@ -1,0 +1,490 @@
+//! A session's own worktree, on real repositories: what each awkward repository answers, the
+//! ignored files a build needs, landing by merge, squash and cherry-pick, conflicts that leave the
+//! main checkout as it was, and throwing a worktree away after saying what is lost.
+
+use std::path::{Path, PathBuf};
+
+use nerve::worktree::{LandStrategy, NewWorktree, Workspaces, WorktreeError};
+use pretty_assertions::assert_eq;
+
+/// Runs git as a user would (with an identity), failing the test when it fails; its output.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+}
+
+struct Repo {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    data: PathBuf,
+}
+
+impl Repo {
+    /// A repository with one commit (`a.txt`, `src/lib.rs`, a binary `logo.bin`) on `main`.
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("repo");
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        git(&dir, &["init", "-q", "-b", "main"]);
+        std::fs::write(dir.join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        std::fs::write(dir.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+        std::fs::write(dir.join("logo.bin"), [0u8, 159, 146, 150, 0, 1]).unwrap();
+        std::fs::write(
+            dir.join(".gitignore"),
+            ".env\ntarget/\n.nerve/settings.local.json\n",
+        )
+        .unwrap();
+        git(&dir, &["add", "."]);
+        git(&dir, &["commit", "-qm", "first"]);
+        let dir = std::fs::canonicalize(dir).unwrap();
+        let data = tmp.path().join("data");
+        Self { _tmp: tmp, dir, data }
+    }
+
+    fn workspaces(&self) -> Workspaces {
+        Workspaces::new(&self.dir, &self.data)
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.dir.join(rel), text).unwrap();
+    }
+
+    fn commit_all(&self, message: &str) {
+        git(&self.dir, &["add", "-A"]);
+        git(&self.dir, &["commit", "-qm", message]);
+    }
+
+    fn head(&self) -> String {
+        git(&self.dir, &["rev-parse", "HEAD"])
+    }
+
+    fn status(&self) -> String {
+        git(&self.dir, &["status", "--porcelain"])
+    }
+}
+
+fn new(name: &str) -> NewWorktree {
+    NewWorktree {
+        base: None,
+        name: Some(name.into()),
+    }
+}
+
+#[test]
+fn a_worktree_is_a_new_branch_outside_the_project_with_the_ignored_files_a_build_needs() {
+    let r = Repo::new();
+    r.write(".env", "SECRET=1\n");
+    std::fs::create_dir_all(r.dir.join(".nerve")).unwrap();
+    r.write(
+        ".nerve/settings.local.json",
+        r#"{"permissions":{"allow":["Bash(cargo test)"]}}"#,
+    );
+    std::fs::create_dir_all(r.dir.join("target/debug")).unwrap();
+    r.write("target/debug/big", "not wanted");
+    r.write(".worktreeinclude", ".env\n");
+    r.commit_all("include list");
+
+    let created = r.workspaces().create("s-1", &new("Fix the login bug")).unwrap();
+    let info = &created.info;
+    assert_eq!(info.branch, "nerve/fix-the-login-bug");
+    assert!(
+        info.path.starts_with(std::fs::canonicalize(&r.data).unwrap()),
+        "{info:?}"
+    );
+    assert_eq!(info.work_dir, info.path);
+    assert_eq!(info.base_commit, r.head());
+    assert_eq!(info.base_branch.as_deref(), Some("main"));
+    assert_eq!(
+        created.copied,
+        vec![".env".to_string(), ".nerve/settings.local.json".to_string()]
+    );
+    assert_eq!(
+        std::fs::read_to_string(info.path.join(".env")).unwrap(),
+        "SECRET=1\n"
+    );
+    assert!(
+        !info.path.join("target").exists(),
+        "only what .worktreeinclude names is copied"
+    );
+    assert_eq!(
+        git(&info.path, &["rev-parse", "--abbrev-ref", "HEAD"]),
+        "nerve/fix-the-login-bug"
+    );
+    assert!(created.notes.is_empty(), "{:?}", created.notes);
+
+    // The same name again gets its own branch; the same session gets its worktree back.
+    let second = r.workspaces().create("s-2", &new("Fix the login bug")).unwrap();
+    assert_eq!(second.info.branch, "nerve/fix-the-login-bug-2");
+    let again = r.workspaces().create("s-1", &new("other")).unwrap();
+    assert_eq!(again.info, created.info);
+    let listed: Vec<String> = r
+        .workspaces()
+        .list(|_| true)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.info.session_id)
+        .collect();
+    assert_eq!(listed, vec!["s-1", "s-2"]);
+}
+
+#[test]
+fn a_project_below_the_repository_top_works_in_the_same_subfolder_of_its_worktree() {
+    let r = Repo::new();
+    let sub = r.dir.join("src");
+    let created = Workspaces::new(&sub, &r.data).create("s", &new("sub")).unwrap();
+    assert_eq!(created.info.work_dir, created.info.path.join("src/"));
+    assert!(created.info.work_dir.join("lib.rs").is_file());
+}
+
+#[test]
+fn each_awkward_repository_gets_a_clear_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let err = Workspaces::new(&plain, &tmp.path().join("d"))
+        .create("s", &new("x"))
+        .unwrap_err();
+    assert!(matches!(err, WorktreeError::NotARepository { .. }), "{err}");
+    assert!(err.to_string().contains("works in the folder itself"), "{err}");
+
+    let bare = tmp.path().join("bare.git");
+    git(tmp.path(), &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    let err = Workspaces::new(&bare, &tmp.path().join("d"))
+        .create("s", &new("x"))
+        .unwrap_err();
+    assert!(matches!(err, WorktreeError::Bare { .. }), "{err}");
+
+    let empty = tmp.path().join("empty");
+    git(tmp.path(), &["init", "-q", empty.to_str().unwrap()]);
+    let err = Workspaces::new(&empty, &tmp.path().join("d"))
+        .create("s", &new("x"))
+        .unwrap_err();
+    assert!(matches!(err, WorktreeError::NoCommit { .. }), "{err}");
+
+    let r = Repo::new();
+    let err = r
+        .workspaces()
+        .create(
+            "s",
+            &NewWorktree {
+                base: Some("no-such-branch".into()),
+                name: None,
+            },
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`no-such-branch` is not a branch, tag or commit of this repository"
+    );
+    let err = r
+        .workspaces()
+        .create(
+            "s",
+            &NewWorktree {
+                base: Some("--orphan".into()),
+                name: None,
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err, WorktreeError::UnknownBase { .. }),
+        "an option is not a base: {err}"
+    );
+
+    // A dirty tree and a detached HEAD start anyway, and say what that means.
+    r.write("a.txt", "changed but not committed\n");
+    git(&r.dir, &["checkout", "-q", "--detach"]);
+    let created = r.workspaces().create("s", &new("x")).unwrap();
+    assert_eq!(created.info.base_branch, None);
+    assert_eq!(created.notes.len(), 2, "{:?}", created.notes);
+    assert!(created.notes[0].contains("detached HEAD"), "{:?}", created.notes);
+    assert!(
+        created.notes[1].contains("1 uncommitted change(s)"),
+        "{:?}",
+        created.notes
+    );
+    assert_eq!(
+        std::fs::read_to_string(created.info.path.join("a.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+}
+
+#[test]
+fn a_repository_with_a_submodule_says_it_is_not_checked_out() {
+    let r = Repo::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("lib");
+    git(tmp.path(), &["init", "-q", "-b", "main", lib.to_str().unwrap()]);
+    std::fs::write(lib.join("x"), "x").unwrap();
+    git(&lib, &["add", "."]);
+    git(&lib, &["commit", "-qm", "lib"]);
+    git(
+        &r.dir,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "vendor/lib",
+        ],
+    );
+    r.commit_all("submodule");
+    let created = r.workspaces().create("s", &new("x")).unwrap();
+    assert!(
+        created.notes.iter().any(|n| n.contains("submodules")),
+        "{:?}",
+        created.notes
+    );
+    assert!(created.info.path.join("vendor/lib").is_dir());
+}
+
+#[test]
+fn landing_commits_what_the_session_left_and_merges_it_into_the_main_checkout() {
+    let r = Repo::new();
+    let created = r.workspaces().create("s", &new("feature")).unwrap();
+    let wt = &created.info.path;
+    // The agent's work: an edit, a rename and a changed binary, left uncommitted.
+    std::fs::write(wt.join("a.txt"), "one\nTWO\nthree\n").unwrap();
+    git(wt, &["mv", "src/lib.rs", "src/core.rs"]);
+    std::fs::write(wt.join("logo.bin"), [0u8, 1, 2, 3, 255]).unwrap();
+
+    let status = &r.workspaces().list(|_| true).unwrap()[0];
+    assert_eq!((status.ahead, status.behind, status.uncommitted), (0, 0, 3));
+
+    let landed = r.workspaces().land("s", LandStrategy::Merge, None).unwrap();
+    assert!(landed.committed_first.is_some());
+    assert_eq!(landed.head, r.head());
+    let mut files = landed.files.clone();
+    files.sort();
+    assert_eq!(files, vec!["a.txt", "logo.bin", "src/core.rs", "src/lib.rs"]);
+    assert_eq!(
+        std::fs::read_to_string(r.dir.join("a.txt")).unwrap(),
+        "one\nTWO\nthree\n"
+    );
+    assert!(r.dir.join("src/core.rs").is_file() && !r.dir.join("src/lib.rs").exists());
+    assert_eq!(
+        std::fs::read(r.dir.join("logo.bin")).unwrap(),
+        vec![0u8, 1, 2, 3, 255]
+    );
+    assert_eq!(
+        git(&r.dir, &["rev-list", "--count", "--merges", "HEAD"]),
+        "1",
+        "a merge commit"
+    );
+    assert_eq!(r.status(), "");
+
+    // Nothing more to land.
+    let err = r.workspaces().land("s", LandStrategy::Merge, None).unwrap_err();
+    assert!(matches!(err, WorktreeError::NothingToLand { .. }), "{err}");
+}
+
+#[test]
+fn squash_makes_one_commit_and_cherry_pick_copies_each() {
+    let r = Repo::new();
+    let wt = r.workspaces().create("s", &new("two steps")).unwrap().info.path;
+    std::fs::write(wt.join("a.txt"), "one\ntwo\nthree\nfour\n").unwrap();
+    git(&wt, &["commit", "-qam", "step one"]);
+    std::fs::write(wt.join("b.txt"), "new\n").unwrap();
+    git(&wt, &["add", "b.txt"]);
+    git(&wt, &["commit", "-qm", "step two"]);
+    let before = r.head();
+    let landed = r
+        .workspaces()
+        .land("s", LandStrategy::Squash, Some("The feature"))
+        .unwrap();
+    assert_eq!(landed.committed_first, None);
+    assert_eq!(
+        git(&r.dir, &["rev-list", "--count", &format!("{before}..HEAD")]),
+        "1"
+    );
+    assert_eq!(git(&r.dir, &["log", "-1", "--format=%s"]), "The feature");
+    assert!(r.dir.join("b.txt").is_file());
+
+    let r = Repo::new();
+    let wt = r.workspaces().create("s", &new("picks")).unwrap().info.path;
+    std::fs::write(wt.join("a.txt"), "one\ntwo\nthree\nfour\n").unwrap();
+    git(&wt, &["commit", "-qam", "step one"]);
+    std::fs::write(wt.join("b.txt"), "new\n").unwrap();
+    git(&wt, &["add", "b.txt"]);
+    git(&wt, &["commit", "-qm", "step two"]);
+    // The main branch moved on meanwhile, elsewhere in the tree.
+    r.write("c.txt", "main's own\n");
+    r.commit_all("main moves");
+    assert_eq!(r.workspaces().list(|_| true).unwrap()[0].behind, 1);
+    let landed = r.workspaces().land("s", LandStrategy::CherryPick, None).unwrap();
+    assert_eq!(landed.files, vec!["a.txt", "b.txt"]);
+    assert_eq!(git(&r.dir, &["log", "-2", "--format=%s"]), "step two\nstep one");
+}
+
+#[test]
+fn a_conflict_is_shown_with_both_sides_and_leaves_the_main_checkout_as_it_was() {
+    for strategy in [
+        LandStrategy::Merge,
+        LandStrategy::Squash,
+        LandStrategy::CherryPick,
+    ] {
+        let r = Repo::new();
+        let wt = r.workspaces().create("s", &new("clash")).unwrap().info.path;
+        std::fs::write(wt.join("a.txt"), "one\nsession's two\nthree\n").unwrap();
+        std::fs::write(wt.join("b.txt"), "only the session's\n").unwrap();
+        r.write("a.txt", "one\nmain's two\nthree\n");
+        r.commit_all("main edits the same line");
+        let before = r.head();
+
+        let err = r.workspaces().land("s", strategy, None).unwrap_err();
+        let WorktreeError::Conflict { branch, files } = &err else {
+            panic!("{strategy:?}: {err}");
+        };
+        assert_eq!(branch, "nerve/clash");
+        assert_eq!(files.len(), 1, "{strategy:?}");
+        assert_eq!(files[0].path, "a.txt");
+        assert_eq!(files[0].ours.as_deref(), Some("one\nmain's two\nthree\n"));
+        assert_eq!(files[0].theirs.as_deref(), Some("one\nsession's two\nthree\n"));
+        assert!(err.to_string().contains("left as it was"), "{err}");
+        // Nothing half-merged: same HEAD, clean tree, no operation in progress.
+        assert_eq!(r.head(), before, "{strategy:?}");
+        assert_eq!(r.status(), "", "{strategy:?}");
+        assert!(!r.dir.join(".git/MERGE_HEAD").exists() && !r.dir.join(".git/CHERRY_PICK_HEAD").exists());
+        assert_eq!(
+            std::fs::read_to_string(r.dir.join("a.txt")).unwrap(),
+            "one\nmain's two\nthree\n"
+        );
+    }
+}
+
+#[test]
+fn two_sessions_editing_one_file_work_apart_and_the_second_to_land_meets_the_first() {
+    let r = Repo::new();
+    let one = r.workspaces().create("one", &new("one")).unwrap().info.path;
+    let two = r.workspaces().create("two", &new("two")).unwrap().info.path;
+    std::fs::write(one.join("a.txt"), "one\nfrom one\nthree\n").unwrap();
+    std::fs::write(two.join("a.txt"), "one\nfrom two\nthree\n").unwrap();
+    // Neither sees the other's half-made change, and the main checkout sees neither.
+    assert_eq!(
+        std::fs::read_to_string(one.join("a.txt")).unwrap(),
+        "one\nfrom one\nthree\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(r.dir.join("a.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+
+    r.workspaces().land("one", LandStrategy::Merge, None).unwrap();
+    let err = r.workspaces().land("two", LandStrategy::Merge, None).unwrap_err();
+    assert!(matches!(err, WorktreeError::Conflict { .. }), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(r.dir.join("a.txt")).unwrap(),
+        "one\nfrom one\nthree\n"
+    );
+}
+
+#[test]
+fn a_busy_or_dirty_main_checkout_is_refused_before_anything_changes() {
+    let r = Repo::new();
+    let wt = r.workspaces().create("s", &new("x")).unwrap().info.path;
+    std::fs::write(wt.join("a.txt"), "session\n").unwrap();
+    // The user is editing the same file in the main checkout: git refuses to overwrite it.
+    r.write("a.txt", "the user's unsaved work\n");
+    let err = r.workspaces().land("s", LandStrategy::Merge, None).unwrap_err();
+    assert!(matches!(err, WorktreeError::Git { .. }), "{err}");
+    assert!(err.to_string().contains("a.txt"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(r.dir.join("a.txt")).unwrap(),
+        "the user's unsaved work\n"
+    );
+
+    std::fs::write(r.dir.join(".git/MERGE_HEAD"), r.head()).unwrap();
+    let err = r.workspaces().land("s", LandStrategy::Merge, None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the main checkout is in the middle of a merge: finish or abort it first, then land the session"
+    );
+}
+
+#[test]
+fn discarding_says_what_is_lost_then_removes_the_worktree_and_its_branch() {
+    let r = Repo::new();
+    let wt = r.workspaces().create("s", &new("throwaway")).unwrap().info.path;
+    std::fs::write(wt.join("b.txt"), "kept in a commit\n").unwrap();
+    git(&wt, &["add", "b.txt"]);
+    git(&wt, &["commit", "-qm", "a commit only this branch has"]);
+    std::fs::write(wt.join("a.txt"), "not committed\n").unwrap();
+
+    let preview = r.workspaces().discard_preview("s").unwrap();
+    assert_eq!(preview.uncommitted, vec![" M a.txt"]);
+    assert_eq!(preview.unmerged_commits.len(), 1);
+    assert!(preview.unmerged_commits[0].ends_with("a commit only this branch has"));
+
+    r.workspaces().discard("s", false).unwrap();
+    assert!(!wt.exists());
+    assert!(!git(&r.dir, &["branch", "--list"]).contains("nerve/"));
+    assert!(r.workspaces().list(|_| true).unwrap().is_empty());
+    let err = r.workspaces().discard("s", false).unwrap_err();
+    assert_eq!(err.to_string(), "session s has no worktree");
+}
+
+#[test]
+fn clean_removes_worktrees_whose_session_or_folder_is_gone_and_never_loses_uncommitted_work() {
+    let r = Repo::new();
+    let gone = r.workspaces().create("gone", &new("gone")).unwrap().info;
+    let busy = r.workspaces().create("busy", &new("busy")).unwrap().info;
+    let live = r.workspaces().create("live", &new("live")).unwrap().info;
+    let removed_by_hand = r.workspaces().create("by-hand", &new("by hand")).unwrap().info;
+    std::fs::write(busy.path.join("a.txt"), "unsaved\n").unwrap();
+    std::fs::write(gone.path.join("new.txt"), "committed\n").unwrap();
+    git(&gone.path, &["add", "."]);
+    git(&gone.path, &["commit", "-qm", "work"]);
+    std::fs::remove_dir_all(&removed_by_hand.path).unwrap();
+
+    let exists = |id: &str| id == "live" || id == "by-hand";
+    let listed: Vec<(String, bool, bool)> = r
+        .workspaces()
+        .list(exists)
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.info.session_id, s.orphaned, s.missing))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            ("gone".into(), true, false),
+            ("busy".into(), true, false),
+            ("live".into(), false, false),
+            ("by-hand".into(), false, true),
+        ]
+    );
+    let report = r.workspaces().clean(exists).unwrap();
+    let removed: Vec<&str> = report.removed.iter().map(|i| i.session_id.as_str()).collect();
+    assert_eq!(removed, vec!["gone", "by-hand"]);
+    assert_eq!(
+        report.kept_branches,
+        vec!["nerve/gone"],
+        "its commit is on no other branch"
+    );
+    assert_eq!(report.kept.len(), 1);
+    assert_eq!(report.kept[0].0.session_id, "busy");
+    assert!(busy.path.join("a.txt").is_file());
+    assert!(live.path.is_dir());
+    assert!(!gone.path.exists());
+}
