@@ -55,6 +55,10 @@ mod tests {
         nerve_protocol::transcripts::DeletedSession::export_all(&cfg).unwrap();
         crate::session_commands::DemoStarted::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::TranscriptSummary::export_all(&cfg).unwrap();
+        nerve_protocol::workspace::WorktreeStatus::export_all(&cfg).unwrap();
+        nerve_protocol::workspace::Landed::export_all(&cfg).unwrap();
+        nerve_protocol::workspace::ConflictFile::export_all(&cfg).unwrap();
+        nerve_protocol::workspace::DiscardPreview::export_all(&cfg).unwrap();
     }
 
     fn files(dir: &Path) -> BTreeMap<PathBuf, String> {

@@ -6,6 +6,7 @@ mod memory;
 mod outputs;
 mod print;
 mod rewind;
+mod worktree;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -115,6 +116,11 @@ enum Command {
     Mcp {
         #[command(subcommand)]
         action: mcp::McpCommand,
+    },
+    /// Sessions in worktrees of their own (`-p --worktree`): list, apply (land), discard, clean.
+    Worktree {
+        #[command(subcommand)]
+        action: worktree::WorktreeCommand,
     },
 }
 
@@ -412,6 +418,9 @@ fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
             "deleted session {id}: {} persisted output(s), {} bytes freed",
             deleted.outputs, deleted.bytes
         );
+        if let Some(branch) = deleted.kept_branch {
+            println!("its worktree is removed; its work stays on branch {branch}");
+        }
     } else {
         let listed = project.sessions(search.as_deref().unwrap_or(""))?;
         println!("{}", serde_json::to_string_pretty(&listed)?);
@@ -473,6 +482,10 @@ fn run(cli: Cli) -> Result<()> {
             Some(Command::Outputs { action }) => outputs::run(action),
             Some(Command::Memory { action }) => memory::run(action),
             Some(Command::Mcp { action }) => mcp::run(action).await,
+            Some(Command::Worktree { action }) => {
+                let code = worktree::run(action)?;
+                std::process::exit(code);
+            }
             None => match cli.print.prompt.clone() {
                 Some(prompt) => {
                     let code = print::run(cli.print, prompt).await?;

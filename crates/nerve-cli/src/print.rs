@@ -81,6 +81,13 @@ pub struct PrintArgs {
     /// An MCP tool (`mcp__server__tool`) that answers permission questions instead of denying them.
     #[arg(long = "permission-prompt-tool", value_name = "NAME")]
     pub permission_prompt_tool: Option<String>,
+    /// Work in a git worktree of its own, on a new branch `nerve/<prompt>` (land it with `nerve
+    /// worktree apply SESSION`). A resumed session that has a worktree works there anyway.
+    #[arg(long)]
+    pub worktree: bool,
+    /// The branch, tag or commit the worktree starts from (default: the checkout's HEAD).
+    #[arg(long = "worktree-base", value_name = "REF", requires = "worktree")]
+    pub worktree_base: Option<String>,
 }
 
 fn split_rules(list: &[String]) -> Vec<String> {
@@ -196,7 +203,21 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         None => Asker::Nobody,
     };
     options.max_turns = args.max_turns;
+    if args.worktree {
+        options.worktree = Some(nerve_protocol::workspace::NewWorktree {
+            base: args.worktree_base.clone(),
+            name: Some(prompt.clone()),
+        });
+    }
     let session = Arc::new(Session::start(project, options).await?);
+    if let Some(w) = session.worktree() {
+        eprintln!(
+            "note: working in the worktree {} on branch {} (land it with `nerve worktree apply {}`)",
+            w.path.display(),
+            w.branch,
+            session.id()
+        );
+    }
     if stream_json {
         let printer = printer.clone();
         let session_id = session.id().to_string();
@@ -245,6 +266,7 @@ async fn turn(
             "tools": session.tool_names(),
             "permissionMode": session.mode().map(PermissionMode::as_str),
             "mcp_servers": mcp_servers,
+            "worktree": session.worktree(),
         }));
     }
 

@@ -15,6 +15,9 @@ pub struct SessionState {
     pub session_id: String,
     /// The project folder.
     pub project_path: String,
+    /// The worktree it works in, when it has one of its own (its tools, sandbox and checkpoints
+    /// work there; its transcript stays with the project's).
+    pub worktree: Option<crate::workspace::WorktreeInfo>,
     /// The current permission mode.
     pub mode: PermissionMode,
     /// The main model.

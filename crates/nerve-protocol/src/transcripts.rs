@@ -37,7 +37,7 @@ pub struct TranscriptSummary {
 }
 
 /// What deleting a session removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DeletedSession {
     /// Bytes freed on disk (the transcript, its checkpoints and its persisted outputs).
@@ -45,6 +45,10 @@ pub struct DeletedSession {
     pub bytes: u64,
     /// Persisted outputs deleted with it.
     pub outputs: usize,
+    /// The session worked in a worktree, now removed; its branch was kept because it holds work no
+    /// other branch has (what was uncommitted is committed to it first).
+    #[serde(default)]
+    pub kept_branch: Option<String>,
 }
 
 /// A prompt of the conversation as it stands.

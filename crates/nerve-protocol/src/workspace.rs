@@ -74,6 +74,32 @@ pub struct Landed {
     pub files: Vec<String>,
 }
 
+/// What landing came to: done, or stopped by a conflict with the main checkout left as it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum LandOutcome {
+    /// The work is in the main checkout.
+    Landed(Landed),
+    /// Both sides changed the same lines; nothing was changed in the main checkout.
+    Conflict {
+        /// The session's branch.
+        branch: String,
+        /// Each conflicting file with both sides.
+        files: Vec<ConflictFile>,
+    },
+}
+
+/// What a new worktree is made from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct NewWorktree {
+    /// The branch, tag or commit to start from (`None`: the main checkout's HEAD).
+    pub base: Option<String>,
+    /// What the branch is named after (`nerve/<slug of this>`); `None`: the session's id.
+    pub name: Option<String>,
+}
+
 /// One file both sides changed, as a conflict shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -123,6 +123,12 @@ pub enum ProjectError {
     /// A tool's schema is invalid.
     #[error(transparent)]
     Schema(#[from] SchemaError),
+    /// A saved session could not be read or removed.
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    /// A session's worktree could not be made, found or removed.
+    #[error(transparent)]
+    Worktree(#[from] crate::worktree::WorktreeError),
 }
 
 /// The folder where Nerve keeps everything of every project (`NERVE_DATA_DIR` as `env` has it,
@@ -154,6 +160,9 @@ pub struct Project {
     sandbox: crate::sandbox::settings::SandboxConfig,
     /// What the user allowed the sandbox since the settings were read, for every session of it.
     sandbox_grants: crate::sandbox::grants::SandboxGrants,
+    /// Set when this is a session's worktree: the main project folder and its data folder, where
+    /// the session's transcript, checkpoints and outputs stay (grouped with the project's).
+    main: Option<(PathBuf, PathBuf)>,
 }
 
 impl Project {
@@ -229,7 +238,77 @@ impl Project {
             bypass_disabled,
             sandbox,
             sandbox_grants: Default::default(),
+            main: None,
         })
+    }
+
+    /// The same project opened in a session's worktree: its settings read there, its tools,
+    /// sandbox, checkpoints and rules working there, and what the session leaves kept with the main
+    /// project's.
+    pub fn in_worktree(&self, worktree: &crate::worktree::WorktreeInfo) -> Result<Self, ProjectError> {
+        let mut options = self.options.clone();
+        options.project_dir = worktree.work_dir.clone();
+        let mut opened = Self::open(options)?;
+        opened.main = Some((self.main_dir().to_path_buf(), self.data_dir()));
+        Ok(opened)
+    }
+
+    /// The main project folder: [`Self::dir`], or for a worktree the project it was made from.
+    pub fn main_dir(&self) -> &Path {
+        self.main
+            .as_ref()
+            .map_or(&self.options.project_dir, |(dir, _)| dir)
+    }
+
+    /// The project's worktrees (of the main project, for a worktree).
+    pub fn workspaces(&self) -> crate::worktree::Workspaces {
+        crate::worktree::Workspaces::new(self.main_dir(), &self.data_dir())
+    }
+
+    /// The project's worktrees with where each stands (orphaned: its session was deleted).
+    pub fn worktrees(&self) -> Result<Vec<crate::worktree::WorktreeStatus>, crate::worktree::WorktreeError> {
+        let data_dir = self.data_dir();
+        self.workspaces()
+            .list(|id| crate::transcripts::existing_transcript(&data_dir, id).is_ok())
+    }
+
+    /// Lands the work of a session's worktree in the main checkout (see
+    /// [`crate::worktree::Workspaces::land`]); a conflict is an outcome, with both sides of each
+    /// file, and leaves the main checkout as it was.
+    pub fn land(
+        &self,
+        session_id: &str,
+        strategy: crate::worktree::LandStrategy,
+        message: Option<&str>,
+    ) -> Result<crate::worktree::LandOutcome, ProjectError> {
+        use crate::worktree::{LandOutcome, WorktreeError};
+        match self.workspaces().land(session_id, strategy, message) {
+            Ok(landed) => Ok(LandOutcome::Landed(landed)),
+            Err(WorktreeError::Conflict { branch, files }) => Ok(LandOutcome::Conflict { branch, files }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// What discarding a session's worktree would lose.
+    pub fn discard_preview(&self, session_id: &str) -> Result<crate::worktree::DiscardPreview, ProjectError> {
+        Ok(self.workspaces().discard_preview(session_id)?)
+    }
+
+    /// Removes a session's worktree (and its branch unless `keep_branch`): ask first, with
+    /// [`Self::discard_preview`].
+    pub fn discard_worktree(
+        &self,
+        session_id: &str,
+        keep_branch: bool,
+    ) -> Result<crate::worktree::WorktreeInfo, ProjectError> {
+        Ok(self.workspaces().discard(session_id, keep_branch)?)
+    }
+
+    /// Removes the worktrees whose session or folder is gone (see [`crate::worktree::Workspaces::clean`]).
+    pub fn clean_worktrees(&self) -> Result<crate::worktree::CleanReport, crate::worktree::WorktreeError> {
+        let data_dir = self.data_dir();
+        self.workspaces()
+            .clean(|id| crate::transcripts::existing_transcript(&data_dir, id).is_ok())
     }
 
     /// The sandbox settings in effect.
@@ -297,9 +376,12 @@ impl Project {
         self.rules.clone()
     }
 
-    /// The project's folder under the data dir.
+    /// The project's folder under the data dir (the main project's, for a worktree).
     pub fn data_dir(&self) -> PathBuf {
-        project_data_dir(&self.options.data_dir, &self.options.project_dir)
+        match &self.main {
+            Some((_, data_dir)) => data_dir.clone(),
+            None => project_data_dir(&self.options.data_dir, &self.options.project_dir),
+        }
     }
 
     /// The project's saved sessions, newest first; with a `query`, only those whose title or a
@@ -319,8 +401,15 @@ impl Project {
     }
 
     /// Deletes a saved session for good: its transcript, checkpoints and persisted outputs.
-    pub fn delete(&self, session_id: &str) -> Result<DeletedSession, TranscriptError> {
-        crate::transcripts::delete_session(&self.data_dir(), session_id)
+    /// A session in a worktree takes its worktree with it; its branch stays when it holds work no
+    /// other branch has (uncommitted work is committed to it first), so deleting never loses code.
+    pub fn delete(&self, session_id: &str) -> Result<DeletedSession, ProjectError> {
+        let mut deleted = crate::transcripts::delete_session(&self.data_dir(), session_id)?;
+        let workspaces = self.workspaces();
+        if workspaces.of_session(session_id)?.is_some() {
+            deleted.kept_branch = workspaces.remove_keeping_work(session_id)?;
+        }
+        Ok(deleted)
     }
 
     /// A saved session as Markdown, for people.

@@ -11,4 +11,9 @@ bytes: number,
 /**
  * Persisted outputs deleted with it.
  */
-outputs: number, };
+outputs: number, 
+/**
+ * The session worked in a worktree, now removed; its branch was kept because it holds work no
+ * other branch has (what was uncommitted is committed to it first).
+ */
+kept_branch: string | null, };

@@ -3,6 +3,7 @@ import type { HistoryMessage } from "./HistoryMessage";
 import type { PastCall } from "./PastCall";
 import type { PermissionMode } from "./PermissionMode";
 import type { PromptInfo } from "./PromptInfo";
+import type { WorktreeInfo } from "./WorktreeInfo";
 
 /**
  * A started (or resumed) session: the engine's state of it, and whether it is the demo.
@@ -20,6 +21,11 @@ session_id: string,
  * The project folder.
  */
 project_path: string, 
+/**
+ * The worktree it works in, when it has one of its own (its tools, sandbox and checkpoints
+ * work there; its transcript stays with the project's).
+ */
+worktree: WorktreeInfo | null, 
 /**
  * The current permission mode.
  */

@@ -350,7 +350,7 @@ describe("A session's menu", () => {
 
   it("deletes a session after an inline confirmation and says what that freed", async () => {
     const listings = { [ALPHA]: [summary("a1", { title: "Fix the parser" }), summary("a2")] };
-    const deleted: DeletedSession = { bytes: 1.2 * 1024 * 1024, outputs: 3 };
+    const deleted: DeletedSession = { bytes: 1.2 * 1024 * 1024, outputs: 3, kept_branch: null };
     const { live, user } = shell({
       listings,
       handlers: {

@@ -42,6 +42,7 @@ export function sessionInfo(fields: Partial<SessionInfo> = {}): SessionInfo {
   return {
     session_id: "s1",
     project_path: "/home/me/projects/nerve-demo",
+    worktree: null,
     mode: "default",
     model: "m",
     tools: [],

@@ -78,8 +78,11 @@ describe("a row's words", () => {
   it("names an untitled session and says what a delete freed", () => {
     expect(rowTitle("  ")).toBe("New session");
     expect(rowTitle("Fix it")).toBe("Fix it");
-    expect(deletedNote("Fix the parser", { bytes: 1.2 * 1024 * 1024, outputs: 3 })).toBe("Deleted “Fix the parser”: 1.2 MB freed, 3 outputs");
-    expect(deletedNote("", { bytes: 100, outputs: 1 })).toBe("Deleted “New session”: 100 B freed, 1 output");
+    expect(deletedNote("Fix the parser", { bytes: 1.2 * 1024 * 1024, outputs: 3, kept_branch: null })).toBe("Deleted “Fix the parser”: 1.2 MB freed, 3 outputs");
+    expect(deletedNote("", { bytes: 100, outputs: 1, kept_branch: null })).toBe("Deleted “New session”: 100 B freed, 1 output");
+    expect(deletedNote("Try it", { bytes: 100, outputs: 0, kept_branch: "nerve/try-it" })).toBe(
+      "Deleted “Try it”: 100 B freed, 0 outputs; its work stays on branch nerve/try-it",
+    );
   });
 });
 

@@ -6,3 +6,4 @@ mod keyring;
 mod mcp;
 mod memory;
 mod print_mode;
+mod worktree;

@@ -183,6 +183,8 @@ pub struct Session {
     tool_names: Vec<String>,
     warnings: Vec<String>,
     unapproved_mcp_servers: Vec<String>,
+    /// The worktree the session works in, if it has one of its own.
+    worktree: Option<crate::worktree::WorktreeInfo>,
 }
 
 impl std::fmt::Debug for Session {
@@ -197,7 +199,8 @@ impl std::fmt::Debug for Session {
 impl Session {
     /// Starts (or resumes) a session of `project`: the model server and its credentials, the MCP
     /// servers, who answers permission requests, the agent. On failure nothing is left running.
-    pub async fn start(project: Project, options: SessionOptions) -> Result<Self, StartError> {
+    pub async fn start(project: Project, mut options: SessionOptions) -> Result<Self, StartError> {
+        let (project, worktree, worktree_notes) = start::enter_worktree(project, &mut options)?;
         let events = EventRoute {
             turn: Arc::default(),
             between_turns: options.events.clone(),
@@ -210,7 +213,8 @@ impl Session {
             let _ = file_index.set(FileIndex::for_project(project.dir()));
         }
         let agent = started.agent;
-        let mut warnings = started.warnings;
+        let mut warnings = worktree_notes;
+        warnings.extend(started.warnings);
         warnings.extend(CustomCommands::for_project(project.dir()).warnings);
         Ok(Self {
             id: started.session_id,
@@ -229,6 +233,7 @@ impl Session {
             tool_names: started.tool_names,
             warnings,
             unapproved_mcp_servers: started.unapproved_mcp_servers,
+            worktree,
         })
     }
 
@@ -254,7 +259,8 @@ impl Session {
         let totals = agent.totals();
         Ok(SessionState {
             session_id: self.id.clone(),
-            project_path: self.project.dir().display().to_string(),
+            project_path: self.project.main_dir().display().to_string(),
+            worktree: self.worktree.clone(),
             mode: agent.permission_mode(),
             model: agent.model().to_string(),
             tools: self.tool_names.clone(),
@@ -268,6 +274,11 @@ impl Session {
             session_cache_saved_usd: totals.cache_saved_usd,
             warnings: self.warnings.clone(),
         })
+    }
+
+    /// The worktree the session works in, when it has one of its own.
+    pub fn worktree(&self) -> Option<&crate::worktree::WorktreeInfo> {
+        self.worktree.as_ref()
     }
 
     /// The model the session started with (`/model` changes the next requests').

@@ -94,6 +94,9 @@ pub struct SessionOptions {
     /// List the project's files (and watch them) from the start, so the first `@` search answers
     /// at once; otherwise the first [`super::Session::find_files`] lists them.
     pub index_files: bool,
+    /// Work in a worktree of its own, made from this (`None`: the project folder itself). A
+    /// resumed session that had a worktree goes back to it either way.
+    pub worktree: Option<crate::worktree::NewWorktree>,
 }
 
 impl SessionOptions {
@@ -114,6 +117,7 @@ impl SessionOptions {
             max_turns: None,
             max_concurrency: None,
             index_files: false,
+            worktree: None,
         }
     }
 }
@@ -147,6 +151,48 @@ pub enum StartError {
     /// The model server did not answer as the API does.
     #[error(transparent)]
     Model(ModelError),
+    /// The session's worktree could not be made or found.
+    #[error(transparent)]
+    Worktree(#[from] crate::worktree::WorktreeError),
+    /// The project could not be opened in the session's worktree (its settings there).
+    #[error("cannot open the session's worktree: {0}")]
+    WorktreeProject(#[source] crate::project::ProjectError),
+}
+
+/// Moves a session into its worktree before it starts: the one it already has (a resumed
+/// session), or a new one when `options` ask for it. Returns the project as the session sees it,
+/// the worktree, and what the user should know about it.
+pub(super) fn enter_worktree(
+    project: Project,
+    options: &mut SessionOptions,
+) -> Result<(Project, Option<crate::worktree::WorktreeInfo>, Vec<String>), StartError> {
+    if options.worktree.is_some() && options.resume.is_none() && options.session_id.is_none() {
+        // The worktree is named after the session, so the id is chosen now.
+        options.session_id = Some(uuid::Uuid::new_v4().to_string());
+    }
+    let Some(id) = options.resume.clone().or_else(|| options.session_id.clone()) else {
+        return Ok((project, None, Vec::new()));
+    };
+    let workspaces = project.workspaces();
+    let (info, notes) = match workspaces.of_session(&id)? {
+        Some(info) if !info.path.is_dir() => {
+            return Err(crate::worktree::WorktreeError::Missing {
+                session_id: id,
+                path: info.path,
+            }
+            .into());
+        }
+        Some(info) => (info, Vec::new()),
+        None => match &options.worktree {
+            Some(request) => {
+                let created = workspaces.create(&id, request)?;
+                (created.info, created.notes)
+            }
+            None => return Ok((project, None, Vec::new())),
+        },
+    };
+    let inside = project.in_worktree(&info).map_err(StartError::WorktreeProject)?;
+    Ok((inside, Some(info), notes))
 }
 
 /// A started session's parts, which [`super::Session`] holds.
@@ -252,6 +298,7 @@ pub(super) async fn start(
         max_turns,
         max_concurrency,
         index_files: _,
+        worktree: _,
     } = options;
     let mut warnings = Vec::new();
     let reach = reach(project.env(), server, &mut warnings).await?;

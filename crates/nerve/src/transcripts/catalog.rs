@@ -372,7 +372,11 @@ pub fn delete_session(project_data_dir: &Path, session_id: &str) -> Result<Delet
         path: transcript.clone(),
         source,
     })?;
-    Ok(DeletedSession { bytes, outputs })
+    Ok(DeletedSession {
+        bytes,
+        outputs,
+        kept_branch: None,
+    })
 }
 
 /// Bytes a file or folder takes (its files' lengths; symlinks are not followed).

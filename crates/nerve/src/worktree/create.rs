@@ -5,16 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::git;
-use super::{Workspaces, WorktreeError, WorktreeInfo};
-
-/// What a new worktree is made from.
-#[derive(Debug, Clone, Default)]
-pub struct NewWorktree {
-    /// The branch, tag or commit to start from (`None`: the main checkout's HEAD).
-    pub base: Option<String>,
-    /// What the branch is named after (`nerve/<slug of this>`); `None`: the session's id.
-    pub name: Option<String>,
-}
+use super::{NewWorktree, Workspaces, WorktreeError, WorktreeInfo};
 
 /// A worktree made, and what the user should know about it.
 #[derive(Debug, Clone)]

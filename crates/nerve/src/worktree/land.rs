@@ -81,7 +81,10 @@ impl Workspaces {
             git::run(&main, &["commit", "--quiet", "--no-verify", "-m", message])?;
         }
         let head = git::run(&main, &["rev-parse", "HEAD"])?;
-        let files = git::lines(&git::run(&main, &["diff", "--name-only", "--no-renames", &before, &head])?);
+        let files = git::lines(&git::run(
+            &main,
+            &["diff", "--name-only", "--no-renames", &before, &head],
+        )?);
         Ok(Landed {
             strategy,
             committed_first,
@@ -97,7 +100,10 @@ impl Workspaces {
 }
 
 /// Commits what the session left uncommitted in its worktree; the new commit, if one was made.
-fn commit_uncommitted(info: &WorktreeInfo, message: Option<&str>) -> Result<Option<String>, WorktreeError> {
+pub(super) fn commit_uncommitted(
+    info: &WorktreeInfo,
+    message: Option<&str>,
+) -> Result<Option<String>, WorktreeError> {
     let status = git::run(
         &info.path,
         &["status", "--porcelain", crate::git_command::STATUS_SUBMODULES],

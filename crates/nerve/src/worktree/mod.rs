@@ -14,9 +14,10 @@ mod land;
 
 use std::path::{Path, PathBuf};
 
-pub use create::{Created, NewWorktree};
+pub use create::Created;
 pub use nerve_protocol::workspace::{
-    ConflictFile, DiscardPreview, LandStrategy, Landed, WorktreeInfo, WorktreeStatus,
+    ConflictFile, DiscardPreview, LandOutcome, LandStrategy, Landed, NewWorktree, WorktreeInfo,
+    WorktreeStatus,
 };
 
 /// Why a worktree could not be made, landed or removed.
@@ -314,6 +315,19 @@ impl Workspaces {
         }
         self.forget(session_id)?;
         Ok(info)
+    }
+
+    /// Removes the worktree of `session_id` without losing work: what is uncommitted is committed
+    /// to its branch, and the branch stays when it has commits no other branch has. Returns the
+    /// branch kept, if any.
+    pub fn remove_keeping_work(&self, session_id: &str) -> Result<Option<String>, WorktreeError> {
+        let info = self.require(session_id)?;
+        if info.path.is_dir() {
+            land::commit_uncommitted(&info, Some("Work left by a deleted Nerve session"))?;
+        }
+        let keep_branch = !self.unmerged_commits(&info)?.is_empty();
+        self.discard(session_id, keep_branch)?;
+        Ok(keep_branch.then_some(info.branch))
     }
 
     /// Removes the worktrees whose session is gone or whose folder is gone. A worktree with

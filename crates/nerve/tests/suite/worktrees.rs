@@ -275,7 +275,7 @@ fn landing_commits_what_the_session_left_and_merges_it_into_the_main_checkout() 
     let landed = r.workspaces().land("s", LandStrategy::Merge, None).unwrap();
     assert!(landed.committed_first.is_some());
     assert_eq!(landed.head, r.head());
-    let mut files = landed.files.clone();
+    let mut files = landed.files;
     files.sort();
     assert_eq!(files, vec!["a.txt", "logo.bin", "src/core.rs", "src/lib.rs"]);
     assert_eq!(
@@ -487,4 +487,104 @@ fn clean_removes_worktrees_whose_session_or_folder_is_gone_and_never_loses_uncom
     assert!(busy.path.join("a.txt").is_file());
     assert!(live.path.is_dir());
     assert!(!gone.path.exists());
+}
+
+/// Through the front door: a session asked to work in a worktree edits there (the main checkout
+/// untouched), is listed with the project's sessions, resumes in the same worktree, and deleting
+/// it removes the worktree but keeps its work on the branch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_in_a_worktree_edits_there_resumes_there_and_keeps_its_work_when_deleted() {
+    use crate::support::{TestProject, mock};
+    use nerve::credentials::ApiKey;
+    use nerve::events::EventSink;
+    use nerve::session::{ModelAuth, ModelServer, SessionOptions};
+
+    let p = TestProject::new();
+    let dir = p.project_dir();
+    p.write("a.txt", "main\n");
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-qm", "first"]);
+    let model = mock(serde_json::json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "w1", "name": "Write",
+             "input": {"file_path": "notes.txt", "content": "from the session\n"}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "written"}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "still here"}]}}
+    ]))
+    .await;
+    let options = |resume: Option<String>| {
+        let mut o = SessionOptions::new(EventSink::discard());
+        o.server = ModelServer::Fixed {
+            base_url: model.url(),
+            auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
+            extra_headers: Vec::new(),
+        };
+        o.model = Some("claude-test".into());
+        o.fast_model = Some("claude-test".into());
+        o.resume = resume;
+        o.worktree = Some(NewWorktree {
+            base: None,
+            name: Some("Write notes".into()),
+        });
+        o
+    };
+    let mut project_options = p.options();
+    project_options.mode = Some(nerve::permissions::PermissionMode::AcceptEdits);
+    let project = nerve::Project::open(project_options.clone()).unwrap();
+    let session = nerve::Session::start(project, options(None)).await.unwrap();
+    let state = session.state().unwrap();
+    let worktree = state.worktree.clone().expect("the session has its worktree");
+    assert_eq!(worktree.branch, "nerve/write-notes");
+    assert_eq!(
+        state.project_path,
+        dir.display().to_string(),
+        "listed under the project"
+    );
+    assert_eq!(state.warnings, Vec::<String>::new());
+    let done = session
+        .send("write the notes", &[], EventSink::discard())
+        .await
+        .unwrap();
+    assert_eq!(done.final_text, "written", "{:?}", done.error);
+    assert_eq!(
+        std::fs::read_to_string(worktree.path.join("notes.txt")).unwrap(),
+        "from the session\n"
+    );
+    assert!(!dir.join("notes.txt").exists(), "the main checkout is untouched");
+    let id = session.id().to_string();
+    session.close().await;
+
+    let project = nerve::Project::open(project_options.clone()).unwrap();
+    let listed: Vec<String> = project
+        .sessions("")
+        .unwrap()
+        .into_iter()
+        .map(|s| s.session_id)
+        .collect();
+    assert_eq!(listed, vec![id.clone()]);
+    let resumed = nerve::Session::start(project, options(Some(id.clone())))
+        .await
+        .unwrap();
+    assert_eq!(
+        resumed.state().unwrap().worktree,
+        Some(worktree.clone()),
+        "back in the same worktree"
+    );
+    let again = resumed
+        .send("still there?", &[], EventSink::discard())
+        .await
+        .unwrap();
+    assert_eq!(again.final_text, "still here", "{:?}", again.error);
+    resumed.close().await;
+
+    let project = nerve::Project::open(project_options).unwrap();
+    let deleted = project.delete(&id).unwrap();
+    assert_eq!(deleted.kept_branch.as_deref(), Some("nerve/write-notes"));
+    assert!(!worktree.path.exists());
+    assert_eq!(
+        git(&dir, &["show", "nerve/write-notes:notes.txt"]),
+        "from the session"
+    );
+    assert!(project.worktrees().unwrap().is_empty());
 }

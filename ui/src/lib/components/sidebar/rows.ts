@@ -103,5 +103,6 @@ export function rowCost(usd: number | null): string | null {
 /** "Deleted “Fix the parser”: 1.2 MB freed, 3 outputs". */
 export function deletedNote(title: string, deleted: DeletedSession): string {
   const outputs = deleted.outputs === 1 ? "1 output" : `${deleted.outputs} outputs`;
-  return `Deleted “${rowTitle(title)}”: ${formatBytes(deleted.bytes)} freed, ${outputs}`;
+  const kept = deleted.kept_branch ? `; its work stays on branch ${deleted.kept_branch}` : "";
+  return `Deleted “${rowTitle(title)}”: ${formatBytes(deleted.bytes)} freed, ${outputs}${kept}`;
 }

@@ -1,0 +1,176 @@
+//! `nerve -p --worktree` and `nerve worktree`: two sessions of one project write the same new file,
+//! each in its own worktree; the first lands, the second conflicts (both sides printed, the main
+//! checkout left as it was), is discarded only when told so, and nothing is left to clean.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::support::{TestProject, mock, nerve};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+}
+
+fn write_step(id: &str, text: &str) -> Value {
+    json!({"response": {"type": "stream", "blocks": [
+        {"type": "tool_use", "id": id, "name": "Write",
+         "input": {"file_path": "notes.txt", "content": text}}]}})
+}
+
+fn done_step() -> Value {
+    json!({"response": {"type": "stream", "blocks": [{"type": "text", "text": "done"}]}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_sessions_in_worktrees_land_one_conflict_and_discard_the_other() {
+    let p = TestProject::new();
+    let dir = p.project_dir();
+    p.write("a.txt", "main\n");
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-qm", "first"]);
+    let server = mock(json!([
+        write_step("w1", "from the first session\n"),
+        done_step(),
+        write_step("w2", "from the second session\n"),
+        done_step()
+    ]))
+    .await;
+
+    let mut sessions = Vec::new();
+    for (prompt, branch) in [
+        ("First change", "nerve/first-change"),
+        ("Second change", "nerve/second-change"),
+    ] {
+        let out = nerve(
+            p.dir.path(),
+            &server,
+            &[
+                "-p",
+                prompt,
+                "--worktree",
+                "--permission-mode",
+                "acceptEdits",
+                "--output-format",
+                "stream-json",
+            ],
+        )
+        .output()
+        .await
+        .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        let init: Value =
+            serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+        assert_eq!(init["subtype"], "init");
+        assert_eq!(init["worktree"]["branch"], branch);
+        let path = init["worktree"]["path"].as_str().unwrap().to_string();
+        assert_eq!(init["cwd"], path.as_str(), "the session works in its worktree");
+        assert!(
+            stderr.contains(&format!(
+                "note: working in the worktree {path} on branch {branch}"
+            )),
+            "{stderr}"
+        );
+        sessions.push((init["session_id"].as_str().unwrap().to_string(), path));
+    }
+    assert!(
+        !dir.join("notes.txt").exists(),
+        "the main checkout sees neither session's work"
+    );
+
+    let run = |args: Vec<String>| {
+        let server = &server;
+        let p = &p;
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = nerve(p.dir.path(), server, &args).output().await.unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        }
+    };
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+
+    let (code, stdout, stderr) = run(args(&["worktree", "list"])).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    let listed: Value = serde_json::from_str(&stdout).unwrap();
+    let summary: Vec<(String, u64, u64, bool)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["info"]["session_id"].as_str().unwrap().to_string(),
+                w["ahead"].as_u64().unwrap(),
+                w["uncommitted"].as_u64().unwrap(),
+                w["orphaned"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (sessions[0].0.clone(), 0, 1, false),
+            (sessions[1].0.clone(), 0, 1, false)
+        ]
+    );
+
+    let (code, stdout, stderr) = run(args(&["worktree", "apply", &sessions[0].0])).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("landed (merge): 1 file(s) changed"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "from the first session\n"
+    );
+
+    let (code, _, stderr) = run(args(&["worktree", "apply", "--squash", &sessions[1].0])).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "notes.txt\n<<<<<<< main checkout\nfrom the first session\n=======\nfrom the second session\n>>>>>>> nerve/second-change"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "from the first session\n"
+    );
+    assert_eq!(git(&dir, &["status", "--porcelain"]), "", "nothing half-merged");
+
+    // Its work was committed on its branch before the attempt: discarding would lose that commit.
+    let (code, _, stderr) = run(args(&["worktree", "discard", &sessions[1].0])).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("commit on nerve/second-change only"), "{stderr}");
+    assert!(Path::new(&sessions[1].1).is_dir());
+    let (code, stdout, stderr) = run(args(&["worktree", "discard", "--yes", &sessions[1].0])).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("removed "), "{stdout}");
+    assert!(!Path::new(&sessions[1].1).exists());
+
+    let (code, stdout, _) = run(args(&["worktree", "clean"])).await;
+    assert_eq!((code, stdout.trim()), (Some(0), "nothing to clean"));
+    assert_eq!(server.remaining_steps(), 0);
+}
