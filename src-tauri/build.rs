@@ -54,6 +54,10 @@ const COMMANDS: &[&str] = &[
     "fork_session",
     "delete_session",
     "start_demo",
+    "list_worktrees",
+    "land_worktree",
+    "worktree_discard_preview",
+    "discard_worktree",
 ];
 
 fn main() {

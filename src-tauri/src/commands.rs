@@ -144,6 +144,7 @@ pub async fn start_session(
     shell: State<'_, Shell>,
     project_path: String,
     resume: Option<String>,
+    worktree: Option<bool>,
 ) -> Result<SessionInfo, ShellError> {
     let settings = shell.settings.load()?.settings;
     shell
@@ -153,6 +154,7 @@ pub async fn start_session(
             resume,
             settings,
             demo_model: None,
+            worktree,
         })
         .await
 }

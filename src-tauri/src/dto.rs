@@ -32,6 +32,9 @@ pub struct AppSettings {
     /// Extra request headers for a gateway, one `Name: value` per line (as
     /// `ANTHROPIC_CUSTOM_HEADERS`).
     pub custom_headers: Option<String>,
+    /// When a new session gets a git worktree of its own (by default: when another session of the
+    /// project is live).
+    pub new_session_worktree: nerve_protocol::workspace::WorktreeWhen,
 }
 
 /// What the first screen needs.

@@ -16,6 +16,7 @@ mod sessions;
 mod settings;
 mod settings_commands;
 mod webview_env;
+mod worktree_commands;
 
 use commands::Shell;
 use tauri::Manager;
@@ -100,6 +101,10 @@ fn main() {
             session_commands::fork_session,
             session_commands::delete_session,
             session_commands::start_demo,
+            worktree_commands::list_worktrees,
+            worktree_commands::land_worktree,
+            worktree_commands::worktree_discard_preview,
+            worktree_commands::discard_worktree,
         ])
         .build(tauri::generate_context!());
     let app = match app {

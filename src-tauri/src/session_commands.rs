@@ -99,6 +99,7 @@ pub async fn start_demo(shell: State<'_, Shell>) -> Result<DemoStarted, ShellErr
             resume: None,
             settings,
             demo_model: Some(demo.url()),
+            worktree: Some(false),
         })
         .await?;
     *shell.demo.lock().await = Some((session.state.session_id.clone(), demo));

@@ -34,6 +34,8 @@ pub struct StartRequest {
     /// The demo's scripted model (its URL): no key is looked up and the settings' server, models
     /// and headers are not used.
     pub demo_model: Option<String>,
+    /// Whether a new session works in a worktree of its own (`None`: as the settings say).
+    pub worktree: Option<bool>,
 }
 
 /// The open sessions by id.
@@ -100,6 +102,8 @@ impl Sessions {
         options.max_concurrency = settings.max_concurrency.map(|n| n as usize);
         options.asker = Asker::Person;
         options.index_files = true;
+        let others = self.live_in(project.main_dir());
+        options.choose_worktree(request.worktree, settings.new_session_worktree, others);
         match &request.demo_model {
             // The demo's scripted model: no key is looked up and the settings' server, models and
             // headers are not used.
@@ -132,6 +136,14 @@ impl Sessions {
             previous.close().await;
         }
         Ok(info)
+    }
+
+    /// How many sessions of the project at `main_dir` are open.
+    fn live_in(&self, main_dir: &std::path::Path) -> usize {
+        lock(&self.live)
+            .values()
+            .filter(|s| s.project().main_dir() == main_dir)
+            .count()
     }
 
     /// Whether the session `id` is open.

@@ -149,6 +149,7 @@ fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
         max_concurrency: settings.max_concurrency,
         max_model_calls: settings.max_model_calls,
         custom_headers,
+        new_session_worktree: settings.new_session_worktree,
     })
 }
 

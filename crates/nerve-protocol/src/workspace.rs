@@ -124,3 +124,28 @@ pub struct DiscardPreview {
     /// branch is kept.
     pub unmerged_commits: Vec<String>,
 }
+
+/// When a new session of the desktop app gets a worktree of its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum WorktreeWhen {
+    /// When another session of the project is live (two agents never share one folder).
+    #[default]
+    Parallel,
+    /// Always (in a git repository).
+    Always,
+    /// Never: every session works in the project folder.
+    Never,
+}
+
+impl WorktreeWhen {
+    /// Whether a new session gets a worktree, when `others_live` sessions of its project run.
+    pub fn wants(self, others_live: usize) -> bool {
+        match self {
+            Self::Parallel => others_live > 0,
+            Self::Always => true,
+            Self::Never => false,
+        }
+    }
+}

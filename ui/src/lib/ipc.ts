@@ -38,6 +38,11 @@ import type { SearchDone } from "../bindings/SearchDone";
 import type { OutputLine } from "../bindings/OutputLine";
 import type { Deleted } from "../bindings/Deleted";
 import type { TranscriptSummary } from "../bindings/TranscriptSummary";
+import type { WorktreeStatus } from "../bindings/WorktreeStatus";
+import type { WorktreeInfo } from "../bindings/WorktreeInfo";
+import type { LandOutcome } from "../bindings/LandOutcome";
+import type { LandStrategy } from "../bindings/LandStrategy";
+import type { DiscardPreview } from "../bindings/DiscardPreview";
 import type { DeletedSession } from "../bindings/DeletedSession";
 import type { DemoStarted } from "../bindings/DemoStarted";
 
@@ -60,8 +65,10 @@ export const deleteApiKey = () => invoke<void>("delete_api_key");
 
 export const openProject = (path: string) => invoke<ProjectInfo>("open_project", { path });
 
-export const startSession = (projectPath: string, resume: string | null) =>
-  invoke<SessionInfo>("start_session", { projectPath, resume });
+/** Starts a session, or resumes one. `worktree`: work in a git worktree of its own (true), in
+ *  the project folder (false), or as the settings say (null). */
+export const startSession = (projectPath: string, resume: string | null, worktree: boolean | null = null) =>
+  invoke<SessionInfo>("start_session", worktree === null ? { projectPath, resume } : { projectPath, resume, worktree });
 
 /** A project's sessions, newest first; with a query (searched in the engine), only those whose
  *  title or a prompt contains it (`matched_prompt` says which prompt, when the title did not). */
@@ -250,3 +257,18 @@ export function errorText(e: unknown): string {
     return String(e);
   }
 }
+
+/** The project's session worktrees with where each stands. */
+export const listWorktrees = (projectPath: string) => invoke<WorktreeStatus[]>("list_worktrees", { projectPath });
+
+/** Lands a session's work in the main checkout; a conflict is an outcome (nothing changed). */
+export const landWorktree = (projectPath: string, sessionId: string, strategy: LandStrategy, message: string | null) =>
+  invoke<LandOutcome>("land_worktree", { projectPath, sessionId, strategy, message });
+
+/** What discarding a session's worktree would lose. */
+export const worktreeDiscardPreview = (projectPath: string, sessionId: string) =>
+  invoke<DiscardPreview>("worktree_discard_preview", { projectPath, sessionId });
+
+/** Throws a session's worktree away (the session ends first if open). */
+export const discardWorktree = (projectPath: string, sessionId: string, keepBranch: boolean) =>
+  invoke<WorktreeInfo>("discard_worktree", { projectPath, sessionId, keepBranch });

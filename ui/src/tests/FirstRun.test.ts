@@ -200,9 +200,10 @@ describe("App flow", () => {
     // commands once the session shows.
     await waitFor(() => expect(calls).toContain("get_changes"));
     await waitFor(() => expect(calls).toContain("list_commands"));
-    // The sidebar lists the project's sessions too (list_sessions), once it is open.
+    // The sidebar lists the project's sessions and their worktrees too, once it is open.
     expect(calls).toContain("list_sessions");
-    expect(calls.filter((c) => c !== "list_sessions")).toEqual([
+    expect(calls).toContain("list_worktrees");
+    expect(calls.filter((c) => c !== "list_sessions" && c !== "list_worktrees")).toEqual([
       "get_app_state",
       "set_api_key",
       "get_app_state",
@@ -220,7 +221,7 @@ describe("App flow", () => {
       calls.push(cmd);
       if (cmd === "use_local_server") {
         baseUrl = (args as { baseUrl: string }).baseUrl;
-        return { base_url: baseUrl, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null };
+        return { base_url: baseUrl, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel" };
       }
       if (cmd !== "get_app_state") return null;
       // The shell counts a loopback base URL as set up: no key needed.
@@ -230,7 +231,7 @@ describe("App flow", () => {
         keyring_problem: null,
         has_auth_token: false,
         credentials_in_use: baseUrl ? "none (a local model server)" : null,
-        settings: { base_url: baseUrl, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null },
+        settings: { base_url: baseUrl, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel" },
         default_model: "claude-default",
         default_fast_model: "claude-fast",
         recent_projects: [],

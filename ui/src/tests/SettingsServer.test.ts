@@ -36,7 +36,7 @@ describe("The API key block", () => {
 });
 
 describe("Model server and defaults", () => {
-  it("saves all seven fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
+  it("saves all eight fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
     const stored: AppSettings = {
       base_url: "https://gateway.example.com",
       model: "claude-big",
@@ -45,6 +45,7 @@ describe("Model server and defaults", () => {
       max_concurrency: 4,
       max_model_calls: 250,
       custom_headers: "X-Team: platform",
+      new_session_worktree: "always",
     };
     const ipc = mockSettings({ save_settings: () => stored });
     const onchanged = vi.fn();
@@ -56,6 +57,7 @@ describe("Model server and defaults", () => {
     await user.selectOptions(screen.getByTestId("settings-default-mode"), "acceptEdits");
     await user.type(screen.getByTestId("settings-concurrency"), "4");
     await user.type(screen.getByTestId("settings-max-model-calls"), "250");
+    await user.selectOptions(screen.getByTestId("settings-worktree-when"), "always");
     await user.click(screen.getByTestId("settings-save"));
 
     await waitFor(() => expect(ipc.called("save_settings")).toHaveLength(1));
@@ -68,6 +70,7 @@ describe("Model server and defaults", () => {
         max_concurrency: 4,
         max_model_calls: 250,
         custom_headers: "X-Team: platform",
+        new_session_worktree: "always",
       },
     });
     expect((await screen.findByText("Settings saved.")).getAttribute("role")).toBe("status");

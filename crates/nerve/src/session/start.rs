@@ -97,6 +97,10 @@ pub struct SessionOptions {
     /// Work in a worktree of its own, made from this (`None`: the project folder itself). A
     /// resumed session that had a worktree goes back to it either way.
     pub worktree: Option<crate::worktree::NewWorktree>,
+    /// With [`Self::worktree`]: when the project cannot have a worktree (not in git, no commit
+    /// yet, a bare repository), start in the folder itself and say why in the warnings, instead of
+    /// failing (a front-end's default, not the user's explicit ask).
+    pub worktree_optional: bool,
 }
 
 impl SessionOptions {
@@ -118,6 +122,28 @@ impl SessionOptions {
             max_concurrency: None,
             index_files: false,
             worktree: None,
+            worktree_optional: false,
+        }
+    }
+}
+
+impl SessionOptions {
+    /// Decides whether a new session works in a worktree of its own: as the user `asked` for this
+    /// session, else as the front-end's setting `when` says given `others_live` sessions of the
+    /// project. A setting's default falls back to the project folder where git cannot help; an
+    /// explicit ask fails with the reason. A resumed session keeps what it had.
+    pub fn choose_worktree(
+        &mut self,
+        asked: Option<bool>,
+        when: nerve_protocol::workspace::WorktreeWhen,
+        others_live: usize,
+    ) {
+        if self.resume.is_some() {
+            return;
+        }
+        if asked.unwrap_or_else(|| when.wants(others_live)) {
+            self.worktree = Some(crate::worktree::NewWorktree::default());
+            self.worktree_optional = asked.is_none();
         }
     }
 }
@@ -184,10 +210,17 @@ pub(super) fn enter_worktree(
         }
         Some(info) => (info, Vec::new()),
         None => match &options.worktree {
-            Some(request) => {
-                let created = workspaces.create(&id, request)?;
-                (created.info, created.notes)
-            }
+            Some(request) => match workspaces.create(&id, request) {
+                Ok(created) => (created.info, created.notes),
+                Err(
+                    e @ (crate::worktree::WorktreeError::NotARepository { .. }
+                    | crate::worktree::WorktreeError::NoCommit { .. }
+                    | crate::worktree::WorktreeError::Bare { .. }),
+                ) if options.worktree_optional => {
+                    return Ok((project, None, vec![format!("No worktree of its own: {e}.")]));
+                }
+                Err(e) => return Err(e.into()),
+            },
             None => return Ok((project, None, Vec::new())),
         },
     };
@@ -299,6 +332,7 @@ pub(super) async fn start(
         max_concurrency,
         index_files: _,
         worktree: _,
+        worktree_optional: _,
     } = options;
     let mut warnings = Vec::new();
     let reach = reach(project.env(), server, &mut warnings).await?;

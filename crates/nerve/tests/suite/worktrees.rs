@@ -588,3 +588,79 @@ async fn a_session_in_a_worktree_edits_there_resumes_there_and_keeps_its_work_wh
     );
     assert!(project.worktrees().unwrap().is_empty());
 }
+
+/// The app's default (a worktree when another session of the project is live) never stops a
+/// session in a folder git cannot branch: it starts in the folder and says why. Asked for
+/// explicitly, the same folder is an error with the reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_default_worktree_falls_back_to_the_folder_and_an_explicit_one_says_why_it_cannot() {
+    use crate::support::{TestProject, mock};
+    use nerve::credentials::ApiKey;
+    use nerve::events::EventSink;
+    use nerve::session::{ModelAuth, ModelServer, SessionOptions, StartError};
+    use nerve_protocol::workspace::WorktreeWhen;
+
+    let mut choice = SessionOptions::new(EventSink::discard());
+    choice.choose_worktree(None, WorktreeWhen::Parallel, 0);
+    assert_eq!(
+        (choice.worktree.is_some(), choice.worktree_optional),
+        (false, false),
+        "alone"
+    );
+    choice.choose_worktree(None, WorktreeWhen::Parallel, 1);
+    assert_eq!(
+        (choice.worktree.is_some(), choice.worktree_optional),
+        (true, true),
+        "beside another"
+    );
+    let mut choice = SessionOptions::new(EventSink::discard());
+    choice.choose_worktree(Some(true), WorktreeWhen::Never, 0);
+    assert_eq!(
+        (choice.worktree.is_some(), choice.worktree_optional),
+        (true, false),
+        "asked for"
+    );
+    let mut choice = SessionOptions::new(EventSink::discard());
+    choice.resume = Some("old".into());
+    choice.choose_worktree(None, WorktreeWhen::Always, 3);
+    assert!(choice.worktree.is_none(), "a resumed session keeps what it had");
+
+    let p = TestProject::new();
+    let model = mock(serde_json::json!([])).await;
+    let options = |asked: Option<bool>| {
+        let mut o = SessionOptions::new(EventSink::discard());
+        o.server = ModelServer::Fixed {
+            base_url: model.url(),
+            auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
+            extra_headers: Vec::new(),
+        };
+        o.model = Some("claude-test".into());
+        o.choose_worktree(asked, WorktreeWhen::Always, 1);
+        o
+    };
+    let project = nerve::Project::open(p.options()).unwrap();
+    let session = nerve::Session::start(project, options(None)).await.unwrap();
+    let state = session.state().unwrap();
+    assert_eq!(state.worktree, None);
+    assert_eq!(state.warnings.len(), 1, "{:?}", state.warnings);
+    assert!(
+        state.warnings[0].starts_with("No worktree of its own: "),
+        "{:?}",
+        state.warnings
+    );
+    assert!(
+        state.warnings[0].contains("is not in a git repository"),
+        "{:?}",
+        state.warnings
+    );
+    session.close().await;
+
+    let project = nerve::Project::open(p.options()).unwrap();
+    let err = nerve::Session::start(project, options(Some(true)))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StartError::Worktree(WorktreeError::NotARepository { .. })),
+        "{err}"
+    );
+}

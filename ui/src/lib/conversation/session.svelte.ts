@@ -5,6 +5,7 @@ import type { Event } from "../../bindings/Event";
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { RewindOutcome } from "../../bindings/RewindOutcome";
 import type { RewindRequest } from "../../bindings/RewindRequest";
+import type { WorktreeInfo } from "../../bindings/WorktreeInfo";
 import type { SessionInfo } from "../../bindings/SessionInfo";
 import type { TurnSummary } from "../../bindings/TurnSummary";
 import { IMAGE_ONLY_PROMPT, toAttachedImages, type Attachment } from "../attachments";
@@ -37,6 +38,8 @@ export interface UnsentPrompt extends PromptDraft {
 export class SessionStore {
   readonly id: string;
   readonly projectPath: string;
+  /** The git worktree the session works in, when it has one of its own. */
+  readonly worktree: WorktreeInfo | null;
   /** The demo: a scripted model in a sample project (the screen says so). */
   readonly demo: boolean;
   /** `.mcp.json` servers this session did not start because they are not approved. */
@@ -83,6 +86,7 @@ export class SessionStore {
   constructor(info: SessionInfo, unapprovedMcpServers: string[] = []) {
     this.id = info.session_id;
     this.projectPath = info.project_path;
+    this.worktree = info.worktree;
     this.demo = info.demo ?? false;
     this.unapprovedMcpServers = unapprovedMcpServers;
     this.model = info.model;

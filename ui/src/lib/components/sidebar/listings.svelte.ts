@@ -4,10 +4,13 @@
 // never replaces a newer one.
 import { untrack } from "svelte";
 import type { TranscriptSummary } from "../../../bindings/TranscriptSummary";
-import { errorText, listSessions } from "../../ipc";
+import type { WorktreeStatus } from "../../../bindings/WorktreeStatus";
+import { errorText, listSessions, listWorktrees } from "../../ipc";
 
 export interface Listing {
   sessions: TranscriptSummary[];
+  /** The project's session worktrees (empty when it has none, or git could not say). */
+  worktrees: WorktreeStatus[];
   /** An answer came (the list may be empty). */
   loaded: boolean;
   /** Why the last listing failed (the previous sessions stay). */
@@ -31,12 +34,17 @@ export class SessionListings {
     this.asked[path] = n;
     const query = untrack(() => this.query.trim());
     try {
-      const sessions = (await listSessions(path, query === "" ? null : query)) ?? [];
+      const [sessions, worktrees] = await Promise.all([
+        listSessions(path, query === "" ? null : query),
+        // A branch chip is a detail: a project whose worktrees cannot be listed still lists sessions.
+        listWorktrees(path).catch(() => [] as WorktreeStatus[]),
+      ]);
       if (this.asked[path] !== n) return;
-      this.byPath[path] = { sessions, loaded: true, error: null };
+      this.byPath[path] = { sessions: sessions ?? [], worktrees: worktrees ?? [], loaded: true, error: null };
     } catch (e) {
       if (this.asked[path] !== n) return;
-      this.byPath[path] = { sessions: this.byPath[path]?.sessions ?? [], loaded: true, error: errorText(e) };
+      const previous = this.byPath[path];
+      this.byPath[path] = { sessions: previous?.sessions ?? [], worktrees: previous?.worktrees ?? [], loaded: true, error: errorText(e) };
     }
   }
 

@@ -2,6 +2,7 @@
 // (the engine's listing with the live sessions merged in) and the quiet words of a row.
 import type { DeletedSession } from "../../../bindings/DeletedSession";
 import type { TranscriptSummary } from "../../../bindings/TranscriptSummary";
+import type { WorktreeStatus } from "../../../bindings/WorktreeStatus";
 import { formatBytes } from "../outputs/format";
 
 /** Projects listed at most (the live sessions' projects always are). */
@@ -105,4 +106,14 @@ export function deletedNote(title: string, deleted: DeletedSession): string {
   const outputs = deleted.outputs === 1 ? "1 output" : `${deleted.outputs} outputs`;
   const kept = deleted.kept_branch ? `; its work stays on branch ${deleted.kept_branch}` : "";
   return `Deleted “${rowTitle(title)}”: ${formatBytes(deleted.bytes)} freed, ${outputs}${kept}`;
+}
+
+/** What a session's branch chip says on hover: where it stands against its base. */
+export function worktreeTitle(w: WorktreeStatus): string {
+  const base = w.info.base_branch ?? w.info.base_commit.slice(0, 8);
+  if (w.missing) return `Branch ${w.info.branch}: its worktree folder is gone`;
+  const parts = [`${w.ahead} commit${w.ahead === 1 ? "" : "s"} ahead of ${base}`];
+  if (w.behind > 0) parts.push(`${w.behind} behind`);
+  if (w.uncommitted > 0) parts.push(`${w.uncommitted} uncommitted change${w.uncommitted === 1 ? "" : "s"}`);
+  return `Branch ${w.info.branch}: ${parts.join(", ")}`;
 }

@@ -1,0 +1,77 @@
+//! The worktree commands: a project's session worktrees listed with where each stands, a session's
+//! work landed in the main checkout, or thrown away after the UI showed what would be lost (each a
+//! thin call into the engine's `Project`, as `nerve worktree` makes).
+
+use std::path::PathBuf;
+
+use nerve::project::{Project, ProjectOptions};
+use nerve_protocol::workspace::{DiscardPreview, LandOutcome, LandStrategy, WorktreeInfo, WorktreeStatus};
+use tauri::State;
+
+use crate::commands::{Shell, blocking};
+use crate::error::{ShellError, to_shell};
+
+/// The project at `project_path` (settings are not needed for its worktrees).
+fn project(project_path: &str) -> Result<Project, ShellError> {
+    let mut options = ProjectOptions::new(PathBuf::from(project_path.trim()));
+    options.bare = true;
+    Project::open(options).map_err(to_shell)
+}
+
+/// The project's worktrees, oldest first, with commits ahead and behind and uncommitted files.
+#[tauri::command]
+pub async fn list_worktrees(project_path: String) -> Result<Vec<WorktreeStatus>, ShellError> {
+    blocking(move || project(&project_path)?.worktrees().map_err(to_shell)).await
+}
+
+/// Lands a session's work in the main checkout; a conflict comes back as an outcome with both
+/// sides of each file (the main checkout left as it was). The session may stay open.
+#[tauri::command]
+pub async fn land_worktree(
+    project_path: String,
+    session_id: String,
+    strategy: LandStrategy,
+    message: Option<String>,
+) -> Result<LandOutcome, ShellError> {
+    blocking(move || {
+        let message = message.filter(|m| !m.trim().is_empty());
+        project(&project_path)?
+            .land(&session_id, strategy, message.as_deref())
+            .map_err(to_shell)
+    })
+    .await
+}
+
+/// What discarding a session's worktree would lose (uncommitted files, commits only it has).
+#[tauri::command]
+pub async fn worktree_discard_preview(
+    project_path: String,
+    session_id: String,
+) -> Result<DiscardPreview, ShellError> {
+    blocking(move || {
+        project(&project_path)?
+            .discard_preview(&session_id)
+            .map_err(to_shell)
+    })
+    .await
+}
+
+/// Throws a session's worktree away (and its branch unless `keep_branch`); the UI asked first. An
+/// open session is ended first: it cannot go on in a folder that is gone.
+#[tauri::command]
+pub async fn discard_worktree(
+    shell: State<'_, Shell>,
+    project_path: String,
+    session_id: String,
+    keep_branch: bool,
+) -> Result<WorktreeInfo, ShellError> {
+    if shell.sessions.is_open(&session_id) {
+        shell.sessions.end(&session_id).await?;
+    }
+    blocking(move || {
+        project(&project_path)?
+            .discard_worktree(&session_id, keep_branch)
+            .map_err(to_shell)
+    })
+    .await
+}
