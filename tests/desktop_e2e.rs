@@ -2086,3 +2086,153 @@ async fn the_demo_in_the_desktop_app() {
     );
     client.close().await.unwrap();
 }
+
+fn worktree_scenario() -> Scenario {
+    let write = |id: &str, file: &str, text: &str| {
+        stream(
+            vec![tool_use(id, "Write", json!({"file_path": file, "content": text}))],
+            "tool_use",
+        )
+    };
+    let steps = json!([
+        {"expect": {"last_user_text_contains": "Write the first notes"},
+         "response": write("toolu_first", "first.txt", "first\n")},
+        {"expect": {"tool_result": {"tool_use_id": "toolu_first", "is_error": false}},
+         "response": stream(vec![json!({"type": "text", "text": "First notes written."})], "end_turn")},
+        {"expect": {"last_user_text_contains": "Write the second notes"},
+         "response": write("toolu_second", "second.txt", "second\n")},
+        {"expect": {"tool_result": {"tool_use_id": "toolu_second", "is_error": false}},
+         "response": stream(vec![json!({"type": "text", "text": "Second notes written."})], "end_turn")},
+    ]);
+    Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
+}
+
+fn git_out(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+}
+
+/// Two sessions of one project in parallel, each in its own worktree, in the real app: each
+/// writes a file in its worktree (the main checkout sees neither), the first is landed from its
+/// header (merged into the main checkout), the second is discarded after the app lists what would
+/// be lost (its session ends, its worktree and branch go), and the main checkout ends with the
+/// first session's file only.
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn sessions_in_worktrees_in_the_desktop_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("a.txt"), "main\n").unwrap();
+    std::fs::create_dir_all(root.join(".nerve")).unwrap();
+    std::fs::write(
+        root.join(".nerve/settings.json"),
+        json!({"permissions": {"defaultMode": "acceptEdits"}}).to_string(),
+    )
+    .unwrap();
+    git_out(&root, &["init", "-q", "-b", "main"]);
+    git_out(&root, &["add", "."]);
+    git_out(&root, &["commit", "-qm", "first"]);
+    let data = tempfile::tempdir().unwrap();
+    let server = MockServer::start(worktree_scenario()).await.unwrap();
+    let port = free_port();
+    let _driver = start_driver(port, data.path(), "worktrees");
+    let client = connect(port).await;
+    set_up(&client, &server, &root).await;
+    let in_folder = active_session(&client).await;
+    assert!(
+        client
+            .find(Locator::Css(&on_screen("[data-testid='worktree-button']")))
+            .await
+            .is_err(),
+        "the first session works in the folder itself"
+    );
+
+    let mut sessions = Vec::new();
+    for (prompt, reply) in [
+        ("Write the first notes.", "First notes written."),
+        ("Write the second notes.", "Second notes written."),
+    ] {
+        click(&client, "[data-testid='sidebar-new-worktree-session']").await;
+        wait_for(Some(&client), "a new session on screen", || {
+            let c = client.clone();
+            let known = sessions.clone();
+            let in_folder = in_folder.clone();
+            async move {
+                let id = active_session(&c).await;
+                (id != in_folder && !known.contains(&id)).then_some(())
+            }
+        })
+        .await;
+        let id = active_session(&client).await;
+        wait_for_text(&client, &on_screen("[data-testid='worktree-button']"), "nerve/").await;
+        send_here(&client, prompt).await;
+        wait_for_text(&client, &on_screen("[data-testid='conversation-scroll']"), reply).await;
+        element(
+            &client,
+            &format!("{} [data-testid='sidebar-session-branch']", row(&id)),
+        )
+        .await;
+        sessions.push(id);
+    }
+    assert!(!root.join("first.txt").exists() && !root.join("second.txt").exists());
+    screenshot(&client, "30-worktree-sessions").await;
+
+    // Land the first: merged into the main checkout.
+    click(&client, &row(&sessions[0])).await;
+    click(&client, &on_screen("[data-testid='worktree-button']")).await;
+    click(&client, &on_screen("[data-testid='land-button']")).await;
+    wait_for_text(
+        &client,
+        &on_screen("[data-testid='land-summary']"),
+        "Landed (merge): 1 file changed",
+    )
+    .await;
+    screenshot(&client, "31-worktree-landed").await;
+    assert_eq!(
+        std::fs::read_to_string(root.join("first.txt")).unwrap(),
+        "first\n"
+    );
+    assert_eq!(git_out(&root, &["status", "--porcelain"]), "");
+
+    // Discard the second, after the app says what would be lost.
+    click(&client, &row(&sessions[1])).await;
+    click(&client, &on_screen("[data-testid='worktree-button']")).await;
+    click(&client, &on_screen("[data-testid='discard-button']")).await;
+    wait_for_text(
+        &client,
+        &on_screen("[data-testid='discard-uncommitted']"),
+        "second.txt",
+    )
+    .await;
+    screenshot(&client, "32-worktree-discard").await;
+    click(&client, &on_screen("[data-testid='discard-yes']")).await;
+    wait_for(Some(&client), "the discarded session closed", || {
+        let c = client.clone();
+        let gone = sessions[1].clone();
+        async move { (active_session(&c).await != gone).then_some(()) }
+    })
+    .await;
+    assert!(!root.join("second.txt").exists());
+    let branches = git_out(
+        &root,
+        &["branch", "--list", "nerve/*", "--format=%(refname:short)"],
+    );
+    assert_eq!(
+        branches.lines().count(),
+        1,
+        "the landed branch stays, the discarded one goes: {branches}"
+    );
+    let worktrees = git_out(&root, &["worktree", "list", "--porcelain"]);
+    assert_eq!(
+        worktrees.lines().filter(|l| l.starts_with("worktree ")).count(),
+        2,
+        "the main checkout and the landed session's worktree: {worktrees}"
+    );
+    assert_eq!(server.remaining_steps(), 0);
+}

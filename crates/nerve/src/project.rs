@@ -163,6 +163,8 @@ pub struct Project {
     /// Set when this is a session's worktree: the main project folder and its data folder, where
     /// the session's transcript, checkpoints and outputs stay (grouped with the project's).
     main: Option<(PathBuf, PathBuf)>,
+    /// For a worktree: the git folders outside it that its commits write (sandbox-writable).
+    worktree_git: Option<crate::sandbox::WorktreeGit>,
 }
 
 impl Project {
@@ -239,6 +241,7 @@ impl Project {
             sandbox,
             sandbox_grants: Default::default(),
             main: None,
+            worktree_git: None,
         })
     }
 
@@ -250,6 +253,7 @@ impl Project {
         options.project_dir = worktree.work_dir.clone();
         let mut opened = Self::open(options)?;
         opened.main = Some((self.main_dir().to_path_buf(), self.data_dir()));
+        opened.worktree_git = crate::worktree::git_folders(&worktree.path);
         Ok(opened)
     }
 
@@ -338,6 +342,7 @@ impl Project {
             network_gate: None,
             host_overrides: std::sync::Arc::clone(&self.options.sandbox_host_overrides),
             grants: self.sandbox_grants.clone(),
+            worktree_git: self.worktree_git.clone(),
         }
     }
 

@@ -136,6 +136,44 @@ pub struct SessionSandbox {
     pub host_overrides: proxy::HostOverrides,
     /// What the user allowed since the settings were read (shared with the project).
     pub grants: grants::SandboxGrants,
+    /// When the session works in a git worktree: the parts of the repository's git folder, outside
+    /// the worktree, that git writes for it (see [`WorktreeGit`]).
+    pub worktree_git: Option<WorktreeGit>,
+}
+
+/// The git folders of a worktree, which lie outside it (in the main checkout's `.git`): its own
+/// folder (`.git/worktrees/<name>`: its index, HEAD and logs) and the shared objects, refs and
+/// logs. A commit in the worktree writes all of them, so a sandboxed `git commit` needs them
+/// writable; the entries that make git run a program or read another repository's configuration
+/// (`commondir`, `config`, `config.worktree`, hooks) stay guarded, as in a project's own `.git`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeGit {
+    /// `git rev-parse --git-dir` in the worktree.
+    pub own: std::path::PathBuf,
+    /// `git rev-parse --git-common-dir` in the worktree.
+    pub common: std::path::PathBuf,
+}
+
+impl WorktreeGit {
+    /// The folders a commit in the worktree writes (those that exist).
+    pub fn writable(&self) -> Vec<std::path::PathBuf> {
+        std::iter::once(self.own.clone())
+            .chain(["objects", "refs", "logs"].map(|d| self.common.join(d)))
+            .filter(|p| p.is_dir())
+            .collect()
+    }
+
+    /// The entries of its own folder that stay read-only.
+    pub fn guards(&self) -> Vec<WriteGuard> {
+        crate::protected_paths::SANDBOX_GUARDS_IN_GIT_DIR
+            .iter()
+            .map(|g| WriteGuard {
+                path: self.own.join(g.relative),
+                if_missing: g.if_missing,
+                git_dir: false,
+            })
+            .collect()
+    }
 }
 
 /// A shared [`proxy::NetworkGate`] (a newtype so the sandbox setup stays `Debug`).
@@ -238,6 +276,9 @@ impl SessionSandbox {
         let granted = self.grants.writable();
         writable.extend(granted.iter().cloned());
         writable.extend(extra_writable.iter().cloned());
+        if let Some(git) = &self.worktree_git {
+            writable.extend(git.writable());
+        }
         let mut denied = default_denied_reads(&self.home);
         denied.extend(self.config.denied.iter().cloned());
         denied.extend(self.read_denied.iter().cloned());
@@ -247,11 +288,15 @@ impl SessionSandbox {
         let mut guarded: Vec<std::path::PathBuf> = self.working_dirs.clone();
         guarded.extend(self.config.writable.iter().cloned());
         guarded.extend(granted);
+        let mut write_protected = policy::write_guards(&guarded, &self.home);
+        if let Some(git) = &self.worktree_git {
+            write_protected.extend(git.guards());
+        }
         SandboxPolicy {
             writable,
             denied,
             network: self.config.network,
-            write_protected: policy::write_guards(&guarded, &self.home),
+            write_protected,
             proxy: proxy.filter(|_| !self.config.network).map(|socket| ProxyBridge {
                 socket: socket.to_path_buf(),
                 port: ProxyBridge::PORT,

@@ -381,6 +381,28 @@ impl Workspaces {
     }
 }
 
+/// The git folders of the worktree at `path` that lie outside it (its own folder and the
+/// repository's common one), as git names them; `None` when git cannot say.
+pub fn git_folders(path: &Path) -> Option<crate::sandbox::WorktreeGit> {
+    let out = git::run(
+        path,
+        &[
+            "rev-parse",
+            "--path-format=absolute",
+            "--git-dir",
+            "--git-common-dir",
+        ],
+    )
+    .ok()?;
+    let mut lines = out.lines();
+    let own = PathBuf::from(lines.next()?);
+    let common = PathBuf::from(lines.next()?);
+    Some(crate::sandbox::WorktreeGit {
+        own: std::fs::canonicalize(&own).unwrap_or(own),
+        common: std::fs::canonicalize(&common).unwrap_or(common),
+    })
+}
+
 /// What [`Workspaces::clean`] did.
 #[derive(Debug, Default)]
 pub struct CleanReport {

@@ -664,3 +664,86 @@ async fn a_default_worktree_falls_back_to_the_folder_and_an_explicit_one_says_wh
         "{err}"
     );
 }
+
+/// Inside the real sandbox, a session working in a worktree can commit (git writes the worktree's
+/// own folder and the shared objects, refs and logs in the main checkout's `.git`), and cannot
+/// plant what makes git run a program or read another repository: the worktree's `commondir`,
+/// the repository's `config` and hooks stay read-only.
+#[tokio::test]
+async fn a_sandboxed_session_in_a_worktree_commits_but_plants_nothing_in_the_shared_git_folder() {
+    use crate::support::{TestProject, text_of};
+    use nerve::permissions::PermissionMode;
+    use nerve::pipeline::ToolCall;
+    use nerve::project::SessionSetup;
+
+    if !crate::support::sandbox_available("nothing to check here") {
+        return;
+    }
+    let p = TestProject::new();
+    let dir = p.project_dir();
+    p.write("a.txt", "main\n");
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-qm", "first"]);
+    let mut options = p.options();
+    options.mode = Some(PermissionMode::BypassPermissions);
+    let project = nerve::Project::open(options).unwrap();
+    let info = project.workspaces().create("s", &new("sandboxed")).unwrap().info;
+    let inside = project.in_worktree(&info).unwrap();
+    let session = inside.session(
+        nerve::registry::ToolPool::new(nerve::registry::all_builtin_tools(), false).unwrap(),
+        SessionSetup {
+            events: p.recorder.sink(),
+            headless: true,
+            ..SessionSetup::default()
+        },
+    );
+    let bash = |id: &str, command: &str| ToolCall {
+        id: id.into(),
+        name: "Bash".into(),
+        input: serde_json::json!({ "command": command }),
+    };
+    let commit = session
+        .run_one(&bash(
+            "c",
+            "echo new > b.txt && git add b.txt && git -c user.name=a -c user.email=a@example.com commit -qm 'from the sandbox' && git log -1 --format=%s",
+        ))
+        .await;
+    assert!(!commit.is_error, "{}", text_of(&commit.content));
+    assert!(text_of(&commit.content).contains("from the sandbox"));
+    assert_eq!(
+        git(&dir, &["log", "-1", "--format=%s", "nerve/sandboxed"]),
+        "from the sandbox"
+    );
+
+    let common = dir.join(".git");
+    let own = common.join("worktrees").join(info.path.file_name().unwrap());
+    let commondir_before = std::fs::read_to_string(own.join("commondir")).unwrap();
+    let config_before = std::fs::read_to_string(common.join("config")).unwrap();
+    for (n, plant) in [
+        format!("echo /tmp/evil > {}", own.join("commondir").display()),
+        format!(
+            "echo '[core] fsmonitor = touch x' >> {}",
+            common.join("config").display()
+        ),
+        format!(
+            "mkdir -p {0} && echo '#!/bin/sh' > {0}/pre-commit",
+            common.join("hooks").display()
+        ),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = session.run_one(&bash(&format!("p{n}"), plant)).await;
+        assert!(out.is_error, "{plant}: {}", text_of(&out.content));
+    }
+    assert_eq!(
+        std::fs::read_to_string(own.join("commondir")).unwrap(),
+        commondir_before
+    );
+    assert_eq!(
+        std::fs::read_to_string(common.join("config")).unwrap(),
+        config_before
+    );
+    assert!(!common.join("hooks/pre-commit").exists());
+}
