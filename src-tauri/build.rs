@@ -58,6 +58,11 @@ const COMMANDS: &[&str] = &[
     "land_worktree",
     "worktree_discard_preview",
     "discard_worktree",
+    "git_stage",
+    "git_unstage",
+    "git_commit",
+    "git_create_branch",
+    "suggest_commit_message",
 ];
 
 fn main() {

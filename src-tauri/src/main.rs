@@ -105,6 +105,11 @@ fn main() {
             worktree_commands::land_worktree,
             worktree_commands::worktree_discard_preview,
             worktree_commands::discard_worktree,
+            worktree_commands::git_stage,
+            worktree_commands::git_unstage,
+            worktree_commands::git_commit,
+            worktree_commands::git_create_branch,
+            worktree_commands::suggest_commit_message,
         ])
         .build(tauri::generate_context!());
     let app = match app {

@@ -71,6 +71,7 @@ mod tests {
                 "settings_commands::",
                 "outputs_commands::",
                 "session_commands::",
+                "worktree_commands::",
             ]
             .iter()
             .find_map(|prefix| line.strip_prefix(prefix))

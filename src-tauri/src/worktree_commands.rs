@@ -75,3 +75,65 @@ pub async fn discard_worktree(
     })
     .await
 }
+
+/// Stages files in the session's folder (the Changes panel's git scopes).
+#[tauri::command]
+pub fn git_stage(shell: State<'_, Shell>, session_id: String, paths: Vec<PathBuf>) -> Result<(), ShellError> {
+    shell
+        .sessions
+        .get(&session_id)?
+        .git_stage(&paths)
+        .map_err(to_shell)
+}
+
+/// Unstages files in the session's folder.
+#[tauri::command]
+pub fn git_unstage(
+    shell: State<'_, Shell>,
+    session_id: String,
+    paths: Vec<PathBuf>,
+) -> Result<(), ShellError> {
+    shell
+        .sessions
+        .get(&session_id)?
+        .git_unstage(&paths)
+        .map_err(to_shell)
+}
+
+/// Commits what is staged in the session's folder; the new commit.
+#[tauri::command]
+pub fn git_commit(
+    shell: State<'_, Shell>,
+    session_id: String,
+    message: String,
+) -> Result<String, ShellError> {
+    shell
+        .sessions
+        .get(&session_id)?
+        .git_commit(&message)
+        .map_err(to_shell)
+}
+
+/// Creates a branch at the session's folder's current commit.
+#[tauri::command]
+pub fn git_create_branch(
+    shell: State<'_, Shell>,
+    session_id: String,
+    name: String,
+) -> Result<(), ShellError> {
+    shell
+        .sessions
+        .get(&session_id)?
+        .git_create_branch(name.trim())
+        .map_err(to_shell)
+}
+
+/// A commit message for what is staged, from the fast model (the user edits it).
+#[tauri::command]
+pub async fn suggest_commit_message(
+    shell: State<'_, Shell>,
+    session_id: String,
+) -> Result<String, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    session.suggest_commit_message().await.map_err(to_shell)
+}

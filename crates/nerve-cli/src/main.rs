@@ -79,17 +79,29 @@ enum Command {
         #[command(flatten)]
         action: SessionsAction,
     },
-    /// Print what a session changed: every file's net diff with +/− counts, or one prompt's.
+    /// Print what a session changed: every file's net diff with +/− counts, or one prompt's; with
+    /// --git, what git sees (uncommitted, --staged, or against --base REF) in the project or in
+    /// the session's worktree.
     Changes {
         /// The project folder.
         #[arg(long, default_value = ".")]
         cwd: PathBuf,
-        /// The session.
-        #[arg(long)]
-        session: String,
+        /// The session (required unless --git).
+        #[arg(long, required_unless_present = "git")]
+        session: Option<String>,
         /// Only what this prompt's turn changed (prompts are listed without it).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "git")]
         turn: Option<u32>,
+        /// What git sees instead of the session's checkpoints: uncommitted changes by default.
+        #[arg(long)]
+        git: bool,
+        /// With --git: what is staged for the next commit.
+        #[arg(long, requires = "git", conflicts_with = "base")]
+        staged: bool,
+        /// With --git: the work tree against where it forked from REF (for a session in a
+        /// worktree, `--base` alone: its worktree's base).
+        #[arg(long, requires = "git", value_name = "REF", num_args = 0..=1, default_missing_value = "")]
+        base: Option<String>,
         /// Print the structured change set as JSON.
         #[arg(long)]
         json: bool,
@@ -469,8 +481,15 @@ fn run(cli: Cli) -> Result<()> {
                 cwd,
                 session,
                 turn,
+                git,
+                staged,
+                base,
                 json,
-            }) => rewind::changes(&cwd, &session, turn, json),
+            }) => match (git, session) {
+                (true, session) => rewind::git_changes(&cwd, session.as_deref(), staged, base, json),
+                (false, Some(session)) => rewind::changes(&cwd, &session, turn, json),
+                (false, None) => anyhow::bail!("--session is needed without --git"),
+            },
             Some(Command::Rewind(args)) => {
                 let code = rewind::rewind(args)?;
                 std::process::exit(code);

@@ -260,14 +260,18 @@ async fn turn(
             .into_iter()
             .map(|(name, state)| json!({"name": name, "status": <&str>::from(state)}))
             .collect();
-        printer.print(&json!({
+        let mut init = json!({
             "type": "system", "subtype": "init", "session_id": session.id(),
             "cwd": session.project().dir(), "model": session.started_model(),
             "tools": session.tool_names(),
             "permissionMode": session.mode().map(PermissionMode::as_str),
             "mcp_servers": mcp_servers,
-            "worktree": session.worktree(),
-        }));
+        });
+        // Only a session in a worktree of its own says so: the rest is Claude Code's init event.
+        if let (Some(worktree), Some(fields)) = (session.worktree(), init.as_object_mut()) {
+            fields.insert("worktree".into(), json!(worktree));
+        }
+        printer.print(&init);
     }
 
     let on_signal = Arc::clone(session);

@@ -46,6 +46,33 @@ pub fn changes(cwd: &Path, session: &str, turn: Option<u32>, json: bool) -> Resu
     Ok(())
 }
 
+/// Prints what git sees changed in the project (or in the session's worktree).
+pub fn git_changes(
+    cwd: &Path,
+    session: Option<&str>,
+    staged: bool,
+    base: Option<String>,
+    json: bool,
+) -> Result<()> {
+    let mut options = nerve::project::ProjectOptions::new(cwd);
+    options.bare = true;
+    let project = nerve::Project::open(options)?;
+    let scope = match (staged, base) {
+        (true, _) => ChangeScope::GitStaged,
+        (false, Some(base)) => ChangeScope::GitBase {
+            base: Some(base).filter(|b| !b.is_empty()),
+        },
+        (false, None) => ChangeScope::GitUncommitted,
+    };
+    let set = project.git_changes(session, scope)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&set)?);
+    } else {
+        print!("{}", render(&set));
+    }
+    Ok(())
+}
+
 /// The change set as text: a line per file with its +/− counts, then its hunks.
 fn render(set: &ChangeSet) -> String {
     let mut out = String::new();
@@ -62,6 +89,8 @@ fn render(set: &ChangeSet) -> String {
         };
         let counts = if file.binary {
             "binary".to_string()
+        } else if file.hunks.is_empty() && file.status == FileStatus::Modified {
+            "no textual change: its mode or type only".to_string()
         } else {
             format!("+{} −{}", file.added, file.removed)
         };

@@ -42,6 +42,8 @@ pub enum Seen {
     Tool,
     /// Comparing the work tree before and after a command.
     WorkTree,
+    /// Read from git (a git scope), not from the session's checkpoints.
+    Git,
 }
 
 /// Why the engine cannot restore what a call may have changed.
@@ -117,6 +119,17 @@ pub enum ChangeScope {
     Call {
         /// The call's `tool_use` id.
         tool_use_id: String,
+    },
+    /// What git sees uncommitted in the session's folder (its worktree, when it has one): the work
+    /// tree and new files against the last commit.
+    GitUncommitted,
+    /// What is staged for the next commit: the index against the last commit.
+    GitStaged,
+    /// The work tree against where it forked from a base: `base` (a branch, tag or commit), or for
+    /// a session in a worktree the commit its worktree started from.
+    GitBase {
+        /// The base; `None`: the session's worktree's base.
+        base: Option<String>,
     },
 }
 

@@ -126,6 +126,9 @@ pub enum ProjectError {
     /// A saved session could not be read or removed.
     #[error(transparent)]
     Transcript(#[from] TranscriptError),
+    /// Git could not say what changed.
+    #[error(transparent)]
+    Changes(#[from] crate::checkpoint::CheckpointError),
     /// A session's worktree could not be made, found or removed.
     #[error(transparent)]
     Worktree(#[from] crate::worktree::WorktreeError),
@@ -291,6 +294,22 @@ impl Project {
             Err(WorktreeError::Conflict { branch, files }) => Ok(LandOutcome::Conflict { branch, files }),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// What git sees changed (a git scope), in a session's worktree when `session_id` names a
+    /// session that has one (its base then answers `GitBase { base: None }`), else in the project.
+    pub fn git_changes(
+        &self,
+        session_id: Option<&str>,
+        scope: crate::checkpoint::ChangeScope,
+    ) -> Result<crate::checkpoint::ChangeSet, ProjectError> {
+        let worktree = match session_id {
+            Some(id) => self.workspaces().of_session(id)?,
+            None => None,
+        };
+        let dir = worktree.as_ref().map_or(self.dir(), |w| w.work_dir.as_path());
+        let base = worktree.as_ref().map(|w| w.base_commit.as_str());
+        Ok(crate::checkpoint::git_scope::git_change_set(dir, scope, base)?)
     }
 
     /// What discarding a session's worktree would lose.

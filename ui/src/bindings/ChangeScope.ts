@@ -11,4 +11,8 @@ turn: number, } | { "kind": "call",
 /**
  * The call's `tool_use` id.
  */
-tool_use_id: string, };
+tool_use_id: string, } | { "kind": "git_uncommitted" } | { "kind": "git_staged" } | { "kind": "git_base", 
+/**
+ * The base; `None`: the session's worktree's base.
+ */
+base: string | null, };

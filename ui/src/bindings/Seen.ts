@@ -3,4 +3,4 @@
 /**
  * How the engine learnt that a call changed a file.
  */
-export type Seen = "tool" | "work_tree";
+export type Seen = "tool" | "work_tree" | "git";

@@ -272,3 +272,18 @@ export const worktreeDiscardPreview = (projectPath: string, sessionId: string) =
 /** Throws a session's worktree away (the session ends first if open). */
 export const discardWorktree = (projectPath: string, sessionId: string, keepBranch: boolean) =>
   invoke<WorktreeInfo>("discard_worktree", { projectPath, sessionId, keepBranch });
+
+/** Stages files in the session's folder. */
+export const gitStage = (sessionId: string, paths: string[]) => invoke<void>("git_stage", { sessionId, paths });
+
+/** Unstages files in the session's folder. */
+export const gitUnstage = (sessionId: string, paths: string[]) => invoke<void>("git_unstage", { sessionId, paths });
+
+/** Commits what is staged in the session's folder; the new commit's id. */
+export const gitCommit = (sessionId: string, message: string) => invoke<string>("git_commit", { sessionId, message });
+
+/** Creates a branch at the session's folder's current commit. */
+export const gitCreateBranch = (sessionId: string, name: string) => invoke<void>("git_create_branch", { sessionId, name });
+
+/** A commit message for what is staged, from the fast model, to edit. */
+export const suggestCommitMessage = (sessionId: string) => invoke<string>("suggest_commit_message", { sessionId });

@@ -120,7 +120,15 @@ describe("the Changes panel", () => {
         get_changes: (args) => {
           const scope = args.scope as ChangeScope;
           if (scope.kind === "session") return changeSet(scope, sessionFiles, [unseenCall("tu-9", "the project is not a git repository")]);
+          if (scope.kind === "git_uncommitted") return changeSet(scope, [fileChange(B, { status: "created", added: 4, removed: 0 })]);
+          if (scope.kind === "git_staged") return changeSet(scope, [fileChange(A, { added: 0, removed: 0, hunks: [] })]);
           return changeSet(scope, turnFiles);
+        },
+        suggest_commit_message: () => "Rename the parser's entry point",
+        git_commit: () => "0123abcd0123abcd0123abcd0123abcd0123abcd",
+        git_create_branch: () => {
+          if (live.called("git_create_branch").length > 1) throw "a branch named `try-it` exists already";
+          return null;
         },
         plan_file_revert: (args) => rewindPlan(0, [planned(String(args.path), { changed_on_disk: onDisk.includes(String(args.path)) })]),
         revert_file: (args) => ({ ...reverted, restored: [planned(String(args.path))] }),
@@ -160,6 +168,57 @@ describe("the Changes panel", () => {
     expect(within(first).getByTestId("diff-view")).toBeTruthy();
     expect(screen.getByTestId("message-list")).toBeTruthy();
     expect(screen.getAllByTestId("user-text").map((u) => u.textContent)).toEqual(["one", "two"]);
+  });
+
+  it("reads git's scopes from the engine: uncommitted and staged, no revert there, and a mode-only change says so", async () => {
+    const { live, user } = setup();
+    await user.click(screen.getByTestId("open-changes"));
+    const panel = screen.getByTestId("changes-panel");
+    expect(within(panel).queryByTestId("changes-scope-git_base")).toBeNull();
+    await user.click(within(panel).getByTestId("changes-scope-git_uncommitted"));
+    await waitFor(() => expect(live.called("get_changes").at(-1)).toEqual({ sessionId: "s1", scope: { kind: "git_uncommitted" } }));
+    await waitFor(() => expect(within(panel).getByTestId("changes-summary").textContent).toContain("Uncommitted: 1 file"));
+    expect(within(panel).queryByTestId("revert-file")).toBeNull();
+    await user.click(within(panel).getByTestId("changes-scope-git_staged"));
+    await waitFor(() => expect(live.called("get_changes").at(-1)).toEqual({ sessionId: "s1", scope: { kind: "git_staged" } }));
+    await waitFor(() => expect(within(panel).getByTestId("changes-summary").textContent).toContain("Staged: 1 file"));
+    const file = screen.getAllByTestId("changed-file")[0]!;
+    await user.click(within(file).getByTestId("file-toggle"));
+    expect(within(file).getByTestId("file-no-text-change").textContent).toBe("No change to its text: only its mode or type changed.");
+  });
+
+  it("stages and unstages a file, commits with a suggested message the user edits, and creates a branch", async () => {
+    const { live, user } = setup();
+    await user.click(screen.getByTestId("open-changes"));
+    const panel = screen.getByTestId("changes-panel");
+    await user.click(within(panel).getByTestId("changes-scope-git_uncommitted"));
+    await user.click(await within(panel).findByTestId("stage-file"));
+    await waitFor(() => expect(live.called("git_stage")).toEqual([{ sessionId: "s1", paths: [B] }]));
+    expect(within(panel).getByTestId("changes-note").textContent).toBe("Staged b.txt.");
+
+    await user.click(within(panel).getByTestId("changes-scope-git_staged"));
+    await user.click(await within(panel).findByTestId("unstage-file"));
+    await waitFor(() => expect(live.called("git_unstage")).toEqual([{ sessionId: "s1", paths: [A] }]));
+
+    const commit = within(panel).getByTestId("commit-button") as HTMLButtonElement;
+    expect(commit.disabled).toBe(true);
+    await user.click(within(panel).getByTestId("commit-suggest"));
+    const message = within(panel).getByTestId("commit-message") as HTMLTextAreaElement;
+    await waitFor(() => expect(message.value).toBe("Rename the parser's entry point"));
+    await user.type(message, "\n\nIt reads better.");
+    await user.click(commit);
+    await waitFor(() =>
+      expect(live.called("git_commit")).toEqual([{ sessionId: "s1", message: "Rename the parser's entry point\n\nIt reads better." }]),
+    );
+    await waitFor(() => expect(within(panel).getByTestId("changes-note").textContent).toBe("Committed 0123abcd."));
+    expect(message.value).toBe("");
+
+    await user.type(within(panel).getByTestId("branch-name"), "try-it");
+    await user.click(within(panel).getByTestId("branch-button"));
+    await waitFor(() => expect(live.called("git_create_branch")).toEqual([{ sessionId: "s1", name: "try-it" }]));
+    await user.type(within(panel).getByTestId("branch-name"), "try-it");
+    await user.click(within(panel).getByTestId("branch-button"));
+    expect((await within(panel).findByTestId("git-error")).textContent).toBe("a branch named `try-it` exists already");
   });
 
   it("reverts a file at once when nobody else changed it, and asks first when it changed on disk", async () => {

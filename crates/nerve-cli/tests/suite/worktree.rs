@@ -174,3 +174,59 @@ async fn two_sessions_in_worktrees_land_one_conflict_and_discard_the_other() {
     assert_eq!((code, stdout.trim()), (Some(0), "nothing to clean"));
     assert_eq!(server.remaining_steps(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_git_prints_what_git_sees_uncommitted_staged_and_against_a_base() {
+    let p = TestProject::new();
+    let dir = p.project_dir();
+    p.write("a.txt", "one\n");
+    p.write("mode.sh", "echo\n");
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-qm", "first"]);
+    p.write("a.txt", "one\ntwo\n");
+    p.write("staged.txt", "s\n");
+    git(&dir, &["add", "staged.txt"]);
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(dir.join("mode.sh"))
+        .status()
+        .unwrap();
+    let server = mock(json!([])).await;
+    let run = |args: &'static [&'static str]| {
+        let server = &server;
+        let p = &p;
+        async move {
+            let out = nerve(p.dir.path(), server, args).output().await.unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8_lossy(&out.stdout).replace(&format!("{}/", p.project_dir().display()), "")
+        }
+    };
+    let uncommitted = run(&["changes", "--git"]).await;
+    assert!(
+        uncommitted.starts_with("3 files changed, +2 −0\n"),
+        "{uncommitted}"
+    );
+    assert!(
+        uncommitted.contains("\na.txt (modified, +1 −0)\n"),
+        "{uncommitted}"
+    );
+    assert!(
+        uncommitted.contains("\nmode.sh (modified, no textual change: its mode or type only)\n"),
+        "{uncommitted}"
+    );
+    assert!(
+        uncommitted.contains("\nstaged.txt (created, +1 −0)\n"),
+        "{uncommitted}"
+    );
+    let staged = run(&["changes", "--git", "--staged"]).await;
+    assert!(
+        staged.starts_with("1 files changed, +1 −0\n\nstaged.txt (created, +1 −0)"),
+        "{staged}"
+    );
+    let base = run(&["changes", "--git", "--base", "main"]).await;
+    assert_eq!(
+        base, uncommitted,
+        "against its own branch: the same as uncommitted"
+    );
+}

@@ -23,10 +23,23 @@ pub fn change_set(checkpoints: &Checkpoints, scope: ChangeScope) -> Result<Chang
     let in_scope = |t: u32| match &scope {
         ChangeScope::Session => true,
         ChangeScope::Turn { turn } => t == *turn,
-        ChangeScope::Call { .. } => false,
+        ChangeScope::Call { .. }
+        | ChangeScope::GitUncommitted
+        | ChangeScope::GitStaged
+        | ChangeScope::GitBase { .. } => false,
     };
     if let ChangeScope::Call { tool_use_id } = &scope {
         return call_change_set(checkpoints, tool_use_id);
+    }
+    if matches!(
+        scope,
+        ChangeScope::GitUncommitted | ChangeScope::GitStaged | ChangeScope::GitBase { .. }
+    ) {
+        // Read from git by the session (`checkpoint::git_scope`), not from the checkpoints.
+        return Err(CheckpointError::Git {
+            command: "git diff".into(),
+            said: "a git scope is read from the repository, not from the checkpoints".into(),
+        });
     }
     let mut files: BTreeMap<PathBuf, Track> = BTreeMap::new();
     let mut unseen = Vec::new();
@@ -69,7 +82,11 @@ pub fn change_set(checkpoints: &Checkpoints, scope: ChangeScope) -> Result<Chang
         let old = checkpoints.blobs().get(&before)?;
         let new = match scope {
             ChangeScope::Session => read_file(&path)?,
-            ChangeScope::Turn { .. } | ChangeScope::Call { .. } => match &track.after {
+            ChangeScope::Turn { .. }
+            | ChangeScope::Call { .. }
+            | ChangeScope::GitUncommitted
+            | ChangeScope::GitStaged
+            | ChangeScope::GitBase { .. } => match &track.after {
                 Some(after) => checkpoints.blobs().get(after)?,
                 None => continue,
             },
@@ -167,7 +184,7 @@ pub fn changed_files_by_call(
     Ok(by_call)
 }
 
-fn file_change(
+pub(crate) fn file_change(
     path: PathBuf,
     old: Option<Vec<u8>>,
     new: Option<Vec<u8>>,

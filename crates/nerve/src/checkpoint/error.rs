@@ -34,6 +34,19 @@ pub enum CheckpointError {
         /// The path.
         path: PathBuf,
     },
+    /// Git could not answer for a git scope (not a repository, an unknown base).
+    #[error("{command} failed: {said}")]
+    Git {
+        /// The command.
+        command: String,
+        /// What git said.
+        said: String,
+    },
+    /// A base is needed: the session works in the project folder, not a worktree with its own base.
+    #[error(
+        "name a base (a branch, tag or commit) to compare against: this session has no worktree with a base of its own"
+    )]
+    NoBase,
     /// A saved content the log names is missing or damaged (the data folder was changed by hand).
     #[error("the saved content {sha256} is missing or damaged in {store}")]
     MissingContent {

@@ -15,6 +15,7 @@ pub mod changes;
 mod effect;
 mod error;
 mod git;
+pub mod git_scope;
 mod gitwatch;
 mod lock;
 mod log;

@@ -75,6 +75,15 @@ pub enum SessionError {
     /// A sandbox refusal could not be allowed.
     #[error(transparent)]
     AllowRefusal(#[from] AllowRefusalError),
+    /// Git could not show or do what a git scope asked.
+    #[error(transparent)]
+    Git(#[from] crate::worktree::WorktreeError),
+    /// Git could not say what changed.
+    #[error(transparent)]
+    GitChanges(#[from] crate::checkpoint::CheckpointError),
+    /// The fast model could not suggest a commit message.
+    #[error("could not suggest a commit message: {0}")]
+    Suggest(#[source] crate::model::error::ModelError),
 }
 
 /// How a turn ended, and what it cost.
@@ -185,6 +194,8 @@ pub struct Session {
     unapproved_mcp_servers: Vec<String>,
     /// The worktree the session works in, if it has one of its own.
     worktree: Option<crate::worktree::WorktreeInfo>,
+    /// The fast model, for side jobs a front-end asks for (a commit message).
+    small_model: Option<Arc<dyn crate::model::small::SmallModel>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -213,6 +224,7 @@ impl Session {
             let _ = file_index.set(FileIndex::for_project(project.dir()));
         }
         let agent = started.agent;
+        let small_model = agent.runtime().context.config.small_model.clone();
         let mut warnings = worktree_notes;
         warnings.extend(started.warnings);
         warnings.extend(CustomCommands::for_project(project.dir()).warnings);
@@ -234,6 +246,7 @@ impl Session {
             warnings,
             unapproved_mcp_servers: started.unapproved_mcp_servers,
             worktree,
+            small_model,
         })
     }
 
@@ -487,7 +500,57 @@ impl Session {
 
     /// The changes of a call, a turn or the whole session.
     pub fn changes(&self, scope: ChangeScope) -> Result<ChangeSet, SessionError> {
-        Ok(self.files()?.changes(scope)?)
+        match scope {
+            // Git scopes are read from the repository of the session's folder (its worktree).
+            ChangeScope::GitUncommitted | ChangeScope::GitStaged | ChangeScope::GitBase { .. } => {
+                let base = self.worktree.as_ref().map(|w| w.base_commit.as_str());
+                Ok(crate::checkpoint::git_scope::git_change_set(
+                    self.project.dir(),
+                    scope,
+                    base,
+                )?)
+            }
+            ChangeScope::Session | ChangeScope::Turn { .. } | ChangeScope::Call { .. } => {
+                Ok(self.files()?.changes(scope)?)
+            }
+        }
+    }
+
+    /// Stages files in the session's folder (its worktree, or the project).
+    pub fn git_stage(&self, paths: &[PathBuf]) -> Result<(), SessionError> {
+        Ok(crate::worktree::stage::stage(self.project.dir(), paths)?)
+    }
+
+    /// Unstages files in the session's folder.
+    pub fn git_unstage(&self, paths: &[PathBuf]) -> Result<(), SessionError> {
+        Ok(crate::worktree::stage::unstage(self.project.dir(), paths)?)
+    }
+
+    /// Commits what is staged in the session's folder; the new commit.
+    pub fn git_commit(&self, message: &str) -> Result<String, SessionError> {
+        Ok(crate::worktree::stage::commit(self.project.dir(), message)?)
+    }
+
+    /// Creates a branch at the session's folder's current commit.
+    pub fn git_create_branch(&self, name: &str) -> Result<(), SessionError> {
+        Ok(crate::worktree::stage::create_branch(self.project.dir(), name)?)
+    }
+
+    /// A commit message for what is staged, from the fast model, for the user to edit.
+    pub async fn suggest_commit_message(&self) -> Result<String, SessionError> {
+        const SYSTEM: &str = "You write git commit messages. Given a staged diff, answer with the commit message only: a subject line of at most 72 characters in the imperative mood, then, if the change needs it, a blank line and a short body saying why. No quotes, no code fences.";
+        let diff = crate::worktree::stage::staged_diff(self.project.dir(), 40_000)?;
+        if diff.trim().is_empty() {
+            return Err(crate::worktree::WorktreeError::NothingStaged.into());
+        }
+        let Some(model) = self.small_model.clone() else {
+            return Err(SessionError::NoModel);
+        };
+        let text = model
+            .complete(SYSTEM, &diff)
+            .await
+            .map_err(SessionError::Suggest)?;
+        Ok(text.trim().trim_matches('`').trim().to_string())
     }
 
     /// What rewinding the code to just before prompt `to_turn` would do.

@@ -11,6 +11,7 @@
 mod create;
 mod git;
 mod land;
+pub mod stage;
 
 use std::path::{Path, PathBuf};
 
@@ -98,6 +99,30 @@ pub enum WorktreeError {
         command: String,
         /// What git said.
         said: String,
+    },
+    /// A commit needs a message.
+    #[error("a commit needs a message")]
+    EmptyMessage,
+    /// Nothing is staged to commit.
+    #[error("nothing is staged: stage the files to commit first")]
+    NothingStaged,
+    /// Not a name git accepts for a branch.
+    #[error("`{name}` is not a valid branch name")]
+    BadBranchName {
+        /// The name.
+        name: String,
+    },
+    /// The branch exists.
+    #[error("a branch named `{name}` exists already")]
+    BranchExists {
+        /// The name.
+        name: String,
+    },
+    /// A path to stage or unstage is outside the repository.
+    #[error("{} is not inside the repository", path.display())]
+    OutsideRepository {
+        /// The path.
+        path: PathBuf,
     },
     /// `git` could not be started.
     #[error("cannot run git: {source}")]

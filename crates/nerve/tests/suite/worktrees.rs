@@ -747,3 +747,198 @@ async fn a_sandboxed_session_in_a_worktree_commits_but_plants_nothing_in_the_sha
     );
     assert!(!common.join("hooks/pre-commit").exists());
 }
+
+/// Git scopes: what is uncommitted (new files too), what is staged, and what differs from a base;
+/// a binary file and a mode change say so (no hunks), and a session's worktree answers against
+/// its own base.
+#[test]
+fn git_scopes_read_uncommitted_staged_and_base_changes_from_git() {
+    use nerve::checkpoint::{ChangeScope, FileStatus};
+    use std::os::unix::fs::PermissionsExt;
+
+    let r = Repo::new();
+    let project = {
+        let mut o = nerve::project::ProjectOptions::with_env(
+            &r.dir,
+            std::sync::Arc::new(nerve::EngineEnv::default()),
+        );
+        o.bare = true;
+        o.data_dir = r.data.clone();
+        nerve::Project::open(o).unwrap()
+    };
+    let summary =
+        |scope: ChangeScope, session: Option<&str>| -> Vec<(String, FileStatus, usize, usize, bool, usize)> {
+            let set = project.git_changes(session, scope).unwrap();
+            set.files
+                .iter()
+                .map(|f| {
+                    (
+                        f.path
+                            .strip_prefix(&r.dir)
+                            .unwrap_or(&f.path)
+                            .display()
+                            .to_string(),
+                        f.status,
+                        f.added,
+                        f.removed,
+                        f.binary,
+                        f.hunks.len(),
+                    )
+                })
+                .collect()
+        };
+    r.write("a.txt", "one\nTWO\nthree\n");
+    r.write("new.txt", "brand new\n");
+    r.write("staged.txt", "staged\n");
+    git(&r.dir, &["add", "staged.txt"]);
+    std::fs::write(r.dir.join("logo.bin"), [0u8, 1, 2]).unwrap();
+    std::fs::set_permissions(r.dir.join("src/lib.rs"), std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    assert_eq!(
+        summary(ChangeScope::GitUncommitted, None),
+        vec![
+            ("a.txt".into(), FileStatus::Modified, 1, 1, false, 1),
+            ("logo.bin".into(), FileStatus::Modified, 0, 0, true, 0),
+            ("new.txt".into(), FileStatus::Created, 1, 0, false, 1),
+            ("src/lib.rs".into(), FileStatus::Modified, 0, 0, false, 0),
+            ("staged.txt".into(), FileStatus::Created, 1, 0, false, 1),
+        ]
+    );
+    assert_eq!(
+        summary(ChangeScope::GitStaged, None),
+        vec![("staged.txt".into(), FileStatus::Created, 1, 0, false, 1)]
+    );
+    let err = project
+        .git_changes(None, ChangeScope::GitBase { base: None })
+        .unwrap_err();
+    assert!(err.to_string().starts_with("name a base"), "{err}");
+
+    // A session's worktree: against its base by default, whatever the main checkout does.
+    let wt = project.workspaces().create("s", &new("scoped")).unwrap().info;
+    std::fs::write(wt.path.join("b.txt"), "in the worktree\n").unwrap();
+    git(&wt.path, &["add", "b.txt"]);
+    git(&wt.path, &["commit", "-qm", "wt"]);
+    std::fs::write(wt.path.join("c.txt"), "uncommitted\n").unwrap();
+    let in_wt = |scope| {
+        project
+            .git_changes(Some("s"), scope)
+            .unwrap()
+            .files
+            .iter()
+            .map(|f| f.path.strip_prefix(&wt.path).unwrap().display().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(in_wt(ChangeScope::GitBase { base: None }), vec!["b.txt", "c.txt"]);
+    assert_eq!(in_wt(ChangeScope::GitUncommitted), vec!["c.txt"]);
+    assert_eq!(
+        in_wt(ChangeScope::GitBase {
+            base: Some("main".into())
+        }),
+        vec!["b.txt", "c.txt"]
+    );
+}
+
+/// The git actions of the Changes panel on a real repository: stage and unstage (a path outside
+/// the repository is refused), commit only what is staged (an empty message or nothing staged is
+/// a clear error), create a branch (a bad or taken name is refused).
+#[test]
+fn staging_committing_and_branching_in_the_sessions_folder() {
+    use nerve::worktree::stage;
+
+    let r = Repo::new();
+    r.write("a.txt", "changed\n");
+    r.write("new.txt", "new\n");
+    stage::stage(&r.dir, &[r.dir.join("a.txt"), r.dir.join("new.txt")]).unwrap();
+    assert_eq!(
+        git(&r.dir, &["diff", "--cached", "--name-only"]),
+        "a.txt\nnew.txt"
+    );
+    stage::unstage(&r.dir, &[r.dir.join("new.txt")]).unwrap();
+    assert_eq!(git(&r.dir, &["diff", "--cached", "--name-only"]), "a.txt");
+    let err = stage::stage(&r.dir, &[PathBuf::from("/etc/passwd")]).unwrap_err();
+    assert_eq!(err.to_string(), "/etc/passwd is not inside the repository");
+    let err = stage::stage(&r.dir, &[r.dir.join("../outside")]).unwrap_err();
+    assert!(matches!(err, WorktreeError::OutsideRepository { .. }), "{err}");
+
+    assert_eq!(
+        stage::commit(&r.dir, "  ").unwrap_err().to_string(),
+        "a commit needs a message"
+    );
+    let id = stage::commit(&r.dir, "Change a").unwrap();
+    assert_eq!(id, r.head());
+    assert_eq!(git(&r.dir, &["log", "-1", "--format=%s"]), "Change a");
+    assert_eq!(
+        git(&r.dir, &["status", "--porcelain"]),
+        "?? new.txt",
+        "only what was staged"
+    );
+    assert_eq!(
+        stage::commit(&r.dir, "again").unwrap_err().to_string(),
+        "nothing is staged: stage the files to commit first"
+    );
+
+    stage::create_branch(&r.dir, "try-it").unwrap();
+    assert_eq!(git(&r.dir, &["rev-parse", "try-it"]), r.head());
+    assert_eq!(
+        git(&r.dir, &["rev-parse", "--abbrev-ref", "HEAD"]),
+        "main",
+        "the checkout stays"
+    );
+    assert_eq!(
+        stage::create_branch(&r.dir, "try-it").unwrap_err().to_string(),
+        "a branch named `try-it` exists already"
+    );
+    assert_eq!(
+        stage::create_branch(&r.dir, "bad..name").unwrap_err().to_string(),
+        "`bad..name` is not a valid branch name"
+    );
+    assert!(matches!(
+        stage::create_branch(&r.dir, "--force").unwrap_err(),
+        WorktreeError::BadBranchName { .. }
+    ));
+}
+
+/// A suggested commit message comes from the fast model, which is sent the staged diff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_message_is_suggested_from_the_staged_diff() {
+    use crate::support::{TestProject, mock};
+    use nerve::credentials::ApiKey;
+    use nerve::events::EventSink;
+    use nerve::session::{ModelAuth, ModelServer, SessionOptions};
+
+    let p = TestProject::new();
+    let dir = p.project_dir();
+    p.write("a.txt", "one\n");
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-qm", "first"]);
+    let model = mock(serde_json::json!([
+        {"expect": {"last_user_text_contains": "+the staged line"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "Add the staged line\n"}]}}
+    ]))
+    .await;
+    let mut o = SessionOptions::new(EventSink::discard());
+    o.server = ModelServer::Fixed {
+        base_url: model.url(),
+        auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
+        extra_headers: Vec::new(),
+    };
+    o.model = Some("claude-test".into());
+    o.fast_model = Some("claude-fast".into());
+    let session = nerve::Session::start(nerve::Project::open(p.options()).unwrap(), o)
+        .await
+        .unwrap();
+    let err = session.suggest_commit_message().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "nothing is staged: stage the files to commit first"
+    );
+    p.write("a.txt", "one\nthe staged line\n");
+    session.git_stage(&[dir.join("a.txt")]).unwrap();
+    assert_eq!(
+        session.suggest_commit_message().await.unwrap(),
+        "Add the staged line"
+    );
+    assert_eq!(model.requests()[0].body["model"], "claude-fast");
+    session.close().await;
+}
