@@ -63,6 +63,9 @@ const COMMANDS: &[&str] = &[
     "git_commit",
     "git_create_branch",
     "suggest_commit_message",
+    "undo_hunk",
+    "review_prompt",
+    "undo_rewind",
 ];
 
 fn main() {

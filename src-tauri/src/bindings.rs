@@ -60,6 +60,7 @@ mod tests {
         nerve_protocol::workspace::ConflictFile::export_all(&cfg).unwrap();
         nerve_protocol::workspace::DiscardPreview::export_all(&cfg).unwrap();
         nerve_protocol::workspace::LandOutcome::export_all(&cfg).unwrap();
+        nerve_protocol::checkpoint::ReviewComment::export_all(&cfg).unwrap();
     }
 
     fn files(dir: &Path) -> BTreeMap<PathBuf, String> {

@@ -283,6 +283,16 @@ pub async fn rewind_session(
     blocking(move || session.rewind(&request).map_err(to_shell)).await
 }
 
+/// Undoes the latest rewind of the code (its files hold again what they held just before it).
+#[tauri::command]
+pub async fn undo_rewind(
+    shell: State<'_, Shell>,
+    session_id: String,
+) -> Result<nerve_protocol::checkpoint::CodeRewindReport, ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || session.undo_rewind().map_err(to_shell)).await
+}
+
 /// What reverting one changed file would do (before the session, or before turn `from_turn`).
 #[tauri::command]
 pub async fn plan_file_revert(

@@ -70,6 +70,7 @@ fn main() {
             commands::get_changes,
             commands::plan_rewind,
             commands::rewind_session,
+            commands::undo_rewind,
             commands::plan_file_revert,
             commands::revert_file,
             commands::list_commands,
@@ -110,6 +111,8 @@ fn main() {
             worktree_commands::git_commit,
             worktree_commands::git_create_branch,
             worktree_commands::suggest_commit_message,
+            worktree_commands::undo_hunk,
+            worktree_commands::review_prompt,
         ])
         .build(tauri::generate_context!());
     let app = match app {

@@ -1,6 +1,8 @@
-//! The worktree commands: a project's session worktrees listed with where each stands, a session's
-//! work landed in the main checkout, or thrown away after the UI showed what would be lost (each a
-//! thin call into the engine's `Project`, as `nerve worktree` makes).
+//! The worktree and review commands: a project's session worktrees listed with where each stands, a
+//! session's work landed in the main checkout or thrown away after the UI showed what would be lost
+//! (thin calls into the engine's `Project`, as `nerve worktree` makes); and the Changes panel's git
+//! actions (stage, unstage, commit, branch, a suggested message), hunk undo and review prompt
+//! (thin calls into the live `Session`).
 
 use std::path::PathBuf;
 
@@ -136,4 +138,29 @@ pub async fn suggest_commit_message(
 ) -> Result<String, ShellError> {
     let session = shell.sessions.get(&session_id)?;
     session.suggest_commit_message().await.map_err(to_shell)
+}
+
+/// Undoes one hunk of a change in the file as it is now (the Changes panel's Undo).
+#[tauri::command]
+pub fn undo_hunk(
+    shell: State<'_, Shell>,
+    session_id: String,
+    path: PathBuf,
+    hunk: nerve_protocol::DiffHunk,
+) -> Result<(), ShellError> {
+    shell
+        .sessions
+        .get(&session_id)?
+        .undo_hunk(&path, &hunk)
+        .map_err(to_shell)
+}
+
+/// The prompt that sends review comments back to the agent (the UI sends it as a prompt).
+#[tauri::command]
+pub fn review_prompt(
+    shell: State<'_, Shell>,
+    session_id: String,
+    comments: Vec<nerve_protocol::checkpoint::ReviewComment>,
+) -> Result<String, ShellError> {
+    Ok(shell.sessions.get(&session_id)?.review_prompt(&comments))
 }

@@ -9,7 +9,7 @@ mod rewind;
 mod worktree;
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
@@ -128,6 +128,25 @@ enum Command {
     Mcp {
         #[command(subcommand)]
         action: mcp::McpCommand,
+    },
+    /// Send comments on a session's changes back to it as one review prompt (quoting each
+    /// `FILE:LINE` as it is now), continuing the session as `-p --resume` does.
+    Review {
+        /// The project folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// The session.
+        #[arg(long)]
+        session: String,
+        /// A comment: `--comment src/a.rs:12 "text"` (or `FILE:12-14` for a range); repeatable.
+        #[arg(long = "comment", num_args = 2, value_names = ["FILE:LINE", "TEXT"], required = true)]
+        comments: Vec<String>,
+        /// Print the review prompt instead of sending it.
+        #[arg(long)]
+        dry_run: bool,
+        /// The permission mode the session continues in.
+        #[arg(long = "permission-mode")]
+        permission_mode: Option<PermissionMode>,
     },
     /// Sessions in worktrees of their own (`-p --worktree`): list, apply (land), discard, clean.
     Worktree {
@@ -440,6 +459,41 @@ fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
     Ok(())
 }
 
+/// The review prompt for `--comment FILE:LINE TEXT` pairs.
+fn review_prompt(cwd: &Path, session: &str, pairs: &[String]) -> Result<String> {
+    let mut comments = Vec::new();
+    for pair in pairs.chunks(2) {
+        let [place, text] = pair else {
+            anyhow::bail!("--comment takes FILE:LINE and a text");
+        };
+        let Some((file, lines)) = place.rsplit_once(':') else {
+            anyhow::bail!("`{place}` is not FILE:LINE");
+        };
+        let (first, last) = match lines.split_once('-') {
+            Some((a, b)) => (a, Some(b)),
+            None => (lines, None),
+        };
+        let line: u32 = first
+            .parse()
+            .with_context(|| format!("`{place}`: `{first}` is not a line number"))?;
+        let end_line = last
+            .map(|l| {
+                l.parse::<u32>()
+                    .with_context(|| format!("`{place}`: `{l}` is not a line number"))
+            })
+            .transpose()?;
+        comments.push(nerve_protocol::checkpoint::ReviewComment {
+            path: PathBuf::from(file),
+            line,
+            end_line,
+            text: text.clone(),
+        });
+    }
+    let mut options = nerve::project::ProjectOptions::new(cwd);
+    options.bare = true;
+    Ok(nerve::Project::open(options)?.review_prompt(session, &comments)?)
+}
+
 fn main() -> std::process::ExitCode {
     // Started as the Bash sandbox's helper: restrict, then become the command (never returns).
     nerve::sandbox::helper::run_if_asked();
@@ -501,6 +555,27 @@ fn run(cli: Cli) -> Result<()> {
             Some(Command::Outputs { action }) => outputs::run(action),
             Some(Command::Memory { action }) => memory::run(action),
             Some(Command::Mcp { action }) => mcp::run(action).await,
+            Some(Command::Review {
+                cwd,
+                session,
+                comments,
+                dry_run,
+                permission_mode,
+            }) => {
+                let prompt = review_prompt(&cwd, &session, &comments)?;
+                if dry_run {
+                    print!("{prompt}");
+                    return Ok(());
+                }
+                let mut argv = vec!["nerve".to_string(), "--resume".into(), session, "--cwd".into()];
+                argv.push(cwd.display().to_string());
+                if let Some(mode) = permission_mode {
+                    argv.extend(["--permission-mode".to_string(), mode.as_str().to_string()]);
+                }
+                let print = Cli::try_parse_from(argv)?.print;
+                let code = print::run(print, prompt).await?;
+                std::process::exit(code);
+            }
             Some(Command::Worktree { action }) => {
                 let code = worktree::run(action)?;
                 std::process::exit(code);

@@ -130,8 +130,12 @@ pub struct RewindArgs {
     #[arg(long)]
     pub session: String,
     /// The prompt's number (`nerve changes --session ID` lists them).
-    #[arg(long)]
-    pub to_prompt: u32,
+    #[arg(long, required_unless_present = "undo")]
+    pub to_prompt: Option<u32>,
+    /// Undo the latest rewind of the code instead: the files it put back hold again what they
+    /// held just before it (a file changed since is left as it is).
+    #[arg(long, conflicts_with_all = ["to_prompt", "code", "conversation", "confirm", "confirm_all"])]
+    pub undo: bool,
     /// Put files back.
     #[arg(long)]
     pub code: bool,
@@ -152,6 +156,20 @@ pub struct RewindArgs {
 /// Rewinds a session; returns the exit code (2 when some files were left as they are).
 pub fn rewind(args: RewindArgs) -> Result<i32> {
     let files = session_files(&args.cwd, &args.session)?;
+    let Some(to_prompt) = args.to_prompt.filter(|_| !args.undo) else {
+        let report = files.undo_rewind()?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            for f in &report.restored {
+                println!("brought back: {}", f.path.display());
+            }
+            for f in &report.refused {
+                println!("left as it is (changed since the rewind): {}", f.path.display());
+            }
+        }
+        return Ok(if report.refused.is_empty() { 0 } else { 2 });
+    };
     // Neither flag: both, the usual wish ("go back to before that prompt").
     let (code, conversation) = if args.code || args.conversation {
         (args.code, args.conversation)
@@ -160,7 +178,7 @@ pub fn rewind(args: RewindArgs) -> Result<i32> {
     };
     let confirmed = if args.confirm_all {
         files
-            .plan_code_rewind(args.to_prompt)?
+            .plan_code_rewind(to_prompt)?
             .files
             .into_iter()
             .map(|f| f.path)
@@ -169,7 +187,7 @@ pub fn rewind(args: RewindArgs) -> Result<i32> {
         args.confirm
     };
     let report = files.rewind(&RewindRequest {
-        to_turn: args.to_prompt,
+        to_turn: to_prompt,
         code,
         conversation,
         confirmed,

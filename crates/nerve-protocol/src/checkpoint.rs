@@ -283,3 +283,18 @@ pub struct CodeRewindReport {
     /// Calls since that prompt whose changes could not all be restored.
     pub unseen: Vec<UnseenCall>,
 }
+
+/// A comment on lines of a changed file, sent back to the agent as part of a review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ReviewComment {
+    /// The file (absolute, or relative to the session's folder).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub path: PathBuf,
+    /// The first line commented on (1-based, in the file as it is now).
+    pub line: u32,
+    /// The last line, for a range.
+    pub end_line: Option<u32>,
+    /// What the reviewer says.
+    pub text: String,
+}

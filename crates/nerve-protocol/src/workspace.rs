@@ -20,6 +20,10 @@ pub struct WorktreeInfo {
     pub work_dir: PathBuf,
     /// Its branch (`nerve/<title>`).
     pub branch: String,
+    /// Whether the branch is named after the session's title; a worktree made before the session
+    /// had one is named after its id until its first prompt, then renamed after it.
+    #[serde(default)]
+    pub named: bool,
     /// The commit it started from.
     pub base_commit: String,
     /// The branch the main checkout was on when it started (`None`: a detached HEAD).

@@ -312,6 +312,17 @@ impl Project {
         Ok(crate::checkpoint::git_scope::git_change_set(dir, scope, base)?)
     }
 
+    /// The review prompt for `comments` on a session's changes (in its worktree when it has one).
+    pub fn review_prompt(
+        &self,
+        session_id: &str,
+        comments: &[nerve_protocol::checkpoint::ReviewComment],
+    ) -> Result<String, ProjectError> {
+        let worktree = self.workspaces().of_session(session_id)?;
+        let dir = worktree.as_ref().map_or(self.dir(), |w| w.work_dir.as_path());
+        Ok(crate::checkpoint::review::review_prompt(dir, comments))
+    }
+
     /// What discarding a session's worktree would lose.
     pub fn discard_preview(&self, session_id: &str) -> Result<crate::worktree::DiscardPreview, ProjectError> {
         Ok(self.workspaces().discard_preview(session_id)?)

@@ -22,6 +22,11 @@ work_dir: string,
  */
 branch: string, 
 /**
+ * Whether the branch is named after the session's title; a worktree made before the session
+ * had one is named after its id until its first prompt, then renamed after it.
+ */
+named: boolean, 
+/**
  * The commit it started from.
  */
 base_commit: string, 

@@ -5,12 +5,12 @@ import type { DiffTag } from "../bindings/DiffTag";
 
 /** One display row of a unified diff. */
 export type UnifiedRow =
-  | { kind: "header"; text: string }
+  | { kind: "header"; text: string; hunk: number }
   | { kind: "line"; tag: DiffTag; text: string; old_no: number | null; new_no: number | null };
 
 /** One display row of a side-by-side diff: left is the old file, right the new one. */
 export type SplitRow =
-  | { kind: "header"; text: string }
+  | { kind: "header"; text: string; hunk: number }
   | {
       kind: "pair";
       left: { no: number; text: string; tag: "context" | "delete" } | null;
@@ -23,8 +23,8 @@ export function hunkHeader(h: DiffHunk): string {
 
 export function unifiedRows(hunks: DiffHunk[]): UnifiedRow[] {
   const rows: UnifiedRow[] = [];
-  for (const h of hunks) {
-    rows.push({ kind: "header", text: hunkHeader(h) });
+  for (const [hunk, h] of hunks.entries()) {
+    rows.push({ kind: "header", text: hunkHeader(h), hunk });
     let o = h.old_start;
     let n = h.new_start;
     for (const l of h.lines) {
@@ -39,8 +39,8 @@ export function unifiedRows(hunks: DiffHunk[]): UnifiedRow[] {
 /** Pairs each run of deletions with the insertions that follow it, line by line. */
 export function splitRows(hunks: DiffHunk[]): SplitRow[] {
   const rows: SplitRow[] = [];
-  for (const h of hunks) {
-    rows.push({ kind: "header", text: hunkHeader(h) });
+  for (const [hunk, h] of hunks.entries()) {
+    rows.push({ kind: "header", text: hunkHeader(h), hunk });
     let o = h.old_start;
     let n = h.new_start;
     let i = 0;

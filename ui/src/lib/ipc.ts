@@ -39,6 +39,8 @@ import type { OutputLine } from "../bindings/OutputLine";
 import type { Deleted } from "../bindings/Deleted";
 import type { TranscriptSummary } from "../bindings/TranscriptSummary";
 import type { WorktreeStatus } from "../bindings/WorktreeStatus";
+import type { DiffHunk } from "../bindings/DiffHunk";
+import type { ReviewComment } from "../bindings/ReviewComment";
 import type { WorktreeInfo } from "../bindings/WorktreeInfo";
 import type { LandOutcome } from "../bindings/LandOutcome";
 import type { LandStrategy } from "../bindings/LandStrategy";
@@ -287,3 +289,12 @@ export const gitCreateBranch = (sessionId: string, name: string) => invoke<void>
 
 /** A commit message for what is staged, from the fast model, to edit. */
 export const suggestCommitMessage = (sessionId: string) => invoke<string>("suggest_commit_message", { sessionId });
+
+/** Undoes one hunk of a change in the file as it is now (not while a turn runs). */
+export const undoHunk = (sessionId: string, path: string, hunk: DiffHunk) => invoke<void>("undo_hunk", { sessionId, path, hunk });
+
+/** The prompt sending review comments on the agent's changes back to it. */
+export const reviewPrompt = (sessionId: string, comments: ReviewComment[]) => invoke<string>("review_prompt", { sessionId, comments });
+
+/** Undoes the latest rewind of the code; what was brought back and what was left as it is. */
+export const undoRewind = (sessionId: string) => invoke<CodeRewindReport>("undo_rewind", { sessionId });

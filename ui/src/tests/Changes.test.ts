@@ -124,6 +124,13 @@ describe("the Changes panel", () => {
           if (scope.kind === "git_staged") return changeSet(scope, [fileChange(A, { added: 0, removed: 0, hunks: [] })]);
           return changeSet(scope, turnFiles);
         },
+        undo_rewind: () => ({
+          to_turn: 2,
+          restored: [planned(A)],
+          refused: [{ path: B, reason: { kind: "changed_since_plan" } }],
+          unseen: [],
+        }),
+        review_prompt: () => "Review of your changes.\n\n1. src/a.rs:1\n   Why this?\n",
         suggest_commit_message: () => "Rename the parser's entry point",
         git_commit: () => "0123abcd0123abcd0123abcd0123abcd0123abcd",
         git_create_branch: () => {
@@ -219,6 +226,43 @@ describe("the Changes panel", () => {
     await user.type(within(panel).getByTestId("branch-name"), "try-it");
     await user.click(within(panel).getByTestId("branch-button"));
     expect((await within(panel).findByTestId("git-error")).textContent).toBe("a branch named `try-it` exists already");
+  });
+
+  it("undoes one hunk, and sends line comments back to the agent as one review", async () => {
+    const { live, user } = setup();
+    await user.click(screen.getByTestId("open-changes"));
+    const panel = screen.getByTestId("changes-panel");
+    const file = (await within(panel).findAllByTestId("changed-file"))[0]!;
+    await user.click(within(file).getByTestId("file-toggle"));
+    await user.click(within(file).getByTestId("undo-hunk"));
+    await waitFor(() => expect(live.called("undo_hunk")).toEqual([{ sessionId: "s1", path: A, hunk: turnFiles[0]!.hunks[0] }]));
+    expect(within(panel).getByTestId("changes-note").textContent).toBe("Undid a change in a.rs.");
+
+    await user.click(within(file).getAllByTestId("comment-line")[0]!);
+    await user.type(within(panel).getByTestId("comment-text"), "Why this?");
+    await user.click(within(panel).getByTestId("comment-add"));
+    expect(within(panel).getAllByTestId("review-comment").map((c) => c.textContent)).toEqual(["src/a.rs:1 Why this?"]);
+    await user.click(within(panel).getByTestId("review-send"));
+    await waitFor(() =>
+      expect(live.called("review_prompt")).toEqual([{ sessionId: "s1", comments: [{ path: A, line: 1, end_line: null, text: "Why this?" }] }]),
+    );
+    // The engine's prompt goes out as the next prompt of the session.
+    // (as typed prompts are: without the trailing line break).
+    await waitFor(() => expect(live.turns.at(-1)?.prompt).toBe("Review of your changes.\n\n1. src/a.rs:1\n   Why this?"));
+    expect(within(panel).queryByTestId("review")).toBeNull();
+  });
+
+  it("undoes the last rewind and says what it brought back and what it left", async () => {
+    const { live, user } = setup();
+    await user.click(screen.getByTestId("open-changes"));
+    const panel = screen.getByTestId("changes-panel");
+    await user.click(within(panel).getByTestId("undo-rewind"));
+    await waitFor(() => expect(live.called("undo_rewind")).toEqual([{ sessionId: "s1" }]));
+    expect(within(panel).getByTestId("changes-note").textContent).toBe(
+      "Undid the last rewind: 1 file brought back; 1 file changed since it, left as it is.",
+    );
+    await user.click(within(panel).getByTestId("changes-scope-git_staged"));
+    expect(within(panel).queryByTestId("undo-rewind")).toBeNull();
   });
 
   it("reverts a file at once when nobody else changed it, and asks first when it changed on disk", async () => {

@@ -17,6 +17,7 @@ const WORKTREE: WorktreeInfo = {
   path: "/home/me/.local/share/nerve/projects/alpha/worktrees/wt-1",
   work_dir: "/home/me/.local/share/nerve/projects/alpha/worktrees/wt-1",
   branch: "nerve/fix-the-parser",
+  named: true,
   base_commit: "0123456789abcdef0123456789abcdef01234567",
   base_branch: "main",
   created_ms: 0,
@@ -51,6 +52,8 @@ describe("sessions in worktrees", () => {
     const chip = await screen.findByTestId("sidebar-session-branch");
     expect(chip.textContent?.replace(/\s+/g, "")).toBe("nerve/fix-the-parser↑2±3");
     expect(chip.title).toBe("Branch nerve/fix-the-parser: 2 commits ahead of main, 3 uncommitted changes");
+    await user.click(button);
+    expect((await screen.findByTestId("worktree-standing")).textContent).toBe(": 2 commits ahead, 3 uncommitted changes");
   });
 
   it("lands the work and says what changed", async () => {

@@ -22,7 +22,7 @@ const hunk: DiffHunk = {
 describe("diff helpers", () => {
   it("numbers the unified rows of the engine's hunks", () => {
     const rows = unifiedRows([hunk]);
-    expect(rows[0]).toEqual({ kind: "header", text: "@@ -1,4 +1,3 @@" });
+    expect(rows[0]).toEqual({ kind: "header", text: "@@ -1,4 +1,3 @@", hunk: 0 });
     expect(rows[2]).toMatchObject({ tag: "delete", old_no: 2, new_no: null });
     expect(rows[4]).toMatchObject({ tag: "insert", old_no: null, new_no: 2 });
     expect(rows[5]).toMatchObject({ tag: "context", old_no: 4, new_no: 3 });

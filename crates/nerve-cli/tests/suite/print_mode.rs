@@ -887,6 +887,22 @@ async fn changes_lists_a_sessions_diff_and_rewind_takes_code_and_conversation_ba
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!note.exists(), "the agent created it after that prompt");
 
+    // The rewind of the code can be undone, once.
+    let undo = ["rewind", "--session", session.as_str(), "--undo"];
+    let out = nerve(d.path(), &server, &undo).output().await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("brought back: {}\n", note.display())
+    );
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), "hello\n");
+    let out = nerve(d.path(), &server, &undo).output().await.unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "error: there is no rewind of the code to undo in this session"
+    );
+    std::fs::remove_file(&note).unwrap();
+
     let out = nerve(
         d.path(),
         &server,

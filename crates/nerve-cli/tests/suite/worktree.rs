@@ -230,3 +230,55 @@ async fn changes_git_prints_what_git_sees_uncommitted_staged_and_against_a_base(
         "against its own branch: the same as uncommitted"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_sends_comments_quoting_each_place_back_to_the_session() {
+    let p = TestProject::new();
+    p.write("a.txt", "first line\nsecond line\n");
+    let server = mock(json!([
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "Looked."}]}},
+        {"expect": {"last_user_text_contains": "1. a.txt:2\n   > second line\n   Say why."},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "Because."}]}}
+    ]))
+    .await;
+    let out = nerve(p.dir.path(), &server, &["-p", "look", "--output-format", "json"])
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = result["session_id"].as_str().unwrap().to_string();
+
+    let args = [
+        "review",
+        "--session",
+        &id,
+        "--comment",
+        "a.txt:2",
+        "Say why.",
+        "--dry-run",
+    ];
+    let out = nerve(p.dir.path(), &server, &args).output().await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Review of your changes. Address each comment below (each quotes the lines as they are now), then say what you changed.\n\n1. a.txt:2\n   > second line\n   Say why.\n"
+    );
+    let out = nerve(p.dir.path(), &server, &args[..6]).output().await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Because.");
+
+    let bad = nerve(
+        p.dir.path(),
+        &server,
+        &["review", "--session", &id, "--comment", "a.txt", "x"],
+    )
+    .output()
+    .await
+    .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr).trim(),
+        "error: `a.txt` is not FILE:LINE"
+    );
+    assert_eq!(server.remaining_steps(), 0);
+}

@@ -153,6 +153,13 @@ impl SessionFiles {
         Ok(restore::apply(&self.checkpoints, plan, &confirmed)?)
     }
 
+    /// Undoes the latest rewind of the code: the files it put back hold again what they held just
+    /// before it (a file changed since is left as it is, and listed). Refused while a turn runs.
+    pub fn undo_rewind(&self) -> Result<CodeRewindReport, RewindError> {
+        let _lock = TurnLock::try_acquire(self.checkpoints.session_folder())?;
+        Ok(restore::undo_last(&self.checkpoints)?)
+    }
+
     fn prompt(&self, to_turn: u32) -> Result<PromptInfo, RewindError> {
         let all = self.prompts()?;
         let known = all.iter().map(|p| p.turn).collect();

@@ -71,7 +71,8 @@ pub fn change_set(checkpoints: &Checkpoints, scope: ChangeScope) -> Result<Chang
             LogEntry::Saved { .. }
             | LogEntry::Changed { .. }
             | LogEntry::Unseen { .. }
-            | LogEntry::Restored { .. } => {}
+            | LogEntry::Restored { .. }
+            | LogEntry::RewindUndone { .. } => {}
         }
     }
     let mut changes = Vec::new();
@@ -145,7 +146,7 @@ fn call_change_set(checkpoints: &Checkpoints, tool_use_id: &str) -> Result<Chang
                     reason,
                 });
             }
-            LogEntry::Unseen { .. } => {}
+            LogEntry::Unseen { .. } | LogEntry::RewindUndone { .. } => {}
         }
     }
     let mut changes = Vec::new();

@@ -42,6 +42,9 @@ pub enum CheckpointError {
         /// What git said.
         said: String,
     },
+    /// No rewind of the code is left to undo.
+    #[error("there is no rewind of the code to undo in this session")]
+    NothingToUndo,
     /// A base is needed: the session works in the project folder, not a worktree with its own base.
     #[error(
         "name a base (a branch, tag or commit) to compare against: this session has no worktree with a base of its own"

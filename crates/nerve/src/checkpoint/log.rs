@@ -46,7 +46,7 @@ pub enum LogEntry {
         /// Why.
         reason: UnseenReason,
     },
-    /// A rewind put a file back.
+    /// A rewind put a file back (or an undone rewind brought it forward again).
     Restored {
         /// The prompt rewound to.
         to_turn: u32,
@@ -54,6 +54,18 @@ pub enum LogEntry {
         path: PathBuf,
         /// What it holds now.
         content: Content,
+        /// What it held just before (saved, so the rewind can be undone); `None` in logs written
+        /// before rewinds could be undone.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<Content>,
+        /// Which rewind of the session this was (1, 2, …); 0 for an undo and in older logs.
+        #[serde(default)]
+        rewind: u32,
+    },
+    /// Rewind number `rewind` was undone: its files hold again what they held before it.
+    RewindUndone {
+        /// The rewind.
+        rewind: u32,
     },
 }
 
@@ -62,7 +74,7 @@ impl LogEntry {
     pub fn path(&self) -> Option<&Path> {
         match self {
             Self::Saved { path, .. } | Self::Changed { path, .. } | Self::Restored { path, .. } => Some(path),
-            Self::Unseen { .. } => None,
+            Self::Unseen { .. } | Self::RewindUndone { .. } => None,
         }
     }
 }

@@ -17,9 +17,11 @@ mod error;
 mod git;
 pub mod git_scope;
 mod gitwatch;
+pub mod hunk;
 mod lock;
 mod log;
 pub mod restore;
+pub mod review;
 #[cfg(target_os = "linux")]
 mod treewatch;
 #[cfg(not(target_os = "linux"))]

@@ -34,6 +34,7 @@ pub fn plan(checkpoints: &Checkpoints, to_turn: u32) -> Result<CodeRewindPlan, C
             LogEntry::Restored { path, content, .. } => {
                 expected.insert(path, content);
             }
+            LogEntry::RewindUndone { .. } => {}
             LogEntry::Unseen { turn, call, reason } => {
                 if turn >= to_turn {
                     unseen.push(UnseenCall {
@@ -81,6 +82,16 @@ pub fn apply(
 ) -> Result<CodeRewindReport, CheckpointError> {
     let mut restored = Vec::new();
     let mut refused = Vec::new();
+    let rewind = checkpoints
+        .log()?
+        .iter()
+        .filter_map(|e| match e {
+            LogEntry::Restored { rewind, .. } => Some(*rewind),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+        + 1;
     for file in plan.files {
         let refuse = |reason| RefusedRestore {
             path: file.path.clone(),
@@ -103,6 +114,8 @@ pub fn apply(
                 continue;
             }
         }
+        // What it holds now is kept, so the rewind can be undone.
+        let before = checkpoints.blobs().capture(&file.path)?;
         let done = match checkpoints.blobs().get(&file.target)? {
             Some(bytes) => crate::files::write_atomic(&file.path, &bytes),
             None => std::fs::remove_file(&file.path),
@@ -117,6 +130,8 @@ pub fn apply(
             to_turn: plan.to_turn,
             path: file.path.clone(),
             content: file.target.clone(),
+            before: Some(before),
+            rewind,
         })?;
         restored.push(file);
     }
@@ -125,5 +140,101 @@ pub fn apply(
         restored,
         refused,
         unseen: plan.unseen,
+    })
+}
+
+/// Undoes the session's latest rewind of the code that is not undone yet: each file it put back
+/// holds again what it held just before. A file changed since the rewind is left as it is (and
+/// listed). The undo is itself in the log, so a later rewind plans from what the files now hold.
+pub fn undo_last(checkpoints: &Checkpoints) -> Result<CodeRewindReport, CheckpointError> {
+    let log = checkpoints.log()?;
+    let undone: Vec<u32> = log
+        .iter()
+        .filter_map(|e| match e {
+            LogEntry::RewindUndone { rewind } => Some(*rewind),
+            _ => None,
+        })
+        .collect();
+    let Some(last) = log
+        .iter()
+        .filter_map(|e| match e {
+            LogEntry::Restored {
+                rewind,
+                before: Some(_),
+                ..
+            } if *rewind > 0 && !undone.contains(rewind) => Some(*rewind),
+            _ => None,
+        })
+        .max()
+    else {
+        return Err(CheckpointError::NothingToUndo);
+    };
+    let mut restored = Vec::new();
+    let mut refused = Vec::new();
+    let mut to_turn = 0;
+    for entry in log {
+        let LogEntry::Restored {
+            to_turn: turn,
+            path,
+            content,
+            before: Some(before),
+            rewind,
+        } = entry
+        else {
+            continue;
+        };
+        if rewind != last {
+            continue;
+        }
+        to_turn = turn;
+        let current = content_of_file(&path)?;
+        if current != content {
+            refused.push(RefusedRestore {
+                path,
+                reason: RefusalReason::ChangedSincePlan,
+            });
+            continue;
+        }
+        let done = match checkpoints.blobs().get(&before)? {
+            Some(bytes) => crate::files::write_atomic(&path, &bytes),
+            None => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            },
+        };
+        if let Err(e) = done {
+            refused.push(RefusedRestore {
+                path,
+                reason: RefusalReason::Failed {
+                    message: e.to_string(),
+                },
+            });
+            continue;
+        }
+        checkpoints.append(&LogEntry::Restored {
+            to_turn: turn,
+            path: path.clone(),
+            content: before.clone(),
+            before: Some(current.clone()),
+            rewind: 0,
+        })?;
+        restored.push(PlannedRestore {
+            action: match before {
+                Content::Absent => RestoreAction::Delete,
+                Content::Present { .. } => RestoreAction::Write,
+            },
+            changed_on_disk: false,
+            path,
+            target: before,
+            expected: current.clone(),
+            current,
+        });
+    }
+    checkpoints.append(&LogEntry::RewindUndone { rewind: last })?;
+    Ok(CodeRewindReport {
+        to_turn,
+        restored,
+        refused,
+        unseen: Vec::new(),
     })
 }

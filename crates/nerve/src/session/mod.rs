@@ -81,6 +81,9 @@ pub enum SessionError {
     /// Git could not say what changed.
     #[error(transparent)]
     GitChanges(#[from] crate::checkpoint::CheckpointError),
+    /// A hunk could not be undone.
+    #[error(transparent)]
+    Hunk(#[from] crate::checkpoint::hunk::HunkUndoError),
     /// The fast model could not suggest a commit message.
     #[error("could not suggest a commit message: {0}")]
     Suggest(#[source] crate::model::error::ModelError),
@@ -192,8 +195,9 @@ pub struct Session {
     tool_names: Vec<String>,
     warnings: Vec<String>,
     unapproved_mcp_servers: Vec<String>,
-    /// The worktree the session works in, if it has one of its own.
-    worktree: Option<crate::worktree::WorktreeInfo>,
+    /// The worktree the session works in, if it has one of its own (its branch is renamed after
+    /// the first prompt when it was made before the session had a title).
+    worktree: Mutex<Option<crate::worktree::WorktreeInfo>>,
     /// The fast model, for side jobs a front-end asks for (a commit message).
     small_model: Option<Arc<dyn crate::model::small::SmallModel>>,
 }
@@ -245,7 +249,7 @@ impl Session {
             tool_names: started.tool_names,
             warnings,
             unapproved_mcp_servers: started.unapproved_mcp_servers,
-            worktree,
+            worktree: Mutex::new(worktree),
             small_model,
         })
     }
@@ -273,7 +277,7 @@ impl Session {
         Ok(SessionState {
             session_id: self.id.clone(),
             project_path: self.project.main_dir().display().to_string(),
-            worktree: self.worktree.clone(),
+            worktree: self.worktree(),
             mode: agent.permission_mode(),
             model: agent.model().to_string(),
             tools: self.tool_names.clone(),
@@ -290,8 +294,21 @@ impl Session {
     }
 
     /// The worktree the session works in, when it has one of its own.
-    pub fn worktree(&self) -> Option<&crate::worktree::WorktreeInfo> {
-        self.worktree.as_ref()
+    pub fn worktree(&self) -> Option<crate::worktree::WorktreeInfo> {
+        lock(&self.worktree).clone()
+    }
+
+    /// Names an unnamed worktree's branch after the session's first prompt. A failure costs only
+    /// the name: the branch keeps its id.
+    fn name_worktree(&self, prompt: &str) {
+        let unnamed = lock(&self.worktree).as_ref().is_some_and(|w| !w.named);
+        if !unnamed || prompt.trim().is_empty() {
+            return;
+        }
+        match self.project.workspaces().name_after(&self.id, prompt) {
+            Ok(info) => *lock(&self.worktree) = Some(info),
+            Err(e) => tracing::warn!("the worktree's branch keeps its name: {e}"),
+        }
     }
 
     /// The model the session started with (`/model` changes the next requests').
@@ -355,6 +372,7 @@ impl Session {
     ) -> Result<TurnSummary, SessionError> {
         let mut agent = self.agent.try_lock().map_err(|_| SessionError::TurnRunning)?;
         let images = prepare_prompt_images(images)?;
+        self.name_worktree(prompt);
         let expanded = match self.mcp.expand_prompt(prompt).await {
             Some(result) => Some(result.map_err(SessionError::McpPrompt)?),
             None => CustomCommands::for_project(self.project.dir()).expand(prompt),
@@ -503,11 +521,11 @@ impl Session {
         match scope {
             // Git scopes are read from the repository of the session's folder (its worktree).
             ChangeScope::GitUncommitted | ChangeScope::GitStaged | ChangeScope::GitBase { .. } => {
-                let base = self.worktree.as_ref().map(|w| w.base_commit.as_str());
+                let base = self.worktree().map(|w| w.base_commit);
                 Ok(crate::checkpoint::git_scope::git_change_set(
                     self.project.dir(),
                     scope,
-                    base,
+                    base.as_deref(),
                 )?)
             }
             ChangeScope::Session | ChangeScope::Turn { .. } | ChangeScope::Call { .. } => {
@@ -576,6 +594,33 @@ impl Session {
     ) -> Result<CodeRewindReport, SessionError> {
         let _idle = self.idle_agent()?;
         Ok(self.files()?.revert_file(path, from_turn, confirmed)?)
+    }
+
+    /// The prompt that sends `comments` on the agent's changes back to it, as one review (send it
+    /// with [`Session::send`]).
+    pub fn review_prompt(&self, comments: &[nerve_protocol::checkpoint::ReviewComment]) -> String {
+        crate::checkpoint::review::review_prompt(self.project.dir(), comments)
+    }
+
+    /// Undoes one hunk of a change (as a change set showed it) in the file as it is now; the rest of
+    /// the file, later edits around the hunk included, stays. Refused while a turn runs.
+    pub fn undo_hunk(&self, path: &Path, hunk: &nerve_protocol::DiffHunk) -> Result<(), SessionError> {
+        let _idle = self.idle_agent()?;
+        if !path.starts_with(self.project.dir()) {
+            return Err(SessionError::Hunk(
+                crate::checkpoint::hunk::HunkUndoError::Outside {
+                    path: path.to_path_buf(),
+                },
+            ));
+        }
+        Ok(crate::checkpoint::hunk::undo_hunk(path, hunk)?)
+    }
+
+    /// Undoes the latest rewind of the code (the conversation stays as it is: a rewound
+    /// conversation goes on from where it was cut). Refused while a turn runs.
+    pub fn undo_rewind(&self) -> Result<CodeRewindReport, SessionError> {
+        let _idle = self.idle_agent()?;
+        Ok(self.files()?.undo_rewind()?)
     }
 
     /// Rewinds the code, the conversation or both to just before a prompt; refused while a turn

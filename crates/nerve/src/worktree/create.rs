@@ -96,7 +96,8 @@ impl Workspaces {
             );
         }
 
-        let branch = self.free_branch_name(request.name.as_deref().unwrap_or(session_id))?;
+        let short_id = session_id.get(..8).unwrap_or(session_id);
+        let branch = self.free_branch_name(request.name.as_deref().unwrap_or(short_id))?;
         let path = self.root().join(crate::storage::safe_file_stem(session_id));
         std::fs::create_dir_all(self.root()).map_err(|source| WorktreeError::Io {
             what: "create",
@@ -123,6 +124,7 @@ impl Workspaces {
             work_dir: path.join(&prefix),
             path,
             branch,
+            named: request.name.is_some(),
             base_commit,
             base_branch,
             created_ms: now_ms(),
@@ -139,6 +141,27 @@ impl Workspaces {
             });
         }
         Ok(Created { info, notes, copied })
+    }
+
+    /// Names the branch of a worktree made before its session had a title after `title` (its first
+    /// prompt): `nerve/<id>` becomes `nerve/<title>`. A worktree already named is left as it is.
+    pub fn name_after(&self, session_id: &str, title: &str) -> Result<WorktreeInfo, WorktreeError> {
+        let mut info = self.require(session_id)?;
+        if info.named {
+            return Ok(info);
+        }
+        let branch = self.free_branch_name(title)?;
+        git::run(&self.project_dir, &["branch", "-m", &info.branch, &branch])?;
+        info.branch = branch;
+        info.named = true;
+        let record = self.record_path(session_id);
+        let text = serde_json::to_vec_pretty(&info).unwrap_or_default();
+        crate::files::write_atomic(&record, &text).map_err(|source| WorktreeError::Io {
+            what: "write",
+            path: record,
+            source,
+        })?;
+        Ok(info)
     }
 
     fn remove_unrecorded(&self, info: &WorktreeInfo) -> Result<(), WorktreeError> {

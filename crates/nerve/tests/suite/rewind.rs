@@ -903,3 +903,81 @@ async fn a_command_that_rewrites_ten_thousand_committed_files_is_rewound_exactly
     let after: Vec<(String, Option<String>)> = before.iter().map(|(n, _)| (n.clone(), read(&p, n))).collect();
     assert_eq!(after, before, "every file as it was before the prompt");
 }
+
+/// A rewind of the code can be undone: the files it put back (one rewritten, one deleted) hold
+/// again what they held just before it; a file changed since the rewind is left as it is; the undo
+/// is itself recorded, so there is nothing left to undo and a later rewind plans from the files
+/// as they now are.
+#[tokio::test]
+async fn a_rewind_of_the_code_is_undone_and_a_file_changed_since_is_left_alone() {
+    let p = git_project();
+    let a_txt = path(&p, "a.txt");
+    let c_txt = path(&p, "c.txt");
+    let server = mock(json!([
+        calls(vec![tool_use(
+            "w1",
+            "Write",
+            json!({"file_path": a_txt, "content": "one\n"})
+        )]),
+        says("wrote it"),
+        calls(vec![
+            tool_use("w2", "Write", json!({"file_path": c_txt, "content": "sea\n"})),
+            tool_use(
+                "b1",
+                "Bash",
+                json!({"command": "echo made > b.txt && echo more >> a.txt"})
+            ),
+        ]),
+        says("done"),
+    ]))
+    .await;
+    let mut a = agent(&p, &server);
+    send(&mut a, "first").await;
+    send(&mut a, "second").await;
+    assert_eq!(read(&p, "a.txt").as_deref(), Some("one\nmore\n"));
+    let files = a.session_files().unwrap();
+    assert_eq!(
+        files.undo_rewind().unwrap_err().to_string(),
+        "there is no rewind of the code to undo in this session"
+    );
+
+    let report = a.rewind(&code_only(2)).unwrap().code.unwrap();
+    assert_eq!(report.restored.len(), 3);
+    assert_eq!(read(&p, "a.txt").as_deref(), Some("one\n"));
+    assert_eq!((read(&p, "b.txt"), read(&p, "c.txt")), (None, None));
+    // The user writes c.txt again after the rewind: the undo leaves it alone.
+    std::fs::write(p.project_dir().join("c.txt"), "mine\n").unwrap();
+
+    let undone = files.undo_rewind().unwrap();
+    let mut back: Vec<String> = undone
+        .restored
+        .iter()
+        .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    back.sort();
+    assert_eq!(back, vec!["a.txt", "b.txt"]);
+    assert_eq!(undone.refused.len(), 1);
+    assert_eq!(undone.refused[0].reason, RefusalReason::ChangedSincePlan);
+    assert_eq!(read(&p, "a.txt").as_deref(), Some("one\nmore\n"));
+    assert_eq!(read(&p, "b.txt").as_deref(), Some("made\n"));
+    assert_eq!(read(&p, "c.txt").as_deref(), Some("mine\n"));
+    assert!(matches!(
+        files.undo_rewind().unwrap_err(),
+        RewindError::Checkpoint(nerve::checkpoint::CheckpointError::NothingToUndo)
+    ));
+    // Rewinding again plans from what the files hold after the undo.
+    let plan = files.plan_code_rewind(2).unwrap();
+    let mut planned: Vec<String> = plan
+        .files
+        .iter()
+        .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    planned.sort();
+    assert_eq!(planned, vec!["a.txt", "b.txt", "c.txt"]);
+    let changed: Vec<bool> = plan.files.iter().map(|f| f.changed_on_disk).collect();
+    assert_eq!(
+        changed.iter().filter(|c| **c).count(),
+        1,
+        "only c.txt changed outside the agent: {plan:?}"
+    );
+}

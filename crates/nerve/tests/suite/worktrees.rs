@@ -942,3 +942,67 @@ async fn a_commit_message_is_suggested_from_the_staged_diff() {
     assert_eq!(model.requests()[0].body["model"], "claude-fast");
     session.close().await;
 }
+
+/// A worktree made before its session had a title is named after the session's id, then renamed
+/// after the first prompt (once); the record follows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unnamed_worktree_is_named_after_the_first_prompt() {
+    use crate::support::{TestProject, mock};
+    use nerve::credentials::ApiKey;
+    use nerve::events::EventSink;
+    use nerve::session::{ModelAuth, ModelServer, SessionOptions};
+
+    let p = TestProject::new();
+    let dir = p.project_dir();
+    p.write("a.txt", "one\n");
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-qm", "first"]);
+    let model = mock(serde_json::json!([
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "ok again"}]}}
+    ]))
+    .await;
+    let mut o = SessionOptions::new(EventSink::discard());
+    o.server = ModelServer::Fixed {
+        base_url: model.url(),
+        auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
+        extra_headers: Vec::new(),
+    };
+    o.model = Some("claude-test".into());
+    o.session_id = Some("0123456789abcdef".into());
+    o.worktree = Some(NewWorktree::default());
+    let session = nerve::Session::start(nerve::Project::open(p.options()).unwrap(), o)
+        .await
+        .unwrap();
+    let before = session.worktree().unwrap();
+    assert_eq!((before.branch.as_str(), before.named), ("nerve/01234567", false));
+    session
+        .send("Tidy the parser", &[], EventSink::discard())
+        .await
+        .unwrap();
+    let after = session.worktree().unwrap();
+    assert_eq!(
+        (after.branch.as_str(), after.named),
+        ("nerve/tidy-the-parser", true)
+    );
+    assert_eq!(
+        git(&after.path, &["rev-parse", "--abbrev-ref", "HEAD"]),
+        "nerve/tidy-the-parser"
+    );
+    session
+        .send("Something else", &[], EventSink::discard())
+        .await
+        .unwrap();
+    assert_eq!(
+        session.state().unwrap().worktree,
+        Some(after.clone()),
+        "named once"
+    );
+    let project = nerve::Project::open(p.options()).unwrap();
+    assert_eq!(
+        project.workspaces().of_session("0123456789abcdef").unwrap(),
+        Some(after)
+    );
+    session.close().await;
+}
