@@ -2107,17 +2107,6 @@ fn worktree_scenario() -> Scenario {
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
 }
 
-fn git_out(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
-}
-
 /// Two sessions of one project in parallel, each in its own worktree, in the real app: each
 /// writes a file in its worktree (the main checkout sees neither), the first is landed from its
 /// header (merged into the main checkout), the second is discarded after the app lists what would
@@ -2135,9 +2124,7 @@ async fn sessions_in_worktrees_in_the_desktop_app() {
         json!({"permissions": {"defaultMode": "acceptEdits"}}).to_string(),
     )
     .unwrap();
-    git_out(&root, &["init", "-q", "-b", "main"]);
-    git_out(&root, &["add", "."]);
-    git_out(&root, &["commit", "-qm", "first"]);
+    nerve_test_support::git::init_with_commit(&root);
     let data = tempfile::tempdir().unwrap();
     let server = MockServer::start(worktree_scenario()).await.unwrap();
     let port = free_port();
@@ -2198,7 +2185,10 @@ async fn sessions_in_worktrees_in_the_desktop_app() {
         std::fs::read_to_string(root.join("first.txt")).unwrap(),
         "first\n"
     );
-    assert_eq!(git_out(&root, &["status", "--porcelain"]), "");
+    assert_eq!(
+        nerve_test_support::git::git(&root, &["status", "--porcelain"]),
+        ""
+    );
 
     // Discard the second, after the app says what would be lost.
     click(&client, &row(&sessions[1])).await;
@@ -2219,7 +2209,7 @@ async fn sessions_in_worktrees_in_the_desktop_app() {
     })
     .await;
     assert!(!root.join("second.txt").exists());
-    let branches = git_out(
+    let branches = nerve_test_support::git::git(
         &root,
         &["branch", "--list", "nerve/*", "--format=%(refname:short)"],
     );
@@ -2228,7 +2218,7 @@ async fn sessions_in_worktrees_in_the_desktop_app() {
         1,
         "the landed branch stays, the discarded one goes: {branches}"
     );
-    let worktrees = git_out(&root, &["worktree", "list", "--porcelain"]);
+    let worktrees = nerve_test_support::git::git(&root, &["worktree", "list", "--porcelain"]);
     assert_eq!(
         worktrees.lines().filter(|l| l.starts_with("worktree ")).count(),
         2,

@@ -7,29 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::support::{TestProject, mock, nerve};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
-}
+use nerve_test_support::git::{git, init_with_commit};
 
 fn write_step(id: &str, text: &str) -> Value {
     json!({"response": {"type": "stream", "blocks": [
@@ -46,9 +24,7 @@ async fn two_sessions_in_worktrees_land_one_conflict_and_discard_the_other() {
     let p = TestProject::new();
     let dir = p.project_dir();
     p.write("a.txt", "main\n");
-    git(&dir, &["init", "-q", "-b", "main"]);
-    git(&dir, &["add", "."]);
-    git(&dir, &["commit", "-qm", "first"]);
+    init_with_commit(&dir);
     let server = mock(json!([
         write_step("w1", "from the first session\n"),
         done_step(),
@@ -181,9 +157,7 @@ async fn changes_git_prints_what_git_sees_uncommitted_staged_and_against_a_base(
     let dir = p.project_dir();
     p.write("a.txt", "one\n");
     p.write("mode.sh", "echo\n");
-    git(&dir, &["init", "-q", "-b", "main"]);
-    git(&dir, &["add", "."]);
-    git(&dir, &["commit", "-qm", "first"]);
+    init_with_commit(&dir);
     p.write("a.txt", "one\ntwo\n");
     p.write("staged.txt", "s\n");
     git(&dir, &["add", "staged.txt"]);

@@ -1053,8 +1053,6 @@ async fn the_next_request_after_a_list_change_carries_the_new_tools_after_the_ol
 /// session adds to the built-ins).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_takes_a_changed_tool_list_at_its_next_prompt_and_keeps_its_own_tools() {
-    use nerve::credentials::ApiKey;
-    use nerve::session::{ModelAuth, ModelServer, SessionOptions};
     let p = TestProject::new();
     let config = p.write(
         "mcp.json",
@@ -1072,14 +1070,7 @@ async fn a_session_takes_a_changed_tool_list_at_its_next_prompt_and_keeps_its_ow
          "response": {"type": "stream", "blocks": [{"type": "text", "text": "seen"}]}}
     ]))
     .await;
-    let mut session_options = SessionOptions::new(EventSink::discard());
-    session_options.server = ModelServer::Fixed {
-        base_url: model.url(),
-        auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
-        extra_headers: Vec::new(),
-    };
-    session_options.model = Some("claude-test".into());
-    session_options.fast_model = Some("claude-test".into());
+    let mut session_options = crate::support::mock_session_options(&model);
     session_options.mcp_config_files = vec![config];
     let session = nerve::Session::start(project, session_options).await.unwrap();
     let first = session

@@ -2,35 +2,12 @@
 //! ignored files a build needs, landing by merge, squash and cherry-pick, conflicts that leave the
 //! main checkout as it was, and throwing a worktree away after saying what is lost.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use nerve::worktree::{LandStrategy, NewWorktree, Workspaces, WorktreeError};
 use pretty_assertions::assert_eq;
 
-/// Runs git as a user would (with an identity), failing the test when it fails; its output.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
-}
+use nerve_test_support::git::{git, init_with_commit};
 
 struct Repo {
     _tmp: tempfile::TempDir,
@@ -495,16 +472,12 @@ fn clean_removes_worktrees_whose_session_or_folder_is_gone_and_never_loses_uncom
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_in_a_worktree_edits_there_resumes_there_and_keeps_its_work_when_deleted() {
     use crate::support::{TestProject, mock};
-    use nerve::credentials::ApiKey;
     use nerve::events::EventSink;
-    use nerve::session::{ModelAuth, ModelServer, SessionOptions};
 
     let p = TestProject::new();
     let dir = p.project_dir();
     p.write("a.txt", "main\n");
-    git(&dir, &["init", "-q", "-b", "main"]);
-    git(&dir, &["add", "."]);
-    git(&dir, &["commit", "-qm", "first"]);
+    init_with_commit(&dir);
     let model = mock(serde_json::json!([
         {"response": {"type": "stream", "blocks": [
             {"type": "tool_use", "id": "w1", "name": "Write",
@@ -514,14 +487,7 @@ async fn a_session_in_a_worktree_edits_there_resumes_there_and_keeps_its_work_wh
     ]))
     .await;
     let options = |resume: Option<String>| {
-        let mut o = SessionOptions::new(EventSink::discard());
-        o.server = ModelServer::Fixed {
-            base_url: model.url(),
-            auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
-            extra_headers: Vec::new(),
-        };
-        o.model = Some("claude-test".into());
-        o.fast_model = Some("claude-test".into());
+        let mut o = crate::support::mock_session_options(&model);
         o.resume = resume;
         o.worktree = Some(NewWorktree {
             base: None,
@@ -595,9 +561,8 @@ async fn a_session_in_a_worktree_edits_there_resumes_there_and_keeps_its_work_wh
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_default_worktree_falls_back_to_the_folder_and_an_explicit_one_says_why_it_cannot() {
     use crate::support::{TestProject, mock};
-    use nerve::credentials::ApiKey;
     use nerve::events::EventSink;
-    use nerve::session::{ModelAuth, ModelServer, SessionOptions, StartError};
+    use nerve::session::{SessionOptions, StartError};
     use nerve_protocol::workspace::WorktreeWhen;
 
     let mut choice = SessionOptions::new(EventSink::discard());
@@ -628,13 +593,7 @@ async fn a_default_worktree_falls_back_to_the_folder_and_an_explicit_one_says_wh
     let p = TestProject::new();
     let model = mock(serde_json::json!([])).await;
     let options = |asked: Option<bool>| {
-        let mut o = SessionOptions::new(EventSink::discard());
-        o.server = ModelServer::Fixed {
-            base_url: model.url(),
-            auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
-            extra_headers: Vec::new(),
-        };
-        o.model = Some("claude-test".into());
+        let mut o = crate::support::mock_session_options(&model);
         o.choose_worktree(asked, WorktreeWhen::Always, 1);
         o
     };
@@ -682,9 +641,7 @@ async fn a_sandboxed_session_in_a_worktree_commits_but_plants_nothing_in_the_sha
     let p = TestProject::new();
     let dir = p.project_dir();
     p.write("a.txt", "main\n");
-    git(&dir, &["init", "-q", "-b", "main"]);
-    git(&dir, &["add", "."]);
-    git(&dir, &["commit", "-qm", "first"]);
+    init_with_commit(&dir);
     let mut options = p.options();
     options.mode = Some(PermissionMode::BypassPermissions);
     let project = nerve::Project::open(options).unwrap();
@@ -902,28 +859,17 @@ fn staging_committing_and_branching_in_the_sessions_folder() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_message_is_suggested_from_the_staged_diff() {
     use crate::support::{TestProject, mock};
-    use nerve::credentials::ApiKey;
-    use nerve::events::EventSink;
-    use nerve::session::{ModelAuth, ModelServer, SessionOptions};
 
     let p = TestProject::new();
     let dir = p.project_dir();
     p.write("a.txt", "one\n");
-    git(&dir, &["init", "-q", "-b", "main"]);
-    git(&dir, &["add", "."]);
-    git(&dir, &["commit", "-qm", "first"]);
+    init_with_commit(&dir);
     let model = mock(serde_json::json!([
         {"expect": {"last_user_text_contains": "+the staged line"},
          "response": {"type": "stream", "blocks": [{"type": "text", "text": "Add the staged line\n"}]}}
     ]))
     .await;
-    let mut o = SessionOptions::new(EventSink::discard());
-    o.server = ModelServer::Fixed {
-        base_url: model.url(),
-        auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
-        extra_headers: Vec::new(),
-    };
-    o.model = Some("claude-test".into());
+    let mut o = crate::support::mock_session_options(&model);
     o.fast_model = Some("claude-fast".into());
     let session = nerve::Session::start(nerve::Project::open(p.options()).unwrap(), o)
         .await
@@ -948,28 +894,18 @@ async fn a_commit_message_is_suggested_from_the_staged_diff() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unnamed_worktree_is_named_after_the_first_prompt() {
     use crate::support::{TestProject, mock};
-    use nerve::credentials::ApiKey;
     use nerve::events::EventSink;
-    use nerve::session::{ModelAuth, ModelServer, SessionOptions};
 
     let p = TestProject::new();
     let dir = p.project_dir();
     p.write("a.txt", "one\n");
-    git(&dir, &["init", "-q", "-b", "main"]);
-    git(&dir, &["add", "."]);
-    git(&dir, &["commit", "-qm", "first"]);
+    init_with_commit(&dir);
     let model = mock(serde_json::json!([
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "ok"}]}},
         {"response": {"type": "stream", "blocks": [{"type": "text", "text": "ok again"}]}}
     ]))
     .await;
-    let mut o = SessionOptions::new(EventSink::discard());
-    o.server = ModelServer::Fixed {
-        base_url: model.url(),
-        auth: ModelAuth::ApiKey(ApiKey::new("test-key".to_string())),
-        extra_headers: Vec::new(),
-    };
-    o.model = Some("claude-test".into());
+    let mut o = crate::support::mock_session_options(&model);
     o.session_id = Some("0123456789abcdef".into());
     o.worktree = Some(NewWorktree::default());
     let session = nerve::Session::start(nerve::Project::open(p.options()).unwrap(), o)

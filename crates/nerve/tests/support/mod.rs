@@ -85,6 +85,20 @@ impl PermissionPrompter for ScriptedPrompter {
     }
 }
 
+/// Options for a session through the front door on the scripted `model` (main and fast model
+/// `claude-test`, a test key), its events between turns discarded.
+pub fn mock_session_options(model: &nerve_mock_model::MockServer) -> nerve::session::SessionOptions {
+    let mut o = nerve::session::SessionOptions::new(EventSink::discard());
+    o.server = nerve::session::ModelServer::Fixed {
+        base_url: model.url(),
+        auth: nerve::session::ModelAuth::ApiKey(nerve::credentials::ApiKey::new("test-key".to_string())),
+        extra_headers: Vec::new(),
+    };
+    o.model = Some("claude-test".into());
+    o.fast_model = Some("claude-test".into());
+    o
+}
+
 /// A temporary project folder (the shared layout, [`ProjectFolder`]) with its own data dir and
 /// settings locations, and a recorder of the events its sessions send.
 pub struct TestProject {
