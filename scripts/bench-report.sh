@@ -37,6 +37,8 @@ trap 'rm -f "$report"' EXIT
     /^[[:space:]]*$/ { next }
     # What criterion itself prints in a short run.
     /^(Gnuplot not found|Testing |Success$)/ { next }
+    # What the session bus, the portals, GTK and WebKit print while the desktop app runs.
+    /^(dbus-daemon\[|\(\/usr\/libexec\/|\([a-z-]+:[0-9]+\): |Ignoring invalid max threads|libEGL |MESA|SpiRegistry daemon|\[[WE]\]\[[0-9.]+\] pw\.)/ { next }
     { print }
     END { if (open) print "```" }
   ' "$log"
