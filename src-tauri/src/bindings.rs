@@ -56,6 +56,8 @@ mod tests {
         crate::session_commands::DemoStarted::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::TranscriptSummary::export_all(&cfg).unwrap();
         nerve_protocol::workspace::WorktreeStatus::export_all(&cfg).unwrap();
+        nerve_protocol::workspace::CleanReport::export_all(&cfg).unwrap();
+        nerve_protocol::session::RewindUndoOutcome::export_all(&cfg).unwrap();
         nerve_protocol::workspace::Landed::export_all(&cfg).unwrap();
         nerve_protocol::workspace::ConflictFile::export_all(&cfg).unwrap();
         nerve_protocol::workspace::DiscardPreview::export_all(&cfg).unwrap();

@@ -283,12 +283,13 @@ pub async fn rewind_session(
     blocking(move || session.rewind(&request).map_err(to_shell)).await
 }
 
-/// Undoes the latest rewind of the code (its files hold again what they held just before it).
+/// Undoes the latest rewind: the conversation it cut comes back when nothing was said since, and
+/// the files it put back hold again what they held just before it.
 #[tauri::command]
 pub async fn undo_rewind(
     shell: State<'_, Shell>,
     session_id: String,
-) -> Result<nerve_protocol::checkpoint::CodeRewindReport, ShellError> {
+) -> Result<nerve_protocol::session::RewindUndoOutcome, ShellError> {
     let session = shell.sessions.get(&session_id)?;
     blocking(move || session.undo_rewind().map_err(to_shell)).await
 }

@@ -26,6 +26,15 @@ pub async fn list_worktrees(project_path: String) -> Result<Vec<WorktreeStatus>,
     blocking(move || project(&project_path)?.worktrees().map_err(to_shell)).await
 }
 
+/// Removes the project's worktrees whose session or folder is gone (one with uncommitted work, or
+/// a branch with commits nowhere else, is kept and said so).
+#[tauri::command]
+pub async fn clean_worktrees(
+    project_path: String,
+) -> Result<nerve_protocol::workspace::CleanReport, ShellError> {
+    blocking(move || project(&project_path)?.clean_worktrees().map_err(to_shell)).await
+}
+
 /// Lands a session's work in the main checkout; a conflict comes back as an outcome with both
 /// sides of each file (the main checkout left as it was). The session may stay open.
 #[tauri::command]
@@ -86,6 +95,54 @@ pub fn git_stage(shell: State<'_, Shell>, session_id: String, paths: Vec<PathBuf
         .get(&session_id)?
         .git_stage(&paths)
         .map_err(to_shell)
+}
+
+/// Stages one hunk of a file's uncommitted change (the Changes panel's hunk Stage).
+#[tauri::command]
+pub fn git_stage_hunk(
+    shell: State<'_, Shell>,
+    session_id: String,
+    path: PathBuf,
+    hunk: nerve_protocol::DiffHunk,
+) -> Result<(), ShellError> {
+    shell
+        .sessions
+        .get(&session_id)?
+        .git_stage_hunk(&path, &hunk)
+        .map_err(to_shell)
+}
+
+/// Unstages one hunk of a file's staged change.
+#[tauri::command]
+pub fn git_unstage_hunk(
+    shell: State<'_, Shell>,
+    session_id: String,
+    path: PathBuf,
+    hunk: nerve_protocol::DiffHunk,
+) -> Result<(), ShellError> {
+    shell
+        .sessions
+        .get(&session_id)?
+        .git_unstage_hunk(&path, &hunk)
+        .map_err(to_shell)
+}
+
+/// Puts a file back to the last commit (work tree and index; a renamed file's old name comes
+/// back); the UI asked first.
+#[tauri::command]
+pub async fn git_revert_file(
+    shell: State<'_, Shell>,
+    session_id: String,
+    path: PathBuf,
+    renamed_from: Option<PathBuf>,
+) -> Result<(), ShellError> {
+    let session = shell.sessions.get(&session_id)?;
+    blocking(move || {
+        session
+            .git_revert_file(&path, renamed_from.as_deref())
+            .map_err(to_shell)
+    })
+    .await
 }
 
 /// Unstages files in the session's folder.

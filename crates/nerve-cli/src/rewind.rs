@@ -86,15 +86,25 @@ fn render(set: &ChangeSet) -> String {
             FileStatus::Created => "created",
             FileStatus::Modified => "modified",
             FileStatus::Deleted => "deleted",
+            FileStatus::Renamed => "renamed",
         };
         let counts = if file.binary {
             "binary".to_string()
+        } else if file.hunks.is_empty() && file.status == FileStatus::Renamed {
+            "the same content".to_string()
         } else if file.hunks.is_empty() && file.status == FileStatus::Modified {
             "no textual change: its mode or type only".to_string()
         } else {
             format!("+{} −{}", file.added, file.removed)
         };
-        out.push_str(&format!("\n{} ({status}, {counts})\n", file.path.display()));
+        match &file.renamed_from {
+            Some(from) => out.push_str(&format!(
+                "\n{} (renamed from {}, {counts})\n",
+                file.path.display(),
+                from.display()
+            )),
+            None => out.push_str(&format!("\n{} ({status}, {counts})\n", file.path.display())),
+        }
         for hunk in &file.hunks {
             out.push_str(&format!(
                 "@@ -{},{} +{},{} @@\n",
@@ -158,17 +168,21 @@ pub fn rewind(args: RewindArgs) -> Result<i32> {
     let files = session_files(&args.cwd, &args.session)?;
     let Some(to_prompt) = args.to_prompt.filter(|_| !args.undo) else {
         let report = files.undo_rewind()?;
+        let refused = report.code.as_ref().is_some_and(|c| !c.refused.is_empty());
         if args.json {
             println!("{}", serde_json::to_string_pretty(&report)?);
         } else {
-            for f in &report.restored {
+            if let Some(back) = report.prompts_back {
+                println!("the conversation is back: {back} prompt(s) returned");
+            }
+            for f in report.code.iter().flat_map(|c| &c.restored) {
                 println!("brought back: {}", f.path.display());
             }
-            for f in &report.refused {
+            for f in report.code.iter().flat_map(|c| &c.refused) {
                 println!("left as it is (changed since the rewind): {}", f.path.display());
             }
         }
-        return Ok(if report.refused.is_empty() { 0 } else { 2 });
+        return Ok(if refused { 2 } else { 0 });
     };
     // Neither flag: both, the usual wish ("go back to before that prompt").
     let (code, conversation) = if args.code || args.conversation {
@@ -251,20 +265,15 @@ mod tests {
                 added: 1,
                 removed: 1,
                 binary: false,
+                renamed_from: None,
                 hunks: vec![DiffHunk {
                     old_start: 1,
                     old_lines: 1,
                     new_start: 1,
                     new_lines: 1,
                     lines: vec![
-                        DiffLine {
-                            tag: DiffTag::Delete,
-                            text: "old".into(),
-                        },
-                        DiffLine {
-                            tag: DiffTag::Insert,
-                            text: "new".into(),
-                        },
+                        DiffLine::new(DiffTag::Delete, "old"),
+                        DiffLine::new(DiffTag::Insert, "new"),
                     ],
                 }],
                 seen: Seen::Tool,

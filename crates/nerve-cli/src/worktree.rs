@@ -167,8 +167,13 @@ pub fn run(command: WorktreeCommand) -> Result<i32> {
             for branch in &report.kept_branches {
                 println!("kept branch {branch}: it has commits no other branch has");
             }
-            for (info, why) in &report.kept {
-                println!("kept {} ({}): {why}", info.path.display(), info.session_id);
+            for kept in &report.kept {
+                println!(
+                    "kept {} ({}): {}",
+                    kept.info.path.display(),
+                    kept.info.session_id,
+                    kept.why
+                );
             }
             if report.removed.is_empty() && report.kept.is_empty() {
                 println!("nothing to clean");

@@ -144,6 +144,8 @@ pub enum FileStatus {
     Modified,
     /// It existed and is gone.
     Deleted,
+    /// It moved here from `renamed_from` (git scopes), its content the same or changed.
+    Renamed,
 }
 
 /// The net change of one file.
@@ -152,7 +154,7 @@ pub enum FileStatus {
 pub struct FileChange {
     /// The file.
     pub path: PathBuf,
-    /// Created, modified or deleted.
+    /// Created, modified, deleted or renamed.
     pub status: FileStatus,
     /// Lines added.
     pub added: usize,
@@ -160,6 +162,10 @@ pub struct FileChange {
     pub removed: usize,
     /// Either side is not UTF-8 text: no hunks, no line counts.
     pub binary: bool,
+    /// Where a renamed file was (status `renamed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub renamed_from: Option<PathBuf>,
     /// The diff (empty for binary files).
     pub hunks: Vec<DiffHunk>,
     /// How the engine saw the change (a tool naming the file, or a work-tree comparison).

@@ -40,7 +40,39 @@ pub struct DiffLine {
     pub tag: DiffTag,
     /// The line without its line break.
     pub text: String,
+    /// For a line the change modified (a deleted line and the inserted line that replaced it):
+    /// the line cut into the words that stayed and the words that changed, in order; their texts
+    /// make up `text`. Absent when the whole line is new or gone, or the lines are too different
+    /// for word changes to help.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<InlineSpan>>", optional))]
+    pub inline: Vec<InlineSpan>,
 }
+
+/// A piece of a modified line: words that stayed, or words the change made or removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct InlineSpan {
+    /// The text.
+    pub text: String,
+    /// These words changed.
+    pub changed: bool,
+}
+
+impl DiffLine {
+    /// A line with no word-level detail.
+    pub fn new(tag: DiffTag, text: impl Into<String>) -> Self {
+        Self {
+            tag,
+            text: text.into(),
+            inline: Vec::new(),
+        }
+    }
+}
+
+/// Replaced runs longer than this (on either side) get no word-level detail: past a screenful the
+/// emphasis stops helping and the word diff costs more than the line diff.
+const MAX_INLINE_RUN: usize = 40;
 
 /// A run of changes with context, as in a unified diff (`@@ -old_start,old_lines +new_start,new_lines @@`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,17 +116,24 @@ impl FileDiff {
             .map(|group| {
                 let mut lines = Vec::new();
                 for op in group {
+                    let (kind, old_range, new_range) = op.as_tag_tuple();
+                    let words = kind == similar::DiffTag::Replace
+                        && old_range.len() <= MAX_INLINE_RUN
+                        && new_range.len() <= MAX_INLINE_RUN;
+                    if words {
+                        let deadline = std::time::Instant::now().checked_add(INLINE_DEADLINE);
+                        for change in diff.iter_inline_changes_deadline(op, deadline) {
+                            let spans: Vec<(bool, String)> = change
+                                .iter_strings_lossy()
+                                .map(|(changed, text)| (changed, text.into_owned()))
+                                .collect();
+                            lines.push(inline_line(tag_of(change.tag()), spans));
+                        }
+                        continue;
+                    }
                     for change in diff.iter_changes(op) {
-                        let tag = match change.tag() {
-                            ChangeTag::Equal => DiffTag::Context,
-                            ChangeTag::Delete => DiffTag::Delete,
-                            ChangeTag::Insert => DiffTag::Insert,
-                        };
                         let text = change.value().strip_suffix('\n').unwrap_or(change.value());
-                        lines.push(DiffLine {
-                            tag,
-                            text: text.to_string(),
-                        });
+                        lines.push(DiffLine::new(tag_of(change.tag()), text));
                     }
                 }
                 let (old_range, new_range) = match (group.first(), group.last()) {
@@ -133,6 +172,42 @@ impl FileDiff {
     }
 }
 
+/// How long the word diff of one replaced run may search.
+const INLINE_DEADLINE: std::time::Duration = std::time::Duration::from_millis(50);
+
+fn tag_of(tag: ChangeTag) -> DiffTag {
+    match tag {
+        ChangeTag::Equal => DiffTag::Context,
+        ChangeTag::Delete => DiffTag::Delete,
+        ChangeTag::Insert => DiffTag::Insert,
+    }
+}
+
+/// A line from its word spans (the last one may end with the line break, which is dropped). The
+/// spans are kept only when some words stayed and some changed.
+fn inline_line(tag: DiffTag, spans: Vec<(bool, String)>) -> DiffLine {
+    let mut inline: Vec<InlineSpan> = Vec::with_capacity(spans.len());
+    for (changed, mut text) in spans {
+        if text.ends_with('\n') {
+            text.pop();
+        }
+        if text.is_empty() {
+            continue;
+        }
+        match inline.last_mut() {
+            Some(last) if last.changed == changed => last.text.push_str(&text),
+            _ => inline.push(InlineSpan { text, changed }),
+        }
+    }
+    let text: String = inline.iter().map(|s| s.text.as_str()).collect();
+    let mixed = inline.iter().any(|s| s.changed) && inline.iter().any(|s| !s.changed);
+    DiffLine {
+        tag,
+        text,
+        inline: if mixed { inline } else { Vec::new() },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +233,51 @@ mod tests {
         assert_eq!(h.lines[4].text, "E");
         assert!(d.unified.contains("@@ -2,7 +2,7 @@"), "{}", d.unified);
         assert!(d.unified.contains("-e\n+E\n"), "{}", d.unified);
+    }
+
+    #[test]
+    fn a_modified_line_shows_which_words_changed() {
+        let d = FileDiff::between(
+            "/p/x.rs",
+            ChangeKind::Update,
+            "fn main() {\n    let total = count(1);\n}\n",
+            "fn main() {\n    let total = count(2);\n}\n",
+        );
+        let lines: Vec<_> = d.hunks[0]
+            .lines
+            .iter()
+            .map(|l| {
+                let spans: Vec<(bool, &str)> =
+                    l.inline.iter().map(|s| (s.changed, s.text.as_str())).collect();
+                (l.tag, l.text.as_str(), spans)
+            })
+            .collect();
+        use DiffTag::*;
+        assert_eq!(
+            lines,
+            vec![
+                (Context, "fn main() {", vec![]),
+                (
+                    Delete,
+                    "    let total = count(1);",
+                    vec![(false, "    let total = count("), (true, "1"), (false, ");")]
+                ),
+                (
+                    Insert,
+                    "    let total = count(2);",
+                    vec![(false, "    let total = count("), (true, "2"), (false, ");")]
+                ),
+                (Context, "}", vec![]),
+            ]
+        );
+        // Lines with nothing in common, and whole new lines, carry no word detail.
+        let d = FileDiff::between("/p/y", ChangeKind::Update, "alpha beta\n", "gamma delta\nnew\n");
+        assert!(
+            d.hunks[0].lines.iter().all(|l| l.inline.is_empty()),
+            "{:?}",
+            d.hunks
+        );
+        assert!(!d.to_value().to_string().contains("inline"));
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub mod tool;
 pub mod transcripts;
 pub mod workspace;
 
-pub use diff::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff};
+pub use diff::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff, InlineSpan};
 pub use event::{Event, RetryReason, TurnEnd};
 pub use message::{AssistantWords, HistoryMessage, MessageImage, PastToolResult, PastToolUse, UserWords};
 pub use permission::{

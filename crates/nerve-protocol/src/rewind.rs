@@ -32,6 +32,18 @@ pub struct ConversationRewind {
     pub prompts_removed: usize,
 }
 
+/// What undoing the latest rewind did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RewindUndoReport {
+    /// The files the rewind had put back, brought forward again (absent when it left the code
+    /// alone).
+    pub code: Option<CodeRewindReport>,
+    /// How many prompts came back into the conversation (absent when the rewind left the
+    /// conversation alone).
+    pub prompts_back: Option<usize>,
+}
+
 /// What a rewind did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -63,6 +63,20 @@ pub struct RewindOutcome {
     pub prompts: Vec<PromptInfo>,
 }
 
+/// What undoing a rewind did, and the conversation as it now stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RewindUndoOutcome {
+    /// What came back.
+    pub report: crate::rewind::RewindUndoReport,
+    /// The conversation.
+    pub history: Vec<HistoryMessage>,
+    /// Its tool calls.
+    pub past_calls: Vec<PastCall>,
+    /// Its prompts.
+    pub prompts: Vec<PromptInfo>,
+}
+
 /// The conversation after a compaction: the summary and what follows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

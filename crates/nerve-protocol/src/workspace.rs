@@ -51,6 +51,28 @@ pub struct WorktreeStatus {
     pub orphaned: bool,
 }
 
+/// What cleaning a project's worktrees did (those whose session or folder is gone).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CleanReport {
+    /// Worktrees removed.
+    pub removed: Vec<WorktreeInfo>,
+    /// Branches kept because they have commits no other branch has.
+    pub kept_branches: Vec<String>,
+    /// Worktrees left alone, and why.
+    pub kept: Vec<KeptWorktree>,
+}
+
+/// A worktree cleaning left alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct KeptWorktree {
+    /// The worktree.
+    pub info: WorktreeInfo,
+    /// Why it was kept.
+    pub why: String,
+}
+
 /// How a worktree's work lands in the main checkout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -168,6 +168,8 @@ pub struct Project {
     main: Option<(PathBuf, PathBuf)>,
     /// For a worktree: the git folders outside it that its commits write (sandbox-writable).
     worktree_git: Option<crate::sandbox::WorktreeGit>,
+    /// The settings' `worktree.setupCommand`, with the file it came from.
+    worktree_setup: Option<(String, RuleSource)>,
 }
 
 impl Project {
@@ -186,6 +188,7 @@ impl Project {
         let mut bypass_disabled = false;
         let mut mcp_approval = crate::mcp::ProjectServerApproval::default();
         let mut sandbox = crate::sandbox::settings::SandboxConfig::default();
+        let mut worktree_setup = None;
         if !options.bare {
             let load = LoadOptions {
                 read_claude_settings: options.read_claude_settings,
@@ -198,6 +201,7 @@ impl Project {
             bypass_disabled = loaded.bypass_permissions_disabled();
             mcp_approval = loaded.project_mcp_approval();
             sandbox = loaded.sandbox().clone();
+            worktree_setup = loaded.worktree_setup_command();
             let mut errors = Vec::new();
             for entry in loaded.hooks() {
                 match HookConfig::from_settings(&entry.value, &entry.path.display().to_string()) {
@@ -245,7 +249,14 @@ impl Project {
             sandbox_grants: Default::default(),
             main: None,
             worktree_git: None,
+            worktree_setup,
         })
+    }
+
+    /// The command a new worktree of this project runs before its session's first prompt
+    /// (`worktree.setupCommand` in the settings), with the settings file it came from.
+    pub fn worktree_setup_command(&self) -> Option<&(String, RuleSource)> {
+        self.worktree_setup.as_ref()
     }
 
     /// The same project opened in a session's worktree: its settings read there, its tools,

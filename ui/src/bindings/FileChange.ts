@@ -13,7 +13,7 @@ export type FileChange = {
  */
 path: string, 
 /**
- * Created, modified or deleted.
+ * Created, modified, deleted or renamed.
  */
 status: FileStatus, 
 /**
@@ -28,6 +28,10 @@ removed: number,
  * Either side is not UTF-8 text: no hunks, no line counts.
  */
 binary: boolean, 
+/**
+ * Where a renamed file was (status `renamed`).
+ */
+renamed_from?: string, 
 /**
  * The diff (empty for binary files).
  */

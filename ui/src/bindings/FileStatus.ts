@@ -3,4 +3,4 @@
 /**
  * What happened to a file.
  */
-export type FileStatus = "created" | "modified" | "deleted";
+export type FileStatus = "created" | "modified" | "deleted" | "renamed";

@@ -16,6 +16,8 @@ import type { ChangeScope } from "../bindings/ChangeScope";
 import type { ChangeSet } from "../bindings/ChangeSet";
 import type { CodeRewindPlan } from "../bindings/CodeRewindPlan";
 import type { CodeRewindReport } from "../bindings/CodeRewindReport";
+import type { RewindUndoOutcome } from "../bindings/RewindUndoOutcome";
+import type { CleanReport } from "../bindings/CleanReport";
 import type { RewindRequest } from "../bindings/RewindRequest";
 import type { RewindOutcome } from "../bindings/RewindOutcome";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
@@ -296,5 +298,21 @@ export const undoHunk = (sessionId: string, path: string, hunk: DiffHunk) => inv
 /** The prompt sending review comments on the agent's changes back to it. */
 export const reviewPrompt = (sessionId: string, comments: ReviewComment[]) => invoke<string>("review_prompt", { sessionId, comments });
 
-/** Undoes the latest rewind of the code; what was brought back and what was left as it is. */
-export const undoRewind = (sessionId: string) => invoke<CodeRewindReport>("undo_rewind", { sessionId });
+/**
+ * Undoes the latest rewind: the conversation it cut comes back when nothing was said since, and
+ * the files it put back are brought forward (those changed since are left as they are).
+ */
+export const undoRewind = (sessionId: string) => invoke<RewindUndoOutcome>("undo_rewind", { sessionId });
+
+/** Stages one hunk of a file's uncommitted change. */
+export const gitStageHunk = (sessionId: string, path: string, hunk: DiffHunk) => invoke<void>("git_stage_hunk", { sessionId, path, hunk });
+
+/** Unstages one hunk of a file's staged change. */
+export const gitUnstageHunk = (sessionId: string, path: string, hunk: DiffHunk) => invoke<void>("git_unstage_hunk", { sessionId, path, hunk });
+
+/** Puts a file back to the last commit (a renamed file's old name comes back); ask first. */
+export const gitRevertFile = (sessionId: string, path: string, renamedFrom: string | null) =>
+  invoke<void>("git_revert_file", { sessionId, path, renamedFrom });
+
+/** Removes the project's worktrees whose session or folder is gone; what was removed and kept. */
+export const cleanWorktrees = (projectPath: string) => invoke<CleanReport>("clean_worktrees", { projectPath });

@@ -11,6 +11,7 @@ mod prompt_image;
 mod request;
 mod rewind;
 mod session_hooks;
+pub(crate) mod setup_command;
 mod subagent;
 pub mod system_prompt;
 mod turn;

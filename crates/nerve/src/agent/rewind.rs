@@ -4,7 +4,7 @@
 //! session on disk (the `nerve rewind` CLI); a turn running anywhere holds the session's turn lock
 //! and makes a rewind fail with [`RewindError::TurnRunning`].
 
-pub use nerve_protocol::rewind::{ConversationRewind, RewindReport, RewindRequest};
+pub use nerve_protocol::rewind::{ConversationRewind, RewindReport, RewindRequest, RewindUndoReport};
 
 use std::path::{Path, PathBuf};
 
@@ -106,6 +106,7 @@ impl SessionFiles {
             Transcript::open(&self.transcript)?.append(&TranscriptEntry::Rewind {
                 to_turn: request.to_turn,
                 time_ms: crate::transcripts::transcript_now_ms(),
+                code: code.as_ref().is_some_and(|c| !c.restored.is_empty()),
             })?;
             Some(ConversationRewind {
                 prompt,
@@ -153,11 +154,34 @@ impl SessionFiles {
         Ok(restore::apply(&self.checkpoints, plan, &confirmed)?)
     }
 
-    /// Undoes the latest rewind of the code: the files it put back hold again what they held just
-    /// before it (a file changed since is left as it is, and listed). Refused while a turn runs.
-    pub fn undo_rewind(&self) -> Result<CodeRewindReport, RewindError> {
+    /// Undoes the latest rewind. A conversation rewind with nothing said since brings the prompts
+    /// it cut off back (and, when it also put files back, those files forward again); otherwise
+    /// the latest rewind of the code is undone: the files it put back hold again what they held
+    /// just before it (a file changed since is left as it is, and listed). Refused while a turn
+    /// runs.
+    pub fn undo_rewind(&self) -> Result<RewindUndoReport, RewindError> {
         let _lock = TurnLock::try_acquire(self.checkpoints.session_folder())?;
-        Ok(restore::undo_last(&self.checkpoints)?)
+        let (entries, _warnings) = read_transcript(&self.transcript)?;
+        let Some(with_code) = crate::transcripts::undoable_rewind(&entries) else {
+            return Ok(RewindUndoReport {
+                code: Some(restore::undo_last(&self.checkpoints)?),
+                prompts_back: None,
+            });
+        };
+        let before = self.prompts()?.len();
+        let code = if with_code {
+            Some(restore::undo_last(&self.checkpoints)?)
+        } else {
+            None
+        };
+        Transcript::open(&self.transcript)?.append(&TranscriptEntry::RewindUndone {
+            time_ms: crate::transcripts::transcript_now_ms(),
+        })?;
+        let after = self.prompts()?.len();
+        Ok(RewindUndoReport {
+            code,
+            prompts_back: Some(after.saturating_sub(before)),
+        })
     }
 
     fn prompt(&self, to_turn: u32) -> Result<PromptInfo, RewindError> {
@@ -170,6 +194,29 @@ impl SessionFiles {
 }
 
 impl Agent {
+    /// Undoes the latest rewind (see [`SessionFiles::undo_rewind`]); when the conversation comes
+    /// back, the next request holds it again.
+    pub fn undo_rewind(&mut self) -> Result<RewindUndoReport, RewindError> {
+        self.resumed_prompts = None;
+        let files = self.session_files().ok_or(RewindError::NotRecorded)?;
+        let report = files.undo_rewind()?;
+        if report.prompts_back.is_some() {
+            self.reload_history(&files)?;
+        }
+        Ok(report)
+    }
+
+    /// The conversation from the transcript as it now stands (after a rewind or its undo).
+    fn reload_history(&mut self, files: &SessionFiles) -> Result<(), RewindError> {
+        let (entries, _warnings) = read_transcript(&files.transcript)?;
+        let (mut messages, records) = crate::transcripts::history_of(live_entries(entries));
+        crate::agent::answer_missing_tool_uses(&mut messages);
+        self.messages.replace(messages);
+        self.replacements = crate::budget::ContentReplacementState::from_records(records);
+        self.context_tokens = 0;
+        Ok(())
+    }
+
     /// This session's files, when it keeps a transcript and checkpoints.
     pub fn session_files(&self) -> Option<SessionFiles> {
         Some(SessionFiles {
@@ -201,12 +248,7 @@ impl Agent {
         let files = self.session_files().ok_or(RewindError::NotRecorded)?;
         let report = files.rewind(request)?;
         if report.conversation.is_some() {
-            let (entries, _warnings) = read_transcript(&files.transcript)?;
-            let (mut messages, records) = crate::transcripts::history_of(live_entries(entries));
-            crate::agent::answer_missing_tool_uses(&mut messages);
-            self.messages.replace(messages);
-            self.replacements = crate::budget::ContentReplacementState::from_records(records);
-            self.context_tokens = 0;
+            self.reload_history(&files)?;
         }
         Ok(report)
     }

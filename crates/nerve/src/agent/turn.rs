@@ -117,7 +117,9 @@ pub struct Agent {
     /// Whether this conversation was resumed from a transcript.
     resumed: bool,
     /// Hook context waiting to go to the model with the next prompt.
-    pending_context: Vec<String>,
+    pub(crate) pending_context: Vec<String>,
+    /// A command to run before the next prompt (a new worktree's setup command).
+    pub(crate) pending_setup: Option<crate::agent::setup_command::SetupCommand>,
     /// Where the user's prompts are shared with the auto-mode classifier.
     intent: Option<RecentIntent>,
     /// The number the next prompt gets (see [`TranscriptEntry::TurnStart`]).
@@ -170,6 +172,7 @@ impl Agent {
             context_tokens: 0,
             resumed: false,
             pending_context: Vec::new(),
+            pending_setup: None,
             intent: None,
             next_turn: 1,
             resumed_prompts: None,
@@ -229,6 +232,7 @@ impl Agent {
             context_tokens,
             resumed: true,
             pending_context: Vec::new(),
+            pending_setup: None,
             intent: None,
             next_turn,
             resumed_prompts: Some(resumed_prompts),
@@ -562,6 +566,10 @@ impl Agent {
         if let Some(intent) = &self.intent {
             intent.record(prompt);
         }
+        // The prompt's number comes first: what runs before the model (a setup command) belongs
+        // to this turn's checkpoints.
+        self.start_turn();
+        self.run_setup_command(&cancel).await;
         let mut user = Message::user_text(prompt);
         user.content.splice(0..0, images);
         for context in std::mem::take(&mut self.pending_context)
@@ -575,7 +583,6 @@ impl Agent {
             user.content
                 .push(crate::model::context::ContextFragment::new(note).block());
         }
-        self.start_turn();
         self.push_message(user);
         let mut stop_hook_active = false;
         let mut turn_usage = Usage::default();

@@ -228,6 +228,7 @@ pub(crate) fn file_change(
         path,
         status,
         binary,
+        renamed_from: None,
         hunks,
         seen,
         calls,

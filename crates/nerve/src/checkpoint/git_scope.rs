@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use super::changes::file_change;
-use super::{ChangeScope, ChangeSet, CheckpointError, Seen};
+use super::{ChangeScope, ChangeSet, CheckpointError, FileStatus, Seen};
 
 /// The change set of a git scope in the repository holding `dir`; `default_base` answers
 /// `GitBase { base: None }` (the session's worktree's base commit).
@@ -63,7 +63,7 @@ pub fn git_change_set(
     };
     paths.sort();
     paths.dedup();
-    let mut files = Vec::new();
+    let mut sides = Vec::new();
     for rel in paths {
         let old = blob(&top, &format!("{old_rev}:{rel}"));
         let new = match new_side {
@@ -82,8 +82,37 @@ pub fn git_change_set(
         if old == new && old.is_none() {
             continue;
         }
-        // The same content on both sides: only the mode changed (the file says so, with no hunk).
-        files.push(file_change(top.join(&rel), old, new, Seen::Git, Vec::new()));
+        sides.push((rel, old, new));
+    }
+    let renames = renames(&sides);
+    let mut files = Vec::new();
+    for (i, (rel, old, new)) in sides.iter().enumerate() {
+        if renames.iter().any(|&(from, _)| from == i) {
+            continue;
+        }
+        match renames.iter().find(|&&(_, to)| to == i) {
+            Some(&(from, _)) => {
+                let (from_rel, from_old, _) = &sides[from];
+                let mut change = file_change(
+                    top.join(rel),
+                    from_old.clone(),
+                    new.clone(),
+                    Seen::Git,
+                    Vec::new(),
+                );
+                change.status = FileStatus::Renamed;
+                change.renamed_from = Some(top.join(from_rel));
+                files.push(change);
+            }
+            // The same content on both sides: only the mode changed (the file says so, with no hunk).
+            None => files.push(file_change(
+                top.join(rel),
+                old.clone(),
+                new.clone(),
+                Seen::Git,
+                Vec::new(),
+            )),
+        }
     }
     Ok(ChangeSet {
         scope,
@@ -91,6 +120,63 @@ pub fn git_change_set(
         unseen: Vec::new(),
     })
 }
+
+/// Pairs of (deleted, created) among `sides` that are one file moved: the same bytes, or for text
+/// files at least half the lines the same (git's default rename threshold), each deleted file
+/// paired with the created file most like it. Git itself only sees renames it was told about
+/// (`git mv`, or both sides staged); a file the agent moved with `mv` is found here too.
+fn renames(sides: &[FileSides]) -> Vec<(usize, usize)> {
+    // Past this many comparisons only identical content counts: the pairing stays cheap for a
+    // change that deletes and creates thousands of files.
+    const MAX_SIMILARITY_CHECKS: usize = 2_500;
+    const MAX_COMPARED_BYTES: usize = 256 * 1024;
+    let deleted: Vec<(usize, &Vec<u8>)> = sides
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, old, new))| match (old, new) {
+            (Some(old), None) => Some((i, old)),
+            _ => None,
+        })
+        .collect();
+    let mut created: Vec<(usize, &Vec<u8>)> = sides
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, old, new))| match (old, new) {
+            (None, Some(new)) => Some((i, new)),
+            _ => None,
+        })
+        .collect();
+    let similar_too = deleted.len() * created.len() <= MAX_SIMILARITY_CHECKS;
+    let mut pairs = Vec::new();
+    for (from, old) in deleted {
+        let exact = created.iter().position(|(_, new)| *new == old);
+        let best = exact.or_else(|| {
+            if !similar_too || old.len() > MAX_COMPARED_BYTES {
+                return None;
+            }
+            let old_text = std::str::from_utf8(old).ok()?;
+            created
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, new))| new.len() <= MAX_COMPARED_BYTES)
+                .filter_map(|(at, (_, new))| {
+                    let new_text = std::str::from_utf8(new).ok()?;
+                    let ratio = similar::TextDiff::from_lines(old_text, new_text).ratio();
+                    (ratio >= 0.5).then_some((at, ratio))
+                })
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(at, _)| at)
+        });
+        if let Some(at) = best {
+            let (to, _) = created.remove(at);
+            pairs.push((from, to));
+        }
+    }
+    pairs
+}
+
+/// A file's path (relative to the repository's top) and its bytes on the old and new side.
+type FileSides = (String, Option<Vec<u8>>, Option<Vec<u8>>);
 
 enum Side {
     WorkTree,

@@ -96,13 +96,38 @@ fn bare_line(l: &str) -> &str {
     l.strip_suffix('\r').unwrap_or(l)
 }
 
-enum Miss {
+/// Why a hunk's lines were not found in a text.
+pub(crate) enum Miss {
+    /// Not there.
     Changed,
+    /// There this many times, none at the hunk's own place.
     Ambiguous(usize),
 }
 
+/// `text` with the hunk applied forwards: its old lines become its new lines (staging one hunk
+/// into the index's copy of a file).
+pub(crate) fn apply_in(text: &str, hunk: &DiffHunk) -> Result<String, Miss> {
+    let swap = |tag| match tag {
+        DiffTag::Insert => DiffTag::Delete,
+        DiffTag::Delete => DiffTag::Insert,
+        DiffTag::Context => DiffTag::Context,
+    };
+    let reversed = DiffHunk {
+        old_start: hunk.new_start,
+        old_lines: hunk.new_lines,
+        new_start: hunk.old_start,
+        new_lines: hunk.old_lines,
+        lines: hunk
+            .lines
+            .iter()
+            .map(|l| nerve_protocol::DiffLine::new(swap(l.tag), l.text.clone()))
+            .collect(),
+    };
+    undo_in(text, &reversed)
+}
+
 /// `text` with the hunk's new lines put back to its old lines.
-fn undo_in(text: &str, hunk: &DiffHunk) -> Result<String, Miss> {
+pub(crate) fn undo_in(text: &str, hunk: &DiffHunk) -> Result<String, Miss> {
     let side = |keep: DiffTag| -> Vec<&str> {
         hunk.lines
             .iter()
@@ -191,5 +216,25 @@ mod tests {
             panic!()
         };
         assert_eq!(undone, "one\r\ntwo\r\n");
+    }
+
+    #[test]
+    fn a_hunk_applied_forwards_makes_its_new_lines() {
+        let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n";
+        let new = "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nL\nm\n";
+        let hs = hunks(old, new);
+        let Ok(one) = apply_in(old, &hs[1]) else { panic!() };
+        assert_eq!(one, "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nL\nm\n");
+        let Ok(both) = apply_in(&one, &hs[0]) else {
+            panic!()
+        };
+        assert_eq!(both, new);
+        assert!(matches!(apply_in(new, &hs[0]), Err(Miss::Changed)));
+        // A new file's only hunk fills an empty index copy.
+        let created = FileDiff::between("f", ChangeKind::Create, "", "x\ny\n").hunks;
+        let Ok(made) = apply_in("", &created[0]) else {
+            panic!()
+        };
+        assert_eq!(made, "x\ny\n");
     }
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use nerve_protocol::SandboxRefusal;
-pub use nerve_protocol::session::{CompactOutcome, RewindOutcome, SessionState};
+pub use nerve_protocol::session::{CompactOutcome, RewindOutcome, RewindUndoOutcome, SessionState};
 use tokio_util::sync::CancellationToken;
 
 pub use start::{Asker, ModelServer, SessionOptions, StartError, list_models};
@@ -215,7 +215,12 @@ impl Session {
     /// Starts (or resumes) a session of `project`: the model server and its credentials, the MCP
     /// servers, who answers permission requests, the agent. On failure nothing is left running.
     pub async fn start(project: Project, mut options: SessionOptions) -> Result<Self, StartError> {
-        let (project, worktree, worktree_notes) = start::enter_worktree(project, &mut options)?;
+        let start::Entered {
+            project,
+            worktree,
+            notes: worktree_notes,
+            setup,
+        } = start::enter_worktree(project, &mut options)?;
         let events = EventRoute {
             turn: Arc::default(),
             between_turns: options.events.clone(),
@@ -227,7 +232,10 @@ impl Session {
         if index_files {
             let _ = file_index.set(FileIndex::for_project(project.dir()));
         }
-        let agent = started.agent;
+        let mut agent = started.agent;
+        if let Some((command, source)) = setup {
+            agent.set_setup_command(command, source);
+        }
         let small_model = agent.runtime().context.config.small_model.clone();
         let mut warnings = worktree_notes;
         warnings.extend(started.warnings);
@@ -544,6 +552,35 @@ impl Session {
         Ok(crate::worktree::stage::unstage(self.project.dir(), paths)?)
     }
 
+    /// Stages one hunk of a file's uncommitted change (a hunk the `GitUncommitted` scope showed).
+    pub fn git_stage_hunk(&self, path: &Path, hunk: &nerve_protocol::DiffHunk) -> Result<(), SessionError> {
+        Ok(crate::worktree::stage::stage_hunk(
+            self.project.dir(),
+            path,
+            hunk,
+        )?)
+    }
+
+    /// Unstages one hunk of a file's staged change (a hunk the `GitStaged` scope showed).
+    pub fn git_unstage_hunk(&self, path: &Path, hunk: &nerve_protocol::DiffHunk) -> Result<(), SessionError> {
+        Ok(crate::worktree::stage::unstage_hunk(
+            self.project.dir(),
+            path,
+            hunk,
+        )?)
+    }
+
+    /// Puts a file back to the last commit in the session's folder (work tree and index; with
+    /// `renamed_from`, the file it was renamed from comes back). Refused while a turn runs.
+    pub fn git_revert_file(&self, path: &Path, renamed_from: Option<&Path>) -> Result<(), SessionError> {
+        let _idle = self.idle_agent()?;
+        Ok(crate::worktree::stage::revert_file(
+            self.project.dir(),
+            path,
+            renamed_from,
+        )?)
+    }
+
     /// Commits what is staged in the session's folder; the new commit.
     pub fn git_commit(&self, message: &str) -> Result<String, SessionError> {
         Ok(crate::worktree::stage::commit(self.project.dir(), message)?)
@@ -616,11 +653,18 @@ impl Session {
         Ok(crate::checkpoint::hunk::undo_hunk(path, hunk)?)
     }
 
-    /// Undoes the latest rewind of the code (the conversation stays as it is: a rewound
-    /// conversation goes on from where it was cut). Refused while a turn runs.
-    pub fn undo_rewind(&self) -> Result<CodeRewindReport, SessionError> {
-        let _idle = self.idle_agent()?;
-        Ok(self.files()?.undo_rewind()?)
+    /// Undoes the latest rewind: the conversation it cut off comes back when nothing was said
+    /// since (a conversation that went on keeps the new branch), and the files it put back are
+    /// brought forward. Refused while a turn runs. Returns the conversation as it then stands.
+    pub fn undo_rewind(&self) -> Result<RewindUndoOutcome, SessionError> {
+        let mut agent = self.idle_agent()?;
+        let report = agent.undo_rewind()?;
+        Ok(RewindUndoOutcome {
+            report,
+            history: history_of(&agent),
+            past_calls: agent.past_calls(),
+            prompts: agent.prompts()?,
+        })
     }
 
     /// Rewinds the code, the conversation or both to just before a prompt; refused while a turn

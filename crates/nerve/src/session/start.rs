@@ -185,22 +185,33 @@ pub enum StartError {
     WorktreeProject(#[source] crate::project::ProjectError),
 }
 
+/// Where a session starts: the project as the session sees it, its worktree, what the user should
+/// know about it, and for a worktree made just now the settings' setup command with its source.
+pub(super) struct Entered {
+    pub(super) project: Project,
+    pub(super) worktree: Option<crate::worktree::WorktreeInfo>,
+    pub(super) notes: Vec<String>,
+    pub(super) setup: Option<(String, String)>,
+}
+
 /// Moves a session into its worktree before it starts: the one it already has (a resumed
-/// session), or a new one when `options` ask for it. Returns the project as the session sees it,
-/// the worktree, and what the user should know about it.
-pub(super) fn enter_worktree(
-    project: Project,
-    options: &mut SessionOptions,
-) -> Result<(Project, Option<crate::worktree::WorktreeInfo>, Vec<String>), StartError> {
+/// session), or a new one when `options` ask for it.
+pub(super) fn enter_worktree(project: Project, options: &mut SessionOptions) -> Result<Entered, StartError> {
+    let stay = |project, notes| Entered {
+        project,
+        worktree: None,
+        notes,
+        setup: None,
+    };
     if options.worktree.is_some() && options.resume.is_none() && options.session_id.is_none() {
         // The worktree is named after the session, so the id is chosen now.
         options.session_id = Some(uuid::Uuid::new_v4().to_string());
     }
     let Some(id) = options.resume.clone().or_else(|| options.session_id.clone()) else {
-        return Ok((project, None, Vec::new()));
+        return Ok(stay(project, Vec::new()));
     };
     let workspaces = project.workspaces();
-    let (info, notes) = match workspaces.of_session(&id)? {
+    let (info, notes, fresh) = match workspaces.of_session(&id)? {
         Some(info) if !info.path.is_dir() => {
             return Err(crate::worktree::WorktreeError::Missing {
                 session_id: id,
@@ -208,24 +219,35 @@ pub(super) fn enter_worktree(
             }
             .into());
         }
-        Some(info) => (info, Vec::new()),
+        Some(info) => (info, Vec::new(), false),
         None => match &options.worktree {
             Some(request) => match workspaces.create(&id, request) {
-                Ok(created) => (created.info, created.notes),
+                Ok(created) => (created.info, created.notes, true),
                 Err(
                     e @ (crate::worktree::WorktreeError::NotARepository { .. }
                     | crate::worktree::WorktreeError::NoCommit { .. }
                     | crate::worktree::WorktreeError::Bare { .. }),
                 ) if options.worktree_optional => {
-                    return Ok((project, None, vec![format!("No worktree of its own: {e}.")]));
+                    return Ok(stay(project, vec![format!("No worktree of its own: {e}.")]));
                 }
                 Err(e) => return Err(e.into()),
             },
-            None => return Ok((project, None, Vec::new())),
+            None => return Ok(stay(project, Vec::new())),
         },
     };
+    // The main project's settings name the command: the worktree's copy of a local settings file
+    // may not be there.
+    let setup = fresh
+        .then(|| project.worktree_setup_command().cloned())
+        .flatten()
+        .map(|(command, source)| (command, source.to_string()));
     let inside = project.in_worktree(&info).map_err(StartError::WorktreeProject)?;
-    Ok((inside, Some(info), notes))
+    Ok(Entered {
+        project: inside,
+        worktree: Some(info),
+        notes,
+        setup,
+    })
 }
 
 /// A started session's parts, which [`super::Session`] holds.

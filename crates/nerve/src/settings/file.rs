@@ -103,6 +103,18 @@ struct RawSettings {
     enabled_mcpjson_servers: Vec<String>,
     #[serde(default)]
     sandbox: Option<ObjectOnly<crate::sandbox::settings::SandboxSettings>>,
+    #[serde(default)]
+    worktree: Option<ObjectOnly<WorktreeSettings>>,
+}
+
+/// The `worktree` object of a settings file: what a session's new worktree gets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WorktreeSettings {
+    /// A command run once in each new worktree before the session's first prompt (installing
+    /// dependencies, say), as a Bash call: shown, and asked like any other command.
+    #[serde(default)]
+    pub setup_command: Option<String>,
 }
 
 /// One parsed settings file.
@@ -122,6 +134,8 @@ pub struct SettingsFile {
     pub enabled_mcpjson_servers: Vec<String>,
     /// Its `sandbox` block (empty if absent).
     pub sandbox: crate::sandbox::settings::SandboxSettings,
+    /// Its `worktree` block (empty if absent).
+    pub worktree: WorktreeSettings,
 }
 
 impl SettingsFile {
@@ -135,6 +149,7 @@ impl SettingsFile {
                 enable_all_project_mcp_servers: None,
                 enabled_mcpjson_servers: Vec::new(),
                 sandbox: None,
+                worktree: None,
             }
         } else {
             serde_json::from_str::<ObjectOnly<RawSettings>>(text)
@@ -149,6 +164,7 @@ impl SettingsFile {
             enable_all_project_mcp_servers: raw.enable_all_project_mcp_servers,
             enabled_mcpjson_servers: raw.enabled_mcpjson_servers,
             sandbox: raw.sandbox.map(|s| s.0).unwrap_or_default(),
+            worktree: raw.worktree.map(|w| w.0).unwrap_or_default(),
         })
     }
 

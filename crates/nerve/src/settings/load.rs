@@ -87,6 +87,16 @@ impl LoadedSettings {
         self.default_mode
     }
 
+    /// The `worktree.setupCommand` of the highest-priority file that sets one (an empty command
+    /// turns a lower file's off), with that file's source.
+    pub fn worktree_setup_command(&self) -> Option<(String, RuleSource)> {
+        let (command, source) = self
+            .files
+            .iter()
+            .find_map(|f| f.worktree.setup_command.as_ref().map(|c| (c.trim(), f.source)))?;
+        (!command.is_empty()).then(|| (command.to_string(), source))
+    }
+
     /// Every file's `additionalDirectories`, highest priority first, without duplicates.
     pub fn additional_directories(&self) -> &[AdditionalDirectory] {
         &self.additional_directories

@@ -18,7 +18,7 @@ mod locations;
 mod writer;
 
 pub use error::SettingsError;
-pub use file::{DisableBypass, PermissionsSettings, SettingsFile};
+pub use file::{DisableBypass, PermissionsSettings, SettingsFile, WorktreeSettings};
 pub use load::{
     AdditionalDirectory, HooksEntry, LoadOptions, LoadedSettings, ProjectServerApproval, load_all,
 };

@@ -14,7 +14,7 @@ pub use catalog::{
 };
 pub use markdown::session_markdown;
 pub(crate) use replay::{Replayed, history_of, push_merged, replay};
-pub use rewind::{PromptInfo, live_entries, next_turn, prompts};
+pub use rewind::{PromptInfo, live_entries, next_turn, prompts, undoable_rewind};
 pub use transcript::{
     Transcript, TranscriptEntry, TranscriptError, fork_session, is_transcript, read_transcript,
 };

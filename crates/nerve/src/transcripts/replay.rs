@@ -65,6 +65,7 @@ pub(crate) fn replay(entries: Vec<TranscriptEntry>) -> Replayed {
             TranscriptEntry::SessionStart { .. }
             | TranscriptEntry::Permission { .. }
             | TranscriptEntry::Rewind { .. }
+            | TranscriptEntry::RewindUndone { .. }
             | TranscriptEntry::Title { .. }
             | TranscriptEntry::Usage { .. } => {}
         }

@@ -12,30 +12,78 @@ use crate::transcripts::TranscriptEntry;
 pub fn live_entries(entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
     let mut live = Vec::with_capacity(entries.len());
     let mut starts: Vec<(u32, usize)> = Vec::new();
+    // What each rewind still undoable cut off (its entries and prompt starts, by offset), newest
+    // last. Anything said after a rewind makes the rewinds before it final.
+    let mut cuts: Vec<Cut> = Vec::new();
     for entry in entries {
         match entry {
             TranscriptEntry::TurnStart { turn, .. } => {
+                cuts.clear();
                 starts.push((turn, live.len()));
                 live.push(entry);
             }
-            TranscriptEntry::Rewind { to_turn, .. } => match starts.iter().find(|(t, _)| *t == to_turn) {
-                Some(&(_, at)) => {
-                    live.truncate(at);
-                    starts.retain(|(_, p)| *p < at);
+            TranscriptEntry::Rewind { to_turn, .. } => match starts.iter().position(|(t, _)| *t == to_turn) {
+                Some(i) => {
+                    let at = starts[i].1;
+                    let cut_starts = starts
+                        .split_off(i)
+                        .into_iter()
+                        .map(|(t, p)| (t, p - at))
+                        .collect();
+                    cuts.push((live.split_off(at), cut_starts));
                 }
                 None => tracing::warn!("a rewind names prompt {to_turn}, which is not in the conversation"),
             },
-            TranscriptEntry::SessionStart { .. }
-            | TranscriptEntry::Message { .. }
+            TranscriptEntry::RewindUndone { .. } => match cuts.pop() {
+                Some((tail, cut_starts)) => {
+                    let at = live.len();
+                    starts.extend(cut_starts.into_iter().map(|(t, p)| (t, p + at)));
+                    live.extend(tail);
+                }
+                None => tracing::warn!("an undone rewind names no rewind that can be undone"),
+            },
+            TranscriptEntry::Message { .. }
             | TranscriptEntry::AssistantBlock { .. }
+            | TranscriptEntry::CompactBoundary { .. } => {
+                cuts.clear();
+                live.push(entry);
+            }
+            TranscriptEntry::SessionStart { .. }
             | TranscriptEntry::Replacement { .. }
-            | TranscriptEntry::CompactBoundary { .. }
             | TranscriptEntry::Usage { .. }
             | TranscriptEntry::Title { .. }
             | TranscriptEntry::Permission { .. } => live.push(entry),
         }
     }
     live
+}
+
+/// What a rewind cut off: its entries, and the prompts among them (number, offset in the cut).
+type Cut = (Vec<TranscriptEntry>, Vec<(u32, usize)>);
+
+/// The latest conversation rewind an undo would bring back (`Some(code)`: whether it also put
+/// files back), or `None` when there is none: nothing was rewound, or something was said since.
+/// Follows the same rules as [`live_entries`].
+pub fn undoable_rewind(entries: &[TranscriptEntry]) -> Option<bool> {
+    let mut undoable: Vec<bool> = Vec::new();
+    for entry in entries {
+        match entry {
+            TranscriptEntry::Rewind { code, .. } => undoable.push(*code),
+            TranscriptEntry::RewindUndone { .. } => {
+                undoable.pop();
+            }
+            TranscriptEntry::TurnStart { .. }
+            | TranscriptEntry::Message { .. }
+            | TranscriptEntry::AssistantBlock { .. }
+            | TranscriptEntry::CompactBoundary { .. } => undoable.clear(),
+            TranscriptEntry::SessionStart { .. }
+            | TranscriptEntry::Replacement { .. }
+            | TranscriptEntry::Usage { .. }
+            | TranscriptEntry::Title { .. }
+            | TranscriptEntry::Permission { .. } => {}
+        }
+    }
+    undoable.last().copied()
 }
 
 /// The prompts of `live` entries, in order.
@@ -96,7 +144,49 @@ mod tests {
         }
     }
     fn rewind(to_turn: u32) -> TranscriptEntry {
-        TranscriptEntry::Rewind { to_turn, time_ms: 0 }
+        TranscriptEntry::Rewind {
+            to_turn,
+            time_ms: 0,
+            code: false,
+        }
+    }
+    fn undone() -> TranscriptEntry {
+        TranscriptEntry::RewindUndone { time_ms: 0 }
+    }
+
+    #[test]
+    fn an_undone_rewind_brings_the_conversation_back_until_something_is_said() {
+        let three = || {
+            vec![
+                start(1),
+                says("one"),
+                start(2),
+                says("two"),
+                start(3),
+                says("three"),
+            ]
+        };
+        let all = three();
+        let mut entries = three();
+        entries.extend([rewind(3), rewind(2), undone()]);
+        assert_eq!(live_entries(entries.clone()), all[..4].to_vec());
+        entries.push(undone());
+        assert_eq!(live_entries(entries.clone()), all);
+        assert_eq!(undoable_rewind(&entries), None);
+        // Said after the rewind: the rewind is final, an undo changes nothing.
+        let mut entries = three();
+        entries.extend([rewind(2), start(4), says("four"), undone()]);
+        assert_eq!(
+            live_entries(entries.clone()),
+            vec![start(1), says("one"), start(4), says("four")]
+        );
+        assert_eq!(undoable_rewind(&entries), None);
+        let mut entries = three();
+        entries.push(rewind(2));
+        assert_eq!(undoable_rewind(&entries), Some(false));
+        // Numbers of the prompts that came back stay theirs: a later rewind finds them.
+        entries.extend([undone(), rewind(3)]);
+        assert_eq!(live_entries(entries), all[..4].to_vec());
     }
 
     #[test]

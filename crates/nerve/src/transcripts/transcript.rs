@@ -73,6 +73,15 @@ pub enum TranscriptEntry {
         to_turn: u32,
         /// Milliseconds since the Unix epoch.
         time_ms: u64,
+        /// The same rewind also put files back (so undoing it brings those forward too).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        code: bool,
+    },
+    /// The latest rewind still undoable was undone: the conversation it cut off is back, as if
+    /// the rewind had not happened. Only a rewind with nothing said since can be undone.
+    RewindUndone {
+        /// Milliseconds since the Unix epoch.
+        time_ms: u64,
     },
     /// What one model response used, so a resumed session's totals and cost go on from where they
     /// were (responses of rewound turns were paid for too, so they count).

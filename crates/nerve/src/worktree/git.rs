@@ -31,6 +31,40 @@ pub(super) fn output(dir: &Path, args: &[&str]) -> Result<Output, WorktreeError>
         .map_err(|source| WorktreeError::GitMissing { source })
 }
 
+/// Runs `git args` in `dir` and returns its standard output as bytes (a blob's content).
+pub(super) fn bytes(dir: &Path, args: &[&str]) -> Result<Vec<u8>, WorktreeError> {
+    let out = output(dir, args)?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(failed(args, &out))
+    }
+}
+
+/// Runs `git args` in `dir` with `input` on its standard input; its output, trimmed.
+pub(super) fn run_with_input(dir: &Path, args: &[&str], input: &[u8]) -> Result<String, WorktreeError> {
+    use std::io::Write;
+    let mut child = crate::git_command::git(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| WorktreeError::GitMissing { source })?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A write error means git ended early; its own error, read below, says why.
+        let _ = stdin.write_all(input);
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|source| WorktreeError::GitMissing { source })?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
+    } else {
+        Err(failed(args, &out))
+    }
+}
+
 /// Whether `git args` succeeds in `dir` (a question, such as whether a ref exists).
 pub(super) fn succeeds(dir: &Path, args: &[&str]) -> bool {
     output(dir, args).is_ok_and(|o| o.status.success())

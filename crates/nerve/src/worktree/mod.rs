@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 pub use create::Created;
 pub use nerve_protocol::workspace::{
-    ConflictFile, DiscardPreview, LandOutcome, LandStrategy, Landed, NewWorktree, WorktreeInfo,
-    WorktreeStatus,
+    CleanReport, ConflictFile, DiscardPreview, KeptWorktree, LandOutcome, LandStrategy, Landed, NewWorktree,
+    WorktreeInfo, WorktreeStatus,
 };
 
 /// Why a worktree could not be made, landed or removed.
@@ -123,6 +123,16 @@ pub enum WorktreeError {
     OutsideRepository {
         /// The path.
         path: PathBuf,
+    },
+    /// One part of a file could not be staged or unstaged on its own.
+    #[error("cannot {action} this part of {} on its own: {why}; {action} the whole file instead", path.display())]
+    HunkNotApplied {
+        /// "stage" or "unstage".
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
     },
     /// `git` could not be started.
     #[error("cannot run git: {source}")]
@@ -366,13 +376,13 @@ impl Workspaces {
             }
             let id = status.info.session_id.clone();
             if status.uncommitted > 0 {
-                report.kept.push((
-                    status.info,
-                    format!(
+                report.kept.push(KeptWorktree {
+                    info: status.info,
+                    why: format!(
                         "{} uncommitted change(s); discard it by name to lose them",
                         status.uncommitted
                     ),
-                ));
+                });
                 continue;
             }
             let keep_branch = !self.unmerged_commits(&status.info)?.is_empty();
@@ -426,15 +436,4 @@ pub fn git_folders(path: &Path) -> Option<crate::sandbox::WorktreeGit> {
         own: std::fs::canonicalize(&own).unwrap_or(own),
         common: std::fs::canonicalize(&common).unwrap_or(common),
     })
-}
-
-/// What [`Workspaces::clean`] did.
-#[derive(Debug, Default)]
-pub struct CleanReport {
-    /// Worktrees removed.
-    pub removed: Vec<WorktreeInfo>,
-    /// Branches kept because they have commits no other branch has.
-    pub kept_branches: Vec<String>,
-    /// Worktrees left alone, and why.
-    pub kept: Vec<(WorktreeInfo, String)>,
 }

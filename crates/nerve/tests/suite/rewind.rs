@@ -274,24 +274,16 @@ async fn a_turns_change_set_is_the_net_diff_of_each_file_with_how_it_was_seen() 
             added: 1,
             removed: 1,
             binary: false,
+            renamed_from: None,
             hunks: vec![DiffHunk {
                 old_start: 1,
                 old_lines: 2,
                 new_start: 1,
                 new_lines: 2,
                 lines: vec![
-                    DiffLine {
-                        tag: DiffTag::Context,
-                        text: "keep".into(),
-                    },
-                    DiffLine {
-                        tag: DiffTag::Delete,
-                        text: "old".into(),
-                    },
-                    DiffLine {
-                        tag: DiffTag::Insert,
-                        text: "new".into(),
-                    },
+                    DiffLine::new(DiffTag::Context, "keep"),
+                    DiffLine::new(DiffTag::Delete, "old"),
+                    DiffLine::new(DiffTag::Insert, "new"),
                 ],
             }],
             seen: Seen::Tool,
@@ -949,6 +941,11 @@ async fn a_rewind_of_the_code_is_undone_and_a_file_changed_since_is_left_alone()
     std::fs::write(p.project_dir().join("c.txt"), "mine\n").unwrap();
 
     let undone = files.undo_rewind().unwrap();
+    assert_eq!(
+        undone.prompts_back, None,
+        "a code-only rewind left the conversation alone"
+    );
+    let undone = undone.code.unwrap();
     let mut back: Vec<String> = undone
         .restored
         .iter()
@@ -979,5 +976,75 @@ async fn a_rewind_of_the_code_is_undone_and_a_file_changed_since_is_left_alone()
         changed.iter().filter(|c| **c).count(),
         1,
         "only c.txt changed outside the agent: {plan:?}"
+    );
+}
+
+/// A rewind of the code and the conversation is undone as one: the prompts it cut come back (the
+/// next request holds them again, and so does a resume) and the files are brought forward. Once
+/// something is said after a rewind, the conversation goes on from there: an undo then brings
+/// back only the files.
+#[tokio::test]
+async fn a_rewind_of_the_conversation_is_undone_until_something_is_said_after_it() {
+    let p = git_project();
+    let a_txt = path(&p, "a.txt");
+    let server = mock(json!([
+        calls(vec![tool_use("w1", "Write", json!({"file_path": a_txt, "content": "one\n"}))]),
+        says("FIRST-ANSWER"),
+        calls(vec![tool_use("w2", "Write", json!({"file_path": a_txt, "content": "two\n"}))]),
+        says("SECOND-ANSWER"),
+        {"expect": {"last_user_text_contains": "third", "message_count": 9},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "THIRD-ANSWER"}]}},
+        says("after the second rewind")
+    ]))
+    .await;
+    let mut a = agent(&p, &server);
+    send(&mut a, "first").await;
+    send(&mut a, "second").await;
+    let before = a.messages().to_vec();
+
+    let rewound = a.rewind(&both(2)).unwrap();
+    assert_eq!(rewound.conversation.unwrap().prompts_removed, 1);
+    assert_eq!(read(&p, "a.txt").as_deref(), Some("one\n"));
+    assert_eq!(a.messages().len(), 4);
+
+    let undone = a.undo_rewind().unwrap();
+    assert_eq!(undone.prompts_back, Some(1));
+    assert_eq!(undone.code.unwrap().restored.len(), 1);
+    assert_eq!(read(&p, "a.txt").as_deref(), Some("two\n"));
+    assert_eq!(a.messages(), &before[..], "the conversation is as it was");
+    let files = a.session_files().unwrap();
+    assert_eq!(
+        files
+            .prompts()
+            .unwrap()
+            .iter()
+            .map(|p| p.turn)
+            .collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    // The next request holds the prompts that came back (the mock checks the message count).
+    send(&mut a, "third").await;
+
+    // Rewound, then a prompt: the new branch stays; an undo brings back the files only.
+    a.rewind(&both(3)).unwrap();
+    send(&mut a, "fourth").await;
+    let undone = a.undo_rewind();
+    assert!(
+        matches!(
+            undone,
+            Err(RewindError::Checkpoint(
+                nerve::checkpoint::CheckpointError::NothingToUndo
+            ))
+        ),
+        "the third prompt changed no file, so its rewind put nothing back: {undone:?}"
+    );
+    assert_eq!(
+        files
+            .prompts()
+            .unwrap()
+            .iter()
+            .map(|p| p.turn)
+            .collect::<Vec<_>>(),
+        vec![1, 2, 4]
     );
 }

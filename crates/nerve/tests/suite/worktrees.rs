@@ -460,7 +460,7 @@ fn clean_removes_worktrees_whose_session_or_folder_is_gone_and_never_loses_uncom
         "its commit is on no other branch"
     );
     assert_eq!(report.kept.len(), 1);
-    assert_eq!(report.kept[0].0.session_id, "busy");
+    assert_eq!(report.kept[0].info.session_id, "busy");
     assert!(busy.path.join("a.txt").is_file());
     assert!(live.path.is_dir());
     assert!(!gone.path.exists());
@@ -553,6 +553,68 @@ async fn a_session_in_a_worktree_edits_there_resumes_there_and_keeps_its_work_wh
         "from the session"
     );
     assert!(project.worktrees().unwrap().is_empty());
+}
+
+/// A new worktree runs the settings' setup command once, before the first prompt reaches the
+/// model: as a Bash call through the pipeline (a rule allows this one; a deny rule refuses the
+/// other), its effect in the worktree, and the model told what it did with that prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_worktree_runs_the_setup_command_from_the_settings_as_a_checked_call() {
+    use crate::support::{TestProject, mock};
+    use nerve::events::EventSink;
+
+    let p = TestProject::new();
+    let dir = p.project_dir();
+    p.write(
+        ".nerve/settings.json",
+        r#"{"worktree": {"setupCommand": "touch prepared.txt"},
+            "permissions": {"allow": ["Bash(touch prepared.txt)"], "deny": ["Bash(rm *)"]}}"#,
+    );
+    init_with_commit(&dir);
+    let model = mock(serde_json::json!([
+        {"expect": {"last_user_text_contains": "its setup command from the settings ran: `touch prepared.txt`"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "ready"}]}},
+        {"expect": {"no_message_contains": "was not run"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "again"}]}},
+        {"expect": {"last_user_text_contains": "its setup command from the settings was not run (the user or a rule refused it): `rm -rf build`"},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "refused"}]}}
+    ]))
+    .await;
+    let options = || {
+        let mut o = crate::support::mock_session_options(&model);
+        o.worktree = Some(NewWorktree::default());
+        o
+    };
+    let session = nerve::Session::start(nerve::Project::open(p.options()).unwrap(), options())
+        .await
+        .unwrap();
+    let worktree = session.worktree().unwrap();
+    assert!(
+        !worktree.path.join("prepared.txt").exists(),
+        "nothing runs before the first prompt"
+    );
+    let done = session.send("hello", &[], EventSink::discard()).await.unwrap();
+    assert_eq!(done.final_text, "ready", "{:?}", done.error);
+    assert!(worktree.path.join("prepared.txt").exists());
+    assert!(!dir.join("prepared.txt").exists(), "it ran in the worktree");
+    // Once only.
+    std::fs::remove_file(worktree.path.join("prepared.txt")).unwrap();
+    let again = session.send("more", &[], EventSink::discard()).await.unwrap();
+    assert_eq!(again.final_text, "again", "{:?}", again.error);
+    assert!(!worktree.path.join("prepared.txt").exists());
+    session.close().await;
+
+    // A command a rule denies is refused like the model's own, and the model hears so.
+    p.write(
+        ".nerve/settings.local.json",
+        r#"{"worktree": {"setupCommand": "rm -rf build"}}"#,
+    );
+    let session = nerve::Session::start(nerve::Project::open(p.options()).unwrap(), options())
+        .await
+        .unwrap();
+    let done = session.send("hello", &[], EventSink::discard()).await.unwrap();
+    assert_eq!(done.final_text, "refused", "{:?}", done.error);
+    session.close().await;
 }
 
 /// The app's default (a worktree when another session of the project is live) never stops a
@@ -853,6 +915,174 @@ fn staging_committing_and_branching_in_the_sessions_folder() {
         stage::create_branch(&r.dir, "--force").unwrap_err(),
         WorktreeError::BadBranchName { .. }
     ));
+}
+
+/// One hunk is staged and unstaged on its own, as `git add --patch` does: the index gets exactly
+/// that part, the work tree keeps both; a hunk whose lines the index no longer has is refused with
+/// the reason, and nothing changes.
+#[test]
+fn one_hunk_of_a_file_is_staged_and_unstaged_on_its_own() {
+    use nerve::checkpoint::ChangeScope;
+    use nerve::checkpoint::git_scope::git_change_set;
+    use nerve::worktree::stage;
+
+    let r = Repo::new();
+    let lines: Vec<String> = (1..=20).map(|i| format!("line {i}")).collect();
+    r.write("list.txt", &(lines.join("\n") + "\n"));
+    r.commit_all("list");
+    let mut changed = lines;
+    changed[1] = "line TWO".into();
+    changed[17] = "line EIGHTEEN".into();
+    r.write("list.txt", &(changed.join("\n") + "\n"));
+    let file = r.dir.join("list.txt");
+    let hunks = |scope| {
+        git_change_set(&r.dir, scope, None).unwrap().files[0]
+            .hunks
+            .clone()
+    };
+    let uncommitted = hunks(ChangeScope::GitUncommitted);
+    assert_eq!(uncommitted.len(), 2);
+
+    stage::stage_hunk(&r.dir, &file, &uncommitted[1]).unwrap();
+    assert_eq!(
+        git(&r.dir, &["diff", "--cached", "--unified=0", "--no-color"])
+            .lines()
+            .filter(|l| l.starts_with('+') || l.starts_with('-'))
+            .collect::<Vec<_>>(),
+        vec!["--- a/list.txt", "+++ b/list.txt", "-line 18", "+line EIGHTEEN"]
+    );
+    assert_eq!(
+        git(&r.dir, &["diff", "--unified=0"]).matches("line TWO").count(),
+        1,
+        "the other hunk is still unstaged"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        changed.join("\n") + "\n",
+        "the work tree is untouched"
+    );
+
+    // Staged twice: the index no longer has the old lines.
+    let err = stage::stage_hunk(&r.dir, &file, &uncommitted[1]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot stage this part of {} on its own: the index holds other changes of these lines; stage the whole file instead",
+            file.display()
+        )
+    );
+
+    stage::stage_hunk(&r.dir, &file, &uncommitted[0]).unwrap();
+    let staged = hunks(ChangeScope::GitStaged);
+    assert_eq!(staged.len(), 2);
+    stage::unstage_hunk(&r.dir, &file, &staged[1]).unwrap();
+    let left = git(&r.dir, &["diff", "--cached", "--unified=0"]);
+    assert!(left.contains("+line TWO") && !left.contains("EIGHTEEN"), "{left}");
+
+    // A new file's hunk stages the file.
+    r.write("fresh.sh", "#!/bin/sh\necho hi\n");
+    std::fs::set_permissions(
+        r.dir.join("fresh.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let set = git_change_set(&r.dir, ChangeScope::GitUncommitted, None).unwrap();
+    let fresh = set.files.iter().find(|f| f.path.ends_with("fresh.sh")).unwrap();
+    stage::stage_hunk(&r.dir, &fresh.path, &fresh.hunks[0]).unwrap();
+    assert!(git(&r.dir, &["ls-files", "--stage", "fresh.sh"]).starts_with("100755 "));
+    assert_eq!(git(&r.dir, &["status", "--porcelain", "fresh.sh"]), "A  fresh.sh");
+
+    let err = stage::stage_hunk(&r.dir, std::path::Path::new("/etc/passwd"), &uncommitted[0]).unwrap_err();
+    assert!(matches!(err, WorktreeError::OutsideRepository { .. }), "{err}");
+}
+
+/// Reverting a file in a git scope puts it back to the last commit in the work tree and the index;
+/// a new file is deleted; a renamed file comes back under its old name.
+#[test]
+fn a_file_is_reverted_to_the_last_commit_and_a_rename_is_undone() {
+    use nerve::checkpoint::git_scope::git_change_set;
+    use nerve::checkpoint::{ChangeScope, FileStatus};
+    use nerve::worktree::stage;
+
+    let r = Repo::new();
+    r.write("a.txt", "changed\n");
+    git(&r.dir, &["add", "a.txt"]);
+    r.write("a.txt", "changed again\n");
+    r.write("new.txt", "new\n");
+    stage::revert_file(&r.dir, &r.dir.join("a.txt"), None).unwrap();
+    stage::revert_file(&r.dir, &r.dir.join("new.txt"), None).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(r.dir.join("a.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+    assert!(!r.dir.join("new.txt").exists());
+    assert_eq!(r.status(), "");
+
+    // Moved with plain `mv` and edited a little: git scopes show one renamed file.
+    let body: String = (1..=10).map(|i| format!("fn f{i}() {{}}\n")).collect();
+    r.write("old_name.rs", &body);
+    r.commit_all("add old_name.rs");
+    std::fs::remove_file(r.dir.join("old_name.rs")).unwrap();
+    r.write("new_name.rs", &body.replace("fn f3()", "fn f3_renamed()"));
+    let set = git_change_set(&r.dir, ChangeScope::GitUncommitted, None).unwrap();
+    assert_eq!(set.files.len(), 1, "{set:#?}");
+    let renamed = &set.files[0];
+    assert_eq!(
+        (
+            renamed.status,
+            renamed.path.clone(),
+            renamed.renamed_from.clone(),
+            renamed.added,
+            renamed.removed
+        ),
+        (
+            FileStatus::Renamed,
+            r.dir.join("new_name.rs"),
+            Some(r.dir.join("old_name.rs")),
+            1,
+            1
+        )
+    );
+    // Staged both ways, it is still one rename.
+    stage::stage(&r.dir, &[renamed.path.clone(), r.dir.join("old_name.rs")]).unwrap();
+    let staged = git_change_set(&r.dir, ChangeScope::GitStaged, None).unwrap();
+    assert_eq!(staged.files.len(), 1);
+    assert_eq!(staged.files[0].status, FileStatus::Renamed);
+    // An unrelated new file and a deleted one are not paired.
+    r.write("unrelated.txt", "nothing alike\n");
+    std::fs::remove_file(r.dir.join("src/lib.rs")).unwrap();
+    let set = git_change_set(&r.dir, ChangeScope::GitUncommitted, None).unwrap();
+    let statuses: Vec<(String, FileStatus)> = set
+        .files
+        .iter()
+        .map(|f| {
+            (
+                f.path.strip_prefix(&r.dir).unwrap().display().to_string(),
+                f.status,
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            ("new_name.rs".into(), FileStatus::Renamed),
+            ("src/lib.rs".into(), FileStatus::Deleted),
+            ("unrelated.txt".into(), FileStatus::Created),
+        ]
+    );
+
+    stage::revert_file(
+        &r.dir,
+        &r.dir.join("new_name.rs"),
+        Some(&r.dir.join("old_name.rs")),
+    )
+    .unwrap();
+    assert!(!r.dir.join("new_name.rs").exists());
+    assert_eq!(std::fs::read_to_string(r.dir.join("old_name.rs")).unwrap(), body);
+    assert_eq!(
+        r.status(),
+        "D  src/lib.rs\n?? unrelated.txt".replace("D  ", " D ")
+    );
 }
 
 /// A suggested commit message comes from the fast model, which is sent the staged diff.
