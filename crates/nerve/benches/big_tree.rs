@@ -4,9 +4,12 @@
 //! keystroke as queries are typed (p50, p99, worst), and how soon a file made on disk is found;
 //! then checkpoints: trivial Bash calls through the real pipeline with checkpoints on against the
 //! same calls with them off and against `git status` on the tree, and a command that changes
-//! 10,000 files rewound.
+//! 10,000 files rewound; then worktrees on a committed repository of 30,000 files (fewer in a
+//! scaled-down run): a session's worktree made, reviewed against its base, landed and removed,
+//! each beside the plain git command or copy it stands for.
 //!
-//! `cargo bench -p nerve --bench big_tree` (`NERVE_BENCH_CHECKPOINTS_ONLY=1`: the checkpoints alone)
+//! `cargo bench -p nerve --bench big_tree` (`NERVE_BENCH_CHECKPOINTS_ONLY=1`: the checkpoints
+//! alone; `NERVE_BENCH_WORKTREES_ONLY=1`: the worktrees alone)
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
 
 use std::path::{Path, PathBuf};
@@ -447,6 +450,184 @@ fn checkpoints(root: &Path, files: usize) {
     assert!(restored.success());
 }
 
+/// Runs `git args` in `dir`, asserting it succeeds; how long it took.
+fn timed_git(dir: &Path, args: &[&str]) -> Duration {
+    let start = Instant::now();
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@localhost",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .expect("git runs");
+    let took = start.elapsed();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    took
+}
+
+/// A session's worktree on a committed repository of 30,000 files (the size the brief names; fewer
+/// when the run is scaled down), each step beside what it stands for: made (against
+/// `git worktree add` alone and a `cp -r` of the checkout), 100 files changed and reviewed against
+/// its base (against `git diff`), landed by merge (against `git status` on the main checkout, the
+/// unit a user waits for anyway), and removed (against `rm -rf` of a copy).
+fn worktrees(files: usize) {
+    use nerve::checkpoint::ChangeScope;
+    use nerve::checkpoint::git_scope::git_change_set;
+    use nerve::worktree::{LandStrategy, NewWorktree, Workspaces};
+
+    let n = files.min(30_000);
+    let reps = if n >= 30_000 { 3 } else { 1 };
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let repo = repo.canonicalize().unwrap();
+    // Made and committed as the big tree is.
+    make_tree(&repo, n);
+    let data = tmp.path().join("data");
+    let spaces = Workspaces::new(&repo, &data);
+    println!("  worktrees: a committed repository of {n} files, {reps} run(s) of each, medians");
+
+    let (mut ours, mut plain, mut copy, mut review, mut diff, mut land, mut status, mut remove, mut rm) = (
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+    );
+    // Once untimed, so the first timed run does not pay for reading the objects from disk.
+    let warm = tmp.path().join("warm");
+    timed_git(
+        &repo,
+        &["worktree", "add", "-q", "--detach", warm.to_str().unwrap()],
+    );
+    timed_git(&repo, &["worktree", "remove", "--force", warm.to_str().unwrap()]);
+    for rep in 0..reps {
+        let id = format!("bench-{rep}");
+        let raw = tmp.path().join(format!("raw-{rep}"));
+        let branch = format!("raw-{rep}");
+        let plain_add = || {
+            timed_git(
+                &repo,
+                &["worktree", "add", "-q", "-b", &branch, raw.to_str().unwrap()],
+            )
+        };
+        // Which goes first alternates: the second finds more of the tree in the page cache.
+        if rep % 2 == 1 {
+            plain.push(plain_add());
+        }
+        let start = Instant::now();
+        let info = spaces
+            .create(
+                &id,
+                &NewWorktree {
+                    base: None,
+                    name: Some(format!("bench {rep}")),
+                },
+            )
+            .unwrap()
+            .info;
+        ours.push(start.elapsed());
+        if rep % 2 == 0 {
+            plain.push(plain_add());
+        }
+        timed_git(&repo, &["worktree", "remove", "--force", raw.to_str().unwrap()]);
+        let copied = tmp.path().join(format!("copy-{rep}"));
+        let start = Instant::now();
+        let cp = Command::new("cp")
+            .arg("-r")
+            .arg(&repo)
+            .arg(&copied)
+            .status()
+            .unwrap();
+        assert!(cp.success());
+        copy.push(start.elapsed());
+
+        // The agent's work: 100 files changed in the worktree.
+        for i in 0..100 {
+            let path = info.path.join(format!(
+                "pkg_000/src/mod_00/file_{i:03}.{}",
+                EXTENSIONS[i % EXTENSIONS.len()]
+            ));
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(
+                &path,
+                text.replace("Response::ok(value)", "Response::ok(value.checked())"),
+            )
+            .unwrap();
+        }
+        let start = Instant::now();
+        let set = git_change_set(
+            &info.path,
+            ChangeScope::GitBase { base: None },
+            Some(&info.base_commit),
+        )
+        .unwrap();
+        review.push(start.elapsed());
+        assert_eq!(set.files.len(), 100);
+        diff.push(timed_git(&info.path, &["diff", "--stat", &info.base_commit]));
+
+        status.push(git_status(&repo));
+        let start = Instant::now();
+        let landed = spaces
+            .land(&id, LandStrategy::Merge, Some("the agent's work"))
+            .unwrap();
+        land.push(start.elapsed());
+        assert_eq!(landed.files.len(), 100, "{landed:?}");
+
+        let start = Instant::now();
+        spaces.discard(&id, false).unwrap();
+        remove.push(start.elapsed());
+        assert!(!info.path.exists());
+        let start = Instant::now();
+        std::fs::remove_dir_all(&copied).unwrap();
+        rm.push(start.elapsed());
+    }
+    let ratio =
+        |a: &[Duration], b: &[Duration]| median(a.to_vec()).as_secs_f64() / median(b.to_vec()).as_secs_f64();
+    let m = |d: &[Duration]| ms(median(d.to_vec()));
+    println!(
+        "    made: {:.0} ms; `git worktree add` alone {:.0} ms ({:.2}x); `cp -r` of the checkout {:.0} ms ({:.2}x)",
+        m(&ours),
+        m(&plain),
+        ratio(&ours, &plain),
+        m(&copy),
+        ratio(&ours, &copy)
+    );
+    println!(
+        "    100 files changed, reviewed against its base: {:.0} ms; `git diff --stat` {:.0} ms ({:.2}x)",
+        m(&review),
+        m(&diff),
+        ratio(&review, &diff)
+    );
+    println!(
+        "    landed by merge: {:.0} ms; `git status` on the main checkout {:.0} ms ({:.2}x)",
+        m(&land),
+        m(&status),
+        ratio(&land, &status)
+    );
+    println!(
+        "    removed with its branch: {:.0} ms; `rm -rf` of a copy {:.0} ms ({:.2}x)",
+        m(&remove),
+        m(&rm),
+        ratio(&remove, &rm)
+    );
+}
+
 fn walk_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -468,6 +649,11 @@ fn main() {
     // The Bash sandbox re-executes the running binary as its helper: answer as the helper.
     nerve::sandbox::helper::run_if_asked();
     let n = files();
+    // `NERVE_BENCH_WORKTREES_ONLY=1`: the worktrees alone (their repository is made apart).
+    if std::env::var_os("NERVE_BENCH_WORKTREES_ONLY").is_some() {
+        worktrees(n);
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let root: PathBuf = dir.path().canonicalize().unwrap();
     let start = Instant::now();
@@ -506,5 +692,6 @@ fn main() {
     if !glob_only {
         picker(&root);
         checkpoints(&root, n);
+        worktrees(n);
     }
 }

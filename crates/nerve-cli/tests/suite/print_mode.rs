@@ -887,13 +887,16 @@ async fn changes_lists_a_sessions_diff_and_rewind_takes_code_and_conversation_ba
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!note.exists(), "the agent created it after that prompt");
 
-    // The rewind of the code can be undone, once.
+    // The rewind (code and conversation) can be undone, once.
     let undo = ["rewind", "--session", session.as_str(), "--undo"];
     let out = nerve(d.path(), &server, &undo).output().await.unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        format!("brought back: {}\n", note.display())
+        format!(
+            "the conversation is back: 1 prompt(s) returned\nbrought back: {}\n",
+            note.display()
+        )
     );
     assert_eq!(std::fs::read_to_string(&note).unwrap(), "hello\n");
     let out = nerve(d.path(), &server, &undo).output().await.unwrap();

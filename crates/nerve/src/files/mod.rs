@@ -3,6 +3,7 @@
 
 mod atomic;
 mod hash;
+pub mod hunk_text;
 
 pub use atomic::write_atomic;
 pub use hash::{hash_bytes, hex};

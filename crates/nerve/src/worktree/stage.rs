@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use nerve_protocol::DiffHunk;
 
 use super::{WorktreeError, git};
-use crate::checkpoint::hunk::{Miss, apply_in, undo_in};
+use crate::files::hunk_text::{Miss, apply_in, undo_in};
 
 /// Adds `paths` (their current content, or their deletion) to the index.
 pub fn stage(dir: &Path, paths: &[PathBuf]) -> Result<(), WorktreeError> {
