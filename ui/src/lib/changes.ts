@@ -1,8 +1,10 @@
 // Words for what the engine says about changed files and rewinds. Nothing here computes a diff or
 // decides anything: the engine's change sets, plans and reports are only put into sentences.
 import type { FileChange } from "../bindings/FileChange";
+import type { FileStatus } from "../bindings/FileStatus";
 import type { RefusalReason } from "../bindings/RefusalReason";
 import type { RewindReport } from "../bindings/RewindReport";
+import type { RewindUndoReport } from "../bindings/RewindUndoReport";
 
 /** A path inside the project folder relative to it; any other path as it is. */
 export function relativePath(path: string, projectPath: string): string {
@@ -26,6 +28,53 @@ export function changeTotals(files: FileChange[]): { added: number; removed: num
 }
 
 export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** Why a text file the engine lists has no hunks, or null when an empty diff says enough (a
+ *  created or deleted empty file). */
+export function noHunksText(status: FileStatus): string | null {
+  switch (status) {
+    case "modified":
+      return "No change to its text: only its mode or type changed.";
+    case "renamed":
+      return "Renamed; the content is the same.";
+    case "created":
+    case "deleted":
+      return null;
+  }
+}
+
+/** The question asked before a file of a git scope is put back to the last commit: what is lost.
+ *  A file created since the last commit is deleted; against the base, "created" may mean a commit
+ *  of the branch added it, which the last commit then still holds. */
+export function gitRevertQuestion(change: FileChange, scope: "git_uncommitted" | "git_base", projectPath: string): string {
+  const shown = relativePath(change.path, projectPath);
+  switch (change.status) {
+    case "created":
+      return scope === "git_uncommitted"
+        ? `Delete ${shown}? It is new since the last commit: reverting deletes it.`
+        : `Revert ${shown} to the last commit? Its uncommitted changes are lost; if the last commit does not have it, it is deleted.`;
+    case "renamed": {
+      if (!change.renamed_from) return `Revert ${shown} to the last commit? Its uncommitted changes are lost.`;
+      const from = relativePath(change.renamed_from, projectPath);
+      return `Revert ${from} → ${shown} to the last commit? Its uncommitted changes are lost: ${from} comes back.`;
+    }
+    case "modified":
+    case "deleted":
+      return `Revert ${shown} to the last commit? Its uncommitted changes are lost.`;
+  }
+}
+
+/** What undoing a rewind brought back: prompts of the conversation, files (and those left as
+ *  they were because they changed since the rewind). */
+export function rewindUndoSummary(report: RewindUndoReport): string {
+  const parts: string[] = [];
+  if (report.prompts_back !== null) parts.push(`${plural(report.prompts_back, "prompt", "prompts")} back in the conversation`);
+  if (report.code) {
+    parts.push(`${plural(report.code.restored.length, "file", "files")} brought back`);
+    if (report.code.refused.length) parts.push(`${plural(report.code.refused.length, "file", "files")} changed since it, left as it is`);
+  }
+  return parts.length ? `Undid the last rewind: ${parts.join("; ")}.` : "Undid the last rewind.";
+}
 
 /** Why a file was left as it is, for the user. */
 export function refusalText(reason: RefusalReason): string {

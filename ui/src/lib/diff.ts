@@ -1,21 +1,28 @@
 // Display rows for the engine's diffs (permission previews, tool cards, the Changes panel): the
 // engine computes every hunk; this only lays them out, unified or side by side, and counts them.
 import type { DiffHunk } from "../bindings/DiffHunk";
+import type { DiffLine } from "../bindings/DiffLine";
 import type { DiffTag } from "../bindings/DiffTag";
+import type { InlineSpan } from "../bindings/InlineSpan";
+
+/** The engine's word changes of a modified line (null when it sent none: the line shows whole). */
+type Inline = InlineSpan[] | null;
 
 /** One display row of a unified diff. */
 export type UnifiedRow =
   | { kind: "header"; text: string; hunk: number }
-  | { kind: "line"; tag: DiffTag; text: string; old_no: number | null; new_no: number | null };
+  | { kind: "line"; tag: DiffTag; text: string; inline: Inline; old_no: number | null; new_no: number | null };
 
 /** One display row of a side-by-side diff: left is the old file, right the new one. */
 export type SplitRow =
   | { kind: "header"; text: string; hunk: number }
   | {
       kind: "pair";
-      left: { no: number; text: string; tag: "context" | "delete" } | null;
-      right: { no: number; text: string; tag: "context" | "insert" } | null;
+      left: { no: number; text: string; tag: "context" | "delete"; inline: Inline } | null;
+      right: { no: number; text: string; tag: "context" | "insert"; inline: Inline } | null;
     };
+
+const inlineOf = (l: DiffLine): Inline => l.inline ?? null;
 
 export function hunkHeader(h: DiffHunk): string {
   return `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@`;
@@ -28,9 +35,10 @@ export function unifiedRows(hunks: DiffHunk[]): UnifiedRow[] {
     let o = h.old_start;
     let n = h.new_start;
     for (const l of h.lines) {
-      if (l.tag === "context") rows.push({ kind: "line", tag: l.tag, text: l.text, old_no: o++, new_no: n++ });
-      else if (l.tag === "delete") rows.push({ kind: "line", tag: l.tag, text: l.text, old_no: o++, new_no: null });
-      else rows.push({ kind: "line", tag: l.tag, text: l.text, old_no: null, new_no: n++ });
+      const line = { kind: "line", tag: l.tag, text: l.text, inline: inlineOf(l) } as const;
+      if (l.tag === "context") rows.push({ ...line, old_no: o++, new_no: n++ });
+      else if (l.tag === "delete") rows.push({ ...line, old_no: o++, new_no: null });
+      else rows.push({ ...line, old_no: null, new_no: n++ });
     }
   }
   return rows;
@@ -47,19 +55,22 @@ export function splitRows(hunks: DiffHunk[]): SplitRow[] {
     while (i < h.lines.length) {
       const l = h.lines[i]!;
       if (l.tag === "context") {
-        rows.push({ kind: "pair", left: { no: o++, text: l.text, tag: "context" }, right: { no: n++, text: l.text, tag: "context" } });
+        const inline = inlineOf(l);
+        rows.push({ kind: "pair", left: { no: o++, text: l.text, tag: "context", inline }, right: { no: n++, text: l.text, tag: "context", inline } });
         i++;
         continue;
       }
-      const dels: string[] = [];
-      const ins: string[] = [];
-      while (i < h.lines.length && h.lines[i]!.tag === "delete") dels.push(h.lines[i++]!.text);
-      while (i < h.lines.length && h.lines[i]!.tag === "insert") ins.push(h.lines[i++]!.text);
+      const dels: DiffLine[] = [];
+      const ins: DiffLine[] = [];
+      while (i < h.lines.length && h.lines[i]!.tag === "delete") dels.push(h.lines[i++]!);
+      while (i < h.lines.length && h.lines[i]!.tag === "insert") ins.push(h.lines[i++]!);
       for (let k = 0; k < Math.max(dels.length, ins.length); k++) {
+        const del = dels[k];
+        const add = ins[k];
         rows.push({
           kind: "pair",
-          left: k < dels.length ? { no: o++, text: dels[k]!, tag: "delete" } : null,
-          right: k < ins.length ? { no: n++, text: ins[k]!, tag: "insert" } : null,
+          left: del ? { no: o++, text: del.text, tag: "delete", inline: inlineOf(del) } : null,
+          right: add ? { no: n++, text: add.text, tag: "insert", inline: inlineOf(add) } : null,
         });
       }
     }

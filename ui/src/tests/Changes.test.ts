@@ -1,18 +1,24 @@
-// Reviewing what the agent changed: a tool card's diff (the call's change set, fetched once) and the
-// Changes panel (this turn or the session, per-file revert that asks only when the file changed on
-// disk since the agent's change).
+// Reviewing what the agent changed: a tool card's diff (the call's change set, fetched once, the
+// words that changed inside a modified line marked) and the Changes panel (this turn or the
+// session, per-file revert that asks only when the file changed on disk since the agent's change;
+// git's scopes staging, unstaging and reverting a file or one hunk, renames with both paths).
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { ChangeScope } from "../bindings/ChangeScope";
 import type { CodeRewindReport } from "../bindings/CodeRewindReport";
+import type { DiffHunk } from "../bindings/DiffHunk";
 import type { Event } from "../bindings/Event";
+import type { FileChange } from "../bindings/FileChange";
+import type { RewindUndoOutcome } from "../bindings/RewindUndoOutcome";
+import type { WorktreeInfo } from "../bindings/WorktreeInfo";
 import Conversation from "../lib/components/Conversation.svelte";
+import DiffView from "../lib/components/DiffView.svelte";
 import MessageList from "../lib/components/MessageList.svelte";
 import { fromHistory, initialState, reduce } from "../lib/conversation/reducer";
 import { changeSet, completed, fileChange, planned, queued, rewindPlan, unseenCall } from "./fixtures";
-import { liveSession, sessionInfo } from "./live";
+import { liveSession, sessionInfo, type Handler } from "./live";
 import { answered, results, said, userMessage } from "./messages";
 
 const stateOf = (events: Event[]) => events.reduce((s, e) => reduce(s, e, Date.now()), initialState());
@@ -106,29 +112,50 @@ describe("the Changes panel", () => {
   const turnFiles = [fileChange(A, { added: 3, removed: 1 })];
   const sessionFiles = [fileChange(A, { added: 5, removed: 2 }), fileChange(B, { status: "created", added: 4, removed: 0 })];
 
-  function setup(onDisk: string[] = []) {
+  const history = [said("one"), answered("done"), said("two")];
+  const prompts = [
+    { turn: 1, text: "one", time_ms: 0, message_index: 0 },
+    { turn: 2, text: "two", time_ms: 0, message_index: 2 },
+  ];
+  /** The files of each git scope unless a test gives its own. */
+  const GIT_FILES = {
+    git_uncommitted: [fileChange(B, { status: "created", added: 4, removed: 0 })],
+    git_staged: [fileChange(A, { added: 0, removed: 0, hunks: [] })],
+    git_base: [fileChange(A)],
+  };
+  type GitKind = keyof typeof GIT_FILES;
+
+  interface Options {
+    /** Files changed on disk since the agent's change (reverting them asks first). */
+    onDisk?: string[];
+    /** A git scope's files. */
+    git?: Partial<Record<GitKind, FileChange[]>>;
+    /** The session's own worktree ("against its base" is offered). */
+    worktree?: WorktreeInfo;
+    /** Other answers (a refusal). */
+    handlers?: Record<string, Handler>;
+  }
+
+  function setup({ onDisk = [], git = {}, worktree, handlers = {} }: Options = {}) {
     const reverted: CodeRewindReport = { to_turn: 0, restored: [], refused: [], unseen: [] };
     const live = liveSession(
-      sessionInfo({
-        history: [said("one"), answered("done"), said("two")],
-        prompts: [
-          { turn: 1, text: "one", time_ms: 0, message_index: 0 },
-          { turn: 2, text: "two", time_ms: 0, message_index: 2 },
-        ],
-      }),
+      sessionInfo({ history, prompts, worktree: worktree ?? null }),
       {
         get_changes: (args) => {
           const scope = args.scope as ChangeScope;
           if (scope.kind === "session") return changeSet(scope, sessionFiles, [unseenCall("tu-9", "the project is not a git repository")]);
-          if (scope.kind === "git_uncommitted") return changeSet(scope, [fileChange(B, { status: "created", added: 4, removed: 0 })]);
-          if (scope.kind === "git_staged") return changeSet(scope, [fileChange(A, { added: 0, removed: 0, hunks: [] })]);
+          if (scope.kind in GIT_FILES) return changeSet(scope, git[scope.kind as GitKind] ?? GIT_FILES[scope.kind as GitKind]);
           return changeSet(scope, turnFiles);
         },
-        undo_rewind: () => ({
-          to_turn: 2,
-          restored: [planned(A)],
-          refused: [{ path: B, reason: { kind: "changed_since_plan" } }],
-          unseen: [],
+        // A rewind of the code only: the conversation stays as it is.
+        undo_rewind: (): RewindUndoOutcome => ({
+          report: {
+            code: { to_turn: 2, restored: [planned(A)], refused: [{ path: B, reason: { kind: "changed_since_plan" } }], unseen: [] },
+            prompts_back: null,
+          },
+          history,
+          past_calls: [],
+          prompts,
         }),
         review_prompt: () => "Review of your changes.\n\n1. src/a.rs:1\n   Why this?\n",
         suggest_commit_message: () => "Rename the parser's entry point",
@@ -139,6 +166,7 @@ describe("the Changes panel", () => {
         },
         plan_file_revert: (args) => rewindPlan(0, [planned(String(args.path), { changed_on_disk: onDisk.includes(String(args.path)) })]),
         revert_file: (args) => ({ ...reverted, restored: [planned(String(args.path))] }),
+        ...handlers,
       },
     );
     const user = userEvent.setup();
@@ -177,7 +205,7 @@ describe("the Changes panel", () => {
     expect(screen.getAllByTestId("user-text").map((u) => u.textContent)).toEqual(["one", "two"]);
   });
 
-  it("reads git's scopes from the engine: uncommitted and staged, no revert there, and a mode-only change says so", async () => {
+  it("reads git's scopes from the engine: uncommitted and staged, and a mode-only change says so", async () => {
     const { live, user } = setup();
     await user.click(screen.getByTestId("open-changes"));
     const panel = screen.getByTestId("changes-panel");
@@ -185,10 +213,11 @@ describe("the Changes panel", () => {
     await user.click(within(panel).getByTestId("changes-scope-git_uncommitted"));
     await waitFor(() => expect(live.called("get_changes").at(-1)).toEqual({ sessionId: "s1", scope: { kind: "git_uncommitted" } }));
     await waitFor(() => expect(within(panel).getByTestId("changes-summary").textContent).toContain("Uncommitted: 1 file"));
-    expect(within(panel).queryByTestId("revert-file")).toBeNull();
     await user.click(within(panel).getByTestId("changes-scope-git_staged"));
     await waitFor(() => expect(live.called("get_changes").at(-1)).toEqual({ sessionId: "s1", scope: { kind: "git_staged" } }));
     await waitFor(() => expect(within(panel).getByTestId("changes-summary").textContent).toContain("Staged: 1 file"));
+    // What is staged is only unstaged here: reverting is for the work tree.
+    expect(within(panel).queryByTestId("revert-file")).toBeNull();
     const file = screen.getAllByTestId("changed-file")[0]!;
     await user.click(within(file).getByTestId("file-toggle"));
     expect(within(file).getByTestId("file-no-text-change").textContent).toBe("No change to its text: only its mode or type changed.");
@@ -252,6 +281,153 @@ describe("the Changes panel", () => {
     expect(within(panel).queryByTestId("review")).toBeNull();
   });
 
+  const LABELS: Record<GitKind, string> = { git_uncommitted: "Uncommitted:", git_staged: "Staged:", git_base: "Against its base:" };
+  /** Shows one of git's scopes in the panel (opening it first), once its files are listed. */
+  async function showScope(user: ReturnType<typeof userEvent.setup>, kind: GitKind) {
+    if (!screen.queryByTestId("changes-panel")) await user.click(screen.getByTestId("open-changes"));
+    const panel = screen.getByTestId("changes-panel");
+    await user.click(within(panel).getByTestId(`changes-scope-${kind}`));
+    await waitFor(() => expect(within(panel).getByTestId("changes-summary").textContent).toContain(LABELS[kind]));
+    return panel;
+  }
+  /** A file's row with its diff shown. */
+  async function expand(user: ReturnType<typeof userEvent.setup>, path: string) {
+    const row = await waitFor(() => {
+      const found = screen.getAllByTestId("changed-file").find((f) => f.dataset.path === path);
+      expect(found).toBeTruthy();
+      return found!;
+    });
+    if (within(row).getByTestId("file-toggle").getAttribute("aria-expanded") !== "true") await user.click(within(row).getByTestId("file-toggle"));
+    return row;
+  }
+  const hunkButtons = (row: HTMLElement) => [...row.querySelectorAll("button[data-testid$='-hunk']")].map((b) => b.getAttribute("data-testid"));
+
+  it("stages or reverts one hunk of what is uncommitted, and unstages one hunk of what is staged", async () => {
+    const uncommitted = fileChange(A);
+    const staged = fileChange(A, { added: 2, removed: 0 });
+    const { live, user } = setup({ git: { git_uncommitted: [uncommitted], git_staged: [staged] } });
+    const panel = await showScope(user, "git_uncommitted");
+    let row = await expand(user, A);
+    // Git's hunks are staged or reverted; the agent's Undo is not offered for them.
+    expect(hunkButtons(row)).toEqual(["stage-hunk", "revert-hunk"]);
+
+    let asked = live.called("get_changes").length;
+    await user.click(within(row).getByTestId("stage-hunk"));
+    await waitFor(() => expect(live.called("git_stage_hunk")).toEqual([{ sessionId: "s1", path: A, hunk: uncommitted.hunks[0] }]));
+    await waitFor(() => expect(within(panel).getByTestId("changes-note").textContent).toBe("Staged a change in a.rs."));
+    // The scope is read again.
+    await waitFor(() => expect(live.called("get_changes").slice(asked)).toContainEqual({ sessionId: "s1", scope: { kind: "git_uncommitted" } }));
+
+    asked = live.called("get_changes").length;
+    row = await expand(user, A);
+    await user.click(within(row).getByTestId("revert-hunk"));
+    await waitFor(() => expect(live.called("undo_hunk")).toEqual([{ sessionId: "s1", path: A, hunk: uncommitted.hunks[0] }]));
+    await waitFor(() => expect(within(panel).getByTestId("changes-note").textContent).toBe("Reverted a change in a.rs."));
+    await waitFor(() => expect(live.called("get_changes").slice(asked)).toContainEqual({ sessionId: "s1", scope: { kind: "git_uncommitted" } }));
+    expect(live.called("git_revert_file")).toEqual([]);
+
+    await showScope(user, "git_staged");
+    row = await expand(user, A);
+    expect(hunkButtons(row)).toEqual(["unstage-hunk"]);
+    await user.click(within(row).getByTestId("unstage-hunk"));
+    await waitFor(() => expect(live.called("git_unstage_hunk")).toEqual([{ sessionId: "s1", path: A, hunk: staged.hunks[0] }]));
+    await waitFor(() => expect(within(panel).getByTestId("changes-note").textContent).toBe("Unstaged a change in a.rs."));
+  });
+
+  it("says why git refused a hunk", async () => {
+    const refusal = "the hunk no longer matches src/a.rs: look at the changes again";
+    const { user } = setup({
+      git: { git_uncommitted: [fileChange(A)] },
+      handlers: {
+        git_stage_hunk: () => {
+          throw refusal;
+        },
+      },
+    });
+    const panel = await showScope(user, "git_uncommitted");
+    const row = await expand(user, A);
+    await user.click(within(row).getByTestId("stage-hunk"));
+    await waitFor(() => expect(within(panel).getByTestId("changes-failure").textContent).toBe(`Could not stage the change in a.rs: ${refusal}`));
+  });
+
+  it("reverts a file to the last commit only after a confirmation saying what is lost", async () => {
+    const { live, user } = setup({ git: { git_uncommitted: [fileChange(A), fileChange(B, { status: "created", added: 4, removed: 0 })] } });
+    const panel = await showScope(user, "git_uncommitted");
+    const row = (path: string) => screen.getAllByTestId("changed-file").find((f) => f.dataset.path === path)!;
+    await waitFor(() => expect(screen.getAllByTestId("changed-file")).toHaveLength(2));
+
+    await user.click(within(row(A)).getByTestId("revert-file"));
+    expect(within(row(A)).getByTestId("revert-file-ask").textContent).toContain("Revert src/a.rs to the last commit? Its uncommitted changes are lost.");
+    await user.click(within(row(A)).getByTestId("revert-file-cancel"));
+    expect(live.called("git_revert_file")).toEqual([]);
+
+    // A file the last commit does not have is deleted: the question says so.
+    await user.click(within(row(B)).getByTestId("revert-file"));
+    expect(within(row(B)).getByTestId("revert-file-ask").textContent).toContain("Delete b.txt? It is new since the last commit: reverting deletes it.");
+    expect(live.called("git_revert_file")).toEqual([]);
+    await user.click(within(row(B)).getByTestId("revert-file-confirm"));
+    await waitFor(() => expect(live.called("git_revert_file")).toEqual([{ sessionId: "s1", path: B, renamedFrom: null }]));
+    await waitFor(() => expect(within(panel).getByTestId("changes-note").textContent).toBe("Reverted b.txt to the last commit."));
+  });
+
+  it("against the base: reverts a hunk or a file, and stages a file", async () => {
+    const root = "/home/me/.local/share/nerve/projects/nerve-demo/worktrees/s1";
+    const file = fileChange(`${root}/src/a.rs`);
+    const worktree: WorktreeInfo = {
+      session_id: "s1",
+      path: root,
+      work_dir: root,
+      branch: "nerve/fix",
+      named: true,
+      base_commit: "0123456789abcdef0123456789abcdef01234567",
+      base_branch: "main",
+      created_ms: 0,
+    };
+    const { live, user } = setup({ worktree, git: { git_base: [file] } });
+    const panel = await showScope(user, "git_base");
+    const row = await expand(user, file.path);
+    expect(hunkButtons(row)).toEqual(["revert-hunk"]);
+    await user.click(within(row).getByTestId("revert-hunk"));
+    await waitFor(() => expect(live.called("undo_hunk")).toEqual([{ sessionId: "s1", path: file.path, hunk: file.hunks[0] }]));
+
+    await user.click(within(row).getByTestId("stage-file"));
+    await waitFor(() => expect(live.called("git_stage")).toEqual([{ sessionId: "s1", paths: [file.path] }]));
+
+    await user.click(within(row).getByTestId("revert-file"));
+    expect(within(row).getByTestId("revert-file-ask").textContent).toContain("Revert src/a.rs to the last commit? Its uncommitted changes are lost.");
+    await user.click(within(row).getByTestId("revert-file-confirm"));
+    await waitFor(() => expect(live.called("git_revert_file")).toEqual([{ sessionId: "s1", path: file.path, renamedFrom: null }]));
+    await waitFor(() => expect(within(panel).getByTestId("changes-note").textContent).toBe("Reverted src/a.rs to the last commit."));
+  });
+
+  it("shows a renamed file as old → new and stages, unstages and reverts it with both paths", async () => {
+    const OLD = "/home/me/projects/nerve-demo/src/old.rs";
+    const NEW = "/home/me/projects/nerve-demo/src/new.rs";
+    const renamed = fileChange(NEW, { status: "renamed", renamed_from: OLD, added: 0, removed: 0, hunks: [] });
+    const { live, user } = setup({ git: { git_uncommitted: [renamed], git_staged: [renamed] } });
+    const panel = await showScope(user, "git_uncommitted");
+    const row = await expand(user, NEW);
+    expect([within(row).getByTestId("file-path").textContent, within(row).getByTestId("file-status").textContent]).toEqual([
+      "src/old.rs → src/new.rs",
+      "renamed",
+    ]);
+    expect(within(row).getByTestId("file-no-text-change").textContent).toBe("Renamed; the content is the same.");
+
+    await user.click(within(row).getByTestId("stage-file"));
+    await waitFor(() => expect(live.called("git_stage")).toEqual([{ sessionId: "s1", paths: [NEW, OLD] }]));
+
+    await user.click(within(row).getByTestId("revert-file"));
+    expect(within(row).getByTestId("revert-file-ask").textContent).toContain(
+      "Revert src/old.rs → src/new.rs to the last commit? Its uncommitted changes are lost: src/old.rs comes back.",
+    );
+    await user.click(within(row).getByTestId("revert-file-confirm"));
+    await waitFor(() => expect(live.called("git_revert_file")).toEqual([{ sessionId: "s1", path: NEW, renamedFrom: OLD }]));
+
+    await showScope(user, "git_staged");
+    await user.click(within(panel).getByTestId("unstage-file"));
+    await waitFor(() => expect(live.called("git_unstage")).toEqual([{ sessionId: "s1", paths: [NEW, OLD] }]));
+  });
+
   it("undoes the last rewind and says what it brought back and what it left", async () => {
     const { live, user } = setup();
     await user.click(screen.getByTestId("open-changes"));
@@ -261,12 +437,14 @@ describe("the Changes panel", () => {
     expect(within(panel).getByTestId("changes-note").textContent).toBe(
       "Undid the last rewind: 1 file brought back; 1 file changed since it, left as it is.",
     );
+    // No prompt came back: the conversation is as it was.
+    expect(screen.getAllByTestId("user-text").map((u) => u.textContent)).toEqual(["one", "two"]);
     await user.click(within(panel).getByTestId("changes-scope-git_staged"));
     expect(within(panel).queryByTestId("undo-rewind")).toBeNull();
   });
 
   it("reverts a file at once when nobody else changed it, and asks first when it changed on disk", async () => {
-    const { live, user } = setup([B]);
+    const { live, user } = setup({ onDisk: [B] });
     await user.click(screen.getByTestId("open-changes"));
     await user.click(await screen.findByTestId("changes-scope-session"));
     await waitFor(() => expect(screen.getAllByTestId("changed-file")).toHaveLength(2));
@@ -292,7 +470,7 @@ describe("the Changes panel", () => {
   });
 
   it("reverts to before the turn in the turn scope, and a declined overwrite changes nothing", async () => {
-    const { live, user } = setup([A]);
+    const { live, user } = setup({ onDisk: [A] });
     await user.click(screen.getByTestId("open-changes"));
     await waitFor(() => expect(screen.getAllByTestId("changed-file")).toHaveLength(1));
     await user.click(screen.getByTestId("revert-file"));
@@ -324,5 +502,54 @@ describe("the Changes panel", () => {
     turn.finish();
     await waitFor(() => expect(live.called("get_changes").length).toBeGreaterThan(atEnd));
     await waitFor(() => expect((screen.getByTestId("revert-file") as HTMLButtonElement).disabled).toBe(false));
+  });
+});
+
+describe("a diff's changed words", () => {
+  // `let x = 1;` became `let x = 2;` (the engine cut both lines into words); a line it did not cut
+  // shows whole; one span's text looks like markup.
+  const hunk: DiffHunk = {
+    old_start: 1,
+    old_lines: 3,
+    new_start: 1,
+    new_lines: 3,
+    lines: [
+      { tag: "context", text: "fn main() {" },
+      { tag: "delete", text: "    let x = 1;", inline: [{ text: "    let x = ", changed: false }, { text: "1", changed: true }, { text: ";", changed: false }] },
+      { tag: "delete", text: "    old();" },
+      { tag: "insert", text: "    let x = 2;", inline: [{ text: "    let x = ", changed: false }, { text: "2", changed: true }, { text: ";", changed: false }] },
+      { tag: "insert", text: '    f("<b>");', inline: [{ text: "    f(", changed: false }, { text: '"<b>"', changed: true }, { text: ");", changed: false }] },
+    ],
+  };
+  /** Each drawn line (or half of a side-by-side row): its tag, its text and the words marked in it. */
+  const lines = () =>
+    [...screen.getByTestId("diff-rows").querySelectorAll("[data-tag]")]
+      .filter((l) => l.getAttribute("data-tag") !== "empty")
+      .map((l) => [l.getAttribute("data-tag"), l.querySelector(".code")!.textContent, [...l.querySelectorAll("mark.word")].map((m) => m.textContent)]);
+
+  it("marks the words that changed inside a modified line, unified and side by side, and shows other lines whole", async () => {
+    const user = userEvent.setup();
+    render(DiffView, { hunks: [hunk], path: "src/main.rs" });
+    const expected = [
+      ["context", "fn main() {", []],
+      ["delete", "    let x = 1;", ["1"]],
+      ["delete", "    old();", []],
+      ["insert", "    let x = 2;", ["2"]],
+      ["insert", '    f("<b>");', ['"<b>"']],
+    ];
+    expect(lines()).toEqual(expected);
+    // A span's text is text: nothing in it becomes an element.
+    expect(screen.getByTestId("diff-rows").querySelector("b")).toBeNull();
+
+    await user.click(screen.getByTestId("diff-split"));
+    // Side by side: the old line left, the new one right, row by row.
+    expect(lines()).toEqual([
+      ["context", "fn main() {", []],
+      ["context", "fn main() {", []],
+      ["delete", "    let x = 1;", ["1"]],
+      ["insert", "    let x = 2;", ["2"]],
+      ["delete", "    old();", []],
+      ["insert", '    f("<b>");', ['"<b>"']],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 // Rewinding to before a prompt: the dialog shows the engine's plan, sends the request the user
 // chose (with the files they agreed to overwrite), rebuilds the conversation from the outcome and
-// gives the prompt back for editing; never while a turn runs.
+// gives the prompt back for editing; never while a turn runs. Undoing it from the Changes panel
+// brings the conversation back too.
 import { describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
@@ -9,6 +10,7 @@ import type { PastCall } from "../bindings/PastCall";
 import type { PromptInfo } from "../bindings/PromptInfo";
 import type { RewindOutcome } from "../bindings/RewindOutcome";
 import type { RewindRequest } from "../bindings/RewindRequest";
+import type { RewindUndoOutcome } from "../bindings/RewindUndoOutcome";
 import Conversation from "../lib/components/Conversation.svelte";
 import { planned, rewindPlan, unseenCall } from "./fixtures";
 import { liveSession, sessionInfo, type Handler } from "./live";
@@ -214,5 +216,50 @@ describe("rewinding to a prompt", () => {
     await waitFor(() => expect((within(dialog).getByTestId("rewind-confirm") as HTMLButtonElement).disabled).toBe(false));
     expect(within(dialog).queryByTestId("rewind-running")).toBeNull();
     expect(screen.getAllByTestId("rewind-prompt").every((b) => !(b as HTMLButtonElement).disabled)).toBe(true);
+  });
+});
+
+describe("undoing a rewind", () => {
+  it("says in the dialog how the rewind can be undone, for what goes back", async () => {
+    const { user } = setup();
+    await user.click(rewindOn("second"));
+    const dialog = screen.getByTestId("rewind-dialog");
+    const note = () => within(dialog).getByTestId("rewind-undoable").textContent;
+    await waitFor(() => expect(within(dialog).getAllByTestId("rewind-file")).toHaveLength(3));
+    expect(note()).toBe(
+      "It can be undone: Changes → Undo last rewind brings back what these files hold now, and the conversation too as long as nothing is sent after the rewind.",
+    );
+    await user.click(within(dialog).getByTestId("rewind-choice-code"));
+    expect(note()).toBe("It can be undone: what these files hold now is kept, and Changes → Undo last rewind brings it back.");
+    await user.click(within(dialog).getByTestId("rewind-choice-conversation"));
+    expect(note()).toBe("It can be undone: Changes → Undo last rewind brings the conversation back as long as nothing is sent after the rewind.");
+  });
+
+  it("brings the cut prompts back into the conversation and says what came back", async () => {
+    const undone: RewindUndoOutcome = {
+      report: {
+        code: { to_turn: 2, restored: [planned(A), planned(NEW)], refused: [], unseen: [] },
+        prompts_back: 1,
+      },
+      history,
+      past_calls: [write],
+      prompts: [prompt(1, "first", 0), prompt(2, "second", 4)],
+    };
+    const { live, user } = setup({ undo_rewind: () => undone });
+    await user.click(rewindOn("second"));
+    await waitFor(() => expect(within(screen.getByTestId("rewind-dialog")).getAllByTestId("rewind-file")).toHaveLength(3));
+    await user.click(screen.getByTestId("rewind-confirm"));
+    await waitFor(() => expect(screen.getAllByTestId("user-text").map((u) => u.textContent)).toEqual(["first", "Stop hook feedback:\nrun the linter"]));
+
+    await user.click(screen.getByTestId("open-changes"));
+    await user.click(within(screen.getByTestId("changes-panel")).getByTestId("undo-rewind"));
+    await waitFor(() => expect(live.called("undo_rewind")).toEqual([{ sessionId: "s1" }]));
+    // The conversation is the engine's again: the second prompt, its call and their rewind button.
+    await waitFor(() => expect(screen.getAllByTestId("user-text").map((u) => u.textContent)).toEqual(["first", "Stop hook feedback:\nrun the linter", "second"]));
+    expect(screen.getAllByTestId("tool-card")).toHaveLength(1);
+    expect(rewindOn("second")).toBeTruthy();
+    const said = "Undid the last rewind: 1 prompt back in the conversation; 2 files brought back.";
+    expect(screen.getByTestId("changes-note").textContent).toBe(said);
+    expect(screen.getAllByTestId("notice").map((n) => n.textContent).at(-1)).toBe(said);
   });
 });

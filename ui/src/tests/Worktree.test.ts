@@ -1,14 +1,18 @@
 // Sessions in git worktrees of their own, in the whole app: the sidebar's branch button starts
 // one, its row shows its branch and where it stands, and its header lands its work (a conflict
-// shows both sides of each file) or throws it away after saying what would be lost.
+// shows both sides of each file) or throws it away after saying what would be lost. Worktrees
+// left behind by deleted sessions (or whose folder is gone) are listed under the project and
+// cleaned up there.
 import { describe, expect, it } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import App from "../App.svelte";
+import type { CleanReport } from "../bindings/CleanReport";
 import type { DiscardPreview } from "../bindings/DiscardPreview";
 import type { LandOutcome } from "../bindings/LandOutcome";
 import type { WorktreeInfo } from "../bindings/WorktreeInfo";
 import type { WorktreeStatus } from "../bindings/WorktreeStatus";
+import { sessionSummary } from "./fixtures";
 import { appState, liveSession, projectInfo, sessionInfo, type Handler } from "./live";
 
 const ALPHA = "/home/me/projects/alpha";
@@ -126,6 +130,92 @@ describe("sessions in worktrees", () => {
     await user.click(await screen.findByTestId("land-button"));
     expect((await screen.findByTestId("worktree-error")).textContent).toBe(
       "the main checkout is in the middle of a merge: finish or abort it first, then land the session",
+    );
+  });
+});
+
+describe("worktrees left behind", () => {
+  const left = (session_id: string, branch: string, fields: Partial<WorktreeStatus> = {}): WorktreeStatus => ({
+    ...STATUS,
+    info: { ...WORKTREE, session_id, branch, path: `/home/me/.local/share/nerve/projects/alpha/worktrees/${session_id}` },
+    ...fields,
+  });
+  const ORPHAN = left("gone-1", "nerve/old-idea", { orphaned: true, uncommitted: 2 });
+  const MERGED = left("gone-2", "nerve/merged-work", { orphaned: true, uncommitted: 0 });
+  const MISSING = left("gone-3", "nerve/spike", { missing: true, uncommitted: 0 });
+
+  it("lists them under the project and cleans them up, saying what was removed and what was kept", async () => {
+    let worktrees = [STATUS, ORPHAN, MERGED, MISSING];
+    const report: CleanReport = {
+      removed: [MERGED.info, MISSING.info],
+      kept_branches: ["nerve/spike"],
+      kept: [{ info: ORPHAN.info, why: "2 uncommitted change(s); discard it by name to lose them" }],
+    };
+    const { live, user } = app({
+      list_worktrees: () => worktrees,
+      clean_worktrees: () => {
+        worktrees = [STATUS, ORPHAN];
+        return report;
+      },
+    });
+    const stale = await screen.findByTestId("stale-worktrees");
+    expect(within(stale).getByTestId("stale-worktrees-headline").textContent).toBe(
+      "2 worktrees left by deleted sessions; 1 worktree whose folder is gone",
+    );
+    // The live session's worktree is no part of it.
+    expect(within(stale).getAllByTestId("stale-worktree").map((w) => w.textContent)).toEqual([
+      "nerve/old-idea (session deleted)",
+      "nerve/merged-work (session deleted)",
+      "nerve/spike (folder gone)",
+    ]);
+
+    const listed = live.called("list_worktrees").length;
+    await user.click(within(stale).getByTestId("clean-worktrees"));
+    await waitFor(() => expect(live.called("clean_worktrees")).toEqual([{ projectPath: ALPHA }]));
+    const shown = await within(stale).findByTestId("clean-report");
+    expect(within(shown).getByTestId("clean-removed").textContent).toBe("Removed 2 worktrees: nerve/merged-work, nerve/spike.");
+    expect(within(shown).getByTestId("clean-kept-branches").textContent).toBe(
+      "Branch kept (it has commits no other branch has): nerve/spike.",
+    );
+    expect(within(shown).getAllByTestId("clean-kept").map((k) => k.textContent)).toEqual([
+      "nerve/old-idea: 2 uncommitted change(s); discard it by name to lose them",
+    ]);
+    // The list is asked again: the kept worktree is still there.
+    await waitFor(() => expect(live.called("list_worktrees").length).toBeGreaterThan(listed));
+    await waitFor(() => expect(within(stale).getAllByTestId("stale-worktree").map((w) => w.dataset.branch)).toEqual(["nerve/old-idea"]));
+    expect(within(stale).getByTestId("stale-worktrees-headline").textContent).toBe("1 worktree left by deleted sessions");
+  });
+
+  it("shows nothing while none is left behind, and shows one once a deleted session leaves it", async () => {
+    let worktrees = [STATUS];
+    const { live, user } = app({
+      list_sessions: () => (worktrees.length === 1 ? [sessionSummary("old")] : []),
+      list_worktrees: () => worktrees,
+      delete_session: () => {
+        worktrees = [STATUS, left("old", "nerve/old", { orphaned: true })];
+        return { bytes: 10, outputs: 0, kept_branch: null };
+      },
+    });
+    const row = await screen.findByTestId("sidebar-session");
+    expect(screen.queryByTestId("stale-worktrees")).toBeNull();
+    await user.click(within(row).getByTestId("session-menu"));
+    await user.click(screen.getByTestId("session-delete"));
+    await user.click(screen.getByTestId("session-delete-yes"));
+    await waitFor(() => expect(live.called("delete_session")).toEqual([{ projectPath: ALPHA, sessionId: "old" }]));
+    const stale = await screen.findByTestId("stale-worktrees");
+    expect(within(stale).getAllByTestId("stale-worktree").map((w) => w.dataset.branch)).toEqual(["nerve/old"]);
+  });
+
+  it("says why cleaning failed", async () => {
+    const { user } = app({
+      list_worktrees: () => [MISSING],
+      clean_worktrees: () => {
+        throw "git worktree prune failed: not a git repository";
+      },
+    });
+    await user.click(await screen.findByTestId("clean-worktrees"));
+    expect((await screen.findByTestId("clean-worktrees-error")).textContent).toBe(
+      "Could not clean up the worktrees: git worktree prune failed: not a git repository",
     );
   });
 });

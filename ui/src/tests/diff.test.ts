@@ -36,6 +36,37 @@ describe("diff helpers", () => {
     expect(pairs[2]).toMatchObject({ left: { text: "2" }, right: null });
   });
 
+  it("carries the engine's word changes of a modified line on its rows, and none on a line it did not cut", () => {
+    const words = [
+      { text: "let x = ", changed: false },
+      { text: "2", changed: true },
+    ];
+    const modified: DiffHunk = {
+      old_start: 1,
+      old_lines: 2,
+      new_start: 1,
+      new_lines: 1,
+      lines: [
+        { tag: "delete", text: "let x = 1", inline: [{ text: "let x = ", changed: false }, { text: "1", changed: true }] },
+        { tag: "delete", text: "gone" },
+        { tag: "insert", text: "let x = 2", inline: words },
+      ],
+    };
+    expect(unifiedRows([modified]).slice(1)).toEqual([
+      { kind: "line", tag: "delete", text: "let x = 1", inline: [{ text: "let x = ", changed: false }, { text: "1", changed: true }], old_no: 1, new_no: null },
+      { kind: "line", tag: "delete", text: "gone", inline: null, old_no: 2, new_no: null },
+      { kind: "line", tag: "insert", text: "let x = 2", inline: words, old_no: null, new_no: 1 },
+    ]);
+    expect(splitRows([modified]).slice(1)).toEqual([
+      {
+        kind: "pair",
+        left: { no: 1, text: "let x = 1", tag: "delete", inline: [{ text: "let x = ", changed: false }, { text: "1", changed: true }] },
+        right: { no: 1, text: "let x = 2", tag: "insert", inline: words },
+      },
+      { kind: "pair", left: { no: 2, text: "gone", tag: "delete", inline: null }, right: null },
+    ]);
+  });
+
   it("rebuilds the whole input with the user's edited field, or null when unchanged", () => {
     const req = editRequest();
     expect(updatedInput(req.input, "new_string", "let x = 2;")).toBeNull();

@@ -5,11 +5,12 @@ import type { Event } from "../../bindings/Event";
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { RewindOutcome } from "../../bindings/RewindOutcome";
 import type { RewindRequest } from "../../bindings/RewindRequest";
+import type { RewindUndoOutcome } from "../../bindings/RewindUndoOutcome";
 import type { WorktreeInfo } from "../../bindings/WorktreeInfo";
 import type { SessionInfo } from "../../bindings/SessionInfo";
 import type { TurnSummary } from "../../bindings/TurnSummary";
 import { IMAGE_ONLY_PROMPT, toAttachedImages, type Attachment } from "../attachments";
-import { rewindSummary } from "../changes";
+import { rewindSummary, rewindUndoSummary } from "../changes";
 import * as ipc from "../ipc";
 import type { SlashCommand } from "../../bindings/SlashCommand";
 import { MODES, modeNamed } from "../slashCommands";
@@ -413,6 +414,19 @@ export class SessionStore {
     if (outcome.report.conversation) state = rebuild(before, outcome.history, outcome.past_calls, outcome.prompts);
     state = { ...state, changes_seq: before.changes_seq + 1 };
     this.state = reduce(state, { type: "notice", message: rewindSummary(outcome.report, this.projectPath) }, Date.now());
+  }
+
+  /**
+   * After the last rewind was undone: when its prompts came back (nothing was said after it), the
+   * conversation is rebuilt from what the engine now holds, as after a rewind. The files may
+   * differ either way, and a notice says what came back.
+   */
+  applyRewindUndo(outcome: RewindUndoOutcome) {
+    const before = this.state;
+    let state = before;
+    if (outcome.report.prompts_back !== null) state = rebuild(before, outcome.history, outcome.past_calls, outcome.prompts);
+    state = { ...state, changes_seq: before.changes_seq + 1 };
+    this.state = reduce(state, { type: "notice", message: rewindUndoSummary(outcome.report) }, Date.now());
   }
 
   /** Files changed outside a turn (a file was reverted): views of the changes ask again. */
