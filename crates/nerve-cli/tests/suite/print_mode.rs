@@ -887,25 +887,7 @@ async fn changes_lists_a_sessions_diff_and_rewind_takes_code_and_conversation_ba
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!note.exists(), "the agent created it after that prompt");
 
-    // The rewind (code and conversation) can be undone, once.
-    let undo = ["rewind", "--session", session.as_str(), "--undo"];
-    let out = nerve(d.path(), &server, &undo).output().await.unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!(
-            "the conversation is back: 1 prompt(s) returned\nbrought back: {}\n",
-            note.display()
-        )
-    );
-    assert_eq!(std::fs::read_to_string(&note).unwrap(), "hello\n");
-    let out = nerve(d.path(), &server, &undo).output().await.unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr).trim(),
-        "error: there is no rewind of the code to undo in this session"
-    );
-    std::fs::remove_file(&note).unwrap();
-
+    // The next prompt starts from before the first one.
     let out = nerve(
         d.path(),
         &server,
@@ -916,6 +898,22 @@ async fn changes_lists_a_sessions_diff_and_rewind_takes_code_and_conversation_ba
     .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["result"], "fresh start", "{v}");
+
+    // Something was said since the rewind, so the conversation goes on from there; the rewind of
+    // the code can still be undone, once.
+    let undo = ["rewind", "--session", session.as_str(), "--undo"];
+    let out = nerve(d.path(), &server, &undo).output().await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("brought back: {}\n", note.display())
+    );
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), "hello\n");
+    let out = nerve(d.path(), &server, &undo).output().await.unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "error: there is no rewind of the code to undo in this session"
+    );
 }
 
 /// Replaces what changes from run to run (ids, timings, temporary folders) with placeholders.

@@ -617,6 +617,83 @@ async fn a_new_worktree_runs_the_setup_command_from_the_settings_as_a_checked_ca
     session.close().await;
 }
 
+/// A file the agent moves with a plain `mv` (git is not told) shows in the git scope as one
+/// rename with its edit, not as a deletion and an unrelated new file; reverting it brings the old
+/// name back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_the_agent_renamed_shows_as_a_rename_in_the_git_scope() {
+    use crate::support::{TestProject, mock};
+    use nerve::checkpoint::{ChangeScope, FileStatus};
+    use nerve::events::EventSink;
+
+    let p = TestProject::new();
+    let dir = p.project_dir();
+    let body: String = (1..=12).map(|i| format!("pub fn f{i}() {{}}\n")).collect();
+    p.write("old_name.rs", &body);
+    p.write(
+        ".nerve/settings.json",
+        r#"{"permissions": {"allow": ["Bash(mv old_name.rs new_name.rs)"]}}"#,
+    );
+    init_with_commit(&dir);
+    let new_name = dir.join("new_name.rs");
+    let model = mock(serde_json::json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "b1", "name": "Bash",
+             "input": {"command": "mv old_name.rs new_name.rs", "description": "Rename"}}]}},
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": new_name}}]}},
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "e1", "name": "Edit",
+             "input": {"file_path": new_name, "old_string": "pub fn f3() {}", "new_string": "pub fn f3_renamed() {}"}}]}},
+        {"response": {"type": "stream", "blocks": [{"type": "text", "text": "renamed"}]}}
+    ]))
+    .await;
+    let mut options = p.options();
+    options.mode = Some(nerve::permissions::PermissionMode::AcceptEdits);
+    let session = nerve::Session::start(
+        nerve::Project::open(options).unwrap(),
+        crate::support::mock_session_options(&model),
+    )
+    .await
+    .unwrap();
+    let done = session
+        .send("rename it", &[], EventSink::discard())
+        .await
+        .unwrap();
+    assert_eq!(done.final_text, "renamed", "{:?}", done.error);
+    let set = session.changes(ChangeScope::GitUncommitted).unwrap();
+    let seen: Vec<_> = set
+        .files
+        .iter()
+        .map(|f| {
+            (
+                f.path.clone(),
+                f.status,
+                f.renamed_from.clone(),
+                f.added,
+                f.removed,
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![(
+            new_name.clone(),
+            FileStatus::Renamed,
+            Some(dir.join("old_name.rs")),
+            1,
+            1
+        )]
+    );
+    session
+        .git_revert_file(&new_name, Some(&dir.join("old_name.rs")))
+        .unwrap();
+    assert!(!new_name.exists());
+    assert_eq!(std::fs::read_to_string(dir.join("old_name.rs")).unwrap(), body);
+    assert_eq!(git(&dir, &["status", "--porcelain"]), "");
+    session.close().await;
+}
+
 /// The app's default (a worktree when another session of the project is live) never stops a
 /// session in a folder git cannot branch: it starts in the folder and says why. Asked for
 /// explicitly, the same folder is an error with the reason.
