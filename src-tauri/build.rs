@@ -70,6 +70,7 @@ const COMMANDS: &[&str] = &[
     "undo_hunk",
     "review_prompt",
     "undo_rewind",
+    "turn_ended",
 ];
 
 fn main() {

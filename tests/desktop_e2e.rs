@@ -1111,8 +1111,9 @@ fn settings_scenario() -> Scenario {
             "response": stream(vec![touch()], "tool_use"),
         },
         {
+            // Slow enough for the test to put another window in front before the turn ends.
             "expect": {"tool_result": {"tool_use_id": "toolu_touch", "is_error": false}},
-            "response": stream(vec![json!({"type": "text", "text": "Made it again."})], "end_turn"),
+            "response": delayed(stream(vec![json!({"type": "text", "text": "Made it again."})], "end_turn"), 3000),
         },
     ]);
     // A local model server: no key at all.
@@ -1120,6 +1121,12 @@ fn settings_scenario() -> Scenario {
         &json!({"steps": steps, "auth": "none", "models": ["claude-e2e", "claude-e2e-fast"]}).to_string(),
     )
     .unwrap()
+}
+
+/// `response` sent after a pause of `ms` milliseconds.
+fn delayed(mut response: Value, ms: u64) -> Value {
+    response["delay_ms"] = json!(ms);
+    response
 }
 
 /// Another X client that takes the input focus, as switching to another window does (the test's X
@@ -1439,7 +1446,40 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     send(&client, "Once more, make the file.").await;
     dialog_for(&client, "Bash").await;
     click(&client, "[data-testid='allow-once']").await;
+    // The turn ends while the user is in another window: a system notification names the session
+    // and the outcome, its row says "done" until the session is opened, and a screen reader hears it.
+    let thief = FocusThief::take();
+    let ended: Value = wait_for(Some(&client), "the attention log to record the turn's end", || {
+        let text = std::fs::read_to_string(&attention).unwrap_or_default();
+        async move {
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find(|r| r["turn_end"] == json!("end_turn"))
+        }
+    })
+    .await;
+    eprintln!("turn end: {ended}");
+    assert_eq!((&ended["focused"], &ended["shown"]), (&json!(false), &json!(true)), "{ended}");
+    let notification = ended["notification"].as_str().unwrap_or_default();
+    assert!(
+        notification == "requested" || notification.starts_with("failed: "),
+        "{ended}"
+    );
     wait_for_text(&client, "[data-testid='assistant-text']", "Made it again.").await;
+    let marker = "[data-testid='sidebar-session'][aria-current='true'] [data-testid='session-marker']";
+    wait_for_text(&client, marker, "done").await;
+    wait_for_text(&client, "[data-testid='live-announcer']", "done").await;
+    drop(thief);
+    click(
+        &client,
+        "[data-testid='sidebar-session'][aria-current='true'] [data-testid='sidebar-session-title']",
+    )
+    .await;
+    wait_for(Some(&client), "the marker to go once the session is opened", || {
+        let c = client.clone();
+        async move { c.find(Locator::Css(marker)).await.is_err().then_some(()) }
+    })
+    .await;
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();
 }

@@ -35,6 +35,39 @@ pub struct AppSettings {
     /// When a new session gets a git worktree of its own (by default: when another session of the
     /// project is live).
     pub new_session_worktree: nerve_protocol::workspace::WorktreeWhen,
+    /// Which ended turns get a system notification when the user is not looking at their session
+    /// (another session shown, or the window in the background).
+    pub turn_end_notices: TurnEndNotices,
+}
+
+/// Which ended turns get a system notification.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEndNotices {
+    /// Every turn that ends by itself: done, failed, or stopped at the call limit.
+    #[default]
+    All,
+    /// Only turns that failed or stopped at the call limit.
+    Failures,
+    /// None.
+    Off,
+}
+
+impl TurnEndNotices {
+    /// Whether a turn that ended with `end` gets a notice. A turn the user stopped gets none: they
+    /// were there.
+    pub fn wants(self, end: &TurnEnd) -> bool {
+        let failed = match end {
+            TurnEnd::EndTurn | TurnEnd::StoppedByHook => false,
+            TurnEnd::Error | TurnEnd::MaxTurns | TurnEnd::MaxTokens | TurnEnd::Refusal => true,
+            TurnEnd::Aborted | TurnEnd::Interrupted => return false,
+        };
+        match self {
+            TurnEndNotices::All => true,
+            TurnEndNotices::Failures => failed,
+            TurnEndNotices::Off => false,
+        }
+    }
 }
 
 /// What the first screen needs.

@@ -4,6 +4,7 @@
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod attention;
 mod bindings;
 mod commands;
 mod demo;
@@ -47,7 +48,7 @@ fn main() {
         .setup(|app| {
             quit_on_signals(app.handle().clone());
             main_window(app)?;
-            alert_on_requests(app.handle().clone());
+            attention::alert_on_requests(app.handle().clone());
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -117,6 +118,7 @@ fn main() {
             worktree_commands::suggest_commit_message,
             worktree_commands::undo_hunk,
             worktree_commands::review_prompt,
+            attention::turn_ended,
         ])
         .build(tauri::generate_context!());
     let app = match app {
@@ -156,68 +158,6 @@ fn main_window(app: &tauri::App) -> Result<(), Box<dyn std::error::Error>> {
         })
         .build()?;
     Ok(())
-}
-
-/// A permission request gets attention when the user is elsewhere: the window is marked urgent and
-/// a system notification names the call. A focused window needs neither (the dialog takes focus).
-/// With `NERVE_ATTENTION_LOG=FILE`, each request's handling is appended to FILE as a JSON line
-/// (whether the window was focused, what was asked of the window manager and the notification
-/// service): the end-to-end test reads it, since a headless X server shows nothing.
-fn alert_on_requests(handle: tauri::AppHandle) {
-    use tauri_plugin_notification::NotificationExt;
-    let shell = handle.state::<Shell>();
-    let app = handle.clone();
-    let log = std::env::var_os("NERVE_ATTENTION_LOG").map(std::path::PathBuf::from);
-    shell
-        .sessions
-        .alert_on_requests(std::sync::Arc::new(move |summary: &str| {
-            // Off the engine's thread: a slow notification service must not hold up the call.
-            let (app, summary, log) = (app.clone(), summary.to_string(), log.clone());
-            tauri::async_runtime::spawn_blocking(move || {
-                let Some(window) = app.get_webview_window("main") else {
-                    return;
-                };
-                let focused = window.is_focused().unwrap_or(false);
-                let mut record = serde_json::json!({"summary": summary, "focused": focused});
-                if !focused {
-                    let urgent = window.request_user_attention(Some(tauri::UserAttentionType::Critical));
-                    // Without a notification service (a bare X session) the window's urgency still shows.
-                    let shown = app
-                        .notification()
-                        .builder()
-                        .title("Nerve needs your approval")
-                        .body(&summary)
-                        .show();
-                    record["urgent"] = outcome(urgent);
-                    record["notification"] = outcome(shown);
-                }
-                if let Some(path) = log {
-                    append_line(&path, &record.to_string());
-                }
-            });
-        }));
-}
-
-fn outcome<E: std::fmt::Display>(result: Result<(), E>) -> serde_json::Value {
-    match result {
-        Ok(()) => serde_json::json!("requested"),
-        Err(e) => serde_json::json!(format!("failed: {e}")),
-    }
-}
-
-fn append_line(path: &std::path::Path, line: &str) {
-    use std::io::Write;
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| writeln!(f, "{line}"));
-    if let Err(e) = written {
-        eprintln!(
-            "nerve-desktop: cannot write the attention log {}: {e}",
-            path.display()
-        );
-    }
 }
 
 /// SIGTERM (a logout, `kill`) and SIGINT (Ctrl-C in the terminal that started the app) quit the app

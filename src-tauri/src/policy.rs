@@ -72,6 +72,7 @@ mod tests {
                 "outputs_commands::",
                 "session_commands::",
                 "worktree_commands::",
+                "attention::",
             ]
             .iter()
             .find_map(|prefix| line.strip_prefix(prefix))

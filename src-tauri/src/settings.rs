@@ -150,6 +150,7 @@ fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
         max_model_calls: settings.max_model_calls,
         custom_headers,
         new_session_worktree: settings.new_session_worktree,
+        turn_end_notices: settings.turn_end_notices,
     })
 }
 

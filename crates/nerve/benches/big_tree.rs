@@ -476,6 +476,12 @@ fn timed_git(dir: &Path, args: &[&str]) -> Duration {
     took
 }
 
+/// Waits until what was written is on disk (`sync`), so one timed step does not pay for the
+/// write-back of the one before.
+fn flush_disk() {
+    let _ = Command::new("sync").status();
+}
+
 /// A session's worktree on a committed repository of 30,000 files (the size the brief names; fewer
 /// when the run is scaled down), each step beside what it stands for: made (against
 /// `git worktree add` alone and a `cp -r` of the checkout), 100 files changed and reviewed against
@@ -526,6 +532,8 @@ fn worktrees(files: usize) {
                 &["worktree", "add", "-q", "-b", &branch, raw.to_str().unwrap()],
             )
         };
+        // Written-back first: the last run's deletions must not slow whichever goes next.
+        flush_disk();
         // Which goes first alternates: the second finds more of the tree in the page cache.
         if rep % 2 == 1 {
             plain.push(plain_add());
@@ -542,11 +550,13 @@ fn worktrees(files: usize) {
             .unwrap()
             .info;
         ours.push(start.elapsed());
+        flush_disk();
         if rep % 2 == 0 {
             plain.push(plain_add());
         }
         timed_git(&repo, &["worktree", "remove", "--force", raw.to_str().unwrap()]);
         let copied = tmp.path().join(format!("copy-{rep}"));
+        flush_disk();
         let start = Instant::now();
         let cp = Command::new("cp")
             .arg("-r")
@@ -578,6 +588,7 @@ fn worktrees(files: usize) {
         assert_eq!(set.files.len(), 100);
         diff.push(timed_git(&info.path, &["diff", "--stat", &info.base_commit]));
 
+        flush_disk();
         status.push(git_status(&repo));
         let start = Instant::now();
         let landed = spaces
@@ -586,10 +597,12 @@ fn worktrees(files: usize) {
         land.push(start.elapsed());
         assert_eq!(landed.files.len(), 100, "{landed:?}");
 
+        flush_disk();
         let start = Instant::now();
         spaces.discard(&id, false).unwrap();
         remove.push(start.elapsed());
         assert!(!info.path.exists());
+        flush_disk();
         let start = Instant::now();
         std::fs::remove_dir_all(&copied).unwrap();
         rm.push(start.elapsed());

@@ -17,6 +17,7 @@ import type { ChangeSet } from "../bindings/ChangeSet";
 import type { CodeRewindPlan } from "../bindings/CodeRewindPlan";
 import type { CodeRewindReport } from "../bindings/CodeRewindReport";
 import type { RewindUndoOutcome } from "../bindings/RewindUndoOutcome";
+import type { TurnEnd } from "../bindings/TurnEnd";
 import type { CleanReport } from "../bindings/CleanReport";
 import type { RewindRequest } from "../bindings/RewindRequest";
 import type { RewindOutcome } from "../bindings/RewindOutcome";
@@ -313,6 +314,14 @@ export const gitUnstageHunk = (sessionId: string, path: string, hunk: DiffHunk) 
 /** Puts a file back to the last commit (a renamed file's old name comes back); ask first. */
 export const gitRevertFile = (sessionId: string, path: string, renamedFrom: string | null) =>
   invoke<void>("git_revert_file", { sessionId, path, renamedFrom });
+
+/**
+ * A turn ended in a session: the shell sends a system notification when the user is not looking
+ * (the session not `shown`, or the window in the background) and the settings want one. Resolves
+ * to whether the user was looking.
+ */
+export const turnEnded = (sessionId: string, title: string, end: TurnEnd, error: string | null, shown: boolean) =>
+  invoke<boolean>("turn_ended", { sessionId, title, end, error, shown });
 
 /** Removes the project's worktrees whose session or folder is gone; what was removed and kept. */
 export const cleanWorktrees = (projectPath: string) => invoke<CleanReport>("clean_worktrees", { projectPath });

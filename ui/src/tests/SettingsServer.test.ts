@@ -36,7 +36,7 @@ describe("The API key block", () => {
 });
 
 describe("Model server and defaults", () => {
-  it("saves all eight fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
+  it("saves all nine fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
     const stored: AppSettings = {
       base_url: "https://gateway.example.com",
       model: "claude-big",
@@ -46,6 +46,7 @@ describe("Model server and defaults", () => {
       max_model_calls: 250,
       custom_headers: "X-Team: platform",
       new_session_worktree: "always",
+      turn_end_notices: "all",
     };
     const ipc = mockSettings({ save_settings: () => stored });
     const onchanged = vi.fn();
@@ -71,6 +72,7 @@ describe("Model server and defaults", () => {
         max_model_calls: 250,
         custom_headers: "X-Team: platform",
         new_session_worktree: "always",
+        turn_end_notices: "all",
       },
     });
     expect((await screen.findByText("Settings saved.")).getAttribute("role")).toBe("status");

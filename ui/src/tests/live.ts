@@ -18,10 +18,10 @@ export interface Turn {
   othersOpen: number;
   send: (event: Event) => void;
   /** Ends the turn as the engine does: its `turn_ended` (unless the test sent one), then the
-   *  command's answer. */
-  finish: (end?: TurnEnd) => void;
+   *  command's answer (with the turn's error, when it failed). */
+  finish: (end?: TurnEnd, error?: string | null) => void;
   /** Only the command's answer: the turn's `turn_ended` is left for the test to send late (or never). */
-  resolve: (end?: TurnEnd) => void;
+  resolve: (end?: TurnEnd, error?: string | null) => void;
   /** The command fails: the engine refused the prompt (a turn still running, a bad image). */
   reject: (error: string) => void;
   /** The command has answered or failed. */
@@ -66,7 +66,7 @@ export const appState = (): AppState => ({
   keyring_problem: null,
   has_auth_token: false,
   credentials_in_use: "the OS keyring",
-  settings: { base_url: null, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel" },
+  settings: { base_url: null, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel", turn_end_notices: "all" },
   default_model: "claude-main",
   default_fast_model: "claude-fast",
   recent_projects: [],
@@ -102,13 +102,13 @@ export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<
             if (event.type === "turn_ended") ended = true;
             channel.onmessage(event);
           },
-          finish: (end = "end_turn") => {
+          finish: (end = "end_turn", error = null) => {
             if (!ended) turn.send({ type: "turn_ended", reason: end });
-            turn.resolve(end);
+            turn.resolve(end, error);
           },
-          resolve: (end = "end_turn") => {
+          resolve: (end = "end_turn", error = null) => {
             turn.settled = true;
-            resolve({ end, error: null, session_cost_usd: null });
+            resolve({ end, error, session_cost_usd: null });
           },
           reject: (error) => {
             turn.settled = true;
@@ -121,6 +121,9 @@ export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<
     if (cmd === "get_app_state") return appState();
     if (cmd === "open_project") return projectInfo(String(args.path));
     if (cmd === "start_session") return info;
+    // The shell's answer to a turn's end: the user was looking when the session showed (the
+    // window focused), unless a test's handler says otherwise.
+    if (cmd === "turn_ended") return args.shown;
     // The engine's preview of an edited permission input: none, unless a test's handler gives one.
     if (cmd === "preview_permission_edit") return null;
     return null;

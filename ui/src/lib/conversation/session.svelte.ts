@@ -3,6 +3,7 @@
 import type { CompactOutcome } from "../../bindings/CompactOutcome";
 import type { Event } from "../../bindings/Event";
 import type { PermissionMode } from "../../bindings/PermissionMode";
+import type { PermissionRequest } from "../../bindings/PermissionRequest";
 import type { RewindOutcome } from "../../bindings/RewindOutcome";
 import type { RewindRequest } from "../../bindings/RewindRequest";
 import type { RewindUndoOutcome } from "../../bindings/RewindUndoOutcome";
@@ -14,6 +15,7 @@ import { rewindSummary, rewindUndoSummary } from "../changes";
 import * as ipc from "../ipc";
 import type { SlashCommand } from "../../bindings/SlashCommand";
 import { MODES, modeNamed } from "../slashCommands";
+import type { TurnMarker } from "../turnNotices";
 import { PersistedOutputs } from "./persisted.svelte";
 import { dropPermission, fromHistory, rebuild, reduce, reduceAll, withdrawOffer } from "./reducer";
 import { keepLate, OpenTurn } from "./turns";
@@ -83,6 +85,14 @@ export class SessionStore {
   compacting = $state(false);
   /** Saved outputs as far as the user loaded them (find in conversation searches them). */
   readonly outputs = new PersistedOutputs();
+  /** A turn ended while the user was not looking: the sidebar says "done" or "failed" until the
+   *  session is opened (the registry of live sessions sets and clears it). */
+  marker: TurnMarker | null = $state(null);
+  /** Told of each turn whose command resolved, with its outcome (set by the registry of live
+   *  sessions: the notices and the screen reader are about every session, not the shown one). */
+  onTurnEnded: ((summary: TurnSummary) => void) | null = null;
+  /** Told of each permission request as it comes in (set by the registry, for the screen reader). */
+  onPermissionRequested: ((request: PermissionRequest) => void) | null = null;
 
   constructor(info: SessionInfo, unapprovedMcpServers: string[] = []) {
     this.id = info.session_id;
@@ -130,7 +140,9 @@ export class SessionStore {
 
   /** Applies one engine event at once (also used by tests to replay a stream). */
   apply = (event: Event) => {
+    const before = this.state.permissions;
     this.state = reduce(this.state, event, Date.now());
+    this.tellRequests(before);
   };
 
   // Events from the channel are applied once per frame: a fast stream of text deltas would
@@ -162,7 +174,17 @@ export class SessionStore {
     // by keepLate.
     const events = pending.filter(({ event, turn }) => turn === this.open?.token || keepLate(event, turn < this.lastToken));
     if (events.length === 0) return;
+    const before = this.state.permissions;
     this.state = reduceAll(this.state, events.map((e) => e.event), Date.now());
+    this.tellRequests(before);
+  }
+
+  /** Tells of the permission requests that came in since `before` (the reducer keeps one per id). */
+  private tellRequests(before: PermissionRequest[]) {
+    const after = this.state.permissions;
+    if (after === before || !this.onPermissionRequested) return;
+    const known = new Set(before.map((p) => p.id));
+    for (const request of after) if (!known.has(request.id)) this.onPermissionRequested(request);
   }
 
   /** Sends now when idle, otherwise queues (visibly) for after the current turn or compaction.
@@ -258,6 +280,7 @@ export class SessionStore {
       running: false,
       cost: cost === null ? this.state.cost : { ...this.state.cost, session_usd: cost, answered: true },
     };
+    this.onTurnEnded?.(summary);
     // A turn may have written custom commands (.claude/commands/): ask again, it is cheap.
     if (this.queue.length === 0) void this.loadCommands();
     this.sendNextQueued();

@@ -1,5 +1,6 @@
 // The icon of each settings section, shown in its heading and in the section list.
 import type { LucideIcon } from "@lucide/svelte";
+import Bell from "@lucide/svelte/icons/bell";
 import FlaskConical from "@lucide/svelte/icons/flask-conical";
 import Palette from "@lucide/svelte/icons/palette";
 import Plug from "@lucide/svelte/icons/plug";
@@ -12,6 +13,7 @@ import type { SectionId } from "./sections";
 export const SECTION_ICONS: Record<SectionId, LucideIcon> = {
   "model-server": Server,
   defaults: SlidersHorizontal,
+  notifications: Bell,
   rules: ShieldCheck,
   tester: FlaskConical,
   mcp: Plug,

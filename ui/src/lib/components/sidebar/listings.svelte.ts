@@ -23,6 +23,9 @@ export class SessionListings {
   query = $state("");
   private asked: Record<string, number> = {};
 
+  /** `onlisted` hears every listing that comes in (the live sessions keep their titles from it). */
+  constructor(private readonly onlisted: (sessions: TranscriptSummary[]) => void = () => {}) {}
+
   /** Whether the project was ever asked for. */
   requested(path: string): boolean {
     return path in this.asked;
@@ -41,6 +44,7 @@ export class SessionListings {
       ]);
       if (this.asked[path] !== n) return;
       this.byPath[path] = { sessions: sessions ?? [], worktrees: worktrees ?? [], loaded: true, error: null };
+      this.onlisted(sessions ?? []);
     } catch (e) {
       if (this.asked[path] !== n) return;
       const previous = this.byPath[path];

@@ -77,6 +77,10 @@ export function mergeRows(listed: TranscriptSummary[], live: LiveRow[], searchin
 /** A row's title: the session's, or "New session" before it has one. */
 export const rowTitle = (title: string) => title.trim() || "New session";
 
+/** A live session's first prompt (not a built-in command the UI ran), shortened: its title until
+ *  the engine lists one. */
+export const firstPromptOf = (history: string[]) => (history.find((h) => !h.startsWith("/")) ?? "").replace(/\s+/g, " ").slice(0, 120);
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
