@@ -1448,18 +1448,32 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     click(&client, "[data-testid='allow-once']").await;
     // The turn ends while the user is in another window: a system notification names the session
     // and the outcome, its row says "done" until the session is opened, and a screen reader hears it.
+    // Every turn's end is logged: only those after this point count.
+    let logged_before = std::fs::read_to_string(&attention)
+        .unwrap_or_default()
+        .lines()
+        .count();
     let thief = FocusThief::take();
-    let ended: Value = wait_for(Some(&client), "the attention log to record the turn's end", || {
-        let text = std::fs::read_to_string(&attention).unwrap_or_default();
-        async move {
-            text.lines()
-                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .find(|r| r["turn_end"] == json!("end_turn"))
-        }
-    })
+    let ended: Value = wait_for(
+        Some(&client),
+        "the attention log to record the turn's end",
+        || {
+            let text = std::fs::read_to_string(&attention).unwrap_or_default();
+            async move {
+                text.lines()
+                    .skip(logged_before)
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .find(|r| r["turn_end"] == json!("end_turn"))
+            }
+        },
+    )
     .await;
     eprintln!("turn end: {ended}");
-    assert_eq!((&ended["focused"], &ended["shown"]), (&json!(false), &json!(true)), "{ended}");
+    assert_eq!(
+        (&ended["focused"], &ended["shown"]),
+        (&json!(false), &json!(true)),
+        "{ended}"
+    );
     let notification = ended["notification"].as_str().unwrap_or_default();
     assert!(
         notification == "requested" || notification.starts_with("failed: "),
@@ -1475,10 +1489,14 @@ async fn settings_images_and_attention_in_the_desktop_app() {
         "[data-testid='sidebar-session'][aria-current='true'] [data-testid='sidebar-session-title']",
     )
     .await;
-    wait_for(Some(&client), "the marker to go once the session is opened", || {
-        let c = client.clone();
-        async move { c.find(Locator::Css(marker)).await.is_err().then_some(()) }
-    })
+    wait_for(
+        Some(&client),
+        "the marker to go once the session is opened",
+        || {
+            let c = client.clone();
+            async move { c.find(Locator::Css(marker)).await.is_err().then_some(()) }
+        },
+    )
     .await;
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();

@@ -5,8 +5,8 @@
 //! focused, what was asked of the window manager and the notification service): the end-to-end
 //! test reads it, since a headless X server shows nothing.
 
-use tauri::{Manager, State};
 use nerve_protocol::TurnEnd;
+use tauri::{Manager, State};
 
 use crate::commands::{Shell, blocking};
 use crate::error::ShellError;
@@ -25,7 +25,11 @@ pub async fn turn_ended(
     error: Option<String>,
     shown: bool,
 ) -> Result<bool, ShellError> {
-    let wanted = shell.settings.load().map(|f| f.settings.turn_end_notices).unwrap_or_default();
+    let wanted = shell
+        .settings
+        .load()
+        .map(|f| f.settings.turn_end_notices)
+        .unwrap_or_default();
     blocking(move || {
         let focused = app
             .get_webview_window("main")
@@ -143,7 +147,6 @@ fn append_line(path: &std::path::Path, line: &str) {
 mod tests {
     use super::*;
     use crate::dto::TurnEndNotices;
-    use pretty_assertions::assert_eq;
 
     #[test]
     fn each_end_has_its_words_and_the_settings_choose_which_are_sent() {
@@ -156,7 +159,12 @@ mod tests {
             turn_end_text(&TurnEnd::MaxTurns, None),
             "Stopped at the call limit: send a prompt to go on."
         );
-        let ends = [TurnEnd::EndTurn, TurnEnd::Error, TurnEnd::MaxTurns, TurnEnd::Aborted];
+        let ends = [
+            TurnEnd::EndTurn,
+            TurnEnd::Error,
+            TurnEnd::MaxTurns,
+            TurnEnd::Aborted,
+        ];
         let sent = |w: TurnEndNotices| ends.iter().map(|e| w.wants(e)).collect::<Vec<_>>();
         assert_eq!(sent(TurnEndNotices::All), vec![true, true, true, false]);
         assert_eq!(sent(TurnEndNotices::Failures), vec![false, true, true, false]);
