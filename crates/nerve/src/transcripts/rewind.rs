@@ -16,9 +16,11 @@ pub fn live_entries(entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
     // last. Anything said after a rewind makes the rewinds before it final.
     let mut cuts: Vec<Cut> = Vec::new();
     for entry in entries {
+        if is_said(&entry) {
+            cuts.clear();
+        }
         match entry {
             TranscriptEntry::TurnStart { turn, .. } => {
-                cuts.clear();
                 starts.push((turn, live.len()));
                 live.push(entry);
             }
@@ -42,17 +44,8 @@ pub fn live_entries(entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
                 }
                 None => tracing::warn!("an undone rewind names no rewind that can be undone"),
             },
-            TranscriptEntry::Message { .. }
-            | TranscriptEntry::AssistantBlock { .. }
-            | TranscriptEntry::CompactBoundary { .. } => {
-                cuts.clear();
-                live.push(entry);
-            }
-            TranscriptEntry::SessionStart { .. }
-            | TranscriptEntry::Replacement { .. }
-            | TranscriptEntry::Usage { .. }
-            | TranscriptEntry::Title { .. }
-            | TranscriptEntry::Permission { .. } => live.push(entry),
+            // Everything else is part of the conversation as it stands.
+            _ => live.push(entry),
         }
     }
     live
@@ -61,26 +54,39 @@ pub fn live_entries(entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
 /// What a rewind cut off: its entries, and the prompts among them (number, offset in the cut).
 type Cut = (Vec<TranscriptEntry>, Vec<(u32, usize)>);
 
+/// Whether `entry` says something in the conversation (a prompt, a message, a compaction): once
+/// something is said after a rewind, that rewind and those before it can no longer be undone.
+fn is_said(entry: &TranscriptEntry) -> bool {
+    match entry {
+        TranscriptEntry::TurnStart { .. }
+        | TranscriptEntry::Message { .. }
+        | TranscriptEntry::AssistantBlock { .. }
+        | TranscriptEntry::CompactBoundary { .. } => true,
+        TranscriptEntry::SessionStart { .. }
+        | TranscriptEntry::Replacement { .. }
+        | TranscriptEntry::Usage { .. }
+        | TranscriptEntry::Title { .. }
+        | TranscriptEntry::Permission { .. }
+        | TranscriptEntry::Rewind { .. }
+        | TranscriptEntry::RewindUndone { .. } => false,
+    }
+}
+
 /// The latest conversation rewind an undo would bring back (`Some(code)`: whether it also put
 /// files back), or `None` when there is none: nothing was rewound, or something was said since.
 /// Follows the same rules as [`live_entries`].
 pub fn undoable_rewind(entries: &[TranscriptEntry]) -> Option<bool> {
     let mut undoable: Vec<bool> = Vec::new();
     for entry in entries {
+        if is_said(entry) {
+            undoable.clear();
+        }
         match entry {
             TranscriptEntry::Rewind { code, .. } => undoable.push(*code),
             TranscriptEntry::RewindUndone { .. } => {
                 undoable.pop();
             }
-            TranscriptEntry::TurnStart { .. }
-            | TranscriptEntry::Message { .. }
-            | TranscriptEntry::AssistantBlock { .. }
-            | TranscriptEntry::CompactBoundary { .. } => undoable.clear(),
-            TranscriptEntry::SessionStart { .. }
-            | TranscriptEntry::Replacement { .. }
-            | TranscriptEntry::Usage { .. }
-            | TranscriptEntry::Title { .. }
-            | TranscriptEntry::Permission { .. } => {}
+            _ => {}
         }
     }
     undoable.last().copied()

@@ -1013,15 +1013,15 @@ async fn a_rewind_of_the_conversation_is_undone_until_something_is_said_after_it
     assert_eq!(read(&p, "a.txt").as_deref(), Some("two\n"));
     assert_eq!(a.messages(), &before[..], "the conversation is as it was");
     let files = a.session_files().unwrap();
-    assert_eq!(
+    let turns = || {
         files
             .prompts()
             .unwrap()
             .iter()
             .map(|p| p.turn)
-            .collect::<Vec<_>>(),
-        vec![1, 2]
-    );
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(turns(), vec![1, 2]);
     // The next request holds the prompts that came back (the mock checks the message count).
     send(&mut a, "third").await;
 
@@ -1038,13 +1038,5 @@ async fn a_rewind_of_the_conversation_is_undone_until_something_is_said_after_it
         ),
         "the third prompt changed no file, so its rewind put nothing back: {undone:?}"
     );
-    assert_eq!(
-        files
-            .prompts()
-            .unwrap()
-            .iter()
-            .map(|p| p.turn)
-            .collect::<Vec<_>>(),
-        vec![1, 2, 4]
-    );
+    assert_eq!(turns(), vec![1, 2, 4]);
 }
