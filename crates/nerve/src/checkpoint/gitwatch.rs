@@ -539,25 +539,7 @@ mod tests {
         }
 
         fn git(&self, args: &[&str]) {
-            let ok = std::process::Command::new("git")
-                .arg("-C")
-                .arg(self.root())
-                .args([
-                    "-c",
-                    "user.name=t",
-                    "-c",
-                    "user.email=t@example.com",
-                    "-c",
-                    "commit.gpgsign=false",
-                ])
-                .args(args)
-                .output()
-                .unwrap();
-            assert!(
-                ok.status.success(),
-                "git {args:?}: {}",
-                String::from_utf8_lossy(&ok.stderr)
-            );
+            nerve_test_support::git::git(&self.root(), args);
         }
 
         fn write(&self, path: &str, text: &str) {

@@ -57,25 +57,7 @@ fn project_in(kind: Tree, files: &[(&str, &str)]) -> TestProject {
 }
 
 fn git(p: &TestProject, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(p.project_dir())
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    nerve_test_support::git::git(&p.project_dir(), args);
 }
 
 /// The project's folder in the data dir, as a front-end finds it.
