@@ -71,6 +71,15 @@ const COMMANDS: &[&str] = &[
     "review_prompt",
     "undo_rewind",
     "turn_ended",
+    "list_tasks",
+    "stop_task",
+    "tail_task",
+    "subagent_transcript",
+    "watch_session",
+    "terminal_open",
+    "terminal_write",
+    "terminal_resize",
+    "terminal_close",
 ];
 
 fn main() {

@@ -28,6 +28,10 @@ mod tests {
         UserAnswer::export_all(&cfg).unwrap();
         PermissionMode::export_all(&cfg).unwrap();
         AppSettings::export_all(&cfg).unwrap();
+        crate::terminal::TerminalEvent::export_all(&cfg).unwrap();
+        nerve_protocol::tasks::TaskView::export_all(&cfg).unwrap();
+        nerve_protocol::transcripts::SubagentTranscript::export_all(&cfg).unwrap();
+        crate::terminal::TerminalInfo::export_all(&cfg).unwrap();
         AppState::export_all(&cfg).unwrap();
         ProjectInfo::export_all(&cfg).unwrap();
         SessionInfo::export_all(&cfg).unwrap();

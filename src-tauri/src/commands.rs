@@ -35,6 +35,8 @@ pub struct Shell {
     pub env: std::sync::Arc<nerve::EngineEnv>,
     /// The running demo (its session's id and its model and sample folder), if any.
     pub demo: tokio::sync::Mutex<Option<(String, crate::demo::Demo)>>,
+    /// The user's terminals.
+    pub terminals: crate::terminal::Terminals,
 }
 
 pub(crate) async fn blocking<T: Send + 'static>(
@@ -247,6 +249,7 @@ pub fn set_permission_mode(
 /// Ends a session.
 #[tauri::command]
 pub async fn end_session(shell: State<'_, Shell>, session_id: String) -> Result<(), ShellError> {
+    shell.terminals.close_session(&session_id);
     shell.sessions.end(&session_id).await
 }
 

@@ -16,6 +16,8 @@ mod session_commands;
 mod sessions;
 mod settings;
 mod settings_commands;
+mod tasks_commands;
+mod terminal;
 mod webview_env;
 mod worktree_commands;
 
@@ -38,6 +40,7 @@ fn main() {
         sessions: sessions::Sessions::default(),
         env: std::sync::Arc::clone(&env),
         demo: tokio::sync::Mutex::default(),
+        terminals: terminal::Terminals::default(),
     };
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
@@ -119,6 +122,15 @@ fn main() {
             worktree_commands::undo_hunk,
             worktree_commands::review_prompt,
             attention::turn_ended,
+            tasks_commands::list_tasks,
+            tasks_commands::stop_task,
+            tasks_commands::tail_task,
+            tasks_commands::subagent_transcript,
+            tasks_commands::watch_session,
+            terminal::terminal_open,
+            terminal::terminal_write,
+            terminal::terminal_resize,
+            terminal::terminal_close,
         ])
         .build(tauri::generate_context!());
     let app = match app {
@@ -133,6 +145,7 @@ fn main() {
         if let tauri::RunEvent::Exit = event {
             let shell = handle.state::<Shell>();
             tauri::async_runtime::block_on(async {
+                shell.terminals.close_all();
                 shell.sessions.close_all().await;
                 // The demo's model stops and its sample folder is removed.
                 drop(shell.demo.lock().await.take());

@@ -73,6 +73,8 @@ mod tests {
                 "session_commands::",
                 "worktree_commands::",
                 "attention::",
+                "terminal::",
+                "tasks_commands::",
             ]
             .iter()
             .find_map(|prefix| line.strip_prefix(prefix))

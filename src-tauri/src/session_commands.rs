@@ -65,6 +65,7 @@ pub async fn delete_session(
     session_id: String,
 ) -> Result<DeletedSession, ShellError> {
     if shell.sessions.is_open(&session_id) {
+        shell.terminals.close_session(&session_id);
         shell.sessions.end(&session_id).await?;
     }
     blocking(move || project(&project_path)?.delete(&session_id).map_err(to_shell)).await

@@ -38,10 +38,15 @@ pub struct StartRequest {
     pub worktree: Option<bool>,
 }
 
+/// Where a session's events between turns go: the window's channel, once it gave one.
+type Watcher = Arc<Mutex<Option<Channel<Event>>>>;
+
 /// The open sessions by id.
 #[derive(Default)]
 pub struct Sessions {
     live: Mutex<HashMap<String, Arc<Session>>>,
+    /// Each open session's channel for events between turns.
+    watchers: Mutex<HashMap<String, Watcher>>,
     /// Called for every permission request as it arrives (the window asks for attention).
     on_request: Mutex<Option<RequestAlert>>,
 }
@@ -95,8 +100,14 @@ impl Sessions {
         options.fallback_mode = request.settings.default_mode;
         let project = Project::open(options).map_err(to_shell)?;
         let settings = request.settings;
-        // Events between turns (MCP servers connecting) have no window to go to.
-        let mut options = SessionOptions::new(EventSink::discard());
+        // Events between turns (a background command ending) go to the window once it watches.
+        let watcher = Watcher::default();
+        let between_turns = Arc::clone(&watcher);
+        let mut options = SessionOptions::new(EventSink::new(move |event| {
+            if let Some(channel) = lock(&between_turns).as_ref() {
+                let _ = channel.send(event);
+            }
+        }));
         options.resume = request.resume;
         options.max_turns = settings.max_model_calls;
         options.max_concurrency = settings.max_concurrency.map(|n| n as usize);
@@ -130,12 +141,23 @@ impl Sessions {
             state: session.state().map_err(to_shell)?,
             demo: request.demo_model.is_some(),
         };
+        lock(&self.watchers).insert(session.id().to_string(), watcher);
         let previous = lock(&self.live).insert(session.id().to_string(), Arc::new(session));
         if let Some(previous) = previous {
             // The same session opened twice: the older handle ends first.
             previous.close().await;
         }
         Ok(info)
+    }
+
+    /// Sends the session's events between turns to `channel`.
+    pub fn watch(&self, id: &str, channel: Channel<Event>) -> Result<(), ShellError> {
+        let watchers = lock(&self.watchers);
+        let watcher = watchers
+            .get(id)
+            .ok_or_else(|| ShellError::new(format!("no open session {id}")))?;
+        *lock(watcher) = Some(channel);
+        Ok(())
     }
 
     /// How many sessions of the project at `main_dir` are open.
@@ -153,6 +175,7 @@ impl Sessions {
 
     /// Ends and forgets the session `id`.
     pub async fn end(&self, id: &str) -> Result<(), ShellError> {
+        lock(&self.watchers).remove(id);
         let session = lock(&self.live).remove(id);
         match session {
             Some(s) => {

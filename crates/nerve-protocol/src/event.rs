@@ -14,6 +14,41 @@ use crate::tool::{Progress, ResultBlock, TodoItem, ToolKind};
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
+    /// The model started writing a tool call: its card can show while the input streams. The call
+    /// becomes `tool_queued` when its input is complete, or `tool_input_abandoned` when the
+    /// response broke off first.
+    ToolInputStarted {
+        /// The call.
+        tool_use_id: String,
+        /// The tool the model named.
+        tool_name: String,
+        /// What kind of work the tool does.
+        kind: ToolKind,
+        /// The tool's name as users read it.
+        display_name: String,
+    },
+    /// More of a streaming call's input arrived (sent at most every 100 ms per call, and once
+    /// more when the input is complete).
+    ToolInputDelta {
+        /// The call.
+        tool_use_id: String,
+        /// The file it names so far (Write, Edit).
+        path: Option<String>,
+        /// The text written so far past what earlier deltas gave: a Write's content, an Edit's
+        /// new text, a Bash command.
+        text: String,
+        /// Whether `text` replaces what earlier deltas gave instead of following it.
+        restart: bool,
+        /// The input's size so far in bytes (JSON as the model writes it).
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        input_bytes: u64,
+    },
+    /// The response broke off before the call's input was complete: the call never happened (the
+    /// request is sent again, or the turn ends).
+    ToolInputAbandoned {
+        /// The call.
+        tool_use_id: String,
+    },
     /// A tool call was received and waits for its turn.
     ToolQueued {
         /// The call.
@@ -172,6 +207,12 @@ pub enum Event {
     ModeChanged {
         /// The new mode.
         mode: PermissionMode,
+    },
+    /// A background shell or a sub-agent of the session started or ended (also between turns: a
+    /// background command may end long after the turn that started it).
+    TaskChanged {
+        /// The task as it is now.
+        task: crate::tasks::TaskView,
     },
     /// The session's task list changed (TodoWrite).
     TodosChanged {

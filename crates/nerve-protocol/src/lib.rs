@@ -20,6 +20,7 @@ pub mod rewind;
 pub mod sandbox;
 pub mod session;
 pub mod settings;
+pub mod tasks;
 mod todo;
 pub mod tool;
 pub mod transcripts;

@@ -43,6 +43,9 @@ pub struct PermissionRequest {
     pub preview: Option<PermissionPreview>,
     /// Which sub-agent asks, if not the main agent.
     pub agent_label: Option<String>,
+    /// The Agent call whose sub-agent asks (its card shows the sub-agent), if not the main agent.
+    #[serde(default)]
+    pub agent_call_id: Option<String>,
     /// Whether the call would run in the sandbox (Bash); the dialog says so.
     #[serde(default)]
     pub sandbox: Option<SandboxState>,

@@ -31,7 +31,16 @@ pub enum Progress {
         /// What, and the setting.
         refusal: crate::sandbox::SandboxRefusal,
     },
-    /// Tool-specific structured data (a sub-agent's transcript step...).
+    /// A step of a sub-agent's own conversation (an Agent call's live transcript): its text, its
+    /// tool calls and their progress, its usage. Its permission requests come as the session's own
+    /// `permission_requested` events, naming the Agent call.
+    Subagent {
+        /// The sub-agent's id (its task's and its transcript's).
+        agent_id: String,
+        /// What happened in it.
+        event: Box<crate::event::Event>,
+    },
+    /// Tool-specific structured data.
     Data {
         /// The data.
         value: serde_json::Value,

@@ -99,3 +99,15 @@ pub struct PastCall {
     /// Files the call changed, as the checkpoints recorded them.
     pub changed_files: Vec<PathBuf>,
 }
+
+/// A sub-agent's conversation as it was when it ended (a resumed session's Agent card opens it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SubagentTranscript {
+    /// The sub-agent.
+    pub agent_id: String,
+    /// Its messages: the brief it got, its words, its calls and their results.
+    pub history: Vec<crate::HistoryMessage>,
+    /// Its calls as the live events described them.
+    pub past_calls: Vec<PastCall>,
+}

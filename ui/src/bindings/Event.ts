@@ -6,6 +6,7 @@ import type { Progress } from "./Progress";
 import type { ResultBlock } from "./ResultBlock";
 import type { RetryReason } from "./RetryReason";
 import type { SandboxState } from "./SandboxState";
+import type { TaskView } from "./TaskView";
 import type { TodoItem } from "./TodoItem";
 import type { ToolKind } from "./ToolKind";
 import type { TurnEnd } from "./TurnEnd";
@@ -15,7 +16,48 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * Something that happened in the engine that a front-end may show.
  */
-export type Event = { "type": "tool_queued", 
+export type Event = { "type": "tool_input_started", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * The tool the model named.
+ */
+tool_name: string, 
+/**
+ * What kind of work the tool does.
+ */
+kind: ToolKind, 
+/**
+ * The tool's name as users read it.
+ */
+display_name: string, } | { "type": "tool_input_delta", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * The file it names so far (Write, Edit).
+ */
+path: string | null, 
+/**
+ * The text written so far past what earlier deltas gave: a Write's content, an Edit's
+ * new text, a Bash command.
+ */
+text: string, 
+/**
+ * Whether `text` replaces what earlier deltas gave instead of following it.
+ */
+restart: boolean, 
+/**
+ * The input's size so far in bytes (JSON as the model writes it).
+ */
+input_bytes: number, } | { "type": "tool_input_abandoned", 
+/**
+ * The call.
+ */
+tool_use_id: string, } | { "type": "tool_queued", 
 /**
  * The call.
  */
@@ -215,7 +257,11 @@ message: string, } | { "type": "mode_changed",
 /**
  * The new mode.
  */
-mode: PermissionMode, } | { "type": "todos_changed", 
+mode: PermissionMode, } | { "type": "task_changed", 
+/**
+ * The task as it is now.
+ */
+task: TaskView, } | { "type": "todos_changed", 
 /**
  * The whole list.
  */

@@ -73,6 +73,10 @@ preview: PermissionPreview | null,
  */
 agent_label: string | null, 
 /**
+ * The Agent call whose sub-agent asks (its card shows the sub-agent), if not the main agent.
+ */
+agent_call_id: string | null, 
+/**
  * Whether the call would run in the sandbox (Bash); the dialog says so.
  */
 sandbox: SandboxState | null, 

@@ -50,6 +50,8 @@ import type { LandStrategy } from "../bindings/LandStrategy";
 import type { DiscardPreview } from "../bindings/DiscardPreview";
 import type { DeletedSession } from "../bindings/DeletedSession";
 import type { DemoStarted } from "../bindings/DemoStarted";
+import type { TerminalEvent } from "../bindings/TerminalEvent";
+import type { TerminalInfo } from "../bindings/TerminalInfo";
 
 export const getAppState = () => invoke<AppState>("get_app_state");
 
@@ -325,3 +327,24 @@ export const turnEnded = (sessionId: string, title: string, end: TurnEnd, error:
 
 /** Removes the project's worktrees whose session or folder is gone; what was removed and kept. */
 export const cleanWorktrees = (projectPath: string) => invoke<CleanReport>("clean_worktrees", { projectPath });
+
+/**
+ * Starts the user's login shell in a PTY, `cols`×`rows`, in the session's folder (its worktree when
+ * it has one). The shell is the user's: not sandboxed, and nothing of it reaches the model. Its
+ * output and its exit arrive on `onEvent`, also while no view of it shows.
+ */
+export function terminalOpen(sessionId: string, cols: number, rows: number, onEvent: (e: TerminalEvent) => void) {
+  const channel = new Channel<TerminalEvent>();
+  channel.onmessage = onEvent;
+  return invoke<TerminalInfo>("terminal_open", { sessionId, cols, rows, onEvent: channel });
+}
+
+/** Keystrokes or pasted text for a terminal's shell, as they are. */
+export const terminalWrite = (terminalId: string, data: string) => invoke<void>("terminal_write", { terminalId, data });
+
+/** The terminal's view changed size: the PTY follows (the shell gets SIGWINCH). */
+export const terminalResize = (terminalId: string, cols: number, rows: number) =>
+  invoke<void>("terminal_resize", { terminalId, cols, rows });
+
+/** Ends a terminal: its shell is killed. */
+export const terminalClose = (terminalId: string) => invoke<void>("terminal_close", { terminalId });

@@ -110,6 +110,7 @@ export function request(fields: Partial<PermissionRequest> & Pick<PermissionRequ
     destructive: false,
     preview: null,
     agent_label: null,
+    agent_call_id: null,
     sandbox: null,
     network: null,
     ...fields,

@@ -12,6 +12,7 @@ mod request;
 mod rewind;
 mod session_hooks;
 pub(crate) mod setup_command;
+mod streaming_input;
 mod subagent;
 pub mod system_prompt;
 mod turn;

@@ -14,7 +14,6 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::json;
 
 use crate::agent::system_prompt::SubagentPrompt;
 use crate::agent::{Agent, AgentConfig};
@@ -29,6 +28,7 @@ use crate::pipeline::Pipeline;
 use crate::pipeline::Resolver;
 use crate::project::SessionRuntime;
 use crate::tool::ToolPool;
+use crate::tool::tasks::{TaskBoard, TaskKind, TaskStatus, TaskView, now_ms};
 use crate::tool::{
     AgentIdentity, Progress, ProgressSink, SubagentError, SubagentKind, SubagentReport, SubagentRunner,
     ToolRef, ToolUseContext,
@@ -106,13 +106,10 @@ impl SubagentRunner for ModelSubagentRunner {
         let child_id = agent_id.clone();
         let events = EventSink::new(move |e: Event| match e {
             Event::PermissionRequested { .. } => parent_events.emit(e),
-            other => {
-                if let Ok(value) = serde_json::to_value(&other) {
-                    child_progress.emit(Progress::Data {
-                        value: json!({"agent_id": child_id, "event": value}),
-                    });
-                }
-            }
+            other => child_progress.emit(Progress::Subagent {
+                agent_id: child_id.clone(),
+                event: Box::new(other),
+            }),
         });
         let pool = Arc::new(pool);
         let mut config = (*parent.config).clone();
@@ -138,6 +135,7 @@ impl SubagentRunner for ModelSubagentRunner {
         context.agent = AgentIdentity {
             agent_id: Some(agent_id.clone()),
             label: Some(format!("Sub-agent: {description}")),
+            call_id: Some(progress.tool_use_id().to_string()),
         };
 
         let resolver = Resolver::new(
@@ -153,6 +151,24 @@ impl SubagentRunner for ModelSubagentRunner {
         };
         let transcript = Transcript::open(&transcript_path).map_err(|e| SubagentError::Start(Box::new(e)))?;
         let cancel = runtime.context.exec.cancel.clone();
+        // On the board from here to its end, so the user sees it running and can stop it alone.
+        let board = TaskBoard::of(parent);
+        board.subagent_started(
+            TaskView {
+                id: agent_id.clone(),
+                tool_use_id: progress.tool_use_id().to_string(),
+                kind: TaskKind::Subagent {
+                    description: description.to_string(),
+                    subagent_type: kind.type_name().to_string(),
+                },
+                started_at_ms: now_ms(),
+                ended_at_ms: None,
+                status: TaskStatus::Running,
+                exit_code: None,
+                output_path: None,
+            },
+            cancel.clone(),
+        );
         let hook_ctx = runtime.context.clone();
         let mut child = Agent::new(
             self.client.clone(),
@@ -162,6 +178,16 @@ impl SubagentRunner for ModelSubagentRunner {
             Some(transcript),
         );
         let outcome = child.send(prompt, cancel).await;
+        // Stopped from its card while the parent's turn goes on: the user's doing, not a failure.
+        let stopped_by_user = board.subagent_stopped(&agent_id) && !parent.exec.cancel.is_cancelled();
+        let status = if stopped_by_user || parent.exec.cancel.is_cancelled() {
+            TaskStatus::Killed
+        } else if outcome.error.is_some() || outcome.end == crate::events::TurnEnd::Error {
+            TaskStatus::Failed
+        } else {
+            TaskStatus::Completed
+        };
+        board.subagent_ended(&agent_id, status);
         let child_exec = &child.runtime().context.exec;
         let read_files = child_exec.read_files.clone();
         let todos = (!Arc::ptr_eq(&todos_at_start, &child_exec.todos)
@@ -187,6 +213,7 @@ impl SubagentRunner for ModelSubagentRunner {
             denials: child.denials().len(),
             read_files,
             todos,
+            stopped_by_user,
         })
     }
 }

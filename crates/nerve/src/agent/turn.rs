@@ -8,6 +8,7 @@ use crate::agent::conversation::{AnsweredCalls, answer_missing_tool_uses, outcom
 use crate::agent::history::History;
 use crate::agent::request::build_request;
 use crate::agent::session_hooks;
+use crate::agent::streaming_input::StreamingInputs;
 use crate::budget::{
     ContentReplacementState, MESSAGE_BUDGET_CHARS, PersistedOutput, Replacement, ReplacementRecord,
 };
@@ -711,6 +712,7 @@ impl Agent {
         let mut oversized: Vec<(String, String, usize)> = Vec::new();
         let mut message = None;
         let mut failure: Option<ModelError> = None;
+        let mut streaming = StreamingInputs::default();
         loop {
             // A new message from the user ends the answer here: what was complete is kept.
             let item = tokio::select! {
@@ -726,15 +728,32 @@ impl Agent {
                     delay_ms: notice.delay.as_millis() as u64,
                     reason: notice.reason,
                 }),
-                Ok(ModelEvent::Event(StreamEvent::ContentBlockDelta { delta, .. })) => match delta {
+                Ok(ModelEvent::Event(StreamEvent::ContentBlockStart {
+                    index,
+                    content_block: ContentBlock::ToolUse(t),
+                })) => {
+                    let event = streaming.start(index, &t, self.runtime.pipeline.pool());
+                    self.emit(event);
+                }
+                Ok(ModelEvent::Event(StreamEvent::ContentBlockDelta { delta, index })) => match delta {
                     BlockDelta::TextDelta { text } => self.emit(Event::TextDelta { text }),
                     BlockDelta::ThinkingDelta { thinking } => {
                         self.emit(Event::ThinkingDelta { text: thinking })
                     }
-                    BlockDelta::SignatureDelta { .. } | BlockDelta::InputJsonDelta { .. } => {}
+                    BlockDelta::InputJsonDelta { partial_json } => {
+                        if let Some(event) =
+                            streaming.fragment(index, &partial_json, std::time::Instant::now())
+                        {
+                            self.emit(event);
+                        }
+                    }
+                    BlockDelta::SignatureDelta { .. } => {}
                 },
                 Ok(ModelEvent::Event(_)) => {}
-                Ok(ModelEvent::BlockComplete { block, .. }) => {
+                Ok(ModelEvent::BlockComplete { block, index }) => {
+                    if let Some(event) = streaming.complete(index) {
+                        self.emit(event);
+                    }
                     // The tool starts now, while the model may still be writing the next block.
                     let block = match block {
                         // An input no model could write within its output limit (a hostile
@@ -800,6 +819,10 @@ impl Agent {
             };
             executor.refuse(call.clone(), CallOutcome::broken_input(&call, reason));
             broken = Some((block, reason.clone()));
+        }
+        // Calls whose input never completed did not happen (the broken one is answered above).
+        for event in streaming.abandoned(broken.as_ref().map(|(b, _)| b.id.as_str())) {
+            self.emit(event);
         }
 
         let (assistant, stop_reason, usage) = match message {

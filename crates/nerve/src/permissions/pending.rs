@@ -140,6 +140,7 @@ mod tests {
             destructive: false,
             preview: None,
             agent_label: None,
+            agent_call_id: None,
             sandbox: None,
             network: None,
         }

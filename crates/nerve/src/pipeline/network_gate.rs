@@ -114,6 +114,7 @@ impl PromptingNetworkGate {
             destructive: false,
             preview: None,
             agent_label: None,
+            agent_call_id: None,
             sandbox: None,
             network: Some(NetworkAccessRequest {
                 host: host.clone(),

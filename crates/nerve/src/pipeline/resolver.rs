@@ -304,6 +304,7 @@ impl Resolver {
             destructive: tool.is_destructive(input, &ctx.exec.cwd),
             preview: preview.as_ref().map(|p| p.display.clone()),
             agent_label: ctx.agent.label.clone(),
+            agent_call_id: ctx.agent.call_id.clone(),
             sandbox: tool.sandbox_state(input, ctx),
             network: None,
         };

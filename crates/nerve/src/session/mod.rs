@@ -36,8 +36,11 @@ use crate::project::{Project, ProjectError};
 use crate::project_files::{FileIndex, FileMatch};
 use crate::settings_view::{AllowRefusalError, RulesView};
 use crate::slash_commands::{CustomCommands, SlashCommand};
+use crate::tool::tasks::{TaskBoard, TaskView, merge_tasks, recorded_tasks};
 use crate::tool::{PermissionPreview, ToolError};
+use crate::tools::bash::BackgroundTasks;
 use crate::transcripts::TranscriptError;
+use nerve_protocol::transcripts::SubagentTranscript;
 
 /// Why a session refused or failed a request. Each says what to do.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +87,9 @@ pub enum SessionError {
     /// A hunk could not be undone.
     #[error(transparent)]
     Hunk(#[from] crate::checkpoint::hunk::HunkUndoError),
+    /// No running task has that id.
+    #[error("no running task {0} in this session")]
+    NoTask(String),
     /// The fast model could not suggest a commit message.
     #[error("could not suggest a commit message: {0}")]
     Suggest(#[source] crate::model::error::ModelError),
@@ -200,6 +206,10 @@ pub struct Session {
     worktree: Mutex<Option<crate::worktree::WorktreeInfo>>,
     /// The fast model, for side jobs a front-end asks for (a commit message).
     small_model: Option<Arc<dyn crate::model::small::SmallModel>>,
+    /// The session's background shells and sub-agents, and the log of them beside the transcript.
+    board: TaskBoard,
+    shells: BackgroundTasks,
+    task_log: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Session {
@@ -237,6 +247,13 @@ impl Session {
             agent.set_setup_command(command, source);
         }
         let small_model = agent.runtime().context.config.small_model.clone();
+        let board = TaskBoard::of(&agent.runtime().context);
+        let shells = BackgroundTasks::of(&agent.runtime().context);
+        let task_log = agent.session_dir().map(|d| d.join(crate::tool::tasks::TASK_LOG));
+        if let Some(log) = &task_log {
+            shells.number_after(recorded_tasks(log).iter().map(|t| t.id.as_str()));
+        }
+        board.connect(events.sink(), task_log.clone());
         let mut warnings = worktree_notes;
         warnings.extend(started.warnings);
         warnings.extend(CustomCommands::for_project(project.dir()).warnings);
@@ -259,6 +276,9 @@ impl Session {
             unapproved_mcp_servers: started.unapproved_mcp_servers,
             worktree: Mutex::new(worktree),
             small_model,
+            board,
+            shells,
+            task_log,
         })
     }
 
@@ -420,6 +440,35 @@ impl Session {
         if let Some(interrupt) = lock(&self.turn_interrupt).as_ref() {
             interrupt.cancel();
         }
+    }
+
+    /// The session's background shells and sub-agents: those running now, and those recorded
+    /// before, oldest first (one that was running when the app running it ended is lost).
+    pub fn tasks(&self) -> Vec<TaskView> {
+        let mut live = self.shells.views();
+        live.extend(self.board.subagents());
+        let recorded = self.task_log.as_deref().map(recorded_tasks).unwrap_or_default();
+        merge_tasks(live, recorded)
+    }
+
+    /// Stops a running task: a background shell's whole process group, or a sub-agent alone (the
+    /// turn goes on; the model hears the user stopped it). Returns the task as it is then.
+    pub async fn stop_task(&self, id: &str) -> Result<TaskView, SessionError> {
+        if let Some(task) = self.board.stop_subagent(id) {
+            return Ok(task);
+        }
+        if self.shells.stop(id).await.is_some()
+            && let Some(task) = self.shells.views().into_iter().find(|t| t.id == id)
+        {
+            return Ok(task);
+        }
+        Err(SessionError::NoTask(id.to_string()))
+    }
+
+    /// A finished sub-agent's conversation, from its transcript. Refused while a turn runs (the
+    /// turn's events show its sub-agents live).
+    pub fn subagent_transcript(&self, agent_id: &str) -> Result<SubagentTranscript, SessionError> {
+        Ok(self.idle_agent()?.subagent_transcript(agent_id)?)
     }
 
     /// Completes a waiting permission request.

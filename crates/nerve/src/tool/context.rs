@@ -78,6 +78,8 @@ pub struct AgentIdentity {
     pub agent_id: Option<String>,
     /// A label for the UI ("Explore agent"), used to tag bubbled permission prompts.
     pub label: Option<String>,
+    /// The Agent call that started this sub-agent (`None` for the main agent).
+    pub call_id: Option<String>,
 }
 
 /// Everything a tool call can see.

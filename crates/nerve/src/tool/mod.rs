@@ -14,6 +14,7 @@ mod read_state;
 mod result;
 mod schema;
 mod subagent;
+pub mod tasks;
 
 pub use crate::checkpoint::FileEffect;
 pub use crate::permissions::ToolPermission;

@@ -31,6 +31,8 @@ pub struct SubagentReport {
     pub read_files: ReadFileState,
     /// The task list, when the child changed it.
     pub todos: Option<Arc<Vec<TodoItem>>>,
+    /// Whether the user stopped it (from its card or the tasks panel) while the turn went on.
+    pub stopped_by_user: bool,
 }
 
 /// The kinds of sub-agent the Agent tool starts.
@@ -41,6 +43,16 @@ pub enum SubagentKind {
     /// Only tools that read and search (Read, Grep, Glob, WebFetch): it changes
     /// nothing, so several can run at once.
     Explore,
+}
+
+impl SubagentKind {
+    /// The `subagent_type` the model names it by.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            SubagentKind::GeneralPurpose => "general-purpose",
+            SubagentKind::Explore => "Explore",
+        }
+    }
 }
 
 /// Runs sub-agents on behalf of the Agent tool.

@@ -186,6 +186,7 @@ function applyProgress(tool: ToolCall, progress: Progress): ToolCall {
       return { ...tool, search: progress };
     case "sandbox_refused":
       return { ...tool, sandbox_refusals: [...tool.sandbox_refusals, progress.refusal] };
+    case "subagent":
     case "data":
       return tool;
   }

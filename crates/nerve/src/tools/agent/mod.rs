@@ -136,7 +136,11 @@ impl Tool for AgentTool {
         } else {
             report.final_text.clone()
         };
-        if !report.finished_normally() {
+        if report.stopped_by_user {
+            text.push_str(
+                "\n\n(The user stopped this sub-agent before it finished; its work so far is above. Do not start it again unless the user asks.)",
+            );
+        } else if !report.finished_normally() {
             text.push_str(&format!(
                 "\n\n(The sub-agent stopped early: {}{}.)",
                 stopped_early_words(&report.end),
@@ -159,7 +163,7 @@ impl Tool for AgentTool {
             "model_calls": report.model_calls,
             "end": report.end,
         });
-        let failed = !report.finished_normally() && report.error.is_some();
+        let failed = !report.finished_normally() && report.error.is_some() && !report.stopped_by_user;
         let mut out = ToolOutput::text(text).with_display(display);
         // What the child changed that the parent must know, applied when the executor says (after
         // the batch, for Explore agents running side by side).

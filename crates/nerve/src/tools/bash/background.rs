@@ -19,19 +19,8 @@ use crate::tools::bash::stream::pump;
 /// How long output may keep coming after a background shell exited.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
-/// Where a background task is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskStatus {
-    /// Still running.
-    Running,
-    /// Exited with status 0.
-    Completed,
-    /// Exited with another status, or was killed by a signal it did not get from us.
-    Failed,
-    /// Stopped by TaskStop or the session's end.
-    Killed,
-}
+pub use crate::tool::tasks::TaskStatus;
+use crate::tool::tasks::{TaskBoard, TaskKind, TaskView, now_ms};
 
 /// A background task as the UI and the model see it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -52,6 +41,9 @@ struct Task {
     id: String,
     command: String,
     output_path: PathBuf,
+    tool_use_id: String,
+    started_at_ms: u64,
+    ended_at_ms: Mutex<Option<u64>>,
     pgid: u32,
     state: Mutex<(TaskStatus, Option<i32>)>,
     done: watch::Sender<bool>,
@@ -68,6 +60,22 @@ impl Task {
             status,
             exit_code,
             output_path: self.output_path.clone(),
+        }
+    }
+
+    fn view(&self) -> TaskView {
+        let info = self.info();
+        TaskView {
+            id: info.id,
+            tool_use_id: self.tool_use_id.clone(),
+            kind: TaskKind::Shell {
+                command: info.command,
+            },
+            started_at_ms: self.started_at_ms,
+            ended_at_ms: *self.ended_at_ms.lock().unwrap_or_else(PoisonError::into_inner),
+            status: info.status,
+            exit_code: info.exit_code,
+            output_path: Some(info.output_path),
         }
     }
 
@@ -119,18 +127,36 @@ impl BackgroundTasks {
         self.tasks().iter().map(|t| t.info()).collect()
     }
 
+    /// Numbers new tasks after the ids `used` (a resumed session's earlier tasks keep theirs).
+    pub fn number_after<'a>(&self, used: impl IntoIterator<Item = &'a str>) {
+        let highest = used
+            .into_iter()
+            .filter_map(|id| id.strip_prefix("bash_")?.parse::<u64>().ok())
+            .max()
+            .unwrap_or(0);
+        self.registry.next_id.fetch_max(highest, Ordering::SeqCst);
+    }
+
+    /// Every task of the session as front-ends show them, oldest first.
+    pub fn views(&self) -> Vec<TaskView> {
+        self.tasks().iter().map(|t| t.view()).collect()
+    }
+
     /// One task.
     pub fn get(&self, id: &str) -> Option<TaskInfo> {
         self.find(id).map(|t| t.info())
     }
 
-    /// Starts `command` in `cwd`, its output written to a file in `out_dir`.
+    /// Starts `command` in `cwd` for the call `tool_use_id`, its output written to a file in
+    /// `out_dir`; `board` hears when it starts and ends.
     pub(crate) fn start(
         &self,
         command: &str,
         cwd: &Path,
         out_dir: &Path,
         sandbox: Option<&crate::tools::bash::process::SandboxLaunch>,
+        tool_use_id: &str,
+        board: TaskBoard,
     ) -> std::io::Result<TaskInfo> {
         let n = self.registry.next_id.fetch_add(1, Ordering::SeqCst) + 1;
         let id = format!("bash_{n}");
@@ -148,6 +174,9 @@ impl BackgroundTasks {
             id,
             command: command.to_string(),
             output_path,
+            tool_use_id: tool_use_id.to_string(),
+            started_at_ms: now_ms(),
+            ended_at_ms: Mutex::new(None),
             pgid,
             state: Mutex::new((TaskStatus::Running, None)),
             done,
@@ -160,6 +189,7 @@ impl BackgroundTasks {
             .unwrap_or_else(PoisonError::into_inner)
             .push(Arc::clone(&task));
         let info = task.info();
+        board.changed(&task.view());
 
         // The supervisor holds the task, never the registry, so dropping the session's last
         // context still drops the registry (and kills the groups).
@@ -189,7 +219,9 @@ impl BackgroundTasks {
                 }
             };
             *task.state.lock().unwrap_or_else(PoisonError::into_inner) = outcome;
+            *task.ended_at_ms.lock().unwrap_or_else(PoisonError::into_inner) = Some(now_ms());
             drop(proxy);
+            board.changed(&task.view());
             task.done.send_replace(true);
         });
         Ok(info)
@@ -249,7 +281,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let tasks = BackgroundTasks::default();
         let info = tasks
-            .start("echo out; echo err >&2; exit 3", dir.path(), dir.path(), None)
+            .start(
+                "echo out; echo err >&2; exit 3",
+                dir.path(),
+                dir.path(),
+                None,
+                "call",
+                TaskBoard::default(),
+            )
             .unwrap();
         assert_eq!(info.id, "bash_1");
         assert_eq!(info.status, TaskStatus::Running);
@@ -267,7 +306,9 @@ mod tests {
         let tasks = BackgroundTasks::default();
         let pidfile = dir.path().join("pid");
         let cmd = format!("sleep 1000 & echo $! > '{}'; wait", pidfile.display());
-        tasks.start(&cmd, dir.path(), dir.path(), None).unwrap();
+        tasks
+            .start(&cmd, dir.path(), dir.path(), None, "call", TaskBoard::default())
+            .unwrap();
         let pid = read_pid(&pidfile).await;
         let info = tasks.stop("bash_1").await.unwrap();
         assert_eq!(info.status, TaskStatus::Killed);
@@ -280,7 +321,9 @@ mod tests {
         let tasks = BackgroundTasks::default();
         let pidfile = dir.path().join("pid");
         let cmd = format!("sleep 1000 & echo $! > '{}'; wait", pidfile.display());
-        tasks.start(&cmd, dir.path(), dir.path(), None).unwrap();
+        tasks
+            .start(&cmd, dir.path(), dir.path(), None, "call", TaskBoard::default())
+            .unwrap();
         let pid = read_pid(&pidfile).await;
         let clone = tasks.clone();
         drop(tasks);
@@ -298,7 +341,9 @@ mod tests {
         let tasks = BackgroundTasks::default();
         let pidfile = dir.path().join("pid");
         let cmd = format!("sleep 1000 & echo $! > '{}'; wait", pidfile.display());
-        tasks.start(&cmd, dir.path(), dir.path(), None).unwrap();
+        tasks
+            .start(&cmd, dir.path(), dir.path(), None, "call", TaskBoard::default())
+            .unwrap();
         let pid = read_pid(&pidfile).await;
         tasks.shutdown();
         assert!(process_gone(pid, Duration::from_secs(4)).await);

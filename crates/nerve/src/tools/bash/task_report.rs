@@ -23,6 +23,7 @@ pub fn task_report(info: &TaskInfo) -> std::io::Result<String> {
         (TaskStatus::Failed, Some(code)) => format!("failed (exit code {code})"),
         (TaskStatus::Failed, None) => "failed (killed by a signal)".to_string(),
         (TaskStatus::Killed, _) => "killed".to_string(),
+        (TaskStatus::Lost, _) => "lost (the app that ran it ended)".to_string(),
     };
     let excerpt = excerpt_of_file(&info.output_path)?;
     let output = render_output(&excerpt, Some(&info.output_path));

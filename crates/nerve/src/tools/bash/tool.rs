@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::permissions::PermissionSubject;
 use crate::sandbox::SandboxState;
+use crate::tool::tasks::TaskBoard;
 use crate::tool::{
     ApprovalPreview, FileEffect, InterruptBehavior, ProgressSink, Tool, ToolError, ToolOutput,
     ToolPermission, ToolUseContext, Validation,
@@ -191,7 +192,14 @@ impl Tool for BashTool {
             let (cwd, note) = start_dir(ctx);
             let launch = sandbox_launch(ctx, &input.command, sandboxed, &[]);
             let info = BackgroundTasks::of(ctx)
-                .start(&input.command, &cwd, &output_dir(ctx), launch.as_ref())
+                .start(
+                    &input.command,
+                    &cwd,
+                    &output_dir(ctx),
+                    launch.as_ref(),
+                    progress.tool_use_id(),
+                    TaskBoard::of(ctx),
+                )
                 .map_err(|e| ToolError::io("could not start the background command", e))?;
             let mut text = format!(
                 "Command running in background with ID: {id}. Its output is being written to: {path}\nUse TaskOutput with task_id \"{id}\" to read it (block: false returns what it printed so far) and TaskStop to stop it.",
