@@ -38,6 +38,8 @@ import type { ModelListing } from "../bindings/ModelListing";
 import type { OutputsView } from "../bindings/OutputsView";
 import type { SearchHit } from "../bindings/SearchHit";
 import type { SearchDone } from "../bindings/SearchDone";
+import type { TaskView } from "../bindings/TaskView";
+import type { SubagentTranscript } from "../bindings/SubagentTranscript";
 import type { OutputLine } from "../bindings/OutputLine";
 import type { Deleted } from "../bindings/Deleted";
 import type { TranscriptSummary } from "../bindings/TranscriptSummary";
@@ -348,3 +350,27 @@ export const terminalResize = (terminalId: string, cols: number, rows: number) =
 
 /** Ends a terminal: its shell is killed. */
 export const terminalClose = (terminalId: string) => invoke<void>("terminal_close", { terminalId });
+
+/** The session's background shells and sub-agents, oldest first: running, ended, and those lost
+ *  with an app that ended while they ran. */
+export const listTasks = (sessionId: string) => invoke<TaskView[]>("list_tasks", { sessionId });
+
+/** Stops a task: a background shell's process group, or one sub-agent (the turn goes on). The
+ *  task's end arrives as a `task_changed` event. */
+export const stopTask = (sessionId: string, taskId: string) => invoke<TaskView>("stop_task", { sessionId, taskId });
+
+/** The last `count` lines a background shell wrote (its output file, the one the model reads). */
+export const tailTask = (sessionId: string, taskId: string, count: number) =>
+  invoke<string[]>("tail_task", { sessionId, taskId, count });
+
+/** A finished sub-agent's conversation as it was when it ended (a resumed session's Agent card). */
+export const subagentTranscript = (sessionId: string, agentId: string) =>
+  invoke<SubagentTranscript>("subagent_transcript", { sessionId, agentId });
+
+/** The session's events between turns (a background command ending after its turn did) go to
+ *  `onEvent`; a later call replaces the channel. */
+export function watchSession(sessionId: string, onEvent: (e: Event) => void) {
+  const channel = new Channel<Event>();
+  channel.onmessage = onEvent;
+  return invoke<void>("watch_session", { sessionId, onEvent: channel });
+}

@@ -110,6 +110,7 @@ export class LiveSessions {
   private watch(store: SessionStore) {
     store.onTurnEnded = (summary) => void this.turnEnded(store, summary);
     store.onPermissionRequested = (request) => this.requested(store, request);
+    void store.watchTasks();
   }
 
   /**

@@ -200,6 +200,7 @@ describe("App flow", () => {
     // commands once the session shows.
     await waitFor(() => expect(calls).toContain("get_changes"));
     await waitFor(() => expect(calls).toContain("list_commands"));
+    await waitFor(() => expect(calls).toContain("list_tasks"));
     // The sidebar lists the project's sessions and their worktrees too, once it is open.
     expect(calls).toContain("list_sessions");
     expect(calls).toContain("list_worktrees");
@@ -209,8 +210,11 @@ describe("App flow", () => {
       "get_app_state",
       "open_project",
       "start_session",
+      // The session's background tasks: followed between turns, and listed once.
+      "watch_session",
       "get_changes",
       "list_commands",
+      "list_tasks",
     ]);
   });
 

@@ -10,6 +10,7 @@ import type { RewindUndoOutcome } from "../../bindings/RewindUndoOutcome";
 import type { WorktreeInfo } from "../../bindings/WorktreeInfo";
 import type { SessionInfo } from "../../bindings/SessionInfo";
 import type { TurnSummary } from "../../bindings/TurnSummary";
+import type { TaskView } from "../../bindings/TaskView";
 import { IMAGE_ONLY_PROMPT, toAttachedImages, type Attachment } from "../attachments";
 import { rewindSummary, rewindUndoSummary } from "../changes";
 import * as ipc from "../ipc";
@@ -127,6 +128,53 @@ export class SessionStore {
     this.history = state.items.flatMap((i) => (i.kind === "user" && i.text ? [i.text] : []));
   }
 
+  /** The session's background shells and sub-agents as the engine reports them (`task_changed`
+   *  events during and between turns; the whole list when the session opens). */
+  tasks: TaskView[] = $state.raw([]);
+
+  /** The task a tool call started (a background Bash call, an Agent call), if any. */
+  taskForCall(toolUseId: string): TaskView | undefined {
+    return this.tasks.find((t) => t.tool_use_id === toolUseId);
+  }
+
+  /** How many of the session's tasks are running. */
+  get runningTasks(): number {
+    return this.tasks.filter((t) => t.status === "running").length;
+  }
+
+  /** A task started or ended: the engine's view replaces ours. */
+  applyTask(task: TaskView) {
+    const i = this.tasks.findIndex((t) => t.id === task.id);
+    this.tasks = i < 0 ? [...this.tasks, task] : this.tasks.map((t, j) => (j === i ? task : t));
+  }
+
+  /** Reads the session's tasks from the engine, and follows its events between turns (a
+   *  background command that ends after its turn did). A failure leaves the list as it was: the
+   *  next event brings it up to date. */
+  async watchTasks() {
+    try {
+      await ipc.watchSession(this.id, (event) => {
+        if (event.type === "task_changed") this.applyTask(event.task);
+      });
+      const tasks = await ipc.listTasks(this.id);
+      // Events that arrived meanwhile are newer than the list.
+      const newer = new Map(this.tasks.map((t) => [t.id, t]));
+      this.tasks = tasks.map((t) => newer.get(t.id) ?? t).concat(this.tasks.filter((t) => !tasks.some((l) => l.id === t.id)));
+    } catch {
+      // No engine behind the window (a test without these commands): nothing to follow.
+    }
+  }
+
+  /** Stops a running task (a background shell, or one sub-agent while the turn goes on). */
+  async stopTask(taskId: string): Promise<string | null> {
+    try {
+      this.applyTask(await ipc.stopTask(this.id, taskId));
+      return null;
+    } catch (e) {
+      return ipc.errorText(e);
+    }
+  }
+
   /** A turn runs: the view says so, or its command has not resolved yet (the engine holds the
    *  session until it does, and would refuse another prompt). */
   get running() {
@@ -156,6 +204,8 @@ export class SessionStore {
   private lastToken = 0;
 
   private receive(event: Event, turn: number) {
+    // Tasks outlive turns: their changes apply whichever turn sent them.
+    if (event.type === "task_changed") this.applyTask(event.task);
     if (event.type === "turn_ended" && this.open?.token === turn) this.open.markEnded();
     this.pending.push({ event, turn });
     if (this.flushScheduled) return;
