@@ -72,6 +72,7 @@ const COMMANDS: &[&str] = &[
     "undo_rewind",
     "turn_ended",
     "list_tasks",
+    "search_sessions",
     "stop_task",
     "tail_task",
     "subagent_transcript",

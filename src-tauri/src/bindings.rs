@@ -30,6 +30,7 @@ mod tests {
         AppSettings::export_all(&cfg).unwrap();
         crate::terminal::TerminalEvent::export_all(&cfg).unwrap();
         nerve_protocol::tasks::TaskView::export_all(&cfg).unwrap();
+        nerve_protocol::transcripts::SessionSearchHit::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::SubagentTranscript::export_all(&cfg).unwrap();
         crate::terminal::TerminalInfo::export_all(&cfg).unwrap();
         AppState::export_all(&cfg).unwrap();

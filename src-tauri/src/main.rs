@@ -102,6 +102,7 @@ fn main() {
             outputs_commands::save_output_as,
             outputs_commands::reveal_output,
             session_commands::list_sessions,
+            session_commands::search_sessions,
             session_commands::rename_session,
             session_commands::fork_session,
             session_commands::delete_session,

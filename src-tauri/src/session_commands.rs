@@ -109,3 +109,22 @@ pub async fn start_demo(shell: State<'_, Shell>) -> Result<DemoStarted, ShellErr
         prompt: DEMO_PROMPT.to_string(),
     })
 }
+
+/// Most places one search returns.
+const SEARCH_HITS: usize = 100;
+
+/// The best places in the project's sessions matching `query` (titles, prompts, replies, tool
+/// inputs and results), from the project's full-text index.
+#[tauri::command]
+pub async fn search_sessions(
+    project_path: String,
+    query: String,
+) -> Result<Vec<nerve_protocol::transcripts::SessionSearchHit>, ShellError> {
+    blocking(move || {
+        let mut options = ProjectOptions::new(PathBuf::from(project_path.trim()));
+        options.bare = true;
+        let project = Project::open(options).map_err(to_shell)?;
+        project.search_sessions(&query, SEARCH_HITS).map_err(to_shell)
+    })
+    .await
+}

@@ -414,7 +414,8 @@ struct SessionsAction {
     /// Print this session as Markdown (prompts, answers, tool calls and their results).
     #[arg(long, value_name = "ID")]
     export: Option<String>,
-    /// List only the sessions whose title or a prompt contains this text (any case).
+    /// Search the project's sessions (titles, prompts, replies, tool inputs and results) in its
+    /// full-text index: prints the best places as JSON (session, prompt number, call, snippet).
     #[arg(long, value_name = "TEXT")]
     search: Option<String>,
     /// Name a session: `--rename ID "new name"`.
@@ -424,6 +425,9 @@ struct SessionsAction {
     #[arg(long, value_name = "ID")]
     delete: Option<String>,
 }
+
+/// Most places `nerve sessions --search` prints.
+const SEARCH_HITS: usize = 50;
 
 fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
     // Saved sessions do not depend on settings: a project whose settings are broken still lists them.
@@ -452,8 +456,11 @@ fn sessions(cwd: PathBuf, action: SessionsAction) -> Result<()> {
         if let Some(branch) = deleted.kept_branch {
             println!("its worktree is removed; its work stays on branch {branch}");
         }
+    } else if let Some(query) = search {
+        let hits = project.search_sessions(&query, SEARCH_HITS)?;
+        println!("{}", serde_json::to_string_pretty(&hits)?);
     } else {
-        let listed = project.sessions(search.as_deref().unwrap_or(""))?;
+        let listed = project.sessions("")?;
         println!("{}", serde_json::to_string_pretty(&listed)?);
     }
     Ok(())

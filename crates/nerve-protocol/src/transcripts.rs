@@ -111,3 +111,52 @@ pub struct SubagentTranscript {
     /// Its calls as the live events described them.
     pub past_calls: Vec<PastCall>,
 }
+
+/// Where in a session a search hit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum SearchHitKind {
+    /// The session's name.
+    Title,
+    /// A prompt the user wrote.
+    Prompt,
+    /// Text the model wrote.
+    Reply,
+    /// A tool call's input (a command, a path, a pattern).
+    ToolCall,
+    /// A tool call's result.
+    ToolResult,
+}
+
+/// A piece of a hit's snippet: matched words are marked, so a front-end highlights them without
+/// parsing markers out of text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SnippetPart {
+    /// The text.
+    pub text: String,
+    /// Whether it matched the query.
+    pub matched: bool,
+}
+
+/// One place in a project's sessions where a search matched (the index's best first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SessionSearchHit {
+    /// The session.
+    pub session_id: String,
+    /// Its title as lists show it.
+    pub title: String,
+    /// Where the match is.
+    pub kind: SearchHitKind,
+    /// The prompt's number the hit belongs to (0: before the first prompt).
+    pub turn: u32,
+    /// The call a tool input or result hit belongs to (its card).
+    pub tool_use_id: Option<String>,
+    /// The words around the match.
+    pub snippet: Vec<SnippetPart>,
+    /// When the session last changed, in milliseconds since the Unix epoch.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub modified_ms: u64,
+}

@@ -436,6 +436,27 @@ impl Project {
         crate::transcripts::search_sessions(&self.data_dir(), query)
     }
 
+    /// The best `limit` places in the project's sessions matching `query`: titles, prompts,
+    /// replies, tool inputs and tool results, from the project's full-text index (brought up to
+    /// date with what the transcripts gained since it was last read).
+    pub fn search_sessions(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> Result<
+        Vec<nerve_protocol::transcripts::SessionSearchHit>,
+        crate::transcripts::search_index::SearchIndexError,
+    > {
+        crate::transcripts::search_index::SearchIndex::open(&self.data_dir())?.search(query, limit)
+    }
+
+    /// Brings the project's search index up to date (after a turn, so the next search only
+    /// reads what later turns add).
+    pub fn refresh_search_index(&self) -> Result<(), crate::transcripts::search_index::SearchIndexError> {
+        crate::transcripts::search_index::SearchIndex::open(&self.data_dir())?.refresh()?;
+        Ok(())
+    }
+
     /// Forks a saved session into a new one (its conversation copied); returns the new id.
     pub fn fork(&self, session_id: &str) -> Result<String, TranscriptError> {
         crate::transcripts::fork_session(&self.data_dir(), session_id)

@@ -114,6 +114,13 @@ export function setFind(find: FindState) {
   setContext(KEY, find);
 }
 
+/** For a view nested in the conversation whose texts the find bar does not search (a
+ *  sub-agent's transcript, keyed like the main line): its components mark nothing, rather than
+ *  the matches of the main line's items with the same keys. */
+export function hideFind() {
+  setContext(KEY, undefined);
+}
+
 /** The conversation's find state, or none (a component shown outside a conversation). */
 export function findContext(): FindState | undefined {
   return getContext<FindState | undefined>(KEY);

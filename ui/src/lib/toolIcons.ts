@@ -13,6 +13,7 @@ import FileText from "@lucide/svelte/icons/file-text";
 import Globe from "@lucide/svelte/icons/globe";
 import ListChecks from "@lucide/svelte/icons/list-checks";
 import LoaderCircle from "@lucide/svelte/icons/loader-circle";
+import PenLine from "@lucide/svelte/icons/pen-line";
 import Plug from "@lucide/svelte/icons/plug";
 import Search from "@lucide/svelte/icons/search";
 import ShieldQuestionMark from "@lucide/svelte/icons/shield-question-mark";
@@ -55,6 +56,7 @@ export interface StateIcon {
 }
 
 const BY_STATUS: Record<ToolStatus, StateIcon> = {
+  streaming: { icon: PenLine, spin: false },
   queued: { icon: Clock, spin: false },
   executing: { icon: LoaderCircle, spin: true },
   completed: { icon: Check, spin: false },

@@ -4,15 +4,24 @@
 import { getContext, setContext } from "svelte";
 
 export class ViewMemory {
-  private opened = new Set<string>();
+  constructor(
+    private readonly opened = new Set<string>(),
+    private readonly prefix = "",
+  ) {}
 
   isOpen(id: string): boolean {
-    return this.opened.has(id);
+    return this.opened.has(this.prefix + id);
   }
 
   setOpen(id: string, open: boolean) {
-    if (open) this.opened.add(id);
-    else this.opened.delete(id);
+    if (open) this.opened.add(this.prefix + id);
+    else this.opened.delete(this.prefix + id);
+  }
+
+  /** The same memory for a view nested in this one (a sub-agent's transcript), whose ids would
+   *  otherwise meet the outer view's: its items are keyed from `i1` too. */
+  scoped(prefix: string): ViewMemory {
+    return new ViewMemory(this.opened, `${this.prefix}${prefix}/`);
   }
 }
 

@@ -14,6 +14,7 @@ import { copyStats, finalStatus, fromHistory, initialState, newToolCall, reduce,
 import type { ConversationState, ToolCall } from "../lib/conversation/types";
 import { completed, queued, usage } from "./fixtures";
 import { answered, assistantMessage, said, userMessage } from "./messages";
+import { inputDelta, inputStarted, subagentStep } from "./subagentFixtures";
 
 /** A resumed session of `calls` tool calls: prompts, answers with text and thinking, batches of
  *  one to three calls (some undescribed, denied, failed, with saved outputs or changed files),
@@ -222,5 +223,58 @@ describe("a frame's batch of events", () => {
     const beforeOne = copyStats.entries;
     [...output, ...deltas].reduce((state, e) => reduce(state, e, 0), s);
     expect(copyStats.entries - beforeOne).toBeGreaterThan(100 * perBatch);
+  });
+});
+
+describe("calls whose input streams, and sub-agents", () => {
+  it("streams 1,000 calls of 20 reports each: the item list is copied when a card comes and when it is queued, never for a report", () => {
+    const { messages, pastCalls, prompts } = longHistory(2000);
+    let s = fromHistory(messages, "default", pastCalls, prompts);
+    let budget = 0;
+    let reports = 0;
+    const before = copyStats.entries;
+    for (let c = 0; c < 1000; c++) {
+      const id = `w${c}`;
+      // Each in a frame of its own, as the engine sends them (a report at most every 100 ms): the
+      // card, its input, the call queued and run, its result.
+      budget += s.items.length;
+      s = reduceAll(s, [inputStarted(id, "Write")], 0);
+      const beforeReports = copyStats.entries;
+      for (let d = 0; d < 20; d++) s = reduceAll(s, [inputDelta(id, `line ${d}\n`, { path: `/p/f${c}.txt`, bytes: 8 * (d + 1) })], 0);
+      reports += copyStats.entries - beforeReports;
+      budget += s.items.length;
+      s = reduceAll(s, [queued(id, 100_000 + c, false, "Write"), { type: "tool_started", tool_use_id: id }], 0);
+      s = reduceAll(s, [completed(id)], 0);
+    }
+    expect(reports).toBe(0);
+    expect(copyStats.entries - before).toBe(budget);
+    expect(s.tools.get("w999")).toMatchObject({ status: "completed", stream: null, batch_id: 100_999 });
+    expect(s.tools.size).toBe(3000);
+  });
+
+  it("copies the item list once for a frame of many streaming calls, as for any frame", () => {
+    const { messages, pastCalls, prompts } = longHistory(2000);
+    const s = fromHistory(messages, "default", pastCalls, prompts);
+    const frame: Event[] = Array.from({ length: 50 }, (_, c) => [
+      inputStarted(`w${c}`, "Write"),
+      ...Array.from({ length: 20 }, (_, d) => inputDelta(`w${c}`, `${d}\n`)),
+      queued(`w${c}`, 200_000 + c, true, "Write"),
+    ]).flat();
+    const before = copyStats.entries;
+    const after = reduceAll(s, frame, 0);
+    expect(copyStats.entries - before).toBe(s.items.length);
+    expect(after).toEqual(frame.reduce((state, e) => reduce(state, e, 0), s));
+  });
+
+  it("reduces a sub-agent's steps without copying the session's item list", () => {
+    const { messages, pastCalls, prompts } = longHistory(2000);
+    let s = fromHistory(messages, "default", pastCalls, prompts);
+    s = reduce(s, queued("ag", 99, false, "Agent"), 0);
+    s = reduce(s, { type: "tool_started", tool_use_id: "ag" }, 0);
+    const before = copyStats.entries;
+    for (let i = 0; i < 200; i++) s = reduceAll(s, [subagentStep("ag", "agent-1", { type: "text_delta", text: `${i} ` })], 0);
+    // Only the sub-agent's own (one-item) list is copied.
+    expect(copyStats.entries - before).toBeLessThanOrEqual(200);
+    expect(s.tools.get("ag")!.subagent!.state.items).toHaveLength(1);
   });
 });

@@ -479,17 +479,43 @@ async fn sessions_are_searched_renamed_and_deleted_with_their_outputs() {
     };
     let ids = |listing: String| -> Vec<String> {
         let v: Value = serde_json::from_str(&listing).unwrap();
-        v.as_array()
+        let mut ids: Vec<String> = v
+            .as_array()
             .unwrap()
             .iter()
             .map(|s| s["session_id"].as_str().unwrap().to_string())
-            .collect()
+            .collect();
+        ids.dedup();
+        ids
     };
     let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
 
     assert_eq!(
         ids(cli(args(&["sessions", "--search", "HUNDRED"])).await),
         vec![counted.clone()]
+    );
+    // The index holds tool results too: a number the command printed is found in its call.
+    let hits: Value = serde_json::from_str(&cli(args(&["sessions", "--search", "321"])).await).unwrap();
+    assert_eq!(
+        (
+            &hits[0]["session_id"],
+            &hits[0]["kind"],
+            &hits[0]["tool_use_id"],
+            &hits[0]["turn"]
+        ),
+        (
+            &json!(counted),
+            &json!("tool_result"),
+            &json!("toolu_seq"),
+            &json!(1)
+        )
+    );
+    assert!(
+        hits[0]["snippet"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"text": "321", "matched": true})),
+        "{hits}"
     );
     assert_eq!(
         cli(args(&["sessions", "--rename", &counted, "Big count"]))

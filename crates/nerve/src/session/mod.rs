@@ -414,6 +414,18 @@ impl Session {
         let (slots, cancel, interrupt) = TurnSlots::fill(self, events);
         let outcome = agent.send_with_images(prompt, images, cancel, interrupt).await;
         drop(slots);
+        if self.files.is_some() {
+            // The search index reads what the turn added now, off the async workers, so a search
+            // later reads only what later turns add.
+            let data_dir = self.project.data_dir();
+            tokio::task::spawn_blocking(move || {
+                if let Err(e) = crate::transcripts::search_index::SearchIndex::open(&data_dir)
+                    .and_then(|mut i| i.refresh())
+                {
+                    tracing::warn!("the search index could not be brought up to date: {e}");
+                }
+            });
+        }
         Ok(TurnSummary {
             turn_cost_usd: crate::model::usage::cost_usd(agent.model(), &outcome.usage),
             end: outcome.end,

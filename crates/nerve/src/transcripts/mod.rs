@@ -6,6 +6,7 @@ pub(crate) use catalog::existing_transcript;
 mod markdown;
 mod replay;
 mod rewind;
+pub mod search_index;
 mod transcript;
 
 pub use catalog::{

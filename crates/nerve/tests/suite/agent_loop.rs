@@ -804,7 +804,7 @@ async fn a_new_message_interrupts_cancellable_calls_and_waits_for_blocking_ones(
 }
 
 /// A parent session over the built-in tools with the Agent tool, whose sub-agents use `server`.
-fn parent_with_subagents(p: &TestProject, server: &MockServer) -> Agent {
+pub(crate) fn parent_with_subagents(p: &TestProject, server: &MockServer) -> Agent {
     use nerve::agent::ModelSubagentRunner;
     use nerve::project::{Project, SessionSetup};
     use nerve::registry::ToolPool;

@@ -18,6 +18,7 @@ mod sandbox_network;
 mod search_reach;
 mod search_tools;
 mod system_prompt;
+mod tasks;
 mod tool_search;
 mod web_fetch;
 mod worktrees;

@@ -21,6 +21,8 @@ import {
   type ToolStatus,
 } from "./types";
 
+type BatchItem = Extract<Item, { kind: "batch" }>;
+
 export function initialState(mode: PermissionMode = "default"): ConversationState {
   return {
     items: [],
@@ -176,7 +178,7 @@ function tailLines(previous: string[], text: string): string[] {
   return lines.slice(-OUTPUT_TAIL_LINES);
 }
 
-function applyProgress(tool: ToolCall, progress: Progress): ToolCall {
+function applyProgress(tool: ToolCall, progress: Progress, now: number): ToolCall {
   switch (progress.kind) {
     case "output":
       return { ...tool, output_tail: tailLines(tool.output_tail, progress.text) };
@@ -186,10 +188,114 @@ function applyProgress(tool: ToolCall, progress: Progress): ToolCall {
       return { ...tool, search: progress };
     case "sandbox_refused":
       return { ...tool, sandbox_refusals: [...tool.sandbox_refusals, progress.refusal] };
-    case "subagent":
+    case "subagent": {
+      // The sub-agent's own loop, reduced like the session's: its card then shows text, calls,
+      // progress, todos and usage the way the main line does.
+      const before = tool.subagent;
+      const inner = before && before.agent_id === progress.agent_id ? before.state : initialState();
+      return { ...tool, subagent: { agent_id: progress.agent_id, state: reduce(inner, progress.event, now) } };
+    }
     case "data":
       return tool;
   }
+}
+
+/** Whether a call has ended (its result, a denial or a cancellation is in). */
+export function isFinished(status: ToolStatus): boolean {
+  return status !== "streaming" && status !== "queued" && status !== "executing";
+}
+
+/** The batch item holding a call, looked for from the end: the calls whose input streams belong
+ *  to the message being written, among the last items. */
+function batchIndexOf(items: Item[], id: string): number {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.kind === "batch" && item.tool_ids.includes(id)) return i;
+  }
+  return -1;
+}
+
+function countNewlines(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) n++;
+  return n;
+}
+
+/**
+ * The model began writing a call: its card shows at once, in a group of its own. The engine has
+ * not batched it yet (it does when the call is queued), so the group's id is a placeholder no
+ * engine batch has (engine ids are not negative).
+ */
+function startInput(state: ConversationState, e: Extract<Event, { type: "tool_input_started" }>): ConversationState {
+  if (state.tools.has(e.tool_use_id)) return state;
+  const batchId = -(state.seq + 1);
+  const tool = newToolCall({
+    tool_use_id: e.tool_use_id,
+    tool_name: e.tool_name,
+    tool_kind: e.kind,
+    display_name: e.display_name,
+    batch_id: batchId,
+    status: "streaming",
+    stream: { path: null, text: "", newlines: 0, bytes: 0 },
+  });
+  return withItem({ ...state, tools: state.tools.set(e.tool_use_id, tool) }, (key) => ({
+    kind: "batch",
+    key,
+    batch_id: batchId,
+    concurrent: false,
+    tool_ids: [e.tool_use_id],
+  }));
+}
+
+/** More of a call's input: only the call changes (the map shares all but a few nodes), never the
+ *  item list, so a long Write streaming costs the same per report however long the session is. */
+function streamInput(state: ConversationState, e: Extract<Event, { type: "tool_input_delta" }>): ConversationState {
+  const tool = state.tools.get(e.tool_use_id);
+  if (!tool || tool.status !== "streaming" || !tool.stream) return state; // queued already: late
+  const before = tool.stream;
+  const stream = {
+    path: e.path ?? before.path,
+    text: e.restart ? e.text : before.text + e.text,
+    newlines: (e.restart ? 0 : before.newlines) + countNewlines(e.text),
+    bytes: Number(e.input_bytes),
+  };
+  return { ...state, tools: state.tools.set(e.tool_use_id, { ...tool, stream }) };
+}
+
+/** The response broke off before the call's input was complete: the call never happened. */
+function abandonInput(state: ConversationState, id: string): ConversationState {
+  const tool = state.tools.get(id);
+  if (!tool || tool.status !== "streaming") return state;
+  const tools = state.tools.delete(id);
+  const at = batchIndexOf(state.items, id);
+  if (at < 0) return { ...state, tools };
+  const items = writableItems(state.items);
+  const item = items[at] as BatchItem;
+  const rest = item.tool_ids.filter((t) => t !== id);
+  if (rest.length) items[at] = { ...item, tool_ids: rest };
+  else items.splice(at, 1);
+  return { ...state, tools, items };
+}
+
+/**
+ * A streamed call is queued: its card becomes the normal one where it is. It joins the group just
+ * before it when that is its engine batch (calls written one after another, batched together),
+ * else its own group takes the engine's batch.
+ */
+function queueStreamed(state: ConversationState, tool: ToolCall, concurrent: boolean): ConversationState {
+  const at = batchIndexOf(state.items, tool.tool_use_id);
+  if (at < 0) return appendQueued(state, tool, concurrent);
+  const tools = state.tools.set(tool.tool_use_id, tool);
+  const items = writableItems(state.items);
+  const item = items[at] as BatchItem;
+  const before = at > 0 ? items[at - 1] : undefined;
+  if (item.tool_ids.length === 1 && before?.kind === "batch" && before.batch_id === tool.batch_id) {
+    items[at - 1] = { ...before, tool_ids: [...before.tool_ids, tool.tool_use_id] };
+    items.splice(at, 1);
+  } else {
+    items[at] = { ...item, batch_id: tool.batch_id, concurrent };
+  }
+  return { ...state, tools, items };
 }
 
 export function newToolCall(fields: Partial<ToolCall> & Pick<ToolCall, "tool_use_id" | "tool_name">): ToolCall {
@@ -217,6 +323,8 @@ export function newToolCall(fields: Partial<ToolCall> & Pick<ToolCall, "tool_use
     persisted_bytes: null,
     from_history: false,
     changed_files: [],
+    stream: null,
+    subagent: null,
     ...fields,
   };
 }
@@ -234,20 +342,28 @@ function queueTool(state: ConversationState, e: Extract<Event, { type: "tool_que
     destructive: e.destructive,
     sandbox: e.sandbox ?? null,
   });
-  const tools = state.tools.set(e.tool_use_id, tool);
+  // A call whose input streamed has its card already: it becomes the queued card where it is.
+  if (state.tools.get(e.tool_use_id)?.status === "streaming") return queueStreamed(state, tool, e.concurrent);
+  return appendQueued(state, tool, e.concurrent);
+}
+
+function appendQueued(state: ConversationState, tool: ToolCall, concurrent: boolean): ConversationState {
+  const id = tool.tool_use_id;
+  const batchId = tool.batch_id;
+  const tools = state.tools.set(id, tool);
   // Consecutive calls with the same batch_id form one group; the engine decides, we never guess.
   const last = state.items[state.items.length - 1];
   if (last && last.kind === "batch" && last.batch_id === batchId) {
     const items = writableItems(state.items);
-    items[items.length - 1] = { ...last, tool_ids: [...last.tool_ids, e.tool_use_id] };
+    items[items.length - 1] = { ...last, tool_ids: [...last.tool_ids, id] };
     return { ...state, tools, items };
   }
   return withItem({ ...state, tools }, (key) => ({
     kind: "batch",
     key,
     batch_id: batchId,
-    concurrent: e.concurrent,
-    tool_ids: [e.tool_use_id],
+    concurrent,
+    tool_ids: [id],
   }));
 }
 
@@ -271,16 +387,23 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
       return finishAssistant(state, event.message);
     case "user_message":
       return addUser(state, event.message);
+    case "tool_input_started":
+      return startInput(state, event);
+    case "tool_input_delta":
+      return streamInput(state, event);
+    case "tool_input_abandoned":
+      return abandonInput(state, event.tool_use_id);
     case "tool_queued":
       return queueTool(state, event);
     case "tool_started":
       return updateTool(state, event.tool_use_id, (t) => ({ ...t, status: "executing", started_at: now }));
     case "tool_progress":
-      return updateTool(state, event.tool_use_id, (t) => applyProgress(t, event.progress));
+      return updateTool(state, event.tool_use_id, (t) => applyProgress(t, event.progress, now));
     case "tool_completed": {
       const next = updateTool(state, event.tool_use_id, (t) => ({
         ...t,
         status: finalStatus(event.is_error, event.denied, event.cancelled),
+        stream: null,
         content: event.content,
         is_error: event.is_error,
         error: event.error,

@@ -188,6 +188,7 @@ export class SessionStore {
 
   /** Applies one engine event at once (also used by tests to replay a stream). */
   apply = (event: Event) => {
+    if (event.type === "task_changed") this.applyTask(event.task);
     const before = this.state.permissions;
     this.state = reduce(this.state, event, Date.now());
     this.tellRequests(before);

@@ -49,6 +49,8 @@ export function keepLate(event: Event, newerTurnStarted: boolean): boolean {
     case "turn_ended":
     case "permission_requested":
       return false;
+    case "tool_input_delta":
+    case "tool_input_abandoned":
     case "tool_started":
     case "tool_progress":
     case "tool_completed":

@@ -14,7 +14,27 @@ import type { Map as PersistentMap } from "immutable";
 /** How far a search (Grep, Glob) has got: the engine's `search` progress report. */
 export type SearchProgress = Extract<Progress, { kind: "search" }>;
 
-export type ToolStatus = "queued" | "executing" | "completed" | "error" | "denied" | "cancelled";
+/** `streaming`: the model is still writing the call's input (it has not been queued yet). */
+export type ToolStatus = "streaming" | "queued" | "executing" | "completed" | "error" | "denied" | "cancelled";
+
+/** A call's input as the model writes it, from the engine's `tool_input_delta` reports. */
+export interface StreamingInput {
+  /** The file it names so far (Write, Edit). */
+  path: string | null;
+  /** What arrived so far: a Write's content, an Edit's new text, a Bash command. */
+  text: string;
+  /** Line breaks in `text`, counted as it arrives (a big Write is not rescanned each frame). */
+  newlines: number;
+  /** The input's size so far in bytes, as the engine counts it. */
+  bytes: number;
+}
+
+/** A sub-agent's own conversation, reduced from its events (an Agent call's `subagent` progress)
+ *  by the same reducer as the session's. */
+export interface SubagentState {
+  agent_id: string;
+  state: ConversationState;
+}
 
 export interface ToolCall {
   tool_use_id: string;
@@ -58,6 +78,10 @@ export interface ToolCall {
   from_history: boolean;
   /** Files the call changed, as the engine's checkpoints recorded them (absolute paths). */
   changed_files: string[];
+  /** While the input streams (status `streaming`): what arrived so far; null otherwise. */
+  stream: StreamingInput | null;
+  /** An Agent call's sub-agent as its live events described it; null before any (or from history). */
+  subagent: SubagentState | null;
 }
 
 /** An image sent with a prompt, as the engine reads it from the message. */
