@@ -65,6 +65,14 @@ pub struct PromptInfo {
     /// lists them); absent when it was compacted away.
     #[serde(default)]
     pub message_index: Option<u32>,
+    /// How its turn ended; absent while it runs, or when the turn was recorded before turn ends
+    /// were.
+    #[serde(default)]
+    pub outcome: Option<crate::TurnEnd>,
+    /// When its turn ended (milliseconds since the Unix epoch).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub ended_ms: Option<u64>,
 }
 
 /// One tool call of the conversation so far.

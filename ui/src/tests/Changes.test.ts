@@ -114,8 +114,8 @@ describe("the Changes panel", () => {
 
   const history = [said("one"), answered("done"), said("two")];
   const prompts = [
-    { turn: 1, text: "one", time_ms: 0, message_index: 0 },
-    { turn: 2, text: "two", time_ms: 0, message_index: 2 },
+    { turn: 1, text: "one", time_ms: 0, message_index: 0, outcome: null, ended_ms: null },
+    { turn: 2, text: "two", time_ms: 0, message_index: 2, outcome: null, ended_ms: null },
   ];
   /** The files of each git scope unless a test gives its own. */
   const GIT_FILES = {

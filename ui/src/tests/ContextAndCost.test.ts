@@ -12,7 +12,7 @@ import { usage } from "./fixtures";
 import { liveSession, sessionInfo, type Handler } from "./live";
 import { answered, said } from "./messages";
 
-const prompt = (turn: number, text: string, message_index: number | null): PromptInfo => ({ turn, text, time_ms: 1000 * turn, message_index });
+const prompt = (turn: number, text: string, message_index: number | null): PromptInfo => ({ turn, text, time_ms: 1000 * turn, message_index, outcome: null, ended_ms: null });
 
 const resumed = sessionInfo({
   history: [said("first"), answered("one"), said("second"), answered("two")],

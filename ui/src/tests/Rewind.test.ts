@@ -26,6 +26,8 @@ const prompt = (turn: number, text: string, message_index: number | null): Promp
   text,
   time_ms: 1000 * turn,
   message_index,
+  outcome: null,
+  ended_ms: null,
 });
 const write: PastCall = {
   tool_use_id: "w1",

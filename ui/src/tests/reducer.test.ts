@@ -143,7 +143,7 @@ describe("reducer: assistant text", () => {
       userMessage("", [image]),
     ]);
     expect(live.items).toEqual(expected);
-    const resumed = fromHistory([said("what is this?", [image]), said("", [image])], "default", [], [{ turn: 1, text: "what is this?", time_ms: 0, message_index: 0 }]);
+    const resumed = fromHistory([said("what is this?", [image]), said("", [image])], "default", [], [{ turn: 1, text: "what is this?", time_ms: 0, message_index: 0, outcome: null, ended_ms: null }]);
     expect(resumed.items).toEqual(expected);
   });
 });
@@ -262,7 +262,7 @@ describe("reducer: session-level events", () => {
 });
 
 describe("reducer: prompt numbers and changed files", () => {
-  const prompt = (turn: number, text: string, message_index: number | null) => ({ turn, text, time_ms: 0, message_index });
+  const prompt = (turn: number, text: string, message_index: number | null) => ({ turn, text, time_ms: 0, message_index, outcome: null, ended_ms: null });
   const users = (s: ConversationState) => s.items.flatMap((i) => (i.kind === "user" ? [[i.text, i.turn]] : []));
 
   it("gives a live prompt the number of the turn_started before it, and nothing else that number", () => {

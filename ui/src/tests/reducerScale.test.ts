@@ -22,7 +22,7 @@ import { inputDelta, inputStarted, subagentStep } from "./subagentFixtures";
 function longHistory(calls: number): { messages: HistoryMessage[]; pastCalls: PastCall[]; prompts: PromptInfo[] } {
   const messages: HistoryMessage[] = [];
   const pastCalls: PastCall[] = [];
-  const prompts: PromptInfo[] = [{ turn: 1, text: "compacted away", time_ms: 0, message_index: null }];
+  const prompts: PromptInfo[] = [{ turn: 1, text: "compacted away", time_ms: 0, message_index: null, outcome: null, ended_ms: null }];
   let made = 0;
   let batch = 0;
   for (let round = 0; made < calls; round++) {
@@ -30,7 +30,7 @@ function longHistory(calls: number): { messages: HistoryMessage[]; pastCalls: Pa
       const index = messages.length;
       const image = round % 15 === 0 ? [{ media_type: "image/png", data: "iVBORw0KGgo=" }] : [];
       messages.push(said(`prompt ${round}`, image));
-      prompts.push({ turn: prompts.length + 1, text: `prompt ${round}`, time_ms: round, message_index: index });
+      prompts.push({ turn: prompts.length + 1, text: `prompt ${round}`, time_ms: round, message_index: index, outcome: null, ended_ms: null });
     }
     const thinking = round % 2 === 0 ? `thinking ${round}` : "";
     const text = round % 3 !== 0 ? `answer **${round}**` : "";

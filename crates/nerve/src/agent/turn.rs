@@ -523,6 +523,12 @@ impl Agent {
         // Held while the turn runs, so a rewind from elsewhere is refused meanwhile.
         let lock = self.lock_turn();
         let outcome = self.run_turn(prompt, images, cancel).await;
+        if self.runtime.context.agent.agent_id.is_none() {
+            self.record(&TranscriptEntry::TurnEnd {
+                reason: outcome.end.clone(),
+                time_ms: crate::transcripts::transcript_now_ms(),
+            });
+        }
         if let Some(checkpoints) = self.own_checkpoints() {
             checkpoints.end_turn();
         }

@@ -66,6 +66,7 @@ pub(crate) fn replay(entries: Vec<TranscriptEntry>) -> Replayed {
             | TranscriptEntry::Permission { .. }
             | TranscriptEntry::Rewind { .. }
             | TranscriptEntry::RewindUndone { .. }
+            | TranscriptEntry::TurnEnd { .. }
             | TranscriptEntry::Title { .. }
             | TranscriptEntry::Usage { .. } => {}
         }

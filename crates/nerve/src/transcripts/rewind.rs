@@ -68,7 +68,8 @@ fn is_said(entry: &TranscriptEntry) -> bool {
         | TranscriptEntry::Title { .. }
         | TranscriptEntry::Permission { .. }
         | TranscriptEntry::Rewind { .. }
-        | TranscriptEntry::RewindUndone { .. } => false,
+        | TranscriptEntry::RewindUndone { .. }
+        | TranscriptEntry::TurnEnd { .. } => false,
     }
 }
 
@@ -112,11 +113,21 @@ pub fn prompts(live: &[TranscriptEntry]) -> Vec<PromptInfo> {
             })
             .flatten()
             .unwrap_or_default();
+        // Its end is the first turn end before the next prompt.
+        let end = live[i + 1..]
+            .iter()
+            .take_while(|e| !matches!(e, TranscriptEntry::TurnStart { .. }))
+            .find_map(|e| match e {
+                TranscriptEntry::TurnEnd { reason, time_ms } => Some((reason.clone(), *time_ms)),
+                _ => None,
+            });
         out.push(PromptInfo {
             turn: *turn,
             text,
             time_ms: *time_ms,
             message_index: None,
+            outcome: end.as_ref().map(|(reason, _)| reason.clone()),
+            ended_ms: end.map(|(_, at)| at),
         });
     }
     out

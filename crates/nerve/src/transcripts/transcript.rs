@@ -77,6 +77,13 @@ pub enum TranscriptEntry {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         code: bool,
     },
+    /// The turn of the latest prompt ended (the prompt navigator shows how).
+    TurnEnd {
+        /// Why it ended.
+        reason: crate::events::TurnEnd,
+        /// Milliseconds since the Unix epoch.
+        time_ms: u64,
+    },
     /// The latest rewind still undoable was undone: the conversation it cut off is back, as if
     /// the rewind had not happened. Only a rewind with nothing said since can be undone.
     RewindUndone {
