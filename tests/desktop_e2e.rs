@@ -2284,3 +2284,265 @@ async fn sessions_in_worktrees_in_the_desktop_app() {
     );
     assert_eq!(server.remaining_steps(), 0);
 }
+
+/// A distinctive background command: `pgrep` finds only this one.
+const BACKGROUND_SLEEP: &str = "sleep 297.52";
+
+fn watching_scenario(root: &Path) -> Scenario {
+    let long_file: String = (1..=120)
+        .map(|i| format!("line {i} of a file the model writes slowly\n"))
+        .collect();
+    let mut write = tool_use(
+        "toolu_long",
+        "Write",
+        json!({"file_path": "long.txt", "content": long_file}),
+    );
+    write["fragments"] = json!(80);
+    // As a model writes it: the path first (a JSON map would put `content` first).
+    write["raw_input"] = json!(format!(
+        "{{\"file_path\": \"long.txt\", \"content\": {}}}",
+        serde_json::to_string(&long_file).unwrap()
+    ));
+    let mut slow = stream(
+        vec![
+            tool_use(
+                "toolu_marker",
+                "Bash",
+                json!({"command": "echo quokka-marker-7", "description": "Mark"}),
+            ),
+            write,
+        ],
+        "tool_use",
+    );
+    slow["delta_delay_ms"] = json!(50);
+    let explore = |id: &str, description: &str, prompt: &str| {
+        tool_use(
+            id,
+            "Agent",
+            json!({"description": description, "prompt": prompt, "subagent_type": "Explore"}),
+        )
+    };
+    let notes = root.join("notes.md").display().to_string();
+    let steps = json!([
+        {"when": {"last_user_text_contains": "Stream a long file"}, "response": slow},
+        {"when": {"tool_result": {"tool_use_id": "toolu_long", "is_error": false}},
+         "response": stream(vec![json!({"type": "text", "text": "Long file written."})], "end_turn")},
+        {"when": {"last_user_text_contains": "Start two background commands"},
+         "response": stream(vec![
+            tool_use("toolu_bg_short", "Bash", json!({"command": "sleep 1; echo bg-finished", "run_in_background": true})),
+            tool_use("toolu_bg_long", "Bash", json!({"command": BACKGROUND_SLEEP, "run_in_background": true})),
+         ], "tool_use")},
+        {"when": {"tool_result": {"tool_use_id": "toolu_bg_long"}},
+         "response": stream(vec![json!({"type": "text", "text": "Both started."})], "end_turn")},
+        {"when": {"last_user_text_contains": "Explore with two helpers"},
+         "response": stream(vec![
+            explore("toolu_helper_a", "fetch the docs", "Look at part A: fetch the docs page."),
+            explore("toolu_helper_b", "read the notes", "Look at part B: read the notes."),
+         ], "tool_use")},
+        {"when": {"last_user_text_contains": "Look at part A"},
+         "response": stream(vec![tool_use("toolu_fetch", "WebFetch", json!({"url": "https://docs.example.com/page", "prompt": "What does it say?"}))], "tool_use")},
+        {"when": {"tool_result": {"tool_use_id": "toolu_fetch", "is_error": true}},
+         "response": stream(vec![json!({"type": "text", "text": "Helper A was refused the page."})], "end_turn")},
+        {"when": {"last_user_text_contains": "Look at part B"},
+         "response": stream(vec![tool_use("toolu_notes", "Read", json!({"file_path": notes}))], "tool_use")},
+        {"when": {"tool_result": {"tool_use_id": "toolu_notes", "is_error": false}},
+         "response": stream(vec![json!({"type": "text", "text": "Helper B read the notes."})], "end_turn")},
+        {"when": {"tool_result": {"tool_use_id": "toolu_helper_b"}},
+         "response": stream(vec![json!({"type": "text", "text": "Both helpers reported."})], "end_turn")},
+    ]);
+    Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
+}
+
+fn background_sleep_running() -> bool {
+    Command::new("pgrep")
+        .args(["-f", BACKGROUND_SLEEP])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// Watching the agent work, in the real app: a Write's card shows its path and text while its input
+/// streams; two background commands are tasks (one ends on its own, one is stopped from the tasks
+/// panel and its process is gone); two sub-agents run side by side in their cards, one asks for
+/// permission (the dialog names it and links to its card); a terminal runs a command typed into it;
+/// and a search hit inside a tool result opens its session at that card.
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn watching_the_agent_work_in_the_desktop_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("notes.md"), "# Notes\nThe notes a helper reads.\n").unwrap();
+    std::fs::create_dir_all(root.join(".nerve")).unwrap();
+    std::fs::write(
+        root.join(".nerve/settings.json"),
+        json!({"permissions": {"defaultMode": "acceptEdits", "allow": ["Bash(sleep:*)", "Bash(echo:*)"]}})
+            .to_string(),
+    )
+    .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = MockServer::start(watching_scenario(&root)).await.unwrap();
+    let port = free_port();
+    let _driver = start_driver(port, data.path(), "watching");
+    let client = connect(port).await;
+    set_up(&client, &server, &root).await;
+
+    // A Write whose input streams: its card shows the path and the text before the call exists.
+    send(&client, "Stream a long file.").await;
+    let streaming = "[data-tool-use-id='toolu_long'][data-status='streaming']";
+    wait_for_text(
+        &client,
+        &format!("{streaming} [data-testid='tool-summary']"),
+        "long.txt",
+    )
+    .await;
+    wait_for_text(
+        &client,
+        &format!("{streaming} [data-testid='streaming-text']"),
+        "of a file the model writes slowly",
+    )
+    .await;
+    screenshot(&client, "40-streaming-write").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Long file written.").await;
+    assert!(
+        client
+            .find(Locator::Css("[data-testid='tool-card-streaming']"))
+            .await
+            .is_err(),
+        "the streaming card became the normal card"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("long.txt"))
+            .unwrap()
+            .lines()
+            .count(),
+        120
+    );
+
+    // Two background commands: tasks, one ending by itself, one stopped.
+    send(&client, "Start two background commands.").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Both started.").await;
+    wait_for_text(
+        &client,
+        "[data-tool-use-id='toolu_bg_long'] [data-testid='background-task-status']",
+        "running in the background",
+    )
+    .await;
+    click(&client, "[data-testid='tasks-toggle']").await;
+    element(&client, "[data-testid='task-row'][data-status='completed']").await;
+    let long_row = "[data-testid='task-row'][data-status='running']";
+    wait_for_text(&client, long_row, BACKGROUND_SLEEP).await;
+    assert!(background_sleep_running());
+    screenshot(&client, "41-tasks-panel").await;
+    click(&client, &format!("{long_row} [data-testid='task-stop']")).await;
+    element(&client, "[data-testid='task-row'][data-status='killed']").await;
+    wait_for(Some(&client), "the stopped command's process to go", || async {
+        (!background_sleep_running()).then_some(())
+    })
+    .await;
+    // The finished one's output, from its file.
+    click(
+        &client,
+        "[data-testid='task-row'][data-status='completed'] [data-testid='task-expand']",
+    )
+    .await;
+    wait_for_text(&client, "[data-testid='task-tail']", "bg-finished").await;
+    click(&client, "[data-testid='tasks-close']").await;
+
+    // Two sub-agents side by side; one asks for permission, labelled and linked to its card.
+    send(&client, "Explore with two helpers.").await;
+    let grid = "[data-testid='batch-agents']";
+    wait_for(Some(&client), "two sub-agent cards in one batch", || {
+        let c = client.clone();
+        async move {
+            let cards = c
+                .find_all(Locator::Css(&format!("{grid} [data-testid='subagent-toggle']")))
+                .await
+                .ok()?;
+            (cards.len() == 2).then_some(())
+        }
+    })
+    .await;
+    dialog_for(&client, "WebFetch").await;
+    wait_for_text(
+        &client,
+        "[data-testid='permission-dialog']",
+        "Sub-agent: fetch the docs",
+    )
+    .await;
+    screenshot(&client, "42-subagent-permission").await;
+    click(&client, "[data-testid='permission-subagent-link']").await;
+    element(
+        &client,
+        "[data-tool-use-id='toolu_helper_a'] [data-testid='subagent-transcript']",
+    )
+    .await;
+    click(&client, "[data-testid='deny']").await;
+    wait_for_text(
+        &client,
+        "[data-testid='assistant-text']",
+        "Both helpers reported.",
+    )
+    .await;
+    let b = "[data-tool-use-id='toolu_helper_b']";
+    if client
+        .find(Locator::Css(&format!("{b} [data-testid='subagent-transcript']")))
+        .await
+        .is_err()
+    {
+        click(&client, &format!("{b} [data-testid='subagent-toggle']")).await;
+    }
+    element(
+        &client,
+        &format!("{b} [data-testid='subagent-transcript'] [data-tool-use-id='toolu_notes']"),
+    )
+    .await;
+    wait_for_text(
+        &client,
+        &format!("{b} [data-testid='subagent-transcript']"),
+        "Helper B read the notes.",
+    )
+    .await;
+    screenshot(&client, "43-subagents").await;
+
+    // The user's terminal: a command typed into it, its output read back.
+    click(&client, "[data-testid='terminal-toggle']").await;
+    let input = element(&client, "[data-testid='terminal-view'] .xterm-helper-textarea").await;
+    wait_for(Some(&client), "the shell to start", || {
+        let c = client.clone();
+        async move {
+            let rows = c
+                .find(Locator::Css("[data-testid='terminal-view'] .xterm-rows"))
+                .await
+                .ok()?;
+            (!rows.text().await.ok()?.trim().is_empty()).then_some(())
+        }
+    })
+    .await;
+    input.send_keys("echo term-$((6*7))").await.unwrap();
+    input
+        .send_keys(&char::from(Key::Enter).to_string())
+        .await
+        .unwrap();
+    wait_for_text(&client, "[data-testid='terminal-view'] .xterm-rows", "term-42").await;
+    screenshot(&client, "44-terminal").await;
+
+    // Search: a word of a tool result finds its call; the hit opens that session at the card.
+    let first = active_session(&client).await;
+    new_session(&client).await;
+    type_into(&client, "[data-testid='sidebar-search']", "quokka").await;
+    let hit = format!(
+        "[data-testid='search-hit'][data-session-id='{first}'][data-tool-use-id='toolu_marker'][data-kind='tool_result']"
+    );
+    wait_for_text(&client, &hit, "quokka").await;
+    screenshot(&client, "45-session-search").await;
+    click(&client, &hit).await;
+    wait_for(Some(&client), "the session of the hit on screen", || {
+        let c = client.clone();
+        let first = first.clone();
+        async move { (active_session(&c).await == first).then_some(()) }
+    })
+    .await;
+    element(&client, &on_screen("[data-tool-use-id='toolu_marker']")).await;
+    assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+    client.close().await.unwrap();
+}
