@@ -43,6 +43,7 @@ import type { SubagentTranscript } from "../bindings/SubagentTranscript";
 import type { OutputLine } from "../bindings/OutputLine";
 import type { Deleted } from "../bindings/Deleted";
 import type { TranscriptSummary } from "../bindings/TranscriptSummary";
+import type { SessionSearchHit } from "../bindings/SessionSearchHit";
 import type { WorktreeStatus } from "../bindings/WorktreeStatus";
 import type { DiffHunk } from "../bindings/DiffHunk";
 import type { ReviewComment } from "../bindings/ReviewComment";
@@ -83,6 +84,12 @@ export const startSession = (projectPath: string, resume: string | null, worktre
  *  title or a prompt contains it (`matched_prompt` says which prompt, when the title did not). */
 export const listSessions = (projectPath: string, query: string | null) =>
   invoke<TranscriptSummary[]>("list_sessions", { projectPath, query });
+
+/** Searches everything said in a project's sessions (titles, prompts, replies, tool inputs and
+ *  results) in the engine's full-text index: the best hits first, at most 100. The query is words;
+ *  the last one matches as a prefix (the user is typing it). */
+export const searchSessions = (projectPath: string, query: string) =>
+  invoke<SessionSearchHit[]>("search_sessions", { projectPath, query });
 
 /** Names a session (open or not); the name as kept. A blank name is refused. */
 export const renameSession = (projectPath: string, sessionId: string, title: string) =>

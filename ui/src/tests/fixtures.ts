@@ -14,6 +14,9 @@ import type { ToolKind } from "../bindings/ToolKind";
 import type { EditableField } from "../bindings/EditableField";
 import type { UnseenCall } from "../bindings/UnseenCall";
 import type { TranscriptSummary } from "../bindings/TranscriptSummary";
+import type { PromptInfo } from "../bindings/PromptInfo";
+import type { SessionSearchHit } from "../bindings/SessionSearchHit";
+import type { SnippetPart } from "../bindings/SnippetPart";
 
 type ToolCompleted = Extract<Event, { type: "tool_completed" }>;
 type Usage = Extract<Event, { type: "usage" }>;
@@ -306,5 +309,32 @@ export const sessionSummary = (id: string, fields: Partial<TranscriptSummary> = 
   cost_usd: null,
   forked_from: null,
   matched_prompt: null,
+  ...fields,
+});
+
+/** A prompt as the engine lists it: sent at `time_ms`, with how its turn ended. */
+export const promptInfo = (turn: number, text: string, message_index: number | null, fields: Partial<PromptInfo> = {}): PromptInfo => ({
+  turn,
+  text,
+  time_ms: 1_000 * turn,
+  message_index,
+  outcome: "end_turn",
+  ended_ms: 1_000 * turn + 500,
+  ...fields,
+});
+
+/** A full-text search hit; `snippet` is `[text, matched]` pairs. */
+export const searchHit = (
+  session_id: string,
+  snippet: [string, boolean][],
+  fields: Partial<Omit<SessionSearchHit, "snippet">> = {},
+): SessionSearchHit => ({
+  session_id,
+  title: `Session ${session_id}`,
+  kind: "reply",
+  turn: 1,
+  tool_use_id: null,
+  snippet: snippet.map(([text, matched]): SnippetPart => ({ text, matched })),
+  modified_ms: 1_000,
   ...fields,
 });

@@ -122,7 +122,8 @@ function replay(messages: HistoryMessage[], pastCalls: PastCall[], prompts: Prom
   });
   const turns = new Map(prompts.flatMap((p) => (p.message_index === null ? [] : [[userItems.get(p.message_index), p.turn] as const])));
   const items = s.items.map((it) => (it.kind === "user" && turns.has(it.key) ? { ...it, turn: turns.get(it.key)! } : it));
-  return { ...s, items, tools: PersistentMap(tools), turn: prompts.at(-1)?.turn ?? null };
+  // The engine's list of prompts is kept as it came (the prompt navigator reads it).
+  return { ...s, items, tools: PersistentMap(tools), prompts, turn: prompts.at(-1)?.turn ?? null };
 }
 
 describe("resuming a day-long session", () => {

@@ -36,8 +36,10 @@ export function initialState(mode: PermissionMode = "default"): ConversationStat
     cache: { read_tokens: 0, saved_usd: null },
     running: false,
     last_end: null,
+    prompts: [],
     turn: null,
     unstamped_turn: null,
+    open_turn: null,
     changes_seq: 0,
     seq: 0,
   };
@@ -155,10 +157,25 @@ function isEmptyAssistant(it: Item): boolean {
  *  turn's prompt (the engine numbers the prompt, then sends it): it takes the number. */
 function addUser(state: ConversationState, words: UserWords): ConversationState {
   const turn = state.unstamped_turn;
-  const next = turn === null ? state : { ...state, unstamped_turn: null };
+  const next = turn === null ? state : { ...state, unstamped_turn: null, prompts: withPrompt(state.prompts, turn, (p) => ({ ...p, text: words.text })) };
   const { text, images } = words;
   if (!text && images.length === 0) return next;
   return withItem(next, (key) => ({ kind: "user", key, text, turn, images }));
+}
+
+/** The prompts with the one numbered `turn` changed (the same list when there is none). */
+function withPrompt(prompts: PromptInfo[], turn: number, change: (p: PromptInfo) => PromptInfo): PromptInfo[] {
+  const at = prompts.findIndex((p) => p.turn === turn);
+  if (at < 0) return prompts;
+  return prompts.map((p, i) => (i === at ? change(p) : p));
+}
+
+/** A prompt the engine numbered live (`turn_started`): its text comes with the message after it,
+ *  its outcome with the turn's end. The time is when the event arrived here: the engine sends no
+ *  other for a live prompt. */
+function startPrompt(prompts: PromptInfo[], turn: number, now: number): PromptInfo[] {
+  const started: PromptInfo = { turn, text: "", time_ms: now, message_index: null, outcome: null, ended_ms: null };
+  return [...prompts.filter((p) => p.turn !== turn), started];
 }
 
 function updateTool(
@@ -474,8 +491,13 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
         items,
         running: false,
         last_end: event.reason,
+        prompts:
+          state.open_turn === null
+            ? state.prompts
+            : withPrompt(state.prompts, state.open_turn, (p) => ({ ...p, outcome: event.reason, ended_ms: now })),
         permissions: [],
         unstamped_turn: null,
+        open_turn: null,
         changes_seq: state.changes_seq + 1,
       };
       if (event.reason === "max_turns") {
@@ -498,6 +520,8 @@ export function reduce(state: ConversationState, event: Event, now: number): Con
         ...withdrawOffer(state),
         turn: event.turn,
         unstamped_turn: event.turn,
+        prompts: startPrompt(state.prompts, event.turn, now),
+        open_turn: event.turn,
         cost: { ...state.cost, turn_start_usd: costSoFar(state.cost) },
       };
     case "mode_changed":
@@ -553,6 +577,7 @@ export function rebuild(
     permissions: before.permissions,
     last_end: before.last_end,
     unstamped_turn: before.unstamped_turn,
+    open_turn: before.open_turn,
     changes_seq: before.changes_seq,
   };
 }
@@ -652,7 +677,7 @@ export function fromHistory(
   }
   const calls: ToolCalls = PersistentMap(tools);
   const state: ConversationState = { ...initialState(mode), items, tools: calls, seq };
-  return { ...numberPrompts(state, userItems, prompts), turn: prompts.at(-1)?.turn ?? null };
+  return { ...numberPrompts(state, userItems, prompts), prompts, turn: prompts.at(-1)?.turn ?? null };
 }
 
 /**

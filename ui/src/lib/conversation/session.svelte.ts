@@ -71,6 +71,8 @@ export class SessionStore {
   readonly cost = $derived(this.state.cost);
   readonly cache = $derived(this.state.cache);
   readonly turn = $derived(this.state.turn);
+  /** The session's prompts with how each turn ended (the prompt navigator lists them). */
+  readonly prompts = $derived(this.state.prompts);
   readonly changesSeq = $derived(this.state.changes_seq);
   private readonly stateRunning = $derived(this.state.running);
   /** Prompts typed while a turn runs; sent one by one when it ends. */

@@ -2,6 +2,7 @@
 // only shapes the engine does not define (how the UI groups and remembers things) live here.
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { PermissionRequest } from "../../bindings/PermissionRequest";
+import type { PromptInfo } from "../../bindings/PromptInfo";
 import type { ToolKind } from "../../bindings/ToolKind";
 import type { Progress } from "../../bindings/Progress";
 import type { MessageImage } from "../../bindings/MessageImage";
@@ -163,10 +164,17 @@ export interface ConversationState {
   cache: CacheState;
   running: boolean;
   last_end: string | null;
+  /** The session's prompts, oldest first: as the engine listed them (a resumed session, after a
+   *  compaction or a rewind), then the ones started live, each with how its turn ended once it
+   *  did (the prompt navigator lists them). */
+  prompts: PromptInfo[];
   /** The latest prompt's number (from `turn_started`, or the last of a session's prompts). */
   turn: number | null;
   /** A `turn_started` whose prompt message has not arrived yet: the next prompt gets this number. */
   unstamped_turn: number | null;
+  /** The prompt whose turn runs, from its `turn_started` to its `turn_ended` (which is recorded
+   *  on it); null between turns. */
+  open_turn: number | null;
   /** Counts up whenever the files may have changed (a call changed some, a turn ended), so views of
    *  the session's changes know to ask the engine again. */
   changes_seq: number;
