@@ -2536,13 +2536,31 @@ async fn watching_the_agent_work_in_the_desktop_app() {
     wait_for_text(&client, &hit, "quokka").await;
     screenshot(&client, "45-session-search").await;
     click(&client, &hit).await;
-    wait_for(Some(&client), "the session of the hit on screen", || {
+    // The hit's session is on screen at its card, the result open.
+    wait_for_text(
+        &client,
+        &on_screen("[data-tool-use-id='toolu_marker'][data-status='completed']"),
+        "quokka-marker-7",
+    )
+    .await;
+    element(
+        &client,
+        &on_screen("[data-tool-use-id='toolu_marker'] [data-testid='tool-expand'][aria-expanded='true']"),
+    )
+    .await;
+    screenshot(&client, "46-search-hit-opened").await;
+    // With the search cleared, the sidebar shows which session that is: the first one.
+    element(&client, "[data-testid='sidebar-search']")
+        .await
+        .send_keys(&char::from(Key::Escape).to_string())
+        .await
+        .unwrap();
+    wait_for(Some(&client), "the session of the hit marked current", || {
         let c = client.clone();
         let first = first.clone();
         async move { (active_session(&c).await == first).then_some(()) }
     })
     .await;
-    element(&client, &on_screen("[data-tool-use-id='toolu_marker']")).await;
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();
 }
