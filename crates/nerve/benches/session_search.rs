@@ -123,7 +123,7 @@ fn main() {
         assert_eq!(hits.len(), 1);
     });
     let scanned = best_of(3, || assert!(scan(dir.path(), &needle) >= 1));
-    // A common word: many hits, the best 20 kept.
+    // A common word: many hits, the latest 20 kept.
     let common = best_of(5, || {
         assert_eq!(index.search("suite again", 20).unwrap().len(), 20);
     });
@@ -142,7 +142,7 @@ fn main() {
     assert_eq!((grown.len(), grown[0].turn), (1, 2));
 
     println!(
-        "index built in {build:?} ({} documents); a search {searched:?} (a common word, best 20: {common:?}), after one session grew {after_append:?}; the scan of every transcript: {scanned:?}",
+        "index built in {build:?} ({} documents); a search {searched:?} (a common word, the latest 20: {common:?}), after one session grew {after_append:?}; the scan of every transcript: {scanned:?}",
         built.documents
     );
     println!(
