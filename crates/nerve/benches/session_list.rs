@@ -5,32 +5,23 @@
 //! and their ratios, and how a listing after one session grew compares.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark binary: failing loudly is right
 
+#[path = "support/transcripts.rs"]
+mod transcripts_support;
+
 use std::time::Instant;
 
-use nerve::model::types::{ContentBlock, Message, Role};
+use nerve::model::types::{Message, Role};
 use nerve::transcripts::{Transcript, TranscriptEntry, list_sessions, read_transcript};
 use serde_json::json;
+use transcripts_support::{message, scaled};
 
-/// `NERVE_BENCH_SCALE` divides both (the test command's short run uses 50).
+/// Sessions and calls per session (`NERVE_BENCH_SCALE` divides both).
 fn sessions_n() -> usize {
-    (500 / scale()).max(2)
+    scaled(500)
 }
 
 fn calls_n() -> usize {
-    (1_000 / scale()).max(2)
-}
-
-fn scale() -> usize {
-    std::env::var("NERVE_BENCH_SCALE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|n: &usize| *n > 0)
-        .unwrap_or(1)
-}
-
-fn message(role: Role, blocks: serde_json::Value) -> Message {
-    let content: Vec<ContentBlock> = serde_json::from_value(blocks).unwrap();
-    Message { role, content }
+    scaled(1_000)
 }
 
 fn main() {

@@ -11,7 +11,7 @@ import type { PastCall } from "../bindings/PastCall";
 import type { SubagentTranscript } from "../bindings/SubagentTranscript";
 import Conversation from "../lib/components/Conversation.svelte";
 import { initialState, reduce, reduceAll } from "../lib/conversation/reducer";
-import { displayedAgentId, subagentStatus } from "../lib/conversation/subagent";
+import { subagentStatus } from "../lib/conversation/subagent";
 import type { ConversationState } from "../lib/conversation/types";
 import { completed, queued, request, usage } from "./fixtures";
 import { liveSession, sessionInfo, type Handler } from "./live";
@@ -71,13 +71,6 @@ describe("reducer: a sub-agent's steps", () => {
     expect(subagentStatus(s.tools.get("ag")!.subagent!.state).line).toBe("Now the config.");
     s = run([subagentStep("ag", "agent-1", inputStarted("w", "Write")), subagentStep("ag", "agent-1", inputDelta("w", "a", { path: "/p/c.toml" }))], s);
     expect(subagentStatus(s.tools.get("ag")!.subagent!.state)).toEqual({ line: "Write /p/c.toml", calls: 1, costUsd: null });
-  });
-
-  it("reads the sub-agent a finished call's result names", () => {
-    expect(displayedAgentId({ agent_id: "agent-7", other: 1 })).toBe("agent-7");
-    expect(displayedAgentId({ agent_id: 3 })).toBeNull();
-    expect(displayedAgentId(null)).toBeNull();
-    expect(displayedAgentId("agent-7")).toBeNull();
   });
 });
 

@@ -60,9 +60,3 @@ function lastLine(text: string): string | null {
   return null;
 }
 
-/** The sub-agent a finished Agent call's result names (`display.agent_id`), if it does. */
-export function displayedAgentId(display: unknown): string | null {
-  if (typeof display !== "object" || display === null || !("agent_id" in display)) return null;
-  const id = display.agent_id;
-  return typeof id === "string" && id ? id : null;
-}
