@@ -131,7 +131,32 @@ export class TerminalTab {
   private input(data: string) {
     if (this.closed || this.exited || this.failure) return;
     if (this.id === null) this.pending.push(data);
-    else void terminalWrite(this.id, data).catch(() => undefined);
+    else this.send(this.id, data);
+  }
+
+  /** What was typed while a write was on its way: it goes in the next one. */
+  private unsent = "";
+  private writing = false;
+
+  /**
+   * Sends keystrokes to the shell in the order they were typed: one write at a time, since IPC
+   * calls made at once may run in any order (fast typing arrived as "tme-r" for "term"); what is
+   * typed meanwhile is sent together after it.
+   */
+  private send(id: string, data: string) {
+    this.unsent += data;
+    if (this.writing) return;
+    this.writing = true;
+    void (async () => {
+      while (this.unsent && this.id === id) {
+        const chunk = this.unsent;
+        this.unsent = "";
+        await terminalWrite(id, chunk).catch(() => undefined);
+      }
+      this.writing = false;
+      // Typed for a shell started again while the last write was on its way.
+      if (this.unsent && this.id !== null) this.send(this.id, "");
+    })();
   }
 
   /**
@@ -174,6 +199,7 @@ export class TerminalTab {
     this.exited = null;
     this.failure = null;
     this.pending = [];
+    this.unsent = "";
     const { cols, rows } = this.term;
     terminalOpen(this.sessionId, cols, rows, (event) => this.receive(generation, event)).then(
       (info) => {
@@ -188,7 +214,7 @@ export class TerminalTab {
         this.sent = { cols, rows };
         const typed = this.pending.join("");
         this.pending = [];
-        if (typed && !this.exited) void terminalWrite(info.id, typed).catch(() => undefined);
+        if (typed && !this.exited) this.send(info.id, typed);
         this.refit(); // the view may have changed size while the shell started
       },
       (e: unknown) => {

@@ -217,6 +217,27 @@ describe("The terminal panel", () => {
     await waitFor(() => expect(sent(live, "terminal_write")).toEqual([{ terminalId: "t9", data: "ls" }, { terminalId: "t9", data: "\r" }]));
   });
 
+  it("sends keys in the order typed: one write at a time, what is typed meanwhile in the next", async () => {
+    // IPC calls made at once may run in any order: a second write must not start before the first ended.
+    const finish: (() => void)[] = [];
+    const { live } = shell(freshId(), {
+      terminal_write: () => new Promise<void>((resolve) => finish.push(resolve)),
+    });
+    const user = userEvent.setup();
+    render(Conversation, { session: live.session, onclose: () => {} });
+    await openPanel(user);
+    await waitFor(() => expect(screen.getByTestId("terminal-cwd").textContent).toBe(FOLDER));
+    const term = lastTerminal();
+    for (const key of "term") term.type(key);
+    await waitFor(() => expect(sent(live, "terminal_write")).toEqual([{ terminalId: "t1", data: "t" }]));
+    finish.shift()!();
+    await waitFor(() => expect(sent(live, "terminal_write")).toEqual([{ terminalId: "t1", data: "t" }, { terminalId: "t1", data: "erm" }]));
+    term.type("\r");
+    expect(sent(live, "terminal_write")).toHaveLength(2);
+    finish.shift()!();
+    await waitFor(() => expect(sent(live, "terminal_write").map((w) => (w as { data: string }).data).join("")).toBe("term\r"));
+  });
+
   it("writes the shell's output into the terminal, also while the panel is hidden, and shows the same terminal again", async () => {
     const { live, opened } = shell();
     const user = userEvent.setup();
