@@ -17,8 +17,9 @@ ensure_apt_packages bash git ripgrep
 # the API key in a real OS keyring.
 ensure_apt_packages dbus-daemon gnome-keyring
 ensure_desktop_build_deps
-# The end-to-end test: a virtual display and WebKitGTK's WebDriver.
-ensure_apt_packages xvfb xauth webkit2gtk-driver
+# The end-to-end test: a virtual display, WebKitGTK's WebDriver, and a notification server whose
+# notices the test clicks.
+ensure_apt_packages xvfb xauth webkit2gtk-driver dunst
 ensure_node
 ensure_ui_packages
 ensure_mcp_test_servers

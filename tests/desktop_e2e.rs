@@ -1132,11 +1132,25 @@ fn delayed(mut response: Value, ms: u64) -> Value {
 /// Another X client that takes the input focus, as switching to another window does (the test's X
 /// server has no window manager to ask). Dropping it gives the focus back to the screen.
 struct FocusThief {
-    /// Held, not read: the focus stays with this client's window until the connection closes.
+    /// Held: the focus stays with this client's window until the connection closes.
     _connection: x11rb::rust_connection::RustConnection,
+    window: u32,
 }
 
 impl FocusThief {
+    /// Whether the X input focus left this client's window (another window took it).
+    fn lost_focus(&self) -> bool {
+        use x11rb::protocol::xproto::ConnectionExt;
+        let focus = self
+            ._connection
+            .get_input_focus()
+            .unwrap()
+            .reply()
+            .unwrap()
+            .focus;
+        focus != self.window
+    }
+
     fn take() -> Self {
         use x11rb::connection::Connection;
         use x11rb::protocol::xproto::{ConnectionExt, CreateWindowAux, InputFocus, WindowClass};
@@ -1165,11 +1179,84 @@ impl FocusThief {
                 .unwrap();
             let focus = conn.get_input_focus().unwrap().reply().unwrap().focus;
             if focus == window {
-                return Self { _connection: conn };
+                return Self {
+                    _connection: conn,
+                    window,
+                };
             }
             assert!(start.elapsed() < WAIT, "the focus thief never got the focus");
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+/// A real notification server (dunst) on the test's D-Bus session and X display: the app's notices
+/// are shown to it, and clicked through it (`dunstctl action`) as a user clicks them.
+struct NotificationServer {
+    daemon: std::process::Child,
+    _config: tempfile::TempDir,
+}
+
+impl NotificationServer {
+    fn start() -> Self {
+        let config = tempfile::tempdir().unwrap();
+        let file = config.path().join("dunstrc");
+        // Notices stay on screen until clicked or closed, so the test finds them there.
+        let never = "    timeout = 0\n";
+        std::fs::write(
+            &file,
+            format!("[urgency_low]\n{never}[urgency_normal]\n{never}[urgency_critical]\n{never}"),
+        )
+        .unwrap();
+        let daemon = Command::new("dunst")
+            .arg("-config")
+            .arg(&file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dunst, the notification server (Debian package dunst; scripts/test.sh installs it)");
+        let server = Self {
+            daemon,
+            _config: config,
+        };
+        let start = Instant::now();
+        while server.dunstctl(&["is-paused"]).is_none() {
+            assert!(start.elapsed() < WAIT, "dunst never answered on the session bus");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+
+    /// Runs `dunstctl ARGS`: its output, or None when it failed (dunst not on the bus yet).
+    fn dunstctl(&self, args: &[&str]) -> Option<String> {
+        let out = Command::new("dunstctl").args(args).output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// How many notices are on screen.
+    fn displayed(&self) -> usize {
+        self.dunstctl(&["count", "displayed"])
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Closes every notice on screen.
+    fn close_all(&self) {
+        self.dunstctl(&["close-all"]).expect("dunstctl close-all");
+    }
+
+    /// Clicks the notice on top, as a user does (its default action).
+    fn click_top(&self) {
+        self.dunstctl(&["action", "0"]).expect("dunstctl action");
+    }
+}
+
+impl Drop for NotificationServer {
+    fn drop(&mut self) {
+        let _ = self.daemon.kill();
+        let _ = self.daemon.wait();
     }
 }
 
@@ -1229,6 +1316,8 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     let mcp_service = format!("nerve-e2e-mcp-{}", std::process::id());
     let data = tempfile::tempdir().unwrap();
     let attention = data.path().join("attention.jsonl");
+    // Before the app: it sends its notices to whichever server owns the bus name then.
+    let notices = NotificationServer::start();
     let server = MockServer::start(settings_scenario()).await.unwrap();
     let port = free_port();
     let browser = test_mcp_server();
@@ -1448,11 +1537,13 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     click(&client, "[data-testid='allow-once']").await;
     // The turn ends while the user is in another window: a system notification names the session
     // and the outcome, its row says "done" until the session is opened, and a screen reader hears it.
-    // Every turn's end is logged: only those after this point count.
+    // Every turn's end is logged: only those after this point count. The notices of earlier
+    // requests go first, so the one on screen is this turn's.
     let logged_before = std::fs::read_to_string(&attention)
         .unwrap_or_default()
         .lines()
         .count();
+    notices.close_all();
     let thief = FocusThief::take();
     let ended: Value = wait_for(
         Some(&client),
@@ -1474,30 +1565,60 @@ async fn settings_images_and_attention_in_the_desktop_app() {
         (&json!(false), &json!(true)),
         "{ended}"
     );
-    let notification = ended["notification"].as_str().unwrap_or_default();
-    assert!(
-        notification == "requested" || notification.starts_with("failed: "),
+    assert_eq!(
+        (&ended["notification"], &ended["title"], &ended["body"]),
+        (
+            &json!("requested"),
+            &json!("Nerve: Once more, make the file."),
+            &json!("Done.")
+        ),
         "{ended}"
     );
+    wait_for(None, "the notice on the notification server's screen", || {
+        let shown = notices.displayed();
+        async move { (shown == 1).then_some(()) }
+    })
+    .await;
     wait_for_text(&client, "[data-testid='assistant-text']", "Made it again.").await;
     let marker = "[data-testid='sidebar-session'][aria-current='true'] [data-testid='session-marker']";
     wait_for_text(&client, marker, "done").await;
     wait_for_text(&client, "[data-testid='live-announcer']", "done").await;
-    drop(thief);
-    click(
-        &client,
-        "[data-testid='sidebar-session'][aria-current='true'] [data-testid='sidebar-session-title']",
-    )
+    // Meanwhile Settings cover the session. A click on the notice brings the window to the front
+    // with the session shown and its marker gone.
+    open_settings(&client).await;
+    notices.click_top();
+    let clicked: Value = wait_for(Some(&client), "the click on the notice to be handled", || {
+        let text = std::fs::read_to_string(&attention).unwrap_or_default();
+        async move {
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find(|r| r.get("clicked").is_some())
+        }
+    })
+    .await;
+    assert_eq!(
+        clicked,
+        json!({"clicked": ended["session_id"], "focus": "requested", "window_told": true})
+    );
+    wait_for(Some(&client), "the window to take the focus", || {
+        let lost = thief.lost_focus();
+        async move { lost.then_some(()) }
+    })
     .await;
     wait_for(
         Some(&client),
-        "the marker to go once the session is opened",
+        "Settings to close, showing the session without its marker",
         || {
             let c = client.clone();
-            async move { c.find(Locator::Css(marker)).await.is_err().then_some(()) }
+            async move {
+                let settings = c.find(Locator::Css("[data-testid='rules-list']")).await;
+                let marker = c.find(Locator::Css(marker)).await;
+                (settings.is_err() && marker.is_err()).then_some(())
+            }
         },
     )
     .await;
+    drop(thief);
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();
 }

@@ -4,12 +4,129 @@
 //! `NERVE_ATTENTION_LOG=FILE`, each is appended to FILE as a JSON line (whether the window was
 //! focused, what was asked of the window manager and the notification service): the end-to-end
 //! test reads it, since a headless X server shows nothing.
+//!
+//! A click on a notice focuses the window and shows the notice's session: each notice carries its
+//! session's id, and the window hears of the click through the channel it gave `watch_attention`.
+
+use std::sync::{Mutex, PoisonError};
 
 use nerve_protocol::TurnEnd;
+use serde::Serialize;
+use tauri::ipc::Channel;
 use tauri::{Manager, State};
+use tauri_plugin_notification::{Action, ActionPerformed, ActionType, NotificationExt};
+use ts_rs::TS;
 
 use crate::commands::{Shell, blocking};
 use crate::error::ShellError;
+
+/// The action type of every notice: its one action, `default`, is what notification servers run
+/// on a click on the notice itself (rather than showing a button).
+const SHOW_SESSION: &str = "nerve-show-session";
+
+/// The notice's extra field naming its session.
+const SESSION_ID: &str = "session_id";
+
+/// What the shell tells the window about the user's answers to its notices.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AttentionEvent {
+    /// The user clicked a notice about this session: the window (focused now) shows it.
+    ShowSession {
+        /// The session the notice was about.
+        session_id: String,
+    },
+}
+
+/// Where clicks on notices go: the window's channel, once it gave one.
+#[derive(Default)]
+pub struct AttentionWatch(Mutex<Option<Channel<AttentionEvent>>>);
+
+/// The window's channel for clicks on notices (a reloaded page gives a new one).
+#[tauri::command]
+pub fn watch_attention(
+    watch: State<'_, AttentionWatch>,
+    on_event: Channel<AttentionEvent>,
+) -> Result<(), ShellError> {
+    *watch.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(on_event);
+    Ok(())
+}
+
+/// Makes a click on a notice focus the window and show the notice's session. Called once, at
+/// start: the notification plugin reports actions only on notices shown after a handler exists.
+pub fn show_sessions_on_clicks(handle: &tauri::AppHandle) {
+    let notices = handle.notification();
+    let types = vec![
+        ActionType::builder(SHOW_SESSION)
+            .actions(vec![Action::builder("default", "Show").build()])
+            .build(),
+    ];
+    if let Err(e) = notices.register_action_types(types) {
+        tracing::warn!("notices will not open their session: {e}");
+        return;
+    }
+    let app = handle.clone();
+    let registered = notices.on_action(move |performed: &ActionPerformed| {
+        let Some(session_id) = clicked_session(performed) else {
+            return;
+        };
+        let focus = app
+            .get_webview_window("main")
+            .map(|window| {
+                // Each may fail where the window manager declines; the session shows either way.
+                let _ = window.unminimize();
+                let _ = window.show();
+                window.set_focus()
+            })
+            .unwrap_or(Ok(()));
+        let sent = app
+            .state::<AttentionWatch>()
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map(|channel| channel.send(AttentionEvent::ShowSession {
+                session_id: session_id.clone(),
+            }));
+        let record = serde_json::json!({
+            "clicked": session_id,
+            "focus": outcome(focus),
+            "window_told": matches!(sent, Some(Ok(()))),
+        });
+        log_attention(&record);
+    });
+    if let Err(e) = registered {
+        tracing::warn!("notices will not open their session: {e}");
+    }
+}
+
+/// The session of a clicked notice: a click on the notice itself (`tap`, which the plugin reports
+/// for the `default` action) or on its Show action, of a notice that names a session.
+fn clicked_session(performed: &ActionPerformed) -> Option<String> {
+    if !matches!(performed.action_id(), "tap" | "default") {
+        return None;
+    }
+    performed
+        .notification()?
+        .extra()
+        .get(SESSION_ID)?
+        .as_str()
+        .map(str::to_string)
+}
+
+/// A system notification about a session, which a click opens. What the service said is returned
+/// for the attention log.
+fn notify_about(app: &tauri::AppHandle, session_id: &str, title: &str, body: &str) -> serde_json::Value {
+    let shown = app
+        .notification()
+        .builder()
+        .title(title)
+        .body(body)
+        .action_type_id(SHOW_SESSION)
+        .extra(SESSION_ID, session_id)
+        .show();
+    outcome(shown)
+}
 
 /// A turn ended in a session (the UI says so once its command resolved, with whether it shows that
 /// session): when the user is not looking at it and the settings want this kind of end, a system
@@ -40,18 +157,15 @@ pub async fn turn_ended(
             "turn_end": end, "session_id": session_id, "focused": focused, "shown": shown,
         });
         if !looking && wanted.wants(&end) {
-            use tauri_plugin_notification::NotificationExt;
-            let shown = app
-                .notification()
-                .builder()
-                .title(format!("Nerve: {}", short(&title)))
-                .body(turn_end_text(&end, error.as_deref()))
-                .show();
-            record["notification"] = outcome(shown);
+            let (title, body) = (
+                format!("Nerve: {}", short(&title)),
+                turn_end_text(&end, error.as_deref()),
+            );
+            record["notification"] = notify_about(&app, &session_id, &title, &body);
+            record["title"] = title.into();
+            record["body"] = body.into();
         }
-        if let Some(path) = std::env::var_os("NERVE_ATTENTION_LOG") {
-            append_line(std::path::Path::new(&path), &record.to_string());
-        }
+        log_attention(&record);
         Ok(looking)
     })
     .await
@@ -87,15 +201,13 @@ fn short(text: &str) -> String {
 /// (whether the window was focused, what was asked of the window manager and the notification
 /// service): the end-to-end test reads it, since a headless X server shows nothing.
 pub fn alert_on_requests(handle: tauri::AppHandle) {
-    use tauri_plugin_notification::NotificationExt;
     let shell = handle.state::<Shell>();
     let app = handle.clone();
-    let log = std::env::var_os("NERVE_ATTENTION_LOG").map(std::path::PathBuf::from);
     shell
         .sessions
-        .alert_on_requests(std::sync::Arc::new(move |summary: &str| {
+        .alert_on_requests(std::sync::Arc::new(move |session_id: &str, summary: &str| {
             // Off the engine's thread: a slow notification service must not hold up the call.
-            let (app, summary, log) = (app.clone(), summary.to_string(), log.clone());
+            let (app, session_id, summary) = (app.clone(), session_id.to_string(), summary.to_string());
             tauri::async_runtime::spawn_blocking(move || {
                 let Some(window) = app.get_webview_window("main") else {
                     return;
@@ -105,18 +217,11 @@ pub fn alert_on_requests(handle: tauri::AppHandle) {
                 if !focused {
                     let urgent = window.request_user_attention(Some(tauri::UserAttentionType::Critical));
                     // Without a notification service (a bare X session) the window's urgency still shows.
-                    let shown = app
-                        .notification()
-                        .builder()
-                        .title("Nerve needs your approval")
-                        .body(&summary)
-                        .show();
                     record["urgent"] = outcome(urgent);
-                    record["notification"] = outcome(shown);
+                    record["notification"] =
+                        notify_about(&app, &session_id, "Nerve needs your approval", &summary);
                 }
-                if let Some(path) = log {
-                    append_line(&path, &record.to_string());
-                }
+                log_attention(&record);
             });
         }));
 }
@@ -125,6 +230,13 @@ fn outcome<E: std::fmt::Display>(result: Result<(), E>) -> serde_json::Value {
     match result {
         Ok(()) => serde_json::json!("requested"),
         Err(e) => serde_json::json!(format!("failed: {e}")),
+    }
+}
+
+/// Appends `record` to the attention log, when `NERVE_ATTENTION_LOG` names one.
+fn log_attention(record: &serde_json::Value) {
+    if let Some(path) = std::env::var_os("NERVE_ATTENTION_LOG") {
+        append_line(std::path::Path::new(&path), &record.to_string());
     }
 }
 

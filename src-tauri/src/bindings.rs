@@ -29,6 +29,8 @@ mod tests {
         PermissionMode::export_all(&cfg).unwrap();
         AppSettings::export_all(&cfg).unwrap();
         crate::terminal::TerminalEvent::export_all(&cfg).unwrap();
+        crate::attention::AttentionEvent::export_all(&cfg).unwrap();
+        nerve_protocol::prompt::ModelChoice::export_all(&cfg).unwrap();
         nerve_protocol::tasks::TaskView::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::SessionSearchHit::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::SubagentTranscript::export_all(&cfg).unwrap();

@@ -422,14 +422,29 @@ fn web_link(text: &str) -> Result<tauri::Url, ShellError> {
     }
 }
 
-/// Uses another main model for the session (`/model`).
+/// Uses another main model for the session (the model picker, `/model`): from the next request,
+/// or from the next prompt while a turn runs.
 #[tauri::command]
-pub fn set_model(shell: State<'_, Shell>, session_id: String, model: String) -> Result<String, ShellError> {
+pub fn set_model(
+    shell: State<'_, Shell>,
+    session_id: String,
+    model: String,
+) -> Result<nerve_protocol::prompt::ModelChoice, ShellError> {
     shell
         .sessions
         .get(&session_id)?
         .set_model(&model)
         .map_err(to_shell)
+}
+
+/// Sets how hard the session's model thinks (the effort control, `/effort`): from the next prompt.
+#[tauri::command]
+pub fn set_effort(
+    shell: State<'_, Shell>,
+    session_id: String,
+    effort: nerve_protocol::prompt::Effort,
+) -> Result<nerve_protocol::prompt::ModelChoice, ShellError> {
+    Ok(shell.sessions.get(&session_id)?.set_effort(effort))
 }
 
 /// Reads part of a persisted tool output of the session's project (off the main thread).

@@ -22,6 +22,8 @@ pub struct AppSettings {
     pub model: Option<String>,
     /// The fast model for side jobs; unset means the default.
     pub fast_model: Option<String>,
+    /// How hard new sessions' model thinks; unset means off.
+    pub effort: Option<nerve_protocol::prompt::Effort>,
     /// The mode new sessions start in when the project's settings name none.
     pub default_mode: Option<PermissionMode>,
     /// Most tool calls running at once; unset means the engine's default.

@@ -48,10 +48,12 @@ fn main() {
         // Used from Rust only (`open_link`): the UI gets no opener permission.
         .plugin(tauri_plugin_opener::init())
         .manage(shell)
+        .manage(attention::AttentionWatch::default())
         .setup(|app| {
             quit_on_signals(app.handle().clone());
             main_window(app)?;
             attention::alert_on_requests(app.handle().clone());
+            attention::show_sessions_on_clicks(app.handle());
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -81,6 +83,7 @@ fn main() {
             commands::find_files,
             commands::compact_session,
             commands::set_model,
+            commands::set_effort,
             commands::export_session,
             commands::open_link,
             settings_commands::get_project_settings,
@@ -123,6 +126,7 @@ fn main() {
             worktree_commands::undo_hunk,
             worktree_commands::review_prompt,
             attention::turn_ended,
+            attention::watch_attention,
             tasks_commands::list_tasks,
             tasks_commands::stop_task,
             tasks_commands::tail_task,

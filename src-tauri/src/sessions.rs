@@ -51,8 +51,9 @@ pub struct Sessions {
     on_request: Mutex<Option<RequestAlert>>,
 }
 
-/// What the shell does when a permission request arrives, given its one-line summary.
-pub type RequestAlert = Arc<dyn Fn(&str) + Send + Sync>;
+/// What the shell does when a permission request arrives, given its session's id and the
+/// request's one-line summary.
+pub type RequestAlert = Arc<dyn Fn(&str, &str) + Send + Sync>;
 
 impl Sessions {
     /// Sets what happens when any session's permission request arrives.
@@ -78,9 +79,10 @@ impl Sessions {
     ) -> Result<TurnSummary, ShellError> {
         let session = self.get(id)?;
         let alert = lock(&self.on_request).clone();
+        let session_id = id.to_string();
         let events = EventSink::new(move |event| {
             if let (Event::PermissionRequested { request }, Some(alert)) = (&event, &alert) {
-                alert(&request.summary);
+                alert(&session_id, &request.summary);
             }
             // A closed window drops its events; the engine goes on and the transcript keeps
             // everything.
@@ -133,6 +135,7 @@ impl Sessions {
                     custom_headers: settings.custom_headers,
                 };
                 options.model = settings.model;
+                options.effort = settings.effort;
                 options.fast_model = settings.fast_model;
             }
         }

@@ -145,6 +145,7 @@ fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
         base_url,
         model: clean(settings.model),
         fast_model: clean(settings.fast_model),
+        effort: settings.effort,
         default_mode: settings.default_mode,
         max_concurrency: settings.max_concurrency,
         max_model_calls: settings.max_model_calls,

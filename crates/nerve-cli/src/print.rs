@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use nerve::Session;
 use nerve::project::{Project, ProjectOptions};
-use nerve::session::{Asker, EventSink, Message, ModelServer, Role, SessionOptions};
+use nerve::session::{Asker, Effort, EventSink, Message, ModelServer, Role, SessionOptions};
 use nerve::settings::SettingsFile;
 use nerve_protocol::{Event, PermissionMode, RuleBehavior, RuleSource, TurnEnd};
 use serde_json::{Value, json};
@@ -52,6 +52,10 @@ pub struct PrintArgs {
     /// The model id (default claude-opus-4-8, or NERVE_MODEL).
     #[arg(long)]
     pub model: Option<String>,
+    /// How hard the model thinks before it answers: off (the default), low, medium or high (an
+    /// extended-thinking budget of 4,000, 10,000 or 24,000 tokens).
+    #[arg(long, value_parser = parse_effort)]
+    pub effort: Option<Effort>,
     /// The fast model for side jobs and the auto-mode classifier (default claude-haiku-4-5, or
     /// NERVE_FAST_MODEL).
     #[arg(long = "fast-model")]
@@ -191,6 +195,7 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
     options.resume = args.resume.clone();
     options.session_id = Some(session_id);
     options.model = args.model.clone();
+    options.effort = args.effort;
     options.fast_model = args.fast_model.clone();
     options.server = ModelServer::Configured {
         base_url: args.base_url.clone(),
@@ -210,6 +215,16 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
         });
     }
     let session = Arc::new(Session::start(project, options).await?);
+    // A resumed session goes on with the model and effort last chosen in it; those given here
+    // are a new choice.
+    if args.resume.is_some() {
+        if let Some(model) = &args.model {
+            session.set_model(model)?;
+        }
+        if let Some(effort) = args.effort {
+            session.set_effort(effort);
+        }
+    }
     if let Some(w) = session.worktree() {
         eprintln!(
             "note: working in the worktree {} on branch {} (land it with `nerve worktree apply {}`)",
@@ -322,4 +337,12 @@ async fn turn(
         OutputFormat::Json | OutputFormat::StreamJson => printer.print(&result),
     }
     Ok(if is_error { 1 } else { 0 })
+}
+
+/// `--effort`'s value: a level by name.
+fn parse_effort(name: &str) -> Result<Effort, String> {
+    Effort::named(name).ok_or_else(|| {
+        let levels: Vec<&str> = Effort::ALL.iter().map(|e| e.name()).collect();
+        format!("`{name}` is not an effort level: use one of {}", levels.join(", "))
+    })
 }

@@ -67,6 +67,12 @@ pub fn check(expect: &Expect, body: &Value) -> Result<(), String> {
             return Err(format!("expected model {model:?}, the request uses {actual:?}"));
         }
     }
+    if let Some(thinking) = &expect.thinking {
+        let actual = body.get("thinking").unwrap_or(&Value::Null);
+        if actual != thinking {
+            return Err(format!("expected thinking {thinking}, the request has {actual}"));
+        }
+    }
     if let Some(needle) = &expect.last_user_text_contains {
         let text = last_user_message(body)?.map(text_of_content).unwrap_or_default();
         if !text.contains(needle.as_str()) {
@@ -207,6 +213,7 @@ mod tests {
             tool_count: Some(1),
             message_count: Some(3),
             model: Some("m".into()),
+            thinking: Some(serde_json::Value::Null),
             last_user_text_contains: Some("then".into()),
             tool_result: Some(ToolResultExpect {
                 tool_use_id: "toolu_1".into(),
@@ -230,6 +237,13 @@ mod tests {
                     ..Expect::default()
                 },
                 "expected 2 tools, the request has 1",
+            ),
+            (
+                Expect {
+                    thinking: Some(json!({"type": "enabled", "budget_tokens": 4000})),
+                    ..Expect::default()
+                },
+                "expected thinking {\"type\":\"enabled\",\"budget_tokens\":4000}, the request has null",
             ),
             (
                 Expect {

@@ -366,6 +366,9 @@ pub struct Expect {
     /// The request's model.
     #[serde(default)]
     pub model: Option<String>,
+    /// The request's `thinking` exactly (`null`: the request has none).
+    #[serde(default, deserialize_with = "present")]
+    pub thinking: Option<Value>,
     /// The last message is a user message whose text contains this.
     #[serde(default)]
     pub last_user_text_contains: Option<String>,
@@ -400,6 +403,11 @@ pub struct ToolResultExpect {
     /// Expected `is_error` (absent in the request counts as false).
     #[serde(default)]
     pub is_error: Option<bool>,
+}
+
+/// A field that is there, even as `null` (`Some(Value::Null)`), as opposed to absent (`None`).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 #[cfg(test)]

@@ -88,6 +88,7 @@ pub fn validate_body(body: &Value) -> Result<(), Rejection> {
             ));
         }
     }
+    validate_thinking(object)?;
     validate_system(object.get("system"))?;
     validate_tools(object.get("tools"))?;
     let breakpoints = count_cache_breakpoints(body);
@@ -100,6 +101,45 @@ pub fn validate_body(body: &Value) -> Result<(), Rejection> {
         None => Err(invalid("messages: Field required")),
         Some(Value::Array(messages)) => validate_messages(messages),
         Some(_) => Err(invalid("messages: Input should be a valid list")),
+    }
+}
+
+/// `thinking` as the API checks it: `enabled` with a budget of at least 1,024 tokens below
+/// `max_tokens`, `disabled`, or `adaptive`; and with thinking on, no temperature but 1.
+fn validate_thinking(object: &serde_json::Map<String, Value>) -> Result<(), Rejection> {
+    let Some(thinking) = object.get("thinking") else {
+        return Ok(());
+    };
+    match thinking.get("type").and_then(Value::as_str) {
+        Some("disabled") => return Ok(()),
+        Some("adaptive") => {}
+        Some("enabled") => {
+            let Some(budget) = thinking.get("budget_tokens").and_then(Value::as_u64) else {
+                return Err(invalid("thinking.enabled.budget_tokens: Field required"));
+            };
+            if budget < 1024 {
+                return Err(invalid(
+                    "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
+                ));
+            }
+            let max_tokens = object.get("max_tokens").and_then(Value::as_u64).unwrap_or(0);
+            if budget >= max_tokens {
+                return Err(invalid(format!(
+                    "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size (max_tokens {max_tokens}, budget_tokens {budget})"
+                )));
+            }
+        }
+        _ => {
+            return Err(invalid(
+                "thinking: Input tag does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'",
+            ));
+        }
+    }
+    match object.get("temperature").and_then(Value::as_f64) {
+        Some(t) if (t - 1.0).abs() > f64::EPSILON => Err(invalid(
+            "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility",
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -536,6 +576,33 @@ mod tests {
         assert!(
             message_of(validate_body(&image("image/bmp", "Qk0="))).contains("Input should be 'image/jpeg'")
         );
+    }
+
+    #[test]
+    fn thinking_needs_a_budget_of_at_least_1024_below_max_tokens_and_no_other_temperature() {
+        let with = |max_tokens: u64, thinking: Value, extra: Value| {
+            let mut b = json!({"model": "m", "max_tokens": max_tokens, "thinking": thinking,
+                "messages": [{"role": "user", "content": "hi"}]});
+            if let (Some(b), Some(extra)) = (b.as_object_mut(), extra.as_object()) {
+                b.extend(extra.clone());
+            }
+            validate_body(&b)
+        };
+        let enabled = |budget: u64| json!({"type": "enabled", "budget_tokens": budget});
+        assert_eq!(with(32_000, enabled(24_000), json!({})), Ok(()));
+        assert_eq!(with(16_000, json!({"type": "disabled"}), json!({"temperature": 0.2})), Ok(()));
+        assert_eq!(with(16_000, json!({"type": "adaptive"}), json!({})), Ok(()));
+        assert_eq!(
+            message_of(with(16_000, enabled(512), json!({}))),
+            "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+        );
+        assert!(
+            message_of(with(16_000, enabled(24_000), json!({})))
+                .starts_with("`max_tokens` must be greater than `thinking.budget_tokens`")
+        );
+        assert!(message_of(with(32_000, enabled(4_000), json!({"temperature": 0.5}))).starts_with("`temperature` may only be set to 1"));
+        assert_eq!(with(32_000, enabled(4_000), json!({"temperature": 1.0})), Ok(()));
+        assert!(message_of(with(32_000, json!({"type": "lots"}), json!({}))).starts_with("thinking: Input tag"));
     }
 
     #[test]

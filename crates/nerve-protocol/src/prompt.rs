@@ -44,8 +44,8 @@ pub struct FileMatch {
     pub indices: Vec<u32>,
 }
 
-/// One model a server offers.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// One model a server offers, with what is known of it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ModelListing {
     /// The name requests use.
@@ -53,6 +53,101 @@ pub struct ModelListing {
     /// A name for people, when the server gives one.
     #[serde(default)]
     pub display_name: Option<String>,
+    /// Its context window in tokens, where known (Anthropic's models).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub context_window: Option<u64>,
+    /// Its price, where known.
+    #[serde(default)]
+    pub price: Option<ModelPriceView>,
+    /// Whether it can think before answering (the effort control applies), where known: `None`
+    /// for a model Nerve knows nothing of (a local server's), which may or may not.
+    #[serde(default)]
+    pub thinking: Option<bool>,
+}
+
+/// A model's price in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ModelPriceView {
+    /// Uncached input.
+    pub input_per_mtok: f64,
+    /// Output.
+    pub output_per_mtok: f64,
+}
+
+/// How hard the model thinks before it answers: the request's extended-thinking budget. Off sends
+/// no thinking at all (the API's default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Effort {
+    /// No extended thinking.
+    #[default]
+    Off,
+    /// A short think (4,000 tokens, Claude Code's "think").
+    Low,
+    /// A longer one (10,000 tokens, "think hard").
+    Medium,
+    /// The most (24,000 tokens, within every thinking model's 32,000-token output).
+    High,
+}
+
+impl Effort {
+    /// Every level, from none to the most.
+    pub const ALL: [Effort; 4] = [Effort::Off, Effort::Low, Effort::Medium, Effort::High];
+
+    /// The level's name, as settings, the command line and the transcript spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Effort::Off => "off",
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+        }
+    }
+
+    /// The level named `name` (case-insensitive).
+    pub fn named(name: &str) -> Option<Effort> {
+        Effort::ALL
+            .into_iter()
+            .find(|e| e.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// Tokens the model may spend thinking, or `None` for no thinking.
+    pub fn budget_tokens(self) -> Option<u32> {
+        match self {
+            Effort::Off => None,
+            Effort::Low => Some(4_000),
+            Effort::Medium => Some(10_000),
+            Effort::High => Some(24_000),
+        }
+    }
+
+    /// The least `max_tokens` a request at this level sends: the budget plus room for the answer
+    /// (the API wants the budget below `max_tokens`, and thinking counts toward it).
+    pub fn min_max_tokens(self) -> u32 {
+        match self {
+            Effort::Off => 0,
+            Effort::Low => 16_000,
+            Effort::Medium => 20_000,
+            Effort::High => 32_000,
+        }
+    }
+}
+
+/// The model and effort a session's requests use, as a front-end set them: applied at once
+/// between turns; while a turn runs, at its next prompt (one tool-use loop keeps one thinking
+/// configuration, as the API requires).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ModelChoice {
+    /// The model.
+    pub model: String,
+    /// The effort.
+    pub effort: Effort,
+    /// Whether it waits for the next prompt (a turn was running).
+    pub at_next_prompt: bool,
 }
 
 /// An image as a front-end sends it.

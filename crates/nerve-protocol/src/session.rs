@@ -22,6 +22,8 @@ pub struct SessionState {
     pub mode: PermissionMode,
     /// The main model.
     pub model: String,
+    /// How hard it thinks before answering.
+    pub effort: crate::prompt::Effort,
     /// The tools the model gets.
     pub tools: Vec<String>,
     /// The conversation so far, for a resumed session.

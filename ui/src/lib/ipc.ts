@@ -1,6 +1,7 @@
 // Typed wrappers around the Tauri commands of the IPC contract. Components call these instead of
 // `invoke` directly so command names and argument keys (camelCase) live in one place.
 import { invoke, Channel } from "@tauri-apps/api/core";
+import type { AttentionEvent } from "../bindings/AttentionEvent";
 import type { AppState } from "../bindings/AppState";
 import type { AppSettings } from "../bindings/AppSettings";
 import type { ProjectInfo } from "../bindings/ProjectInfo";
@@ -333,6 +334,14 @@ export const gitRevertFile = (sessionId: string, path: string, renamedFrom: stri
  */
 export const turnEnded = (sessionId: string, title: string, end: TurnEnd, error: string | null, shown: boolean) =>
   invoke<boolean>("turn_ended", { sessionId, title, end, error, shown });
+
+/** Hears of clicks on the shell's notices (the window is focused by then): `show_session` asks for
+ *  the notice's session. A later call replaces the earlier channel. */
+export function watchAttention(onEvent: (e: AttentionEvent) => void) {
+  const channel = new Channel<AttentionEvent>();
+  channel.onmessage = onEvent;
+  return invoke<void>("watch_attention", { onEvent: channel });
+}
 
 /** Removes the project's worktrees whose session or folder is gone; what was removed and kept. */
 export const cleanWorktrees = (projectPath: string) => invoke<CleanReport>("clean_worktrees", { projectPath });

@@ -8,6 +8,8 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/sve
 import userEvent from "@testing-library/user-event";
 import App from "../App.svelte";
 import SettingsPanel from "../lib/components/SettingsPanel.svelte";
+import type { Channel } from "@tauri-apps/api/core";
+import type { AttentionEvent } from "../bindings/AttentionEvent";
 import type { TranscriptSummary } from "../bindings/TranscriptSummary";
 import type { TurnEnd } from "../bindings/TurnEnd";
 import { announce, announcer } from "../lib/announcer.svelte";
@@ -322,6 +324,37 @@ describe("The sidebar's marker and the live region", () => {
     expect(live.called("turn_ended")).toEqual([{ sessionId: "new-1", title: "one", end: "end_turn", error: null, shown: false }]);
     await user.click(screen.getByTestId("settings-close"));
     expect(currentMarker()).toBeNull();
+  });
+
+  it("shows the session of a clicked notice in front of Settings, its marker gone; a notice of a closed session changes nothing", async () => {
+    let clicks: Channel<AttentionEvent> | null = null;
+    const { live, user } = app({
+      turn_ended: () => false,
+      watch_attention: ({ onEvent }) => {
+        clicks = onEvent as Channel<AttentionEvent>;
+        return null;
+      },
+    });
+    await user.click(await screen.findByTestId("sidebar-new-session"));
+    await waitFor(() => expect(row("new-1")).toBeTruthy());
+    await user.type(shownPrompt(), "one{Enter}");
+    await waitFor(() => expect(live.turns).toHaveLength(1));
+    await user.click(screen.getByTestId("sidebar-new-session"));
+    await waitFor(() => expect(row("new-2").getAttribute("aria-current")).toBe("true"));
+    turnOf(live, "new-1").finish();
+    await waitFor(() => expect(marker("new-1")?.textContent).toBe("done"));
+    await user.click(screen.getByTestId("open-settings"));
+    expect(screen.getByTestId("settings-close")).toBeTruthy();
+    expect(live.called("watch_attention")).toHaveLength(1);
+
+    clicks!.onmessage({ type: "show_session", session_id: "gone" });
+    await settle();
+    expect(screen.getByTestId("settings-close")).toBeTruthy();
+
+    clicks!.onmessage({ type: "show_session", session_id: "new-1" });
+    await waitFor(() => expect(row("new-1").getAttribute("aria-current")).toBe("true"));
+    expect(screen.queryByTestId("settings-close")).toBeNull();
+    expect(marker("new-1")).toBeNull();
   });
 
   it("says running while a queued prompt's turn runs, then how the last turn ended", async () => {

@@ -43,6 +43,8 @@ pub struct LaunchOptions {
     pub base_url: Option<String>,
     /// Most model calls per turn (`None`: the default).
     pub max_turns: Option<u32>,
+    /// How hard the model thinks (a resumed session goes on with the effort last chosen in it).
+    pub effort: nerve_protocol::prompt::Effort,
     /// Most tool calls running at once (`None`: `NERVE_MAX_TOOL_USE_CONCURRENCY` or the default).
     pub max_concurrency: Option<usize>,
     /// Who answers permission requests; `None` means nobody can be asked (headless).
@@ -108,6 +110,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         extra_headers,
         base_url,
         max_turns,
+        effort,
         max_concurrency,
         prompter,
         events,
@@ -155,6 +158,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         intent.clone(),
     )?);
     let mut config = AgentConfig::new(&model);
+    config.effort = effort;
     if let Some(n) = max_turns {
         config.max_turns = n;
     }

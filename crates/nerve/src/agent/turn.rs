@@ -20,6 +20,7 @@ use crate::model::error::{ModelError, StreamError};
 use crate::model::sse::{BlockDelta, StreamEvent};
 use crate::model::types::{ContentBlock, Message, Role, StopReason, ThinkingConfig, ToolUseBlock, Usage};
 use crate::model::usage::UsageTotals;
+use nerve_protocol::prompt::Effort;
 use crate::permissions::classifier::RecentIntent;
 use crate::pipeline::{CallOutcome, MAX_TOOL_INPUT_BYTES, ToolCall};
 use crate::project::SessionRuntime;
@@ -39,8 +40,11 @@ pub struct AgentConfig {
     pub max_tokens: u32,
     /// Most model calls in one turn.
     pub max_turns: u32,
-    /// Extended thinking.
+    /// Extended thinking when the effort is off (a caller's own configuration; none by default).
     pub thinking: Option<ThinkingConfig>,
+    /// How hard the model thinks: when not off, the requests carry its thinking budget (and at
+    /// least its `max_tokens`), replacing `thinking`.
+    pub effort: Effort,
     /// Executor settings.
     pub executor: ExecutorOptions,
     /// How often a stream that died before any tool started is re-requested.
@@ -62,6 +66,7 @@ impl AgentConfig {
             max_tokens: 16_000,
             max_turns: 100,
             thinking: None,
+            effort: Effort::Off,
             executor: ExecutorOptions::default(),
             stream_retries: 2,
             context_window: 200_000,
@@ -203,6 +208,15 @@ impl Agent {
         transcript_path: &std::path::Path,
     ) -> Result<(Self, Vec<String>), crate::transcripts::TranscriptError> {
         let (entries, warnings) = read_transcript(transcript_path)?;
+        let mut config = config;
+        // The session goes on with the model and effort the user last chose in it.
+        if let Some((model, effort)) = entries.iter().rev().find_map(|e| match e {
+            TranscriptEntry::ModelChoice { model, effort, .. } => Some((model.clone(), *effort)),
+            _ => None,
+        }) {
+            config.model = model;
+            config.effort = effort;
+        }
         let next_turn = crate::transcripts::next_turn(&entries);
         let (totals, context_tokens) = usage_of(&entries);
         let live = crate::transcripts::live_entries(entries);
@@ -308,9 +322,43 @@ impl Agent {
     }
 
     /// Uses `model` for the session's next requests (a front-end's `/model`). The model's price,
-    /// if known, applies to the cost from then on.
+    /// if known, applies to the cost from then on. The choice is recorded in the transcript.
     pub fn set_model(&mut self, model: &str) {
         self.config.model = model.trim().to_string();
+        self.record_choice();
+    }
+
+    /// How hard the model thinks.
+    pub fn effort(&self) -> Effort {
+        self.config.effort
+    }
+
+    /// Thinks this hard from the next request on (call it between turns: one tool-use loop keeps
+    /// one thinking configuration). The choice is recorded in the transcript.
+    pub fn set_effort(&mut self, effort: Effort) {
+        self.config.effort = effort;
+        self.record_choice();
+    }
+
+    fn record_choice(&mut self) {
+        let entry = TranscriptEntry::ModelChoice {
+            model: self.config.model.clone(),
+            effort: self.config.effort,
+            time_ms: crate::transcripts::transcript_now_ms(),
+        };
+        self.record(&entry);
+    }
+
+    /// The output limit and thinking configuration of the next request: the effort's budget when
+    /// one is set (with room for the answer), else the configured ones.
+    fn output_budget(&self) -> (u32, Option<ThinkingConfig>) {
+        match self.config.effort.budget_tokens() {
+            Some(budget_tokens) => (
+                self.config.max_tokens.max(self.config.effort.min_max_tokens()),
+                Some(ThinkingConfig::Enabled { budget_tokens }),
+            ),
+            None => (self.config.max_tokens, self.config.thinking),
+        }
     }
 
     /// The permission mode the next call starts in.
@@ -697,13 +745,14 @@ impl Agent {
     /// One model call and the tools it asked for.
     async fn model_step(&mut self, cancel: &CancellationToken) -> Step {
         let specs = self.runtime.pipeline.pool().specs();
+        let (max_tokens, thinking) = self.output_budget();
         let head = build_request(
             &self.config.model,
-            self.config.max_tokens,
+            max_tokens,
             &self.system,
             &specs,
             &[],
-            self.config.thinking,
+            thinking,
         );
         let body = self.messages.body(&head);
         let exec_cancel = cancel.child_token();

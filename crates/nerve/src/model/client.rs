@@ -227,10 +227,22 @@ impl ModelClient {
         }
         #[derive(serde::Deserialize)]
         struct Listing {
-            data: Vec<ModelListing>,
+            data: Vec<Listed>,
+        }
+        /// What the server says of a model; the rest is Nerve's own knowledge, not the server's.
+        #[derive(serde::Deserialize)]
+        struct Listed {
+            id: String,
+            #[serde(default)]
+            display_name: Option<String>,
         }
         serde_json::from_str::<Listing>(&body)
-            .map(|l| l.data)
+            .map(|l| {
+                l.data
+                    .into_iter()
+                    .map(|m| crate::model::catalog::listing(m.id, m.display_name))
+                    .collect()
+            })
             .map_err(|e| ModelError::Config(format!("{url} did not answer with a model list: {e}")))
     }
 

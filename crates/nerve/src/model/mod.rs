@@ -8,6 +8,7 @@
 
 pub mod api_key;
 pub mod body;
+pub mod catalog;
 pub mod client;
 pub mod context;
 pub mod error;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use nerve_protocol::SandboxRefusal;
+pub use nerve_protocol::prompt::{Effort, ModelChoice};
 pub use nerve_protocol::session::{CompactOutcome, RewindOutcome, RewindUndoOutcome, SessionState};
 use tokio_util::sync::CancellationToken;
 
@@ -198,6 +199,8 @@ pub struct Session {
     file_index: OnceLock<Arc<FileIndex>>,
     /// What the session's state reported when it opened.
     model: String,
+    /// The model and effort of the requests, and what was chosen while a turn ran.
+    choices: Mutex<Choices>,
     tool_names: Vec<String>,
     warnings: Vec<String>,
     unapproved_mcp_servers: Vec<String>,
@@ -210,6 +213,25 @@ pub struct Session {
     board: TaskBoard,
     shells: BackgroundTasks,
     task_log: Option<PathBuf>,
+}
+
+/// The model and effort a session's requests use, and what the user chose while a turn ran.
+#[derive(Debug, Default)]
+struct Choices {
+    model: String,
+    effort: Effort,
+    next_model: Option<String>,
+    next_effort: Option<Effort>,
+}
+
+impl Choices {
+    fn view(&self) -> ModelChoice {
+        ModelChoice {
+            model: self.next_model.clone().unwrap_or_else(|| self.model.clone()),
+            effort: self.next_effort.unwrap_or(self.effort),
+            at_next_prompt: self.next_model.is_some() || self.next_effort.is_some(),
+        }
+    }
 }
 
 impl std::fmt::Debug for Session {
@@ -243,6 +265,11 @@ impl Session {
             let _ = file_index.set(FileIndex::for_project(project.dir()));
         }
         let mut agent = started.agent;
+        let choices = Choices {
+            model: agent.model().to_string(),
+            effort: agent.effort(),
+            ..Choices::default()
+        };
         if let Some((command, source)) = setup {
             agent.set_setup_command(command, source);
         }
@@ -271,6 +298,7 @@ impl Session {
             mcp: started.mcp,
             file_index,
             model: started.model,
+            choices: Mutex::new(choices),
             tool_names: started.tool_names,
             warnings,
             unapproved_mcp_servers: started.unapproved_mcp_servers,
@@ -308,6 +336,7 @@ impl Session {
             worktree: self.worktree(),
             mode: agent.permission_mode(),
             model: agent.model().to_string(),
+            effort: agent.effort(),
             tools: self.tool_names.clone(),
             history: history_of(&agent),
             past_calls: agent.past_calls(),
@@ -399,6 +428,7 @@ impl Session {
         events: EventSink,
     ) -> Result<TurnSummary, SessionError> {
         let mut agent = self.agent.try_lock().map_err(|_| SessionError::TurnRunning)?;
+        self.apply_waiting_choices(&mut agent);
         let images = prepare_prompt_images(images)?;
         self.name_worktree(prompt);
         let expanded = match self.mcp.expand_prompt(prompt).await {
@@ -516,15 +546,68 @@ impl Session {
         }
     }
 
-    /// Uses `model` for the session's next requests; refused while a turn runs.
-    pub fn set_model(&self, model: &str) -> Result<String, SessionError> {
+    /// Uses `model` for the session's requests: from the next one between turns, from the next
+    /// prompt while a turn runs. The choice is recorded in the transcript when it applies.
+    pub fn set_model(&self, model: &str) -> Result<ModelChoice, SessionError> {
         let model = model.trim();
         if model.is_empty() {
             return Err(SessionError::NoModel);
         }
-        let mut agent = self.idle_agent()?;
-        agent.set_model(model);
-        Ok(agent.model().to_string())
+        Ok(self.choose(|agent| agent.set_model(model), |c| c.next_model = Some(model.to_string())))
+    }
+
+    /// Thinks this hard from the next prompt on (at once between turns: one tool-use loop keeps
+    /// one thinking configuration, as the API requires). Recorded as [`Self::set_model`].
+    pub fn set_effort(&self, effort: Effort) -> ModelChoice {
+        self.choose(|agent| agent.set_effort(effort), |c| c.next_effort = Some(effort))
+    }
+
+    /// Applies a choice to the idle agent, or keeps it for the next prompt while a turn runs.
+    fn choose(&self, now: impl FnOnce(&mut Agent), later: impl FnOnce(&mut Choices)) -> ModelChoice {
+        match self.agent.try_lock() {
+            Ok(mut agent) => {
+                // What waited for the next prompt is replaced by what the user chose since.
+                let mut choices = lock(&self.choices);
+                let before = (agent.model().to_string(), agent.effort());
+                now(&mut agent);
+                if agent.model() != before.0 {
+                    choices.next_model = None;
+                }
+                if agent.effort() != before.1 {
+                    choices.next_effort = None;
+                }
+                choices.model = agent.model().to_string();
+                choices.effort = agent.effort();
+                choices.view()
+            }
+            Err(_) => {
+                let mut choices = lock(&self.choices);
+                later(&mut choices);
+                choices.view()
+            }
+        }
+    }
+
+    /// Applies what was chosen while the last turn ran (the next prompt is about to start).
+    fn apply_waiting_choices(&self, agent: &mut Agent) {
+        let mut choices = lock(&self.choices);
+        if let Some(model) = choices.next_model.take()
+            && model != agent.model()
+        {
+            agent.set_model(&model);
+        }
+        if let Some(effort) = choices.next_effort.take()
+            && effort != agent.effort()
+        {
+            agent.set_effort(effort);
+        }
+        choices.model = agent.model().to_string();
+        choices.effort = agent.effort();
+    }
+
+    /// The model and effort of the requests, and whether a choice waits for the next prompt.
+    pub fn model_choice(&self) -> ModelChoice {
+        lock(&self.choices).view()
     }
 
     /// The slash commands: built-ins, the user's and the project's custom commands, then the MCP

@@ -74,8 +74,11 @@ pub struct SessionOptions {
     pub resume: Option<String>,
     /// The id of a new session (`None`: a fresh UUID); a resumed session keeps its own.
     pub session_id: Option<String>,
-    /// The main model (`None`: `NERVE_MODEL`, else the default).
+    /// The main model (`None`: `NERVE_MODEL`, else the default). A resumed session goes on with
+    /// the model last chosen in it (`Session::set_model`), when one was.
     pub model: Option<String>,
+    /// How hard the model thinks (`None`: off); a resumed session, as the model.
+    pub effort: Option<nerve_protocol::prompt::Effort>,
     /// The fast model for side jobs (`None`: `NERVE_FAST_MODEL`, else the default).
     pub fast_model: Option<String>,
     /// The model server.
@@ -110,6 +113,7 @@ impl SessionOptions {
             resume: None,
             session_id: None,
             model: None,
+            effort: None,
             fast_model: None,
             server: ModelServer::Configured {
                 base_url: None,
@@ -345,6 +349,7 @@ pub(super) async fn start(
         resume,
         session_id,
         model,
+        effort,
         fast_model,
         server,
         mcp_config_files,
@@ -403,6 +408,7 @@ pub(super) async fn start(
             extra_headers: reach.extra_headers,
             base_url: reach.base_url,
             max_turns,
+            effort: effort.unwrap_or_default(),
             max_concurrency,
             prompter,
             events,

@@ -68,6 +68,7 @@ pub(crate) fn replay(entries: Vec<TranscriptEntry>) -> Replayed {
             | TranscriptEntry::RewindUndone { .. }
             | TranscriptEntry::TurnEnd { .. }
             | TranscriptEntry::Title { .. }
+            | TranscriptEntry::ModelChoice { .. }
             | TranscriptEntry::Usage { .. } => {}
         }
     }

@@ -66,6 +66,7 @@ fn is_said(entry: &TranscriptEntry) -> bool {
         | TranscriptEntry::Replacement { .. }
         | TranscriptEntry::Usage { .. }
         | TranscriptEntry::Title { .. }
+        | TranscriptEntry::ModelChoice { .. }
         | TranscriptEntry::Permission { .. }
         | TranscriptEntry::Rewind { .. }
         | TranscriptEntry::RewindUndone { .. }

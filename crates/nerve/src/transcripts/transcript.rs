@@ -106,6 +106,16 @@ pub enum TranscriptEntry {
         /// Milliseconds since the Unix epoch.
         time_ms: u64,
     },
+    /// The user chose the model or the effort of the session's requests (both are recorded as
+    /// they are from then on); a resumed session goes on with the last choice.
+    ModelChoice {
+        /// The model.
+        model: String,
+        /// How hard it thinks.
+        effort: nerve_protocol::prompt::Effort,
+        /// Milliseconds since the Unix epoch.
+        time_ms: u64,
+    },
     /// A permission decision about a call.
     Permission {
         /// The call.

@@ -8,6 +8,7 @@ mod executor;
 mod file_tools;
 mod hooks_pipeline;
 mod mcp;
+mod model_choice;
 mod model_client;
 mod pipeline;
 mod plan_mode;
