@@ -1080,6 +1080,9 @@ fn settings_scenario() -> Scenario {
             json!({"command": "touch made.txt", "description": "Make the file"}),
         )
     };
+    let thought =
+        || json!({"type": "thinking", "thinking": "The rule is gone: ask.", "signature": "sig-e2e"});
+    let medium = json!({"type": "enabled", "budget_tokens": 10_000});
     let steps = json!([
         {
             // The pasted image goes to the model as an image block; the unapproved server's tools
@@ -1107,12 +1110,15 @@ fn settings_scenario() -> Scenario {
         },
         {
             // The rule was removed: the same call asks again.
-            "expect": {"last_user_text_contains": "Once more", "message_count": 1},
-            "response": stream(vec![touch()], "tool_use"),
+            // Chosen in the header's model picker: another model, thinking at medium effort.
+            "expect": {"last_user_text_contains": "Once more", "message_count": 1,
+                       "model": "claude-e2e-fast", "thinking": medium},
+            "response": stream(vec![thought(), touch()], "tool_use"),
         },
         {
             // Slow enough for the test to put another window in front before the turn ends.
-            "expect": {"tool_result": {"tool_use_id": "toolu_touch", "is_error": false}},
+            "expect": {"tool_result": {"tool_use_id": "toolu_touch", "is_error": false},
+                       "model": "claude-e2e-fast", "thinking": medium},
             "response": delayed(stream(vec![json!({"type": "text", "text": "Made it again."})], "end_turn"), 3000),
         },
     ]);
@@ -1141,13 +1147,7 @@ impl FocusThief {
     /// Whether the X input focus left this client's window (another window took it).
     fn lost_focus(&self) -> bool {
         use x11rb::protocol::xproto::ConnectionExt;
-        let focus = self
-            ._connection
-            .get_input_focus()
-            .unwrap()
-            .reply()
-            .unwrap()
-            .focus;
+        let focus = self._connection.get_input_focus().unwrap().reply().unwrap().focus;
         focus != self.window
     }
 
@@ -1532,6 +1532,34 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     .await;
     click(&client, "[data-testid='settings-close']").await;
     new_session(&client).await;
+    // The header's model picker: another of the server's models and a thinking effort. The mock
+    // checks that the next prompt's requests carry both.
+    click(&client, "[data-testid='model-picker']").await;
+    click(
+        &client,
+        "[data-testid='model-menu-option'][data-model='claude-e2e-fast']",
+    )
+    .await;
+    wait_for_text(&client, "[data-testid='model-picker-name']", "claude-e2e-fast").await;
+    click(&client, "[data-testid='model-picker']").await;
+    click(&client, "[data-testid='effort-option'][data-effort='medium']").await;
+    wait_for_text(&client, "[data-testid='effort-chip']", "thinking medium").await;
+    check_layout(&client, "model-menu").await;
+    element(&client, "[data-testid='model-menu']")
+        .await
+        .send_keys(&Key::Escape.to_string())
+        .await
+        .unwrap();
+    wait_for(Some(&client), "the model menu to close", || {
+        let c = client.clone();
+        async move {
+            c.find(Locator::Css("[data-testid='model-menu']"))
+                .await
+                .is_err()
+                .then_some(())
+        }
+    })
+    .await;
     send(&client, "Once more, make the file.").await;
     dialog_for(&client, "Bash").await;
     click(&client, "[data-testid='allow-once']").await;

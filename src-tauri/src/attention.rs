@@ -85,9 +85,11 @@ pub fn show_sessions_on_clicks(handle: &tauri::AppHandle) {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
-            .map(|channel| channel.send(AttentionEvent::ShowSession {
-                session_id: session_id.clone(),
-            }));
+            .map(|channel| {
+                channel.send(AttentionEvent::ShowSession {
+                    session_id: session_id.clone(),
+                })
+            });
         let record = serde_json::json!({
             "clicked": session_id,
             "focus": outcome(focus),

@@ -343,6 +343,9 @@ async fn turn(
 fn parse_effort(name: &str) -> Result<Effort, String> {
     Effort::named(name).ok_or_else(|| {
         let levels: Vec<&str> = Effort::ALL.iter().map(|e| e.name()).collect();
-        format!("`{name}` is not an effort level: use one of {}", levels.join(", "))
+        format!(
+            "`{name}` is not an effort level: use one of {}",
+            levels.join(", ")
+        )
     })
 }

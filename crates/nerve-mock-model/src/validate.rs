@@ -590,7 +590,10 @@ mod tests {
         };
         let enabled = |budget: u64| json!({"type": "enabled", "budget_tokens": budget});
         assert_eq!(with(32_000, enabled(24_000), json!({})), Ok(()));
-        assert_eq!(with(16_000, json!({"type": "disabled"}), json!({"temperature": 0.2})), Ok(()));
+        assert_eq!(
+            with(16_000, json!({"type": "disabled"}), json!({"temperature": 0.2})),
+            Ok(())
+        );
         assert_eq!(with(16_000, json!({"type": "adaptive"}), json!({})), Ok(()));
         assert_eq!(
             message_of(with(16_000, enabled(512), json!({}))),
@@ -600,9 +603,14 @@ mod tests {
             message_of(with(16_000, enabled(24_000), json!({})))
                 .starts_with("`max_tokens` must be greater than `thinking.budget_tokens`")
         );
-        assert!(message_of(with(32_000, enabled(4_000), json!({"temperature": 0.5}))).starts_with("`temperature` may only be set to 1"));
+        assert!(
+            message_of(with(32_000, enabled(4_000), json!({"temperature": 0.5})))
+                .starts_with("`temperature` may only be set to 1")
+        );
         assert_eq!(with(32_000, enabled(4_000), json!({"temperature": 1.0})), Ok(()));
-        assert!(message_of(with(32_000, json!({"type": "lots"}), json!({}))).starts_with("thinking: Input tag"));
+        assert!(
+            message_of(with(32_000, json!({"type": "lots"}), json!({}))).starts_with("thinking: Input tag")
+        );
     }
 
     #[test]

@@ -50,6 +50,11 @@ pub fn builtin_commands() -> Vec<SlashCommand> {
         builtin("rewind", "Go back to just before the latest prompt", None),
         builtin("model", "Use another model for this session", Some("<model>")),
         builtin(
+            "effort",
+            "How hard the model thinks before answering (off, low, medium, high)",
+            Some("<level>"),
+        ),
+        builtin(
             "mode",
             "Switch the permission mode (default, acceptEdits, plan, bypassPermissions, dontAsk, auto)",
             Some("<mode>"),

@@ -36,6 +36,8 @@ import type { RulesView } from "../bindings/RulesView";
 import type { PermissionCheck } from "../bindings/PermissionCheck";
 import type { McpServerView } from "../bindings/McpServerView";
 import type { ModelListing } from "../bindings/ModelListing";
+import type { ModelChoice } from "../bindings/ModelChoice";
+import type { Effort } from "../bindings/Effort";
 import type { OutputsView } from "../bindings/OutputsView";
 import type { SearchHit } from "../bindings/SearchHit";
 import type { SearchDone } from "../bindings/SearchDone";
@@ -172,8 +174,12 @@ export const findFiles = (sessionId: string, query: string, limit: number) =>
 export const compactSession = (sessionId: string, instructions: string | null) =>
   invoke<CompactOutcome>("compact_session", { sessionId, instructions });
 
-/** The session's main model from now on; returns it. */
-export const setModel = (sessionId: string, model: string) => invoke<string>("set_model", { sessionId, model });
+/** The session's main model from now on: at once between turns, from the next prompt while one
+ *  runs (`at_next_prompt`); the model and effort as the engine then holds them. */
+export const setModel = (sessionId: string, model: string) => invoke<ModelChoice>("set_model", { sessionId, model });
+
+/** The session's thinking effort from now on, applied as `setModel`'s model is. */
+export const setEffort = (sessionId: string, effort: Effort) => invoke<ModelChoice>("set_effort", { sessionId, effort });
 
 /** Turns any rejection (a string from Rust, or an Error) into a message for the user. */
 /** Saves the session as Markdown where the user picks (the save dialog opens from the shell);

@@ -51,6 +51,7 @@ export type Builtin =
   | { name: "clear" }
   | { name: "rewind" }
   | { name: "model"; model: string | null }
+  | { name: "effort"; effort: string | null }
   | { name: "mode"; mode: string | null };
 
 /** The built-in a prompt invokes, or null when it is to be sent (custom commands, plain text). */
@@ -67,6 +68,8 @@ export function parseBuiltin(prompt: string): Builtin | null {
       return { name: "rewind" };
     case "model":
       return { name: "model", model: args };
+    case "effort":
+      return { name: "effort", effort: args };
     case "mode":
       return { name: "mode", mode: args };
     default:

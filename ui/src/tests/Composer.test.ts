@@ -6,6 +6,7 @@ import { render, screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { FileMatch } from "../bindings/FileMatch";
+import type { ModelChoice } from "../bindings/ModelChoice";
 import type { SlashCommand } from "../bindings/SlashCommand";
 import App from "../App.svelte";
 import Conversation from "../lib/components/Conversation.svelte";
@@ -132,7 +133,7 @@ describe("slash commands", () => {
   it("/mode, /model and /compact call the engine with their arguments instead of sending a prompt", async () => {
     const { live, user, box } = setup({
       set_permission_mode: (args) => args.mode,
-      set_model: (args) => args.model,
+      set_model: (args): ModelChoice => ({ model: String(args.model), effort: "off", at_next_prompt: false }),
       compact_session: (): CompactOutcome => ({ history: [said("Summary of the conversation")], past_calls: [], prompts: [] }),
     });
     await user.type(box, "/mode plan{Enter}");
@@ -146,7 +147,7 @@ describe("slash commands", () => {
     await user.type(box, "/model x{Enter}");
     await waitFor(() => expect(live.called("set_model")).toEqual([{ sessionId: "s1", model: "x" }]));
     await waitFor(() => expect(notices()).toContain("Model: x for this session"));
-    expect(screen.getByText("x", { selector: ".model" })).toBeTruthy();
+    expect(screen.getByTestId("model-picker-name").textContent).toBe("x");
 
     await user.type(box, "/compact be brief{Enter}");
     await waitFor(() => expect(live.called("compact_session")).toEqual([{ sessionId: "s1", instructions: "be brief" }]));

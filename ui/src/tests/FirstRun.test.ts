@@ -89,7 +89,7 @@ describe("FirstRun with a local model server", () => {
     });
   }
 
-  const model = (id: string): ModelListing => ({ id, display_name: null });
+  const model = (id: string): ModelListing => ({ id, display_name: null, context_window: null, price: null, thinking: null });
 
   it("offers Ollama's address and has the shell use it, then goes on like a saved key", async () => {
     shell();
@@ -206,6 +206,8 @@ describe("App flow", () => {
     expect(calls).toContain("list_worktrees");
     expect(calls.filter((c) => c !== "list_sessions" && c !== "list_worktrees")).toEqual([
       "get_app_state",
+      // Clicks on the shell's notices, followed from the start.
+      "watch_attention",
       "set_api_key",
       "get_app_state",
       "open_project",
@@ -235,7 +237,7 @@ describe("App flow", () => {
         keyring_problem: null,
         has_auth_token: false,
         credentials_in_use: baseUrl ? "none (a local model server)" : null,
-        settings: { base_url: baseUrl, model: null, fast_model: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel", turn_end_notices: "all" },
+        settings: { base_url: baseUrl, model: null, fast_model: null, effort: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel", turn_end_notices: "all" },
         default_model: "claude-default",
         default_fast_model: "claude-fast",
         recent_projects: [],
@@ -247,7 +249,7 @@ describe("App flow", () => {
     await screen.findByTestId("first-run");
     await user.click(screen.getByTestId("first-run-local-use"));
     await screen.findByTestId("project-picker");
-    expect(calls).toEqual(["get_app_state", "use_local_server", "get_app_state"]);
+    expect(calls).toEqual(["get_app_state", "watch_attention", "use_local_server", "get_app_state"]);
     expect(screen.queryByTestId("key-note")).toBeNull();
   });
 });

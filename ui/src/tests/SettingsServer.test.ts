@@ -12,8 +12,8 @@ import { appState, liveSession, projectInfo } from "./live";
 import { appWith, mockSettings, PROJECT } from "./settingsFixtures";
 
 const MODELS: ModelListing[] = [
-  { id: "qwen2.5-coder:32b", display_name: "Qwen 2.5 Coder 32B" },
-  { id: "llama3.1:8b", display_name: null },
+  { id: "qwen2.5-coder:32b", display_name: "Qwen 2.5 Coder 32B", context_window: null, price: null, thinking: null },
+  { id: "llama3.1:8b", display_name: null, context_window: null, price: null, thinking: null },
 ];
 
 const value = (testid: string) => (screen.getByTestId(testid) as HTMLInputElement).value;
@@ -36,11 +36,12 @@ describe("The API key block", () => {
 });
 
 describe("Model server and defaults", () => {
-  it("saves all nine fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
+  it("saves all ten fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
     const stored: AppSettings = {
       base_url: "https://gateway.example.com",
       model: "claude-big",
       fast_model: null,
+      effort: "medium",
       default_mode: "acceptEdits",
       max_concurrency: 4,
       max_model_calls: 250,
@@ -55,6 +56,7 @@ describe("Model server and defaults", () => {
     await user.type(screen.getByTestId("settings-base-url"), "https://gateway.example.com");
     await user.type(screen.getByTestId("settings-custom-headers"), " X-Team: platform ");
     await user.type(screen.getByTestId("settings-model"), "claude-big");
+    await user.selectOptions(screen.getByTestId("settings-effort"), "medium");
     await user.selectOptions(screen.getByTestId("settings-default-mode"), "acceptEdits");
     await user.type(screen.getByTestId("settings-concurrency"), "4");
     await user.type(screen.getByTestId("settings-max-model-calls"), "250");
@@ -67,6 +69,7 @@ describe("Model server and defaults", () => {
         base_url: "https://gateway.example.com",
         model: "claude-big",
         fast_model: null,
+        effort: "medium",
         default_mode: "acceptEdits",
         max_concurrency: 4,
         max_model_calls: 250,

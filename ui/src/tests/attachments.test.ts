@@ -90,7 +90,7 @@ describe("encoding", () => {
 
 describe("local model server", () => {
   it("says how many models the server offers", () => {
-    const model = (id: string): ModelListing => ({ id, display_name: null });
+    const model = (id: string): ModelListing => ({ id, display_name: null, context_window: null, price: null, thinking: null });
     expect(describeModels([])).toContain("offers no models yet");
     expect(describeModels([model("llama3.2")])).toBe("The server offers 1 model: llama3.2.");
     const many = ["a", "b", "c", "d", "e", "f", "g"].map(model);

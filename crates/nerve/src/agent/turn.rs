@@ -20,11 +20,11 @@ use crate::model::error::{ModelError, StreamError};
 use crate::model::sse::{BlockDelta, StreamEvent};
 use crate::model::types::{ContentBlock, Message, Role, StopReason, ThinkingConfig, ToolUseBlock, Usage};
 use crate::model::usage::UsageTotals;
-use nerve_protocol::prompt::Effort;
 use crate::permissions::classifier::RecentIntent;
 use crate::pipeline::{CallOutcome, MAX_TOOL_INPUT_BYTES, ToolCall};
 use crate::project::SessionRuntime;
 use crate::transcripts::{Replayed, Transcript, TranscriptEntry, read_transcript, replay};
+use nerve_protocol::prompt::Effort;
 
 /// The size of `input` as JSON.
 fn input_size(input: &serde_json::Value) -> usize {

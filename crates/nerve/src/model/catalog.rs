@@ -11,14 +11,25 @@ use crate::model::usage::price_for;
 const CLAUDE_CONTEXT_WINDOW: u64 = 200_000;
 
 /// Model id prefixes that take extended thinking (Claude 3.7 Sonnet and every Claude 4 model).
-const THINKING: &[&str] = &["claude-3-7-sonnet", "claude-sonnet-4", "claude-opus-4", "claude-haiku-4"];
+const THINKING: &[&str] = &[
+    "claude-3-7-sonnet",
+    "claude-sonnet-4",
+    "claude-opus-4",
+    "claude-haiku-4",
+];
 
 /// Older Claude models, which do not.
-const NOT_THINKING: &[&str] = &["claude-3-5-", "claude-3-haiku", "claude-3-opus", "claude-3-sonnet", "claude-2", "claude-instant"];
+const NOT_THINKING: &[&str] = &[
+    "claude-3-5-",
+    "claude-3-haiku",
+    "claude-3-opus",
+    "claude-3-sonnet",
+    "claude-2",
+    "claude-instant",
+];
 
 /// A listing of `id` (with the server's display name) and what is known of it.
 pub fn listing(id: String, display_name: Option<String>) -> ModelListing {
-    let claude = id.starts_with("claude-");
     let thinking = if THINKING.iter().any(|p| id.starts_with(p)) {
         Some(true)
     } else if NOT_THINKING.iter().any(|p| id.starts_with(p)) {
@@ -27,7 +38,8 @@ pub fn listing(id: String, display_name: Option<String>) -> ModelListing {
         None
     };
     ModelListing {
-        context_window: claude.then_some(CLAUDE_CONTEXT_WINDOW),
+        // Only a model of a known family: a server may name anything `claude-…`.
+        context_window: thinking.is_some().then_some(CLAUDE_CONTEXT_WINDOW),
         price: price_for(&id).map(|p| ModelPriceView {
             input_per_mtok: p.input_per_mtok,
             output_per_mtok: p.output_per_mtok,
@@ -45,7 +57,10 @@ mod tests {
     #[test]
     fn claude_models_get_their_window_price_and_thinking_and_others_nothing_guessed() {
         assert_eq!(
-            listing("claude-sonnet-4-5-20250929".into(), Some("Claude Sonnet 4.5".into())),
+            listing(
+                "claude-sonnet-4-5-20250929".into(),
+                Some("Claude Sonnet 4.5".into())
+            ),
             ModelListing {
                 id: "claude-sonnet-4-5-20250929".into(),
                 display_name: Some("Claude Sonnet 4.5".into()),
@@ -58,8 +73,16 @@ mod tests {
             }
         );
         let haiku = listing("claude-3-5-haiku-20241022".into(), None);
-        assert_eq!((haiku.thinking, haiku.context_window), (Some(false), Some(200_000)));
+        assert_eq!(
+            (haiku.thinking, haiku.context_window),
+            (Some(false), Some(200_000))
+        );
         assert!(haiku.price.is_some());
+        assert_eq!(
+            listing("claude-e2e".into(), None).context_window,
+            None,
+            "a name alone says nothing"
+        );
         assert_eq!(
             listing("qwen2.5-coder:7b".into(), None),
             ModelListing {

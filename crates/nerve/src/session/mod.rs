@@ -553,7 +553,10 @@ impl Session {
         if model.is_empty() {
             return Err(SessionError::NoModel);
         }
-        Ok(self.choose(|agent| agent.set_model(model), |c| c.next_model = Some(model.to_string())))
+        Ok(self.choose(
+            |agent| agent.set_model(model),
+            |c| c.next_model = Some(model.to_string()),
+        ))
     }
 
     /// Thinks this hard from the next prompt on (at once between turns: one tool-use loop keeps

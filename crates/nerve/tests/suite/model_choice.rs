@@ -152,7 +152,10 @@ async fn a_choice_applies_between_turns_waits_for_the_next_prompt_during_one_and
     options.resume = Some(id);
     let resumed = nerve::Session::start(bypass(&p), options).await.unwrap();
     let state = resumed.state().unwrap();
-    assert_eq!((state.model.as_str(), state.effort), ("claude-sonnet-4-5", Effort::Low));
+    assert_eq!(
+        (state.model.as_str(), state.effort),
+        ("claude-sonnet-4-5", Effort::Low)
+    );
     let again = resumed.send("resumed", &[], EventSink::discard()).await.unwrap();
     assert_eq!(again.final_text, "still low", "{:?}", again.error);
     assert_eq!(model.remaining_steps(), 0);

@@ -1,6 +1,8 @@
 // The live session: wraps the pure reducer in Svelte 5 runes state and owns the side effects
 // (sending prompts, the queue of prompts typed during a turn, aborting, answering permissions).
 import type { CompactOutcome } from "../../bindings/CompactOutcome";
+import type { Effort } from "../../bindings/Effort";
+import type { ModelChoice } from "../../bindings/ModelChoice";
 import type { Event } from "../../bindings/Event";
 import type { PermissionMode } from "../../bindings/PermissionMode";
 import type { PermissionRequest } from "../../bindings/PermissionRequest";
@@ -16,6 +18,7 @@ import { rewindSummary, rewindUndoSummary } from "../changes";
 import * as ipc from "../ipc";
 import type { SlashCommand } from "../../bindings/SlashCommand";
 import { MODES, modeNamed } from "../slashCommands";
+import { EFFORTS, effortNamed } from "../effort";
 import type { TurnMarker } from "../turnNotices";
 import { PersistedOutputs } from "./persisted.svelte";
 import { dropPermission, fromHistory, rebuild, reduce, reduceAll, withdrawOffer } from "./reducer";
@@ -53,8 +56,15 @@ export class SessionStore {
   /** Turns ended so far (counted here, not by the engine): the sidebar re-lists the project after
    *  each, since its title and cost may have changed. */
   turnsEnded = $state(0);
-  /** The main model (`/model` changes it for this session). */
+  /** The main model (`/model` and the header's picker change it for this session). */
   model: string = $state("");
+  /** How hard the model thinks (`/effort` and the picker change it for this session). */
+  effort: Effort = $state("off");
+  /** A model or effort chosen while a turn ran: the engine applies it when the next prompt starts,
+   *  so the header says it is not in use yet. */
+  choicePending = $state(false);
+  /** The engine's answers to model and effort choices so far (a refused prompt checks for one). */
+  private choices = 0;
   /**
    * The conversation as the reducer made it. Held raw, not as a deep proxy: the reducer replaces
    * what changes and never mutates, so proxying every item and call of a long session only costs.
@@ -104,6 +114,7 @@ export class SessionStore {
     this.demo = info.demo ?? false;
     this.unapprovedMcpServers = unapprovedMcpServers;
     this.model = info.model;
+    this.effort = info.effort;
     let state = fromHistory(info.history, info.mode, info.past_calls, info.prompts);
     // A resumed session's meter and cost start where they were (the engine keeps usage).
     state = {
@@ -302,11 +313,18 @@ export class SessionStore {
     const turn = new OpenTurn(++this.lastToken);
     this.open = turn;
     this.state = { ...this.state, running: true, last_end: null };
+    // The engine applies a waiting model or effort as this prompt starts.
+    const pendingBefore = this.choicePending;
+    const choicesBefore = this.choices;
+    this.choicePending = false;
     let summary: TurnSummary;
     try {
       const prompt = draft.text || IMAGE_ONLY_PROMPT;
       summary = await ipc.sendPrompt(this.id, prompt, (e) => this.receive(e, turn.token), toAttachedImages(draft.images));
     } catch (e) {
+      // A refused prompt started nothing: the choice still waits for the next one (unless the
+      // engine answered a choice made meanwhile: its answer stands).
+      if (pendingBefore && this.choices === choicesBefore) this.choicePending = true;
       this.refused(turn, draft, ipc.errorText(e));
       return;
     }
@@ -432,12 +450,54 @@ export class SessionStore {
       this.addNotice(`Model: ${this.model}. Change it for this session with /model NAME.`);
       return;
     }
-    try {
-      this.model = await ipc.setModel(this.id, name);
-      this.addNotice(`Model: ${this.model} for this session`);
-    } catch (e) {
-      this.addError(`Could not switch the model to ${name}: ${ipc.errorText(e)}`);
+    await this.chooseModel(name);
+  }
+
+  /** `/effort [LEVEL]`: the thinking effort for the rest of this session; without one, says which. */
+  async switchEffort(name: string | null) {
+    const list = EFFORTS.join(", ");
+    if (!name) {
+      this.addNotice(`Thinking effort: ${this.effort}. Change it for this session with /effort LEVEL (one of ${list}).`);
+      return;
     }
+    const effort = effortNamed(name);
+    if (!effort) {
+      this.addError(`Unknown thinking effort "${name}". The levels are: ${list}.`);
+      return;
+    }
+    await this.chooseEffort(effort);
+  }
+
+  /** The session's main model from now on (the engine may keep it for the next prompt). */
+  async chooseModel(model: string) {
+    try {
+      this.applyChoice(await ipc.setModel(this.id, model));
+      this.addNotice(`Model: ${this.model} for this session${this.pendingNote()}`);
+    } catch (e) {
+      this.addError(`Could not switch the model to ${model}: ${ipc.errorText(e)}`);
+    }
+  }
+
+  /** The session's thinking effort from now on (the engine may keep it for the next prompt). */
+  async chooseEffort(effort: Effort) {
+    try {
+      this.applyChoice(await ipc.setEffort(this.id, effort));
+      this.addNotice(`Thinking effort: ${this.effort} for this session${this.pendingNote()}`);
+    } catch (e) {
+      this.addError(`Could not switch the thinking effort to ${effort}: ${ipc.errorText(e)}`);
+    }
+  }
+
+  /** The engine's answer is the truth: both fields, whichever was asked for. */
+  private applyChoice(choice: ModelChoice) {
+    this.choices++;
+    this.model = choice.model;
+    this.effort = choice.effort;
+    this.choicePending = choice.at_next_prompt;
+  }
+
+  private pendingNote(): string {
+    return this.choicePending ? " from the next prompt" : "";
   }
 
   /** `/mode [MODE]`: the permission mode by its engine name; without one, says which it is. */
