@@ -40,6 +40,9 @@ pub struct AppSettings {
     /// Which ended turns get a system notification when the user is not looking at their session
     /// (another session shown, or the window in the background).
     pub turn_end_notices: TurnEndNotices,
+    /// The user's keyboard shortcuts: an action's id (`palette.open`, `session.next`…) to the keys
+    /// that run it (`Ctrl+K`); an action not named keeps its default.
+    pub shortcuts: std::collections::BTreeMap<String, String>,
 }
 
 /// Which ended turns get a system notification.

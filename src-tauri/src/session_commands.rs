@@ -50,10 +50,23 @@ pub async fn rename_session(
     .await
 }
 
-/// Forks a session into a new one (its conversation copied); returns the new id, to resume.
+/// Forks a session into a new one (its conversation copied; with `before_turn`, as it was just
+/// before that prompt); returns the new id, to resume.
 #[tauri::command]
-pub async fn fork_session(project_path: String, session_id: String) -> Result<String, ShellError> {
-    blocking(move || project(&project_path)?.fork(&session_id).map_err(to_shell)).await
+pub async fn fork_session(
+    project_path: String,
+    session_id: String,
+    before_turn: Option<u32>,
+) -> Result<String, ShellError> {
+    blocking(move || {
+        let project = project(&project_path)?;
+        match before_turn {
+            Some(turn) => project.fork_before(&session_id, turn),
+            None => project.fork(&session_id),
+        }
+        .map_err(to_shell)
+    })
+    .await
 }
 
 /// Deletes a session for good (the UI asks first): an open one is ended first, then its transcript,

@@ -152,6 +152,12 @@ fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
         custom_headers,
         new_session_worktree: settings.new_session_worktree,
         turn_end_notices: settings.turn_end_notices,
+        shortcuts: settings
+            .shortcuts
+            .into_iter()
+            .map(|(action, keys)| (action.trim().to_string(), keys.trim().to_string()))
+            .filter(|(action, keys)| !action.is_empty() && !keys.is_empty())
+            .collect(),
     })
 }
 

@@ -462,6 +462,12 @@ impl Project {
         crate::transcripts::fork_session(&self.data_dir(), session_id)
     }
 
+    /// Forks a session with its conversation as it was just before prompt `turn` (to send an
+    /// edited prompt from; the original keeps what came after). Returns the new id.
+    pub fn fork_before(&self, session_id: &str, turn: u32) -> Result<String, TranscriptError> {
+        crate::transcripts::fork_session_before(&self.data_dir(), session_id, Some(turn))
+    }
+
     /// Names a saved session; returns the name as kept.
     pub fn rename(&self, session_id: &str, title: &str) -> Result<String, TranscriptError> {
         crate::transcripts::rename_session(&self.data_dir(), session_id, title)

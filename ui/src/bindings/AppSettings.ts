@@ -52,4 +52,9 @@ new_session_worktree: WorktreeWhen,
  * Which ended turns get a system notification when the user is not looking at their session
  * (another session shown, or the window in the background).
  */
-turn_end_notices: TurnEndNotices, };
+turn_end_notices: TurnEndNotices, 
+/**
+ * The user's keyboard shortcuts: an action's id (`palette.open`, `session.next`…) to the keys
+ * that run it (`Ctrl+K`); an action not named keeps its default.
+ */
+shortcuts: { [key in string]: string }, };

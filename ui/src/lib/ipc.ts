@@ -98,9 +98,10 @@ export const searchSessions = (projectPath: string, query: string) =>
 export const renameSession = (projectPath: string, sessionId: string, title: string) =>
   invoke<string>("rename_session", { projectPath, sessionId, title });
 
-/** Copies a session into a new one; its id, to resume with `startSession`. */
-export const forkSession = (projectPath: string, sessionId: string) =>
-  invoke<string>("fork_session", { projectPath, sessionId });
+/** Copies a session into a new one (with `beforeTurn`, its conversation as it was just before that
+ *  prompt); its id, to resume with `startSession`. */
+export const forkSession = (projectPath: string, sessionId: string, beforeTurn: number | null = null) =>
+  invoke<string>("fork_session", { projectPath, sessionId, beforeTurn });
 
 /** Deletes a session for good (ended first if open): transcript, checkpoints, saved outputs. */
 export const deleteSession = (projectPath: string, sessionId: string) =>

@@ -48,6 +48,7 @@ describe("Model server and defaults", () => {
       custom_headers: "X-Team: platform",
       new_session_worktree: "always",
       turn_end_notices: "all",
+      shortcuts: {},
     };
     const ipc = mockSettings({ save_settings: () => stored });
     const onchanged = vi.fn();
@@ -76,6 +77,7 @@ describe("Model server and defaults", () => {
         custom_headers: "X-Team: platform",
         new_session_worktree: "always",
         turn_end_notices: "all",
+        shortcuts: {},
       },
     });
     expect((await screen.findByText("Settings saved.")).getAttribute("role")).toBe("status");

@@ -17,7 +17,8 @@ pub use markdown::session_markdown;
 pub(crate) use replay::{Replayed, history_of, push_merged, replay};
 pub use rewind::{PromptInfo, live_entries, next_turn, prompts, undoable_rewind};
 pub use transcript::{
-    Transcript, TranscriptEntry, TranscriptError, fork_session, is_transcript, read_transcript,
+    Transcript, TranscriptEntry, TranscriptError, fork_session, fork_session_before, is_transcript,
+    read_transcript,
 };
 
 pub use transcript::now_ms as transcript_now_ms;

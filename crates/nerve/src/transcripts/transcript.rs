@@ -177,6 +177,14 @@ pub enum TranscriptError {
         /// The file.
         path: PathBuf,
     },
+    /// A fork was asked for before a prompt the conversation does not hold (rewound, or never).
+    #[error("session {session_id} has no prompt {turn} in its conversation")]
+    NoSuchPrompt {
+        /// The session.
+        session_id: String,
+        /// The prompt's number.
+        turn: u32,
+    },
 }
 
 /// An open transcript file, appended to.
@@ -364,11 +372,39 @@ mod tests {
 /// Forks a session: a new session whose transcript starts as a copy of `from`'s, with a
 /// `session_start` entry naming where it came from. Returns the new id.
 pub fn fork_session(project_data_dir: &Path, from: &str) -> Result<String, TranscriptError> {
+    fork_session_before(project_data_dir, from, None)
+}
+
+/// Forks a session as [`fork_session`] does; with `before_turn`, the fork holds the conversation
+/// as it was just before that prompt (what a rewind to it would leave, without its record): the
+/// place to send an edited prompt from, while the original keeps everything after it.
+pub fn fork_session_before(
+    project_data_dir: &Path,
+    from: &str,
+    before_turn: Option<u32>,
+) -> Result<String, TranscriptError> {
     let source = Transcript::path_for(project_data_dir, from);
     if source.exists() && !is_transcript(&source) {
         return Err(TranscriptError::NotATranscript { path: source });
     }
     let (entries, _warnings) = read_transcript(&source)?;
+    let entries = match before_turn {
+        None => entries,
+        Some(turn) => {
+            let mut live = crate::transcripts::live_entries(entries);
+            let Some(at) = live
+                .iter()
+                .position(|e| matches!(e, TranscriptEntry::TurnStart { turn: t, .. } if *t == turn))
+            else {
+                return Err(TranscriptError::NoSuchPrompt {
+                    session_id: from.to_string(),
+                    turn,
+                });
+            };
+            live.truncate(at);
+            live
+        }
+    };
     let id = uuid::Uuid::new_v4().to_string();
     let mut fork = Transcript::open(&Transcript::path_for(project_data_dir, &id))?;
     let (cwd, model) = entries
@@ -414,5 +450,39 @@ mod fork_tests {
         );
         assert!(matches!(&entries[1], TranscriptEntry::Message { .. }));
         assert_eq!(list_sessions(dir.path()).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_fork_before_a_prompt_holds_the_conversation_as_it_was_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = Transcript::open(&Transcript::path_for(dir.path(), "orig")).unwrap();
+        let prompt = |turn: u32, text: &str| {
+            [
+                TranscriptEntry::TurnStart { turn, time_ms: 1 },
+                TranscriptEntry::Message {
+                    message: Message::user_text(text),
+                },
+            ]
+        };
+        for (turn, text) in [(1, "one"), (2, "two"), (3, "three")] {
+            for e in prompt(turn, text) {
+                t.append(&e).unwrap();
+            }
+        }
+        let fork = fork_session_before(dir.path(), "orig", Some(2)).unwrap();
+        let (entries, _) = read_transcript(&Transcript::path_for(dir.path(), &fork)).unwrap();
+        assert!(
+            matches!(&entries[0], TranscriptEntry::SessionStart { forked_from: Some(f), .. } if f == "orig")
+        );
+        assert_eq!(entries[1..].to_vec(), prompt(1, "one").to_vec());
+        // The original keeps everything.
+        let (all, _) = read_transcript(&Transcript::path_for(dir.path(), "orig")).unwrap();
+        assert_eq!(all.len(), 6);
+        // A prompt the conversation does not hold is refused, naming it.
+        let missing = fork_session_before(dir.path(), "orig", Some(9)).unwrap_err();
+        assert_eq!(
+            missing.to_string(),
+            "session orig has no prompt 9 in its conversation"
+        );
     }
 }
