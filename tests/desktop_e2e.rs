@@ -771,6 +771,21 @@ fn review_scenario(dir: &Path) -> Scenario {
             "expect": {"tool_result": {"tool_use_id": "toolu_rm", "is_error": true, "contains": "doesn't want to proceed"}},
             "response": stream(vec![json!({"type": "text", "text": "Leaving it."})], "end_turn"),
         },
+        {
+            // `/init`, expanded by the engine: the model writes the project's instruction file
+            // (acceptEdits: no question).
+            "expect": {"last_user_text_contains": "Write a NERVE.md file at the root of this project"},
+            "response": stream(vec![
+                tool_use("toolu_init", "Write", json!({
+                    "file_path": file("NERVE.md"),
+                    "content": "# Words\n\nText files of words. Check with `cat *.txt`.\n"
+                })),
+            ], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_init", "is_error": false}},
+            "response": stream(vec![json!({"type": "text", "text": "Wrote NERVE.md."})], "end_turn"),
+        },
     ]);
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
 }
@@ -1008,6 +1023,17 @@ async fn review_and_rewind_in_the_desktop_app() {
         typed.as_deref(),
         Some(""),
         "the key answered the dialog, not the prompt box"
+    );
+
+    // `/init`: the model is asked to study the project and writes NERVE.md.
+    type_into(&client, "[data-testid='prompt-input']", "/ini").await;
+    element(&client, "[data-testid='command-item'][data-name='init']").await;
+    type_into(&client, "[data-testid='prompt-input']", &Key::Tab.to_string()).await;
+    type_into(&client, "[data-testid='prompt-input']", &Key::Enter.to_string()).await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Wrote NERVE.md.").await;
+    assert_eq!(
+        read("NERVE.md").as_deref(),
+        Some("# Words\n\nText files of words. Check with `cat *.txt`.\n")
     );
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();

@@ -1,5 +1,6 @@
 //! Slash commands: the built-in ones a front-end carries out itself (`/compact`, `/clear`,
-//! `/rewind`, `/model`, `/mode`) and custom ones written as Markdown files in Claude Code's format,
+//! `/rewind`, `/model`, `/effort`, `/mode`), `/init`, which the engine expands into a prompt (the
+//! model writes the project's `NERVE.md`), and custom ones written as Markdown files in Claude Code's format,
 //! found in `~/.claude/commands/`, `<config dir>/nerve/commands/`, and the project's
 //! `.claude/commands/` and `.nerve/commands/` (later folders win on a name clash, so the project's
 //! own command overrides the user's). A file `review.md` is `/review`; `frontend/component.md` is
@@ -50,6 +51,11 @@ pub fn builtin_commands() -> Vec<SlashCommand> {
         builtin("rewind", "Go back to just before the latest prompt", None),
         builtin("model", "Use another model for this session", Some("<model>")),
         builtin(
+            "init",
+            "Ask the model to write a first NERVE.md for this project",
+            Some("[what to stress]"),
+        ),
+        builtin(
             "effort",
             "How hard the model thinks before answering (off, low, medium, high)",
             Some("<level>"),
@@ -60,6 +66,31 @@ pub fn builtin_commands() -> Vec<SlashCommand> {
             Some("<mode>"),
         ),
     ]
+}
+
+/// The prompt `/init` sends: the model studies the project and writes its instruction file.
+const INIT_PROMPT: &str = "Write a NERVE.md file at the root of this project: the instructions you \
+will read at the start of every session here. First look around: the README, the build and test \
+files (package.json, Cargo.toml, Makefile, pyproject.toml and the like), the CI configuration, \
+and any CLAUDE.md, AGENTS.md, .cursorrules or similar instruction files, whose useful content \
+you carry over. Then write NERVE.md with: what the project is, in one or two sentences; the \
+commands to build it, to run all its tests and a single test, to lint it and to run it; the \
+layout and architecture a newcomer needs that the file names do not say; the conventions the \
+code follows where they differ from the language's usual ones. Keep it short (under 100 lines) \
+and specific to this project: no generic advice. If NERVE.md exists already, improve it and keep \
+what is right.";
+
+/// If `prompt` is a built-in command the engine expands into a prompt (`/init [notes]`), the
+/// prompt the model gets. The other built-ins are carried out by the front-ends.
+pub fn expand_builtin(prompt: &str) -> Option<String> {
+    let rest = prompt.trim_start().strip_prefix("/init")?;
+    if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+        return None;
+    }
+    Some(match rest.trim() {
+        "" => INIT_PROMPT.to_string(),
+        notes => format!("{INIT_PROMPT}\n\nThe user adds: {notes}"),
+    })
 }
 
 /// The custom commands found, by name, and warnings about files that could not be used.
@@ -279,6 +310,22 @@ fn fill(template: &str, args: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn init_expands_to_the_instruction_file_prompt_with_the_users_notes() {
+        let plain = expand_builtin("/init").unwrap();
+        assert!(
+            plain.starts_with("Write a NERVE.md file at the root of this project"),
+            "{plain}"
+        );
+        assert_eq!(
+            expand_builtin("  /init stress the release process").unwrap(),
+            format!("{plain}\n\nThe user adds: stress the release process")
+        );
+        assert_eq!(expand_builtin("/initialize"), None);
+        assert_eq!(expand_builtin("/review"), None);
+        assert!(builtin_commands().iter().any(|c| c.name == "init"));
+    }
     use super::*;
     use pretty_assertions::assert_eq;
 

@@ -433,7 +433,8 @@ impl Session {
         self.name_worktree(prompt);
         let expanded = match self.mcp.expand_prompt(prompt).await {
             Some(result) => Some(result.map_err(SessionError::McpPrompt)?),
-            None => CustomCommands::for_project(self.project.dir()).expand(prompt),
+            None => crate::slash_commands::expand_builtin(prompt)
+                .or_else(|| CustomCommands::for_project(self.project.dir()).expand(prompt)),
         };
         let prompt = expanded.as_deref().unwrap_or(prompt);
         if let Some(tools) = self.mcp.refresh_changed_tools().await
