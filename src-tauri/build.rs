@@ -17,6 +17,7 @@ const COMMANDS: &[&str] = &[
     "answer_permission",
     "allow_sandbox_refusal",
     "preview_permission_edit",
+    "requests_covered_by",
     "set_permission_mode",
     "end_session",
     "read_persisted_output",

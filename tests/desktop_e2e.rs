@@ -786,6 +786,12 @@ fn review_scenario(dir: &Path) -> Scenario {
             "expect": {"tool_result": {"tool_use_id": "toolu_init", "is_error": false}},
             "response": stream(vec![json!({"type": "text", "text": "Wrote NERVE.md."})], "end_turn"),
         },
+        {
+            // The second prompt, edited and resent: a fork of the conversation as it was before it.
+            "expect": {"last_user_text_contains": "Whisper the first word.",
+                       "no_message_contains": "Shout the first word"},
+            "response": stream(vec![json!({"type": "text", "text": "Whispered."})], "end_turn"),
+        },
     ]);
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
 }
@@ -1035,6 +1041,46 @@ async fn review_and_rewind_in_the_desktop_app() {
         read("NERVE.md").as_deref(),
         Some("# Words\n\nText files of words. Check with `cat *.txt`.\n")
     );
+
+    // Edit the second prompt in place and resend it: the conversation goes on from before it in a
+    // fork (the files stay as they are), and the earlier branch stays in the sidebar, whole.
+    let original = active_session(&client).await;
+    click(
+        &client,
+        "[data-testid='user-message'][data-turn='2'] [data-testid='prompt-edit']",
+    )
+    .await;
+    let text = element(&client, "[data-testid='prompt-editor-text']").await;
+    text.clear().await.unwrap();
+    text.send_keys("Whisper the first word.").await.unwrap();
+    screenshot(&client, "11-edit-prompt").await;
+    click(&client, "[data-testid='prompt-editor-send']").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Whispered.").await;
+    let fork = active_session(&client).await;
+    assert_ne!(fork, original, "the edited prompt went to a fork");
+    assert!(read("NERVE.md").is_some(), "the code was not rewound");
+    element(
+        &client,
+        &format!("{} [data-testid='sidebar-session-forked']", self::row(&fork)),
+    )
+    .await;
+    click(
+        &client,
+        &format!("{} [data-testid='sidebar-session-title']", self::row(&original)),
+    )
+    .await;
+    wait_for_text(
+        &client,
+        &on_screen("[data-testid='assistant-text']"),
+        "Wrote NERVE.md.",
+    )
+    .await;
+    wait_for_text(
+        &client,
+        &on_screen("[data-testid='user-text']"),
+        "Shout the first word.",
+    )
+    .await;
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();
 }

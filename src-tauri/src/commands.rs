@@ -236,6 +236,22 @@ pub async fn preview_permission_edit(
         .map_err(to_shell)
 }
 
+/// Which of the session's waiting requests these allow rules would let run (the batch panel shows
+/// it before the user allows a rule); the engine judges each call as it judged it when it asked.
+#[tauri::command]
+pub async fn requests_covered_by(
+    shell: State<'_, Shell>,
+    session_id: String,
+    rules: Vec<String>,
+) -> Result<Vec<String>, ShellError> {
+    shell
+        .sessions
+        .get(&session_id)?
+        .requests_covered_by(&rules)
+        .await
+        .map_err(to_shell)
+}
+
 /// Switches the session's permission mode.
 #[tauri::command]
 pub fn set_permission_mode(

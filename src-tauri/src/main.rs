@@ -70,6 +70,7 @@ fn main() {
             commands::answer_permission,
             commands::allow_sandbox_refusal,
             commands::preview_permission_edit,
+            commands::requests_covered_by,
             commands::set_permission_mode,
             commands::end_session,
             commands::read_persisted_output,

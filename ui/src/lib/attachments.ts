@@ -3,6 +3,7 @@
 // that an obvious mistake (a PDF, a 40 MB screenshot) is said at once, where the user dropped it,
 // instead of when the prompt is sent.
 import type { AttachedImage } from "../bindings/AttachedImage";
+import type { MessageImage } from "../bindings/MessageImage";
 
 /** The image types the model reads (the API's list). */
 export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
@@ -179,4 +180,15 @@ export function isShowableImage(image: { media_type: string; data: string }): bo
 
 export function dataUrl(mediaType: string, data: string): string {
   return `data:${mediaType};base64,${data.replace(/\s/g, "")}`;
+}
+
+/** A sent prompt's images as attachments again (an edited prompt is resent with them): only those
+ *  the model reads, named by their place ("image 2"); the size is the bytes the base64 holds. */
+export function attachmentsOf(images: MessageImage[]): Attachment[] {
+  return images.flatMap((image, i) => {
+    if (!isShowableImage(image)) return [];
+    const data = image.data.replace(/\s/g, "");
+    const size = Math.floor((data.replace(/=+$/, "").length * 3) / 4);
+    return [{ id: i + 1, name: `image ${i + 1}`, mediaType: image.media_type, size, data }];
+  });
 }

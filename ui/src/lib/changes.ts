@@ -1,5 +1,6 @@
 // Words for what the engine says about changed files and rewinds. Nothing here computes a diff or
 // decides anything: the engine's change sets, plans and reports are only put into sentences.
+import type { CodeRewindPlan } from "../bindings/CodeRewindPlan";
 import type { FileChange } from "../bindings/FileChange";
 import type { FileStatus } from "../bindings/FileStatus";
 import type { RefusalReason } from "../bindings/RefusalReason";
@@ -106,4 +107,11 @@ export function rewindSummary(report: RewindReport, projectPath: string): string
     }
   }
   return `Rewound to before prompt ${report.to_turn}: ${parts.join("; ")}.`;
+}
+
+/** The ticked files a code rewind may overwrite: only those the plan says changed on disk since
+ *  the agent's change (a tick left from another plan is dropped). */
+export function confirmedOnDisk(plan: CodeRewindPlan | null, ticked: string[]): string[] {
+  const onDisk = new Set(plan?.files.filter((f) => f.changed_on_disk).map((f) => f.path) ?? []);
+  return ticked.filter((p) => onDisk.has(p));
 }

@@ -341,11 +341,14 @@ describe("A session's menu", () => {
     await openMenu(user, "a1");
     await user.click(screen.getByTestId("session-fork"));
     await waitFor(() => expect(row("f1")?.getAttribute("aria-current")).toBe("true"));
-    expect(live.called("fork_session")).toEqual([{ projectPath: ALPHA, sessionId: "a1" }]);
+    expect(live.called("fork_session")).toEqual([{ projectPath: ALPHA, sessionId: "a1", beforeTurn: null }]);
     expect(live.called("start_session")).toEqual([{ projectPath: ALPHA, resume: "f1" }]);
     expect(row("f1").dataset.live).toBe("true");
     expect(row("a1").dataset.live).toBe("false");
     expect(shownScreen().dataset.sessionId).toBe("f1");
+    // The fork's row says where it came from.
+    expect(within(row("f1")).getByTestId("sidebar-session-forked").textContent).toBe("forked from “Fix the parser”");
+    expect(within(row("a1")).queryByTestId("sidebar-session-forked")).toBeNull();
   });
 
   it("deletes a session after an inline confirmation and says what that freed", async () => {

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelListing } from "../bindings/ModelListing";
 import {
+  attachmentsOf,
   bytesToBase64,
   checkImages,
   filesOf,
@@ -80,6 +81,18 @@ describe("encoding", () => {
     expect(isShowableImage({ media_type: "image/png", data: "iVBORw0KGgo=" })).toBe(true);
     expect(isShowableImage({ media_type: "image/svg+xml", data: "PHN2Zz4=" })).toBe(false);
     expect(isShowableImage({ media_type: "image/png", data: '"><script>' })).toBe(false);
+  });
+
+  it("turns a sent prompt's images into attachments again, leaving out those the model does not read", () => {
+    const images = [
+      { media_type: "image/png", data: "iVBO\nRw0K" },
+      { media_type: "image/svg+xml", data: "PHN2Zz4=" },
+      { media_type: "image/jpeg", data: "/9j/4A==" },
+    ];
+    expect(attachmentsOf(images)).toEqual([
+      { id: 1, name: "image 1", mediaType: "image/png", size: 6, data: "iVBORw0K" },
+      { id: 3, name: "image 3", mediaType: "image/jpeg", size: 4, data: "/9j/4A==" },
+    ]);
   });
 
   it("words sizes and counts", () => {

@@ -1,6 +1,6 @@
 // The sidebar's pure parts (which projects, which rows, their words) and the live sessions' store.
 import { describe, expect, it } from "vitest";
-import { deletedNote, mergeRows, relativeTime, rowCost, rowTitle, shownProjects } from "../lib/components/sidebar/rows";
+import { deletedNote, forkedText, mergeRows, relativeTime, rowCost, rowTitle, shownProjects } from "../lib/components/sidebar/rows";
 import { SessionStore } from "../lib/conversation/session.svelte";
 import { LiveSessions } from "../lib/sessions.svelte";
 import { bashRequest, queued, sessionSummary } from "./fixtures";
@@ -45,6 +45,20 @@ describe("mergeRows", () => {
     expect(rows[1]!.title).toBe("Fix the build");
     expect(mergeRows([summary("c", { title: "" })], [{ id: "c", startedMs: 1, costUsd: null, firstPrompt: "Hello" }], false)[0]!.title).toBe("Hello");
     expect(mergeRows([summary("c", { title: "Engine's" })], [{ id: "c", startedMs: 1, costUsd: null, firstPrompt: "Hello" }], false)[0]!.title).toBe("Engine's");
+  });
+
+  it("says which session a fork came from, by its title when listed", () => {
+    const rows = mergeRows(
+      [summary("f", { forked_from: "a" }), summary("g", { forked_from: "gone" }), summary("a", { title: "" })],
+      [{ id: "a", startedMs: 1, costUsd: null, firstPrompt: "Fix it" }],
+      false,
+    );
+    expect(rows.map((r) => [r.id, r.forkedFrom])).toEqual([
+      ["f", { id: "a", title: "Fix it" }],
+      ["g", { id: "gone", title: null }],
+      ["a", null],
+    ]);
+    expect(rows.map((r) => (r.forkedFrom ? forkedText(r.forkedFrom) : null))).toEqual(["forked from “Fix it”", "forked", null]);
   });
 
   it("lists only what a search found", () => {

@@ -57,6 +57,25 @@ impl PendingPrompts {
         }
     }
 
+    /// The waiting requests (their ids, sorted) whose calls `rules` would allow without asking,
+    /// each judged as its call was (see [`Previewer::covered_by`]).
+    pub async fn covered_by(&self, rules: &[crate::permissions::RuleValue]) -> Vec<String> {
+        let waiting: Vec<(String, Arc<dyn Previewer>)> = {
+            let ids = self.ids();
+            let previewers = self.previewers.lock().unwrap_or_else(PoisonError::into_inner);
+            ids.into_iter()
+                .filter_map(|id| previewers.get(&id).cloned().map(|p| (id, p)))
+                .collect()
+        };
+        let mut covered = Vec::new();
+        for (id, previewer) in waiting {
+            if previewer.covered_by(rules).await {
+                covered.push(id);
+            }
+        }
+        covered
+    }
+
     /// Denies every waiting request (the window went away).
     pub fn deny_all(&self) {
         let waiting: Vec<_> = self.lock().drain().collect();

@@ -18,6 +18,14 @@ use nerve_protocol::preview::PermissionPreview;
 pub trait Previewer: Send + Sync {
     /// The preview of `input`; `None` when the tool has none for it (an input that cannot apply).
     async fn preview(&self, input: Value) -> Option<PermissionPreview>;
+
+    /// Whether the waiting call, as it was asked about, would be allowed without asking had
+    /// `rules` been allow rules of the session: the same evaluation as the call's own, against
+    /// the session's rules plus these (a batch panel shows which calls a rule would cover). The
+    /// default: it cannot tell, so not covered.
+    async fn covered_by(&self, _rules: &[crate::permissions::RuleValue]) -> bool {
+        false
+    }
 }
 
 /// Asks the user. Implemented by front-ends (through the event stream and `Session::answer`).

@@ -334,6 +334,8 @@ impl Resolver {
                 Arc::new(ToolPreviewer {
                     tool,
                     ctx: ctx.clone(),
+                    input: input.clone(),
+                    hook: hook.clone(),
                 }),
             );
         }
@@ -415,6 +417,9 @@ impl Resolver {
 struct ToolPreviewer {
     tool: ToolRef,
     ctx: ToolUseContext,
+    /// The call's input as it was asked about, and what its PreToolUse hook said.
+    input: PreparedInput,
+    hook: Option<HookPermission>,
 }
 
 #[async_trait::async_trait]
@@ -427,6 +432,39 @@ impl Previewer for ToolPreviewer {
             .permission_preview(&observable, &self.ctx)
             .await
             .map(|p| p.display)
+    }
+
+    async fn covered_by(&self, rules: &[RuleValue]) -> bool {
+        // A private copy of the session's rules with these added: nothing changes for anyone.
+        let mut ctx = self.ctx.clone();
+        let anchor = ctx
+            .permissions
+            .working_dirs
+            .first()
+            .cloned()
+            .unwrap_or_else(|| ctx.exec.cwd.clone());
+        let mut with = crate::permissions::RuleSet::clone(&ctx.permissions.rules.snapshot());
+        for value in rules {
+            with.add(PermissionRule::new(
+                RuleSource::Session,
+                RuleBehavior::Allow,
+                value.clone(),
+                anchor.clone(),
+            ));
+        }
+        ctx.permissions.rules = crate::permissions::SharedRules::new(with);
+        let tool: &dyn DynTool = self.tool.as_ref();
+        let subject = tool.permission_subject(&self.input, &ctx);
+        let tool_check = tool.check_permissions(&self.input, &ctx).await;
+        let facts = CallFacts {
+            tool_name: tool.name(),
+            input: self.input.json(),
+            subject: &subject,
+            read_only: tool.is_read_only(&self.input),
+            destructive: tool.is_destructive(&self.input, &ctx.exec.cwd),
+            tool_check: &tool_check,
+        };
+        evaluate(&facts, self.hook.as_ref(), &ctx.permissions).decision == Verdict::Allow
     }
 }
 

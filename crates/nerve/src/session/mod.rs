@@ -91,6 +91,15 @@ pub enum SessionError {
     /// No running task has that id.
     #[error("no running task {0} in this session")]
     NoTask(String),
+    /// A rule the user typed cannot be read.
+    #[error("{rule} is not a rule: {source}")]
+    BadRule {
+        /// The rule as typed.
+        rule: String,
+        /// Why.
+        #[source]
+        source: crate::permissions::RuleParseError,
+    },
     /// The fast model could not suggest a commit message.
     #[error("could not suggest a commit message: {0}")]
     Suggest(#[source] crate::model::error::ModelError),
@@ -517,6 +526,23 @@ impl Session {
     /// Completes a waiting permission request.
     pub fn answer(&self, request_id: &str, answer: UserAnswer) -> Result<(), SessionError> {
         Ok(self.prompts.answer(request_id, answer)?)
+    }
+
+    /// The waiting requests (ids) whose calls these allow rules would let run without asking,
+    /// judged as each call was: what a batch panel shows before the user allows a rule.
+    pub async fn requests_covered_by(&self, rules: &[String]) -> Result<Vec<String>, SessionError> {
+        let mut values = Vec::with_capacity(rules.len());
+        for rule in rules {
+            let value = rule
+                .trim()
+                .parse::<crate::permissions::RuleValue>()
+                .map_err(|source| SessionError::BadRule {
+                    rule: rule.clone(),
+                    source,
+                })?;
+            values.push(value);
+        }
+        Ok(self.prompts.covered_by(&values).await)
     }
 
     /// The preview of a waiting request for an input the user is editing, computed by the tool as

@@ -3,6 +3,7 @@
 mod agent_loop;
 mod bash_permissions;
 mod bash_tool;
+mod batch_approval;
 mod classifier;
 mod executor;
 mod file_tools;

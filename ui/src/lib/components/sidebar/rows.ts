@@ -33,6 +33,8 @@ export interface SessionRow {
   /** The prompt a search matched (when the title did not). */
   matchedPrompt: string | null;
   live: boolean;
+  /** The session it was forked from: its id, and its title when the listing holds it. */
+  forkedFrom: { id: string; title: string | null } | null;
 }
 
 /** What the merge needs of a live session. */
@@ -53,8 +55,10 @@ export interface LiveRow {
  */
 export function mergeRows(listed: TranscriptSummary[], live: LiveRow[], searching: boolean): SessionRow[] {
   const byId = new Map(live.map((l) => [l.id, l]));
+  const titles = new Map(listed.map((s) => [s.session_id, s.title || (byId.get(s.session_id)?.firstPrompt ?? "")]));
   const rows: SessionRow[] = listed.map((s) => {
     const l = byId.get(s.session_id);
+    const parent = s.forked_from;
     return {
       id: s.session_id,
       title: s.title || (l?.firstPrompt ?? ""),
@@ -63,6 +67,7 @@ export function mergeRows(listed: TranscriptSummary[], live: LiveRow[], searchin
       costUsd: l?.costUsd ?? s.cost_usd,
       matchedPrompt: s.matched_prompt,
       live: l !== undefined,
+      forkedFrom: parent === null ? null : { id: parent, title: titles.get(parent) ?? null },
     };
   });
   if (searching) return rows;
@@ -70,12 +75,18 @@ export function mergeRows(listed: TranscriptSummary[], live: LiveRow[], searchin
   const fresh = live
     .filter((l) => !listedIds.has(l.id))
     .sort((a, b) => b.startedMs - a.startedMs)
-    .map((l) => ({ id: l.id, title: l.firstPrompt, named: false, modifiedMs: l.startedMs, costUsd: l.costUsd, matchedPrompt: null, live: true }));
+    .map((l) => ({ id: l.id, title: l.firstPrompt, named: false, modifiedMs: l.startedMs, costUsd: l.costUsd, matchedPrompt: null, live: true, forkedFrom: null }));
   return [...fresh, ...rows];
 }
 
 /** A row's title: the session's, or "New session" before it has one. */
 export const rowTitle = (title: string) => title.trim() || "New session";
+
+/** What a forked session's row says of where it came from: "forked from “Fix the parser”", or
+ *  only "forked" when the session it came from is not listed (deleted, or not found by a search). */
+export function forkedText(from: { title: string | null }): string {
+  return from.title === null ? "forked" : `forked from “${rowTitle(from.title)}”`;
+}
 
 /** A live session's first prompt (not a built-in command the UI ran), shortened: its title until
  *  the engine lists one. */
