@@ -19,16 +19,19 @@ export class Answerer {
     this.#target = target;
   }
 
-  async send(answer: UserAnswer) {
-    if (this.sending) return;
+  /** Returns whether the answer was delivered (the plan panel acts on an approval only then). */
+  async send(answer: UserAnswer): Promise<boolean> {
+    if (this.sending) return false;
     const { sessionId, requestId, onanswered } = this.#target();
     this.sending = true;
     this.failure = null;
     try {
       await answerPermission(sessionId, requestId, answer);
       onanswered(requestId);
+      return true;
     } catch (e) {
       this.failure = errorText(e);
+      return false;
     } finally {
       this.sending = false;
     }
