@@ -71,17 +71,3 @@ export function navPrompts(prompts: PromptInfo[], items: Item[], running: boolea
     reachable: shown.has(p.turn),
   }));
 }
-
-/** The navigator's keys outside text fields: Alt+↑ / Alt+↓. `null` for any other key. */
-export function promptStepKey(e: KeyboardEvent): 1 | -1 | null {
-  if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.isComposing) return null;
-  if (e.key === "ArrowDown") return 1;
-  if (e.key === "ArrowUp") return -1;
-  return null;
-}
-
-/** The shortcut that shows or hides the navigator: Ctrl+Shift+P (Cmd+Shift+P on a Mac). */
-export function isNavigatorShortcut(e: KeyboardEvent, onMac: boolean): boolean {
-  const command = onMac ? e.metaKey && !e.ctrlKey : e.ctrlKey && !e.metaKey;
-  return command && e.shiftKey && !e.altKey && (e.code === "KeyP" || e.key.toLowerCase() === "p");
-}

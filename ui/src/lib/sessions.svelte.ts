@@ -22,6 +22,8 @@ export class LiveSessions {
   private looks = 0;
   /** Each session's title as the engine last listed it (the sidebar passes its listings on). */
   private listedTitles = new Map<string, string>();
+  /** The live sessions' ids in the order the sidebar shows them (it says so as it changes). */
+  private sidebarOrder: string[] = [];
 
   get active(): SessionStore | null {
     return this.list.find((s) => s.id === this.activeId) ?? null;
@@ -94,6 +96,28 @@ export class LiveSessions {
   /** Notes the titles of a project's listing (rows keep them as the engine lists them). */
   noteListed(sessions: TranscriptSummary[]) {
     for (const s of sessions) this.listedTitles.set(s.session_id, s.title);
+  }
+
+  /** The order the sidebar shows the live sessions in (by project, each project's newest first). */
+  noteOrder(ids: string[]) {
+    this.sidebarOrder = ids;
+  }
+
+  /** The live sessions in the sidebar's order, which the keys that switch sessions follow; one the
+   *  sidebar does not show yet comes last. */
+  get ordered(): SessionStore[] {
+    const listed = this.sidebarOrder.flatMap((id) => this.get(id) ?? []);
+    return [...listed, ...this.list.filter((s) => !listed.includes(s))];
+  }
+
+  /** The session `step` places from `id` in the sidebar's order, going round; with none shown,
+   *  the first (forwards) or the last. */
+  neighbour(id: string | null, step: 1 | -1): SessionStore | null {
+    const ordered = this.ordered;
+    if (ordered.length === 0) return null;
+    const at = ordered.findIndex((s) => s.id === id);
+    if (at < 0) return step === 1 ? ordered[0]! : ordered.at(-1)!;
+    return ordered[(at + step + ordered.length) % ordered.length]!;
   }
 
   /** A live session's name as its sidebar row shows it: the engine's title (a name the user gave,

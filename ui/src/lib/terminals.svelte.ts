@@ -11,6 +11,7 @@ import { WebLinksAddon } from "@xterm/addon-web-links";
 import { Terminal, type ITheme } from "@xterm/xterm";
 import type { TerminalEvent } from "../bindings/TerminalEvent";
 import { errorText, openLink, terminalClose, terminalOpen, terminalResize, terminalWrite } from "./ipc";
+import { keymap } from "./keymap.svelte";
 
 /** Lines kept above the screen. */
 export const SCROLLBACK = 5000;
@@ -23,11 +24,6 @@ export function shellName(shell: string): string {
 /** What an exited shell's tab says. */
 export function exitText(code: number | null): string {
   return code === null ? "exited" : `exited (code ${code})`;
-}
-
-/** Ctrl+` shows or hides the panel, from anywhere in the session (the terminal included). */
-export function isToggleShortcut(e: KeyboardEvent): boolean {
-  return e.ctrlKey && !e.altKey && !e.metaKey && !e.shiftKey && (e.key === "`" || e.code === "Backquote");
 }
 
 function cssVar(style: CSSStyleDeclaration, name: string): string | undefined {
@@ -109,9 +105,10 @@ export class TerminalTab {
     this.term.onData((data) => this.input(data));
   }
 
-  /** Keys the terminal does not send to the shell: copy, paste and the panel's shortcut. */
+  /** Keys the terminal does not send to the shell: copy, paste, and the app's shortcuts a shell has
+   *  no use for (showing the panel, switching sessions: see ../shortcuts.ts). */
   private ownKey(e: KeyboardEvent): boolean {
-    if (isToggleShortcut(e)) return false; // left to the session's screen, which toggles the panel
+    if (keymap.passesTerminal(e)) return false; // left to the app (the session's screen toggles the panel)
     if (e.type !== "keydown" || !e.ctrlKey || !e.shiftKey || e.altKey || e.metaKey) return true;
     const key = e.key.toLowerCase();
     if (key === "c") {

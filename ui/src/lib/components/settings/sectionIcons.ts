@@ -2,6 +2,7 @@
 import type { LucideIcon } from "@lucide/svelte";
 import Bell from "@lucide/svelte/icons/bell";
 import FlaskConical from "@lucide/svelte/icons/flask-conical";
+import Keyboard from "@lucide/svelte/icons/keyboard";
 import Palette from "@lucide/svelte/icons/palette";
 import Plug from "@lucide/svelte/icons/plug";
 import Server from "@lucide/svelte/icons/server";
@@ -14,6 +15,7 @@ export const SECTION_ICONS: Record<SectionId, LucideIcon> = {
   "model-server": Server,
   defaults: SlidersHorizontal,
   notifications: Bell,
+  keyboard: Keyboard,
   rules: ShieldCheck,
   tester: FlaskConical,
   mcp: Plug,

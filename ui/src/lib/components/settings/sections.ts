@@ -3,6 +3,7 @@ export const SECTIONS = [
   { id: "model-server", title: "Model server" },
   { id: "defaults", title: "Defaults for new sessions" },
   { id: "notifications", title: "Notifications" },
+  { id: "keyboard", title: "Keyboard" },
   { id: "rules", title: "Permission rules" },
   { id: "tester", title: "Test a call" },
   { id: "mcp", title: "MCP servers" },

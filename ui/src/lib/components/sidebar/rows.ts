@@ -79,6 +79,12 @@ export function mergeRows(listed: TranscriptSummary[], live: LiveRow[], searchin
   return [...fresh, ...rows];
 }
 
+/** The ids of the live sessions in the order a project's rows show them (the keys that switch
+ *  sessions follow it). While searching, the live ones the search did not find come first. */
+export function liveOrder(listed: TranscriptSummary[], live: LiveRow[]): string[] {
+  return mergeRows(listed, live, false).flatMap((r) => (r.live ? [r.id] : []));
+}
+
 /** A row's title: the session's, or "New session" before it has one. */
 export const rowTitle = (title: string) => title.trim() || "New session";
 
