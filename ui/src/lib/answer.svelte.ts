@@ -37,3 +37,44 @@ export class Answerer {
     }
   }
 }
+
+/** One request of a batch and what to answer it. */
+export interface BatchAnswer {
+  requestId: string;
+  answer: UserAnswer;
+}
+
+/**
+ * Answering several requests of one batch at once: one `answer_permission` per request, all sent
+ * together. The queue drops the delivered ones only once every answer has settled, so the panel
+ * does not change under the user half-way (a batch left with one request becomes the single
+ * dialog). The ones that failed stay, with the failure shown, to be answered again.
+ */
+export class BatchAnswerer {
+  sending = $state(false);
+  failure: string | null = $state(null);
+  readonly #target: () => Omit<AnswerTarget, "requestId">;
+
+  /** `target` is read when sending, so it always sees the panel's current props. */
+  constructor(target: () => Omit<AnswerTarget, "requestId">) {
+    this.#target = target;
+  }
+
+  async send(answers: BatchAnswer[]) {
+    if (this.sending || answers.length === 0) return;
+    const { sessionId, onanswered } = this.#target();
+    this.sending = true;
+    this.failure = null;
+    const results = await Promise.allSettled(answers.map((a) => answerPermission(sessionId, a.requestId, a.answer)));
+    const failures: string[] = [];
+    results.forEach((result, i) => {
+      if (result.status === "fulfilled") onanswered(answers[i]!.requestId);
+      else failures.push(errorText(result.reason));
+    });
+    if (failures.length) {
+      const count = failures.length === answers.length ? "" : ` (${failures.length} of ${answers.length})`;
+      this.failure = `${failures[0]}${count}`;
+    }
+    this.sending = false;
+  }
+}

@@ -135,6 +135,12 @@ export const answerPermission = (sessionId: string, requestId: string, answer: U
 export const previewPermissionEdit = (sessionId: string, requestId: string, input: JsonValue) =>
   invoke<PermissionPreview | null>("preview_permission_edit", { sessionId, requestId, input });
 
+/** Which waiting requests of the session (`PermissionRequest.id`) `rules` would allow, decided as
+ *  the engine decides calls; an invalid rule rejects with the engine's error text. Nothing is
+ *  saved: the batch dialog asks before offering "Allow this rule". */
+export const requestsCoveredBy = (sessionId: string, rules: string[]) =>
+  invoke<string[]>("requests_covered_by", { sessionId, rules });
+
 export const setPermissionMode = (sessionId: string, mode: PermissionMode) =>
   invoke<PermissionMode>("set_permission_mode", { sessionId, mode });
 
