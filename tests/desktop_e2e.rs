@@ -705,8 +705,15 @@ fn review_project() -> tempfile::TempDir {
     dir
 }
 
-fn review_scenario(dir: &Path) -> Scenario {
+fn review_scenario(dir: &Path, outside: &Path) -> Scenario {
     let file = |name: &str| dir.join(name).display().to_string();
+    let note = |id: &str, name: &str| {
+        tool_use(
+            id,
+            "Read",
+            json!({"file_path": outside.join(name).display().to_string()}),
+        )
+    };
     let steps = json!([
         {
             "expect": {"last_user_text_contains": "Rename the words"},
@@ -792,6 +799,44 @@ fn review_scenario(dir: &Path) -> Scenario {
                        "no_message_contains": "Shout the first word"},
             "response": stream(vec![json!({"type": "text", "text": "Whispered."})], "end_turn"),
         },
+        {
+            // Back in the original session, in plan mode: a plan to approve.
+            "expect": {"last_user_text_contains": "Plan the lower case."},
+            "response": stream(vec![tool_use("toolu_plan", "ExitPlanMode", json!({
+                "plan": "1. Lower ALPHA! in a.txt\n2. Say so"
+            }))], "tool_use"),
+        },
+        {
+            // Approved with notes: the approved plan the model reads carries them.
+            "expect": {"tool_result": {"tool_use_id": "toolu_plan", "is_error": false,
+                                       "contains": "## Notes from the user\nKeep the exclamation mark."}},
+            "response": stream(vec![tool_use("toolu_read_a3", "Read", json!({"file_path": file("a.txt")}))], "tool_use"),
+        },
+        {
+            "expect": {"tool_result": {"tool_use_id": "toolu_read_a3", "contains": "alpha"}},
+            "response": stream(vec![tool_use("toolu_lower", "Edit", json!({
+                "file_path": file("a.txt"), "old_string": "alpha", "new_string": "alpha!"
+            }))], "tool_use"),
+        },
+        {
+            // Accept edits, as chosen on approval: the edit ran without a question.
+            "expect": {"tool_result": {"tool_use_id": "toolu_lower", "is_error": false}},
+            "response": stream(vec![json!({"type": "text", "text": "Lowered."})], "end_turn"),
+        },
+        {
+            "expect": {"last_user_text_contains": "Read the three notes."},
+            "response": stream(vec![
+                note("toolu_note1", "one.txt"),
+                note("toolu_note2", "two.txt"),
+                note("toolu_note3", "three.txt"),
+            ], "tool_use"),
+        },
+        {
+            // Two allowed and the third denied with a message, in one action.
+            "expect": {"tool_result": {"tool_use_id": "toolu_note3", "is_error": true,
+                                       "contains": "Not the third one."}},
+            "response": stream(vec![json!({"type": "text", "text": "Read two notes."})], "end_turn"),
+        },
     ]);
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
 }
@@ -850,7 +895,13 @@ async fn review_and_rewind_in_the_desktop_app() {
     let dir = review_project();
     let root = dir.path().canonicalize().unwrap();
     let data = tempfile::tempdir().unwrap();
-    let server = MockServer::start(review_scenario(&root)).await.unwrap();
+    // Three notes outside the project: reading them asks, as one batch.
+    let notes = tempfile::tempdir().unwrap();
+    let outside = notes.path().canonicalize().unwrap();
+    for name in ["one.txt", "two.txt", "three.txt"] {
+        std::fs::write(outside.join(name), format!("note {name}\n")).unwrap();
+    }
+    let server = MockServer::start(review_scenario(&root, &outside)).await.unwrap();
     let port = free_port();
     let _driver = start_driver(port, data.path(), "review");
     let client = connect(port).await;
@@ -1081,6 +1132,66 @@ async fn review_and_rewind_in_the_desktop_app() {
         "Shout the first word.",
     )
     .await;
+
+    // Plan review: the plan approved with notes, the work going on in acceptEdits.
+    send_here(&client, "/mode plan").await;
+    send_here(&client, "Plan the lower case.").await;
+    element(&client, &on_screen("[data-testid='plan-approve']")).await;
+    type_into(
+        &client,
+        &on_screen("[data-testid='plan-notes']"),
+        "Keep the exclamation mark.",
+    )
+    .await;
+    click(&client, &on_screen("[data-testid='plan-mode-acceptEdits']")).await;
+    screenshot(&client, "12-plan-review").await;
+    check_layout(&client, "plan-review").await;
+    click(&client, &on_screen("[data-testid='plan-approve']")).await;
+    wait_for_text(&client, &on_screen("[data-testid='assistant-text']"), "Lowered.").await;
+    assert_eq!(read("a.txt").as_deref(), Some("alpha!\nshared line\n"));
+
+    // A batch of three reads outside the project, answered in one action: two allowed, the third
+    // denied with a message.
+    send_here(&client, "Read the three notes.").await;
+    element(&client, &on_screen("[data-testid='batch-approval']")).await;
+    let rows = client
+        .find_all(Locator::Css(&on_screen("[data-testid='batch-row']")))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 3);
+    click(
+        &client,
+        &on_screen("[data-testid='batch-row'][data-tool-use-id='toolu_note3'] [data-testid='batch-select']"),
+    )
+    .await;
+    type_into(
+        &client,
+        &on_screen("[data-testid='batch-deny-message']"),
+        "Not the third one.",
+    )
+    .await;
+    screenshot(&client, "13-batch-approval").await;
+    check_layout(&client, "batch-approval").await;
+    click(&client, &on_screen("[data-testid='batch-deny-rest']")).await;
+    wait_for_text(
+        &client,
+        &on_screen("[data-testid='assistant-text']"),
+        "Read two notes.",
+    )
+    .await;
+    for (id, status) in [
+        ("toolu_note1", "completed"),
+        ("toolu_note2", "completed"),
+        ("toolu_note3", "denied"),
+    ] {
+        element(
+            &client,
+            &on_screen(&format!(
+                "[data-testid='tool-card'][data-tool-use-id='{id}'][data-status='{status}']"
+            )),
+        )
+        .await;
+    }
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
     client.close().await.unwrap();
 }
