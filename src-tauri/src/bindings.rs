@@ -31,6 +31,9 @@ mod tests {
         crate::terminal::TerminalEvent::export_all(&cfg).unwrap();
         crate::attention::AttentionEvent::export_all(&cfg).unwrap();
         nerve_protocol::prompt::ModelChoice::export_all(&cfg).unwrap();
+        nerve_protocol::settings::McpImportReport::export_all(&cfg).unwrap();
+        nerve_protocol::settings::McpImportSource::export_all(&cfg).unwrap();
+        nerve_protocol::settings::McpServerSpec::export_all(&cfg).unwrap();
         nerve_protocol::tasks::TaskView::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::SessionSearchHit::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::SubagentTranscript::export_all(&cfg).unwrap();

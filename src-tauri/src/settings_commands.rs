@@ -147,6 +147,92 @@ pub async fn set_mcp_server_approved(
     .await
 }
 
+/// Adds an MCP server to `scope` (`local`, `project`, `user`); returns the file written. The next
+/// session starts it (a `project` server once approved).
+#[tauri::command]
+pub async fn add_mcp_server(
+    project_path: String,
+    scope: String,
+    name: String,
+    spec: settings_view::McpServerSpec,
+) -> Result<String, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        let name = name.trim();
+        settings_view::check_server_name(name).map_err(to_shell)?;
+        let transport = settings_view::transport_of(&spec).map_err(to_shell)?;
+        settings_view::add_mcp_server(project.dir(), project.locations(), &scope, name, &transport)
+            .map(|path| path.display().to_string())
+            .map_err(to_shell)
+    })
+    .await
+}
+
+/// Replaces the configuration of the MCP server `name` in `scope`; returns the file written.
+#[tauri::command]
+pub async fn edit_mcp_server(
+    project_path: String,
+    scope: String,
+    name: String,
+    spec: settings_view::McpServerSpec,
+) -> Result<String, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        let transport = settings_view::transport_of(&spec).map_err(to_shell)?;
+        settings_view::edit_mcp_server(project.dir(), project.locations(), &scope, &name, &transport)
+            .map(|path| path.display().to_string())
+            .map_err(to_shell)
+    })
+    .await
+}
+
+/// Removes the MCP server `name` from `scope`; returns the file written.
+#[tauri::command]
+pub async fn remove_mcp_server(
+    project_path: String,
+    scope: String,
+    name: String,
+) -> Result<String, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::remove_mcp_server(project.dir(), project.locations(), Some(&scope), &name)
+            .map(|path| path.display().to_string())
+            .map_err(to_shell)
+    })
+    .await
+}
+
+/// Imports Claude Code's or Claude Desktop's MCP servers into `scope`.
+#[tauri::command]
+pub async fn import_mcp_servers(
+    project_path: String,
+    from: settings_view::McpImportSource,
+    scope: String,
+) -> Result<settings_view::McpImportReport, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::import_mcp_servers(project.dir(), project.locations(), from, &scope).map_err(to_shell)
+    })
+    .await
+}
+
+/// Switches one MCP tool off (hidden from the model) or back on, in the project's local settings;
+/// returns the file written.
+#[tauri::command]
+pub async fn set_mcp_tool_enabled(
+    project_path: String,
+    tool: String,
+    enabled: bool,
+) -> Result<String, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::set_mcp_tool_enabled(project.dir(), project.locations(), &tool, enabled)
+            .map(|path| path.display().to_string())
+            .map_err(to_shell)
+    })
+    .await
+}
+
 /// Signs in to a remote MCP server with OAuth: the authorization page opens in the browser
 /// (`$BROWSER` when set, else the system's), the token goes to the OS keyring, and the servers
 /// are checked again so the row shows the result.

@@ -205,6 +205,77 @@ pub struct McpServerView {
     pub switchable: bool,
     /// What happened when it was last started (or why it is not).
     pub status: McpServerStatus,
+    /// Its configuration as written (`${VAR}`s unexpanded), for editing; `None` for a transport
+    /// the app cannot edit (`ws`).
+    pub spec: Option<McpServerSpec>,
+    /// Its tools switched off: hidden from the model by a deny rule of their bare name (or of the
+    /// whole server). Full names.
+    pub tools_off: Vec<String>,
+    /// The last lines it wrote to stderr when it was started here (stdio servers).
+    pub stderr: Vec<String>,
+}
+
+/// How an MCP server is reached, as the app adds or edits it (Claude Code's entry shape).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum McpServerSpec {
+    /// A program speaking MCP on its stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables (values may use `${VAR}`).
+        env: std::collections::BTreeMap<String, String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Extra headers (values may use `${VAR}`).
+        headers: std::collections::BTreeMap<String, String>,
+    },
+    /// The older HTTP+SSE transport.
+    Sse {
+        /// The endpoint.
+        url: String,
+        /// Extra headers.
+        headers: std::collections::BTreeMap<String, String>,
+    },
+}
+
+/// Where MCP servers are imported from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum McpImportSource {
+    /// Claude Code's `~/.claude.json`: its user servers and this project's local ones.
+    ClaudeCode,
+    /// Claude Desktop's `claude_desktop_config.json`.
+    ClaudeDesktop,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct McpImportReport {
+    /// The file the servers were written to.
+    pub file: String,
+    /// The servers imported.
+    pub imported: Vec<String>,
+    /// The servers left out, and why.
+    pub skipped: Vec<McpImportSkip>,
+}
+
+/// A server an import left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct McpImportSkip {
+    /// Its name.
+    pub name: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// A server's state.

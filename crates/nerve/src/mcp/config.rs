@@ -320,6 +320,36 @@ fn expand_values(
 /// Parses the text of an MCP config file (for settings files, of their `mcpServers`, which may be
 /// absent).
 pub fn parse_config(text: &str, source: McpConfigSource) -> Result<Vec<McpServerConfig>, McpConfigError> {
+    parse_config_with(text, source, true)
+}
+
+/// Reads an MCP config file as written, `${VAR}`s unexpanded (what an editor shows and writes
+/// back: an expanded secret must never land in a file); `Ok(None)` if it does not exist.
+pub fn load_raw_config(source: McpConfigSource) -> Result<Option<Vec<McpServerConfig>>, McpConfigError> {
+    load_with(source, false)
+}
+
+/// The servers of an `mcpServers` object written by another program (Claude Code's or Claude
+/// Desktop's configuration), each with its transport as written or why it cannot be used.
+pub fn foreign_servers(servers: &serde_json::Value) -> Vec<(String, Result<McpTransport, String>)> {
+    let Some(map) = servers.as_object() else {
+        return Vec::new();
+    };
+    map.iter()
+        .map(|(name, entry)| {
+            let transport = serde_json::from_value::<RawServerFields>(entry.clone())
+                .map_err(|e| format!("not a server entry: {e}"))
+                .and_then(|raw| raw.into_transport().map_err(|e| e.to_string()));
+            (name.clone(), transport)
+        })
+        .collect()
+}
+
+fn parse_config_with(
+    text: &str,
+    source: McpConfigSource,
+    expand: bool,
+) -> Result<Vec<McpServerConfig>, McpConfigError> {
     let invalid = |e: serde_json::Error| {
         let full = e.to_string();
         let suffix = format!(" at line {} column {}", e.line(), e.column());
@@ -360,7 +390,11 @@ pub fn parse_config(text: &str, source: McpConfigSource) -> Result<Vec<McpServer
             })?;
             Ok(McpServerConfig {
                 name,
-                transport: expand_transport(transport, &lookup),
+                transport: if expand {
+                    expand_transport(transport, &lookup)
+                } else {
+                    transport
+                },
                 source: source.clone(),
             })
         })
@@ -369,8 +403,12 @@ pub fn parse_config(text: &str, source: McpConfigSource) -> Result<Vec<McpServer
 
 /// Reads and parses an MCP config file; `Ok(None)` if it does not exist.
 pub fn load_config(source: McpConfigSource) -> Result<Option<Vec<McpServerConfig>>, McpConfigError> {
+    load_with(source, true)
+}
+
+fn load_with(source: McpConfigSource, expand: bool) -> Result<Option<Vec<McpServerConfig>>, McpConfigError> {
     match std::fs::read_to_string(source.path()) {
-        Ok(text) => parse_config(&text, source).map(Some),
+        Ok(text) => parse_config_with(&text, source, expand).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         // A folder in the file's place is the sandbox's placeholder for a missing `.mcp.json`
         // (left behind when its helper was killed before it could remove it): no file.

@@ -38,8 +38,10 @@ const MAX_RECONNECTS: u32 = 3;
 /// The wait before the first restart; it doubles after each failed one.
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 
-/// How many of the server's last stderr lines are kept for error messages.
-const STDERR_TAIL_LINES: usize = 10;
+/// How many of the server's last stderr lines are kept (its log in Settings).
+const STDERR_TAIL_LINES: usize = 40;
+/// How many of them an error message quotes.
+const STDERR_IN_ERRORS: usize = 10;
 /// How long a shutdown waits for the server to exit before it is killed.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
 
@@ -82,7 +84,8 @@ impl ServerState {
         if tail.is_empty() {
             String::new()
         } else {
-            let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
+            let skip = tail.len().saturating_sub(STDERR_IN_ERRORS);
+            let lines: Vec<&str> = tail.iter().skip(skip).map(String::as_str).collect();
             format!("; its last stderr lines:\n{}", lines.join("\n"))
         }
     }
@@ -348,6 +351,17 @@ impl McpConnection {
     /// The server's name.
     pub fn name(&self) -> &str {
         &self.target.name
+    }
+
+    /// The last lines the server wrote to stderr (a stdio server's log; empty for others).
+    pub fn stderr_lines(&self) -> Vec<String> {
+        let live = self.live();
+        let tail = live
+            .state
+            .stderr_tail
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        tail.iter().cloned().collect()
     }
 
     /// Whether the server offers resources and prompts (from its `initialize` answer).

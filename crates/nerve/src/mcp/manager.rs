@@ -281,6 +281,15 @@ impl McpManager {
             .find(|t| crate::tool::Tool::name(t.as_ref()) == name)
     }
 
+    /// The last lines `server` wrote to stderr, if it is connected.
+    pub fn stderr_of(&self, server: &str) -> Vec<String> {
+        self.connections
+            .iter()
+            .find(|c| c.name() == server)
+            .map(|c| c.stderr_lines())
+            .unwrap_or_default()
+    }
+
     /// The full names of `server`'s usable tools.
     pub fn tools_of(&self, server: &str) -> Vec<String> {
         self.current_tools()

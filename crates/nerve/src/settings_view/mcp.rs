@@ -3,7 +3,9 @@
 //! a `.mcp.json` server in the user's personal file for the project, and adding, removing, signing
 //! in to and out of servers (what `nerve mcp` and the app's MCP settings do).
 
-pub use nerve_protocol::settings::{McpServerStatus, McpServerView};
+pub use nerve_protocol::settings::{
+    McpImportReport, McpImportSkip, McpImportSource, McpServerSpec, McpServerStatus, McpServerView,
+};
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +54,20 @@ pub enum McpViewError {
     /// Signing in failed, or the server is not one that can be signed in to.
     #[error("{0}")]
     SignIn(String),
+    /// A server's configuration cannot be used.
+    #[error("{0}")]
+    Invalid(String),
+    /// A name a server cannot have.
+    #[error("{0:?} cannot name an MCP server: use letters, digits, '-' and '_'")]
+    BadName(String),
+    /// Another program's configuration could not be read.
+    #[error("could not read {path}: {message}")]
+    Foreign {
+        /// The file.
+        path: String,
+        /// Why.
+        message: String,
+    },
 }
 
 /// The project's configured servers, the effective one per name (local over project over user),
@@ -74,6 +90,7 @@ pub fn mcp_servers(
     let loaded = load_all(project_root, locations, LoadOptions { read_claude_settings })?;
     let local = local_settings_path(project_root);
     let files = config_files(project_root, locations);
+    let raw = raw_servers(&files)?;
     Ok(effective_servers(&files)?
         .into_iter()
         .map(|server| {
@@ -101,7 +118,14 @@ pub fn mcp_servers(
             let approved_in = personal_file
                 .clone()
                 .or_else(|| approver.map(|f| f.path.display().to_string()));
+            let spec = raw
+                .iter()
+                .find(|r| r.name == server.name && r.source == server.source)
+                .and_then(|r| spec_of(&r.transport));
             McpServerView {
+                spec,
+                tools_off: Vec::new(),
+                stderr: Vec::new(),
                 scope: server.source.scope().to_string(),
                 transport: server.transport.summary(),
                 config_file: server.source.path().display().to_string(),
@@ -117,6 +141,71 @@ pub fn mcp_servers(
             }
         })
         .collect())
+}
+
+/// Every scope's servers as written (`${VAR}`s unexpanded).
+fn raw_servers(files: &McpConfigFiles) -> Result<Vec<McpServerConfig>, McpConfigError> {
+    let mut all = Vec::new();
+    for scope in ["user", "project", "local"] {
+        if let Some(source) = files.source(scope) {
+            all.extend(crate::mcp::config::load_raw_config(source)?.unwrap_or_default());
+        }
+    }
+    Ok(all)
+}
+
+/// A transport as the app edits it (`None`: one it cannot, `ws`).
+pub fn spec_of(transport: &McpTransport) -> Option<McpServerSpec> {
+    match transport {
+        McpTransport::Stdio { command, args, env } => Some(McpServerSpec::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+            env: env.clone(),
+        }),
+        McpTransport::Http { url, headers } => Some(McpServerSpec::Http {
+            url: url.clone(),
+            headers: headers.clone(),
+        }),
+        McpTransport::Sse { url, headers } => Some(McpServerSpec::Sse {
+            url: url.clone(),
+            headers: headers.clone(),
+        }),
+        McpTransport::Unsupported { .. } => None,
+    }
+}
+
+/// The transport an edited `spec` describes, refusing what cannot start (no command, a URL that
+/// is not http or https).
+pub fn transport_of(spec: &McpServerSpec) -> Result<McpTransport, McpViewError> {
+    let url_ok = |url: &str| {
+        let url = url.trim();
+        url.starts_with("http://") || url.starts_with("https://") || url.starts_with("${")
+    };
+    match spec {
+        McpServerSpec::Stdio { command, args, env } => {
+            if command.trim().is_empty() {
+                return Err(McpViewError::Invalid("a stdio server needs a command".into()));
+            }
+            Ok(McpTransport::Stdio {
+                command: command.trim().to_string(),
+                args: args.clone(),
+                env: env.clone(),
+            })
+        }
+        McpServerSpec::Http { url, headers } | McpServerSpec::Sse { url, headers } => {
+            if !url_ok(url) {
+                return Err(McpViewError::Invalid(format!(
+                    "{url:?} is not an http or https URL"
+                )));
+            }
+            let (url, headers) = (url.trim().to_string(), headers.clone());
+            Ok(if matches!(spec, McpServerSpec::Sse { .. }) {
+                McpTransport::Sse { url, headers }
+            } else {
+                McpTransport::Http { url, headers }
+            })
+        }
+    }
 }
 
 fn config_files(project_root: &Path, locations: &SettingsLocations) -> McpConfigFiles {
@@ -135,6 +224,7 @@ pub async fn probe_mcp_servers(
     read_claude_settings: bool,
 ) -> Result<Vec<McpServerView>, McpViewError> {
     let mut views = mcp_servers(project_root, locations, read_claude_settings)?;
+    let loaded = load_all(project_root, locations, LoadOptions { read_claude_settings })?;
     let files = config_files(project_root, locations);
     let approved: Vec<_> = effective_servers(&files)?
         .into_iter()
@@ -163,9 +253,15 @@ pub async fn probe_mcp_servers(
             .collect::<Vec<_>>()
             .join("; ");
         view.status = if connected.contains(&view.name) {
-            McpServerStatus::Connected {
-                tools: manager.tools_of(&view.name),
-            }
+            let tools = manager.tools_of(&view.name);
+            let rules = loaded.rules();
+            view.tools_off = tools
+                .iter()
+                .filter(|t| rules.bare_deny_for(t).is_some())
+                .cloned()
+                .collect();
+            view.stderr = manager.stderr_of(&view.name);
+            McpServerStatus::Connected { tools }
         } else if failures.iter().any(|f| f.needs_sign_in) {
             McpServerStatus::NeedsSignIn { message: error }
         } else {
@@ -233,6 +329,157 @@ pub fn add_mcp_server(
     }
     set_mcp_server_entry(&path, name, Some(server_entry(transport)))?;
     Ok(path)
+}
+
+/// Whether `name` can name a server (it becomes part of its tools' names, `mcp__name__tool`).
+pub fn check_server_name(name: &str) -> Result<(), McpViewError> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(McpViewError::BadName(name.to_string()))
+    }
+}
+
+/// Replaces the entry of the server `name` in `scope` with `transport`; returns the file written.
+pub fn edit_mcp_server(
+    project_root: &Path,
+    locations: &SettingsLocations,
+    scope: &str,
+    name: &str,
+    transport: &McpTransport,
+) -> Result<PathBuf, McpViewError> {
+    let files = config_files(project_root, locations);
+    let source = files
+        .source(scope)
+        .ok_or_else(|| McpViewError::Scope(scope.to_string()))?;
+    let path = source.path().to_path_buf();
+    let existing = crate::mcp::config::load_raw_config(source)?.unwrap_or_default();
+    if !existing.iter().any(|s| s.name == name) {
+        return Err(McpViewError::Unknown(name.to_string()));
+    }
+    set_mcp_server_entry(&path, name, Some(server_entry(transport)))?;
+    Ok(path)
+}
+
+/// Switches the MCP tool `tool` (`mcp__server__tool`) off or back on for this project: a deny rule
+/// of its bare name in the project's local settings hides it from the model (the registry leaves
+/// out a tool such a rule names). Returns the file written.
+pub fn set_mcp_tool_enabled(
+    project_root: &Path,
+    locations: &SettingsLocations,
+    tool: &str,
+    enabled: bool,
+) -> Result<PathBuf, McpViewError> {
+    if !tool.starts_with("mcp__") || tool.contains(char::is_whitespace) || tool.contains('(') {
+        return Err(McpViewError::Invalid(format!(
+            "{tool:?} is not an MCP tool's name"
+        )));
+    }
+    let edit = if enabled {
+        nerve_protocol::settings::RuleEdit::Remove {
+            rule: tool.to_string(),
+        }
+    } else {
+        nerve_protocol::settings::RuleEdit::Add {
+            rule: tool.to_string(),
+        }
+    };
+    Ok(crate::settings_view::edit_rule(
+        locations,
+        project_root,
+        RuleSource::LocalSettings,
+        crate::permissions::RuleBehavior::Deny,
+        &edit,
+    )?)
+}
+
+/// Where `from` keeps its MCP servers, and the `mcpServers` objects to import from it: Claude
+/// Code's user servers and this project's local ones; Claude Desktop's servers.
+fn foreign_server_lists(
+    from: McpImportSource,
+    project_root: &Path,
+    locations: &SettingsLocations,
+) -> Result<(PathBuf, Vec<serde_json::Value>), McpViewError> {
+    let path = match from {
+        McpImportSource::ClaudeCode => locations.home.join(".claude.json"),
+        McpImportSource::ClaudeDesktop => locations.config_dir.join("Claude/claude_desktop_config.json"),
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| McpViewError::Foreign {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let root: serde_json::Value = serde_json::from_str(&text).map_err(|e| McpViewError::Foreign {
+        path: path.display().to_string(),
+        message: format!("not JSON: {e}"),
+    })?;
+    let mut lists = vec![root.get("mcpServers").cloned().unwrap_or_default()];
+    if from == McpImportSource::ClaudeCode
+        && let Some(project) = root
+            .get("projects")
+            .and_then(|p| p.get(project_root.display().to_string()))
+    {
+        lists.push(project.get("mcpServers").cloned().unwrap_or_default());
+    }
+    Ok((path, lists))
+}
+
+/// Imports the MCP servers of Claude Code's or Claude Desktop's configuration into `scope`, as
+/// written there (`${VAR}`s stay unexpanded). A server whose name the scope has already, or whose
+/// entry cannot be used, is left out with the reason.
+pub fn import_mcp_servers(
+    project_root: &Path,
+    locations: &SettingsLocations,
+    from: McpImportSource,
+    scope: &str,
+) -> Result<McpImportReport, McpViewError> {
+    let files = config_files(project_root, locations);
+    let source = files
+        .source(scope)
+        .ok_or_else(|| McpViewError::Scope(scope.to_string()))?;
+    let path = source.path().to_path_buf();
+    let mut taken: Vec<String> = crate::mcp::config::load_raw_config(source)?
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    let (_, lists) = foreign_server_lists(from, project_root, locations)?;
+    let mut report = McpImportReport {
+        file: path.display().to_string(),
+        imported: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for (name, transport) in lists.iter().flat_map(crate::mcp::config::foreign_servers) {
+        let skip = |reason: String| McpImportSkip {
+            name: name.clone(),
+            reason,
+        };
+        if check_server_name(&name).is_err() {
+            report
+                .skipped
+                .push(skip("its name cannot name a server here".into()));
+            continue;
+        }
+        if taken.contains(&name) {
+            report
+                .skipped
+                .push(skip(format!("the {scope} scope has a server of that name")));
+            continue;
+        }
+        match transport {
+            Ok(transport) => {
+                set_mcp_server_entry(&path, &name, Some(server_entry(&transport)))?;
+                taken.push(name.clone());
+                report.imported.push(name);
+            }
+            Err(reason) => report.skipped.push(skip(reason)),
+        }
+    }
+    Ok(report)
 }
 
 /// Removes the server `name` from `scope`, or from the one scope that has it; returns the file.

@@ -15,8 +15,10 @@ mod sandbox;
 pub use check::{CheckCallError, PermissionCheck, check_call};
 pub use hooks::{HookView, hooks_of};
 pub use mcp::{
-    McpServerStatus, McpServerView, McpViewError, add_mcp_server, find_mcp_server, mcp_login, mcp_logout,
-    mcp_servers, probe_mcp_servers, remove_mcp_server, server_entry, set_mcp_server_approved,
+    McpImportReport, McpImportSkip, McpImportSource, McpServerSpec, McpServerStatus, McpServerView,
+    McpViewError, add_mcp_server, check_server_name, edit_mcp_server, find_mcp_server, import_mcp_servers,
+    mcp_login, mcp_logout, mcp_servers, probe_mcp_servers, remove_mcp_server, server_entry,
+    set_mcp_server_approved, set_mcp_tool_enabled, spec_of, transport_of,
 };
 pub use rules::{
     RuleEntry, RuleSyntax, RuleSyntaxError, RulesView, check_rule_syntax, edit_rule, rules_view,

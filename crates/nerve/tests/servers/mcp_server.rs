@@ -415,6 +415,10 @@ async fn main() -> Result<()> {
         // Never answers `initialize`: tests the client's connect timeout.
         tokio::time::sleep(Duration::from_secs(3600)).await;
     }
+    // A line on stderr, as real servers log there (the app shows a server's log).
+    if let Ok(line) = std::env::var("NERVE_TEST_MCP_STDERR") {
+        eprintln!("{line}");
+    }
     let server = TestServer {
         log: std::env::var_os("NERVE_TEST_MCP_LOG").map(|p| Arc::new(p.into())),
         grown: Arc::default(),

@@ -9,6 +9,7 @@ mod executor;
 mod file_tools;
 mod hooks_pipeline;
 mod mcp;
+mod mcp_settings;
 mod model_choice;
 mod model_client;
 mod pipeline;
