@@ -1295,7 +1295,8 @@ fn settings_scenario() -> Scenario {
             // The rule was removed: the same call asks again.
             // Chosen in the header's model picker: another model, thinking at medium effort.
             "expect": {"last_user_text_contains": "Once more", "message_count": 1,
-                       "model": "claude-e2e-fast", "thinking": medium},
+                       "model": "claude-e2e-fast", "thinking": medium,
+                       "tools_include": ["mcp__more__add"], "tools_exclude": ["mcp__more__echo"]},
             "response": stream(vec![thought(), touch()], "tool_use"),
         },
         {
@@ -1713,6 +1714,30 @@ async fn settings_images_and_attention_in_the_desktop_app() {
         }
     })
     .await;
+    // An MCP server added from the app, and one of its tools switched off: the next session's
+    // requests offer its other tools, not that one.
+    click(&client, "[data-testid='mcp-add']").await;
+    type_into(&client, "[data-testid='mcp-form-name']", "more").await;
+    type_into(
+        &client,
+        "[data-testid='mcp-form-command']",
+        &test_mcp_server().display().to_string(),
+    )
+    .await;
+    click(&client, "[data-testid='mcp-form-save']").await;
+    wait_for_text(&client, "[data-testid='mcp-written']", "settings.local.json").await;
+    click(
+        &client,
+        "[data-testid='mcp-server'][data-server='more'] [data-testid='mcp-tool'][data-tool='mcp__more__echo'] [data-testid='mcp-tool-toggle']",
+    )
+    .await;
+    wait_file(
+        "the tool to be switched off in the local settings",
+        &root.join(".nerve/settings.local.json"),
+        |text| text.is_some_and(|t| t.contains("\"mcp__more__echo\"") && t.contains("\"more\"")),
+    )
+    .await;
+    screenshot(&client, "14-mcp-added").await;
     click(&client, "[data-testid='settings-close']").await;
     new_session(&client).await;
     // The header's model picker: another of the server's models and a thinking effort. The mock

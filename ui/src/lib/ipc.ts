@@ -35,6 +35,9 @@ import type { RuleEdit } from "../bindings/RuleEdit";
 import type { RulesView } from "../bindings/RulesView";
 import type { PermissionCheck } from "../bindings/PermissionCheck";
 import type { McpServerView } from "../bindings/McpServerView";
+import type { McpServerSpec } from "../bindings/McpServerSpec";
+import type { McpImportSource } from "../bindings/McpImportSource";
+import type { McpImportReport } from "../bindings/McpImportReport";
 import type { ModelListing } from "../bindings/ModelListing";
 import type { ModelChoice } from "../bindings/ModelChoice";
 import type { Effort } from "../bindings/Effort";
@@ -228,6 +231,31 @@ export const mcpSignIn = (projectPath: string, name: string) =>
 /** Forgets a remote server's stored sign-in; the servers as they are then. */
 export const mcpSignOut = (projectPath: string, name: string) =>
   invoke<McpServerView[]>("mcp_sign_out", { projectPath, name });
+
+/** The settings files an MCP server is written to: the project's local settings (only you), its
+ *  `.mcp.json` (shared, approved by each user) or the user's settings (every project). */
+export type McpScope = "local" | "project" | "user";
+
+/** Adds a server to its scope's file; the file written. */
+export const addMcpServer = (projectPath: string, scope: McpScope, name: string, spec: McpServerSpec) =>
+  invoke<string>("add_mcp_server", { projectPath, scope, name, spec });
+
+/** Replaces a server's entry in its scope's file; the file written. */
+export const editMcpServer = (projectPath: string, scope: McpScope, name: string, spec: McpServerSpec) =>
+  invoke<string>("edit_mcp_server", { projectPath, scope, name, spec });
+
+/** Removes a server from its scope's file; the file written. */
+export const removeMcpServer = (projectPath: string, scope: McpScope, name: string) =>
+  invoke<string>("remove_mcp_server", { projectPath, scope, name });
+
+/** Copies the servers of Claude Code's or Claude Desktop's configuration into a scope. */
+export const importMcpServers = (projectPath: string, from: McpImportSource, scope: McpScope) =>
+  invoke<McpImportReport>("import_mcp_servers", { projectPath, from, scope });
+
+/** Switches one tool (`mcp__server__tool`) off (a deny rule of its bare name in the project's local
+ *  settings, which hides it from the model) or back on; the file written. */
+export const setMcpToolEnabled = (projectPath: string, tool: string, enabled: boolean) =>
+  invoke<string>("set_mcp_tool_enabled", { projectPath, tool, enabled });
 
 /** The models a model server lists (`GET /v1/models`); the saved base URL when `baseUrl` is null. */
 export const listModels = (baseUrl: string | null, customHeaders: string | null) =>

@@ -128,6 +128,9 @@ describe("MCP scopes and sign-in", () => {
     remote: true,
     switchable: false,
     status: { state: "needs_sign_in", message: "401 Unauthorized: sign in to https://mcp.linear.app/mcp" },
+    spec: { type: "http", url: "https://mcp.linear.app/mcp", headers: {} },
+    tools_off: [],
+    stderr: [],
   };
   const withServers = (...extra: McpServerView[]) => () => ({ ...projectSettings(), mcp_servers: [...mcpServers(), ...extra] });
 
@@ -141,6 +144,9 @@ describe("MCP scopes and sign-in", () => {
       remote: false,
       switchable: false,
       status: { state: "not_started" },
+      spec: { type: "stdio", command: "node", args: ["./tools/notes-server.js"], env: {} },
+      tools_off: [],
+      stderr: [],
     };
     mockSettings({ get_project_settings: withServers(notes) });
     renderPanel();

@@ -50,6 +50,9 @@ export function mcpServers(): McpServerView[] {
       remote: false,
       switchable: true,
       status: { state: "not_approved" },
+      spec: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: {} },
+      tools_off: [],
+      stderr: [],
     },
     {
       name: "docs",
@@ -60,6 +63,9 @@ export function mcpServers(): McpServerView[] {
       remote: true,
       switchable: false,
       status: { state: "not_started" },
+      spec: { type: "http", url: "https://docs.example.com/mcp", headers: {} },
+      tools_off: [],
+      stderr: [],
     },
   ];
 }
