@@ -10,9 +10,7 @@ use nerve::credentials::ApiKey;
 use nerve::mcp::McpManager;
 use nerve::project::{Project, ProjectOptions};
 use nerve::session::ModelServer;
-use nerve::settings_view::{
-    self, McpServerView, PermissionCheck, RuleSyntax, RulesView, check_rule_syntax, hooks_of,
-};
+use nerve::settings_view::{self, McpServerView, PermissionCheck, RuleSyntax, RulesView, check_rule_syntax};
 use nerve_protocol::prompt::ModelListing;
 use nerve_protocol::settings::RuleEdit;
 use nerve_protocol::{RuleBehavior, RuleSource};
@@ -58,7 +56,7 @@ pub async fn get_project_settings(
         Ok(ProjectSettingsView {
             project_path: project.dir().display().to_string(),
             rules,
-            hooks: hooks_of(&project.hooks()),
+            hooks: settings_view::project_hooks(&project.hooks(), project.locations(), project.dir()),
             mcp_servers,
         })
     })
@@ -231,6 +229,50 @@ pub async fn set_mcp_tool_enabled(
             .map_err(to_shell)
     })
     .await
+}
+
+/// Adds a hook to the user's, the project's or the project's local settings; returns the file.
+#[tauri::command]
+pub async fn add_hook(
+    project_path: String,
+    source: RuleSource,
+    hook: settings_view::HookSpec,
+) -> Result<String, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::add_hook(project.locations(), project.dir(), source, &hook)
+            .map(|path| path.display().to_string())
+            .map_err(to_shell)
+    })
+    .await
+}
+
+/// Removes a hook (its event, matcher and command) from one of those files; returns the file.
+#[tauri::command]
+pub async fn remove_hook(
+    project_path: String,
+    source: RuleSource,
+    hook: settings_view::HookSpec,
+) -> Result<String, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::remove_hook(project.locations(), project.dir(), source, &hook)
+            .map(|path| path.display().to_string())
+            .map_err(to_shell)
+    })
+    .await
+}
+
+/// Runs a hook once against a sample event of its kind, as a session would, in the project.
+#[tauri::command]
+pub async fn test_hook(
+    project_path: String,
+    hook: settings_view::HookSpec,
+) -> Result<settings_view::HookTestResult, ShellError> {
+    let project = blocking(move || open(&project_path)).await?;
+    settings_view::test_hook(project.dir(), &hook)
+        .await
+        .map_err(to_shell)
 }
 
 /// Signs in to a remote MCP server with OAuth: the authorization page opens in the browser

@@ -181,6 +181,41 @@ pub struct HookView {
     pub timeout_secs: u32,
     /// The settings file it came from.
     pub source: String,
+    /// The file's kind when the user may change its hooks here (their user, project or local
+    /// settings); `None` for a file the app only shows (managed, Claude Code's).
+    pub editable_source: Option<RuleSource>,
+}
+
+/// A hook as the app adds or removes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct HookSpec {
+    /// The event (`PreToolUse`...).
+    pub event: String,
+    /// The matcher (empty: every target).
+    pub matcher: String,
+    /// The command line.
+    pub command: String,
+    /// Its time limit in seconds (`None`: the default, 60).
+    pub timeout_secs: Option<u32>,
+}
+
+/// What a hook did with a sample event of its kind, and what Nerve would make of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct HookTestResult {
+    /// The event JSON the hook read on stdin.
+    pub input: String,
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// What it printed.
+    pub stdout: String,
+    /// What it printed on stderr.
+    pub stderr: String,
+    /// Whether it ran out of time.
+    pub timed_out: bool,
+    /// What Nerve would do with that answer, in words.
+    pub effect: String,
 }
 
 /// One configured server.

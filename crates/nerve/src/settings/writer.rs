@@ -160,6 +160,79 @@ pub fn set_mcp_server_entry(path: &Path, name: &str, entry: Option<Value>) -> Re
     Ok(existed)
 }
 
+/// Adds (`add`) or removes one command hook under `hooks.<event>` of the settings file at `path`,
+/// in Claude Code's shape (`[{"matcher": M, "hooks": [{"type": "command", "command": C}]}]`): an
+/// added hook joins the group with the same matcher, or a new one; a removed hook leaves its group,
+/// and an emptied group or event goes. Returns whether the file changed.
+pub fn edit_hook_entry(
+    path: &Path,
+    event: &str,
+    matcher: &str,
+    command: &str,
+    timeout_secs: Option<u32>,
+    add: bool,
+) -> Result<bool, SettingsError> {
+    let shape = |message: &str| SettingsError::Shape {
+        path: path.to_path_buf(),
+        message: message.to_string(),
+    };
+    let mut changed = false;
+    update_settings_file(path, |root| {
+        let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
+        if hooks.is_null() {
+            *hooks = Value::Object(Map::new());
+        }
+        let Value::Object(hooks) = hooks else {
+            return Err(shape("`hooks` is not a JSON object"));
+        };
+        let groups = hooks
+            .entry(event.to_string())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Value::Array(groups) = groups else {
+            return Err(shape(&format!("`hooks.{event}` is not a list")));
+        };
+        let same_matcher = |g: &Value| g.get("matcher").and_then(Value::as_str).unwrap_or("") == matcher;
+        if add {
+            let mut entry = serde_json::json!({"type": "command", "command": command});
+            if let Some(t) = timeout_secs {
+                entry["timeout"] = Value::from(t);
+            }
+            match groups.iter_mut().find(|g| same_matcher(g)) {
+                Some(group) => match group.get_mut("hooks") {
+                    Some(Value::Array(list)) => list.push(entry),
+                    _ => return Err(shape(&format!("a `hooks.{event}` group has no `hooks` list"))),
+                },
+                None => {
+                    let mut group = serde_json::json!({"hooks": [entry]});
+                    if !matcher.is_empty() {
+                        group["matcher"] = Value::from(matcher);
+                    }
+                    groups.push(group);
+                }
+            }
+            changed = true;
+        } else {
+            for group in groups.iter_mut().filter(|g| same_matcher(g)) {
+                if let Some(Value::Array(list)) = group.get_mut("hooks") {
+                    let before = list.len();
+                    list.retain(|h| h.get("command").and_then(Value::as_str) != Some(command));
+                    changed |= list.len() != before;
+                }
+            }
+            groups.retain(|g| {
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .is_none_or(|l| !l.is_empty())
+            });
+        }
+        if groups.is_empty() {
+            hooks.remove(event);
+        }
+        Ok(())
+    })?;
+    Ok(changed)
+}
+
 fn same_rule(existing: &Value, rule: &RuleValue) -> bool {
     match existing {
         Value::String(text) => {

@@ -13,7 +13,10 @@ mod rules;
 mod sandbox;
 
 pub use check::{CheckCallError, PermissionCheck, check_call};
-pub use hooks::{HookView, hooks_of};
+pub use hooks::{
+    HookEditError, HookSpec, HookTestResult, HookView, add_hook, hooks_of, project_hooks, remove_hook,
+    test_hook,
+};
 pub use mcp::{
     McpImportReport, McpImportSkip, McpImportSource, McpServerSpec, McpServerStatus, McpServerView,
     McpViewError, add_mcp_server, check_server_name, edit_mcp_server, find_mcp_server, import_mcp_servers,
