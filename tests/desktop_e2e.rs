@@ -1294,7 +1294,8 @@ fn settings_scenario() -> Scenario {
         {
             // The rule was removed: the same call asks again.
             // Chosen in the header's model picker: another model, thinking at medium effort.
-            "expect": {"last_user_text_contains": "Once more", "message_count": 1,
+            // The hook added in Settings put its line beside the prompt.
+            "expect": {"last_user_text_contains": "The hook says: be brief.", "message_count": 1,
                        "model": "claude-e2e-fast", "thinking": medium,
                        "tools_include": ["mcp__more__add"], "tools_exclude": ["mcp__more__echo"]},
             "response": stream(vec![thought(), touch()], "tool_use"),
@@ -1738,6 +1739,31 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     )
     .await;
     screenshot(&client, "14-mcp-added").await;
+    // A hook added from the app, tested first against a sample event: from the next prompt on, its
+    // output goes to the model with the prompt.
+    click(&client, "[data-testid='hook-add']").await;
+    click(
+        &client,
+        "[data-testid='hook-form-event'] option[value='UserPromptSubmit']",
+    )
+    .await;
+    type_into(
+        &client,
+        "[data-testid='hook-form-command']",
+        "echo 'The hook says: be brief.'",
+    )
+    .await;
+    click(&client, "[data-testid='hook-form'] [data-testid='hook-test']").await;
+    wait_for_text(
+        &client,
+        "[data-testid='hook-test-result']",
+        "added to what the model reads",
+    )
+    .await;
+    click(&client, "[data-testid='hook-form-save']").await;
+    wait_for_text(&client, "[data-testid='hook-written']", "settings.local.json").await;
+    element(&client, "[data-testid='hook-row'][data-event='UserPromptSubmit']").await;
+    screenshot(&client, "15-hook-added").await;
     click(&client, "[data-testid='settings-close']").await;
     new_session(&client).await;
     // The header's model picker: another of the server's models and a thinking effort. The mock

@@ -34,6 +34,8 @@ import type { RuleBehavior } from "../bindings/RuleBehavior";
 import type { RuleEdit } from "../bindings/RuleEdit";
 import type { RulesView } from "../bindings/RulesView";
 import type { PermissionCheck } from "../bindings/PermissionCheck";
+import type { HookSpec } from "../bindings/HookSpec";
+import type { HookTestResult } from "../bindings/HookTestResult";
 import type { McpServerView } from "../bindings/McpServerView";
 import type { McpServerSpec } from "../bindings/McpServerSpec";
 import type { McpImportSource } from "../bindings/McpImportSource";
@@ -209,6 +211,18 @@ export const checkRule = (text: string) => invoke<RuleSyntax>("check_rule", { te
 /** Adds, replaces or removes a rule in a settings file the user owns; the rules a new session gets. */
 export const editRule = (projectPath: string, source: RuleSource, behavior: RuleBehavior, edit: RuleEdit) =>
   invoke<RulesView>("edit_rule", { projectPath, source, behavior, edit });
+
+/** Adds a hook to a settings file the user owns; the file written. */
+export const addHook = (projectPath: string, source: RuleSource, hook: HookSpec) =>
+  invoke<string>("add_hook", { projectPath, source, hook });
+
+/** Removes the hook with the same event, matcher and command from that file; the file written. */
+export const removeHook = (projectPath: string, source: RuleSource, hook: HookSpec) =>
+  invoke<string>("remove_hook", { projectPath, source, hook });
+
+/** Runs the hook's command on a sample event of its type (built by the engine), as Nerve would. */
+export const testHook = (projectPath: string, hook: HookSpec) =>
+  invoke<HookTestResult>("test_hook", { projectPath, hook });
 
 /** `nerve check-permission`: what a new session of the project would do with a call. */
 export const checkCall = (projectPath: string, tool: string, input: string) =>

@@ -244,7 +244,7 @@ describe("Hooks", () => {
     mockSettings();
     renderPanel();
     const rows = await screen.findAllByTestId("hook-row");
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     expect(rows[0]!.textContent).toContain("PreToolUse");
     expect(rows[0]!.textContent).toContain("~/bin/audit-command --strict");
     expect(rows[0]!.textContent).toContain("60 s");

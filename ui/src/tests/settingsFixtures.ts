@@ -13,6 +13,7 @@ export const PROJECT = "/home/me/projects/nerve-demo";
 export const LOCAL_FILE = `${PROJECT}/.nerve/settings.local.json`;
 export const SHARED_FILE = `${PROJECT}/.nerve/settings.json`;
 export const USER_FILE = "/home/me/.nerve/settings.json";
+export const MANAGED_FILE = "/etc/nerve/managed-settings.json";
 
 export function rulesView(): RulesView {
   return {
@@ -72,8 +73,9 @@ export function mcpServers(): McpServerView[] {
 
 export function hooks(): HookView[] {
   return [
-    { event: "PreToolUse", matcher: "Bash", command: "~/bin/audit-command --strict", timeout_secs: 60, source: SHARED_FILE },
-    { event: "SessionStart", matcher: "", command: "echo started >> /tmp/nerve.log", timeout_secs: 10, source: USER_FILE },
+    { event: "PreToolUse", matcher: "Bash", command: "~/bin/audit-command --strict", timeout_secs: 60, source: SHARED_FILE, editable_source: "projectSettings" },
+    { event: "SessionStart", matcher: "", command: "echo started >> /tmp/nerve.log", timeout_secs: 10, source: USER_FILE, editable_source: "userSettings" },
+    { event: "Stop", matcher: "", command: "~/bin/company-stop-check", timeout_secs: 30, source: MANAGED_FILE, editable_source: null },
   ];
 }
 
