@@ -186,6 +186,33 @@ pub struct HookView {
     pub editable_source: Option<RuleSource>,
 }
 
+/// An instruction ("memory") file the model reads at the start of a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MemoryFileView {
+    /// Its path.
+    pub path: String,
+    /// Whose it is.
+    pub kind: MemoryKind,
+    /// Whether it exists (`NERVE.md` of the project and the user's are listed to be created).
+    pub exists: bool,
+    /// The file that imports it (`@path`), for an import.
+    pub imported_by: Option<String>,
+}
+
+/// Whose an instruction file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryKind {
+    /// The project's (`NERVE.md`, `CLAUDE.md`, `AGENTS.md` at its root).
+    Project,
+    /// The user's, for every project.
+    User,
+    /// Imported by another instruction file.
+    Import,
+}
+
 /// A hook as the app adds or removes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

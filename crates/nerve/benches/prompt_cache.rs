@@ -83,6 +83,7 @@ fn main() {
                 date: "2026-12-06".into(),
                 model: MODEL,
                 memory_dir: None,
+                user_instructions: None,
             },
             &PromptContext::new(&tool_names, FrontEnd::Desktop, AgentRole::Main, true),
         );

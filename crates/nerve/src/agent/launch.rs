@@ -131,6 +131,8 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     // The project's memory, read and written through the Memory tool (see its module for why
     // a tool of its own rather than Write on the folder).
     let memory_dir = crate::tools::memory::memory_dir(&project.data_dir());
+    let user_instructions =
+        crate::agent::system_prompt::user_instructions_path(&project.locations().config_dir);
     let mut builtins = crate::registry::builtin_tools(project.env());
     builtins.push(Arc::new(crate::tools::memory::MemoryTool::new(
         memory_dir.clone(),
@@ -177,6 +179,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
             date,
             model: &model,
             memory_dir: Some(&memory_dir),
+            user_instructions: Some(&user_instructions),
         },
         &PromptContext::new(&tool_names, front_end, AgentRole::Main, sandbox),
     );

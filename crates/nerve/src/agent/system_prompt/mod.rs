@@ -26,7 +26,10 @@ use std::path::Path;
 pub use environment::environment_block;
 pub use guidance::{Section, guidance_sections};
 pub use nested::{NestedInstructions, nested_note};
-pub use project::{INSTRUCTION_FILES, instructions_block, memory_block};
+pub use project::{
+    INSTRUCTION_FILES, imports_of, instructions_block, memory_block, user_instructions_block,
+    user_instructions_path,
+};
 
 /// Where the agent's words are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -103,6 +106,9 @@ pub struct SystemPromptInputs<'a> {
     pub model: &'a str,
     /// The project's memory folder (listed when the Memory tool is offered).
     pub memory_dir: Option<&'a Path>,
+    /// The user's own instruction file for every project (`~/.config/nerve/NERVE.md`), read when
+    /// it exists.
+    pub user_instructions: Option<&'a Path>,
 }
 
 /// The guidance sections joined: the first, stable block.
@@ -116,7 +122,15 @@ pub fn guidance_text(ctx: &PromptContext) -> String {
 
 /// Builds the system prompt blocks: guidance, project, environment (empty blocks left out).
 pub fn build_system_prompt(inputs: &SystemPromptInputs<'_>, ctx: &PromptContext) -> Vec<String> {
-    let mut project = instructions_block(inputs.project_dir);
+    let mut project = inputs
+        .user_instructions
+        .map(project::user_instructions_block)
+        .unwrap_or_default();
+    let own = instructions_block(inputs.project_dir);
+    if !project.is_empty() && !own.is_empty() {
+        project.push_str("\n\n");
+    }
+    project.push_str(&own);
     if ctx.has(crate::tools::memory::NAME)
         && let Some(dir) = inputs.memory_dir
     {

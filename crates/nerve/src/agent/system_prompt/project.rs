@@ -30,6 +30,57 @@ pub fn instructions_block(project_dir: &Path) -> String {
     )
 }
 
+/// Where the user's own instruction file is: `NERVE.md` in Nerve's configuration folder.
+pub fn user_instructions_path(config_dir: &Path) -> PathBuf {
+    config_dir.join("nerve").join("NERVE.md")
+}
+
+/// The files `path` imports, at any depth, as the prompt reads them (inside `project_dir` only),
+/// each with the file that imports it.
+pub fn imports_of(project_dir: &Path, path: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut found = Vec::new();
+    let mut seen = HashSet::from([path.to_path_buf()]);
+    let root = project_dir
+        .canonicalize()
+        .unwrap_or_else(|_| project_dir.to_path_buf());
+    let mut queue = vec![(path.to_path_buf(), 1usize)];
+    while let Some((importer, depth)) = queue.pop() {
+        if depth > MAX_IMPORT_DEPTH {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&importer) else {
+            continue;
+        };
+        let base = importer.parent().unwrap_or(project_dir).to_path_buf();
+        for target in import_targets(&text) {
+            let path = base.join(&target);
+            let Ok(real) = path.canonicalize() else {
+                continue;
+            };
+            if !real.starts_with(&root) || !real.is_file() || !seen.insert(real.clone()) {
+                continue;
+            }
+            found.push((path.clone(), importer.clone()));
+            queue.push((path, depth + 1));
+        }
+    }
+    found
+}
+
+/// The user's own instruction file (for every project), or an empty string when there is none. Its
+/// imports may name files anywhere under the file's folder: the user wrote it.
+pub fn user_instructions_block(path: &Path) -> String {
+    let Some(folder) = path.parent() else {
+        return String::new();
+    };
+    match instruction_file(folder, path) {
+        Some(file) => format!(
+            "# Your user's instructions\n\nThe user's own instructions, for every project, follow. The project's instruction files, after them, are more specific and win where they differ.\n\n{file}"
+        ),
+        None => String::new(),
+    }
+}
+
 /// One instruction file with its imports, headed by its path; `None` when it cannot be read.
 pub(super) fn instruction_file(project_dir: &Path, path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;

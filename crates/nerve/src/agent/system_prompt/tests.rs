@@ -270,6 +270,7 @@ fn the_first_block_is_the_same_for_every_session_with_the_same_setup() {
                 date: date.into(),
                 model: "m",
                 memory_dir: None,
+                user_instructions: None,
             },
             &context,
         )
@@ -384,6 +385,7 @@ fn the_memory_index_lists_names_and_descriptions() {
             date: "d".into(),
             model: "m",
             memory_dir: Some(&memory),
+            user_instructions: None,
         },
         &ctx(&main_tools(), FrontEnd::Desktop, AgentRole::Main),
     );
@@ -395,6 +397,7 @@ fn the_memory_index_lists_names_and_descriptions() {
             date: "d".into(),
             model: "m",
             memory_dir: Some(&memory),
+            user_instructions: None,
         },
         &ctx(&general_subagent_tools(), FrontEnd::Desktop, AgentRole::Main),
     );
@@ -451,6 +454,7 @@ fn git_status_is_summarised() {
         date: "2026-12-02".into(),
         model: "m",
         memory_dir: None,
+        user_instructions: None,
     });
     assert!(env.contains("?? new.txt"), "{env}");
     assert!(env.contains("Today's date: 2026-12-02\nModel: m\n"), "{env}");
