@@ -36,6 +36,7 @@ mod tests {
         nerve_protocol::settings::McpServerSpec::export_all(&cfg).unwrap();
         nerve_protocol::settings::HookSpec::export_all(&cfg).unwrap();
         nerve_protocol::settings::HookTestResult::export_all(&cfg).unwrap();
+        nerve_protocol::settings::MemoryFileView::export_all(&cfg).unwrap();
         nerve_protocol::tasks::TaskView::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::SessionSearchHit::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::SubagentTranscript::export_all(&cfg).unwrap();

@@ -231,6 +231,46 @@ pub async fn set_mcp_tool_enabled(
     .await
 }
 
+/// The instruction files the model reads for the project (the user's, the project's, imports).
+#[tauri::command]
+pub async fn memory_files(project_path: String) -> Result<Vec<settings_view::MemoryFileView>, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        Ok(settings_view::memory_files(project.dir(), project.locations()))
+    })
+    .await
+}
+
+/// The text of one of the project's instruction files ("" before it is created).
+#[tauri::command]
+pub async fn read_memory_file(project_path: String, path: String) -> Result<String, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::read_memory_file(project.dir(), project.locations(), &path).map_err(to_shell)
+    })
+    .await
+}
+
+/// Replaces the text of one of the project's instruction files.
+#[tauri::command]
+pub async fn write_memory_file(project_path: String, path: String, text: String) -> Result<(), ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::write_memory_file(project.dir(), project.locations(), &path, &text).map_err(to_shell)
+    })
+    .await
+}
+
+/// Appends a line (a prompt's `# …`) to one of the project's instruction files.
+#[tauri::command]
+pub async fn append_memory_line(project_path: String, path: String, line: String) -> Result<(), ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::append_memory_line(project.dir(), project.locations(), &path, &line).map_err(to_shell)
+    })
+    .await
+}
+
 /// Adds a hook to the user's, the project's or the project's local settings; returns the file.
 #[tauri::command]
 pub async fn add_hook(

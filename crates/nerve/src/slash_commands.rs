@@ -51,6 +51,11 @@ pub fn builtin_commands() -> Vec<SlashCommand> {
         builtin("rewind", "Go back to just before the latest prompt", None),
         builtin("model", "Use another model for this session", Some("<model>")),
         builtin(
+            "memory",
+            "Open the instruction files the model reads, to edit them",
+            None,
+        ),
+        builtin(
             "init",
             "Ask the model to write a first NERVE.md for this project",
             Some("[what to stress]"),

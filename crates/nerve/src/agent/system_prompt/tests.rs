@@ -459,3 +459,18 @@ fn git_status_is_summarised() {
     assert!(env.contains("?? new.txt"), "{env}");
     assert!(env.contains("Today's date: 2026-12-02\nModel: m\n"), "{env}");
 }
+
+#[test]
+fn the_users_own_instructions_come_before_the_projects_and_are_headed_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = user_instructions_path(&dir.path().join("config"));
+    assert_eq!(user_instructions_block(&user), "", "no file, no block");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "Answer briefly.\n").unwrap();
+    let block = user_instructions_block(&user);
+    assert!(block.starts_with("# Your user's instructions\n"), "{block}");
+    assert!(
+        block.ends_with(&format!("## {}\n\nAnswer briefly.", user.display())),
+        "{block}"
+    );
+}
