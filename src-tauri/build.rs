@@ -44,6 +44,7 @@ const COMMANDS: &[&str] = &[
     "remove_mcp_server",
     "import_mcp_servers",
     "set_mcp_tool_enabled",
+    "set_mcp_server_enabled",
     "add_hook",
     "remove_hook",
     "test_hook",

@@ -98,6 +98,7 @@ fn main() {
             settings_commands::remove_mcp_server,
             settings_commands::import_mcp_servers,
             settings_commands::set_mcp_tool_enabled,
+            settings_commands::set_mcp_server_enabled,
             settings_commands::add_hook,
             settings_commands::remove_hook,
             settings_commands::test_hook,

@@ -214,6 +214,23 @@ pub async fn import_mcp_servers(
     .await
 }
 
+/// Switches an MCP server off (later sessions do not start it) or back on, in the project's local
+/// settings; returns the file written.
+#[tauri::command]
+pub async fn set_mcp_server_enabled(
+    project_path: String,
+    name: String,
+    enabled: bool,
+) -> Result<String, ShellError> {
+    blocking(move || {
+        let project = open(&project_path)?;
+        settings_view::set_mcp_server_enabled(project.dir(), &name, enabled)
+            .map(|path| path.display().to_string())
+            .map_err(to_shell)
+    })
+    .await
+}
+
 /// Switches one MCP tool off (hidden from the model) or back on, in the project's local settings;
 /// returns the file written.
 #[tauri::command]

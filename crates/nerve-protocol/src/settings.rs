@@ -275,6 +275,9 @@ pub struct McpServerView {
     pub tools_off: Vec<String>,
     /// The last lines it wrote to stderr when it was started here (stdio servers).
     pub stderr: Vec<String>,
+    /// Whether it is switched on (`disabledMcpServers` in a personal file switches it off: it is
+    /// not started).
+    pub enabled: bool,
 }
 
 /// How an MCP server is reached, as the app adds or edits it (Claude Code's entry shape).

@@ -53,4 +53,9 @@ tools_off: Array<string>,
 /**
  * The last lines it wrote to stderr when it was started here (stdio servers).
  */
-stderr: Array<string>, };
+stderr: Array<string>, 
+/**
+ * Whether it is switched on (`disabledMcpServers` in a personal file switches it off: it is
+ * not started).
+ */
+enabled: boolean, };

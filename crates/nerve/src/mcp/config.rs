@@ -480,6 +480,12 @@ pub fn collect_servers(
     let mut servers: Vec<McpServerConfig> = Vec::new();
     let mut unapproved = Vec::new();
     for s in files.all_servers()? {
+        if approval.disabled.contains(&s.name) {
+            // Switched off by the user: not started, and not waiting for an approval either.
+            servers.retain(|old| old.name != s.name);
+            unapproved.retain(|old| old != &s.name);
+            continue;
+        }
         if matches!(s.source, McpConfigSource::ProjectFile(_)) && !approval.approves(&s.name) {
             unapproved.push(s.name);
             continue;
@@ -669,6 +675,7 @@ mod tests {
         let approval = ProjectServerApproval {
             all: false,
             names: vec!["a".into()],
+            disabled: Vec::new(),
         };
         let (servers, unapproved) = collect_servers(
             &McpConfigFiles::new(dir.path(), None),
@@ -683,9 +690,24 @@ mod tests {
         let all = ProjectServerApproval {
             all: true,
             names: vec![],
+            disabled: Vec::new(),
         };
         let (servers, _) = collect_servers(&McpConfigFiles::new(dir.path(), None), &all, &[]).unwrap();
         assert_eq!(servers.len(), 2);
+        // A server the user switched off is neither started nor waiting for approval.
+        let off = ProjectServerApproval {
+            disabled: vec!["a".into()],
+            ..all.clone()
+        };
+        let (servers, unapproved) =
+            collect_servers(&McpConfigFiles::new(dir.path(), None), &off, &[]).unwrap();
+        assert_eq!(
+            (
+                servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+                unapproved
+            ),
+            (vec!["b"], Vec::<String>::new())
+        );
 
         let missing = dir.path().join("nope.json");
         let err = collect_servers(&McpConfigFiles::new(dir.path(), None), &all, &[missing]).unwrap_err();

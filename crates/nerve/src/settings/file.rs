@@ -102,6 +102,8 @@ struct RawSettings {
     #[serde(default)]
     enabled_mcpjson_servers: Vec<String>,
     #[serde(default)]
+    disabled_mcp_servers: Vec<String>,
+    #[serde(default)]
     sandbox: Option<ObjectOnly<crate::sandbox::settings::SandboxSettings>>,
     #[serde(default)]
     worktree: Option<ObjectOnly<WorktreeSettings>>,
@@ -132,6 +134,8 @@ pub struct SettingsFile {
     pub enable_all_project_mcp_servers: Option<bool>,
     /// `enabledMcpjsonServers`: the `.mcp.json` servers to start, by name.
     pub enabled_mcpjson_servers: Vec<String>,
+    /// `disabledMcpServers`: servers of any scope the user switched off, by name (not started).
+    pub disabled_mcp_servers: Vec<String>,
     /// Its `sandbox` block (empty if absent).
     pub sandbox: crate::sandbox::settings::SandboxSettings,
     /// Its `worktree` block (empty if absent).
@@ -148,6 +152,7 @@ impl SettingsFile {
                 hooks: None,
                 enable_all_project_mcp_servers: None,
                 enabled_mcpjson_servers: Vec::new(),
+                disabled_mcp_servers: Vec::new(),
                 sandbox: None,
                 worktree: None,
             }
@@ -163,6 +168,7 @@ impl SettingsFile {
             hooks: raw.hooks,
             enable_all_project_mcp_servers: raw.enable_all_project_mcp_servers,
             enabled_mcpjson_servers: raw.enabled_mcpjson_servers,
+            disabled_mcp_servers: raw.disabled_mcp_servers,
             sandbox: raw.sandbox.map(|s| s.0).unwrap_or_default(),
             worktree: raw.worktree.map(|w| w.0).unwrap_or_default(),
         })

@@ -129,6 +129,11 @@ impl LoadedSettings {
                     approval.names.push(name.clone());
                 }
             }
+            for name in &f.disabled_mcp_servers {
+                if !approval.disabled.contains(name) {
+                    approval.disabled.push(name.clone());
+                }
+            }
         }
         approval
     }
@@ -274,6 +279,8 @@ pub struct ProjectServerApproval {
     pub all: bool,
     /// These servers are approved by name.
     pub names: Vec<String>,
+    /// These servers, of any scope, are switched off (`disabledMcpServers` in a personal file).
+    pub disabled: Vec<String>,
 }
 
 impl ProjectServerApproval {

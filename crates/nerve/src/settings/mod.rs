@@ -25,5 +25,5 @@ pub use load::{
 pub use locations::{MANAGED_SETTINGS_PATH, SettingsLocations};
 pub use writer::{
     RuleEdit, add_rules_to_local_settings, add_sandbox_write_to_local_settings, edit_hook_entry, edit_rules,
-    local_settings_path, set_mcp_server_entry, set_mcpjson_server_enabled,
+    local_settings_path, set_mcp_server_disabled, set_mcp_server_entry, set_mcpjson_server_enabled,
 };

@@ -128,6 +128,21 @@ pub fn set_mcpjson_server_enabled(path: &Path, name: &str, enabled: bool) -> Res
     })
 }
 
+/// Adds `name` to (`disabled`) or removes it from `disabledMcpServers` of the settings file at
+/// `path`: a server the user switched off is not started.
+pub fn set_mcp_server_disabled(path: &Path, name: &str, disabled: bool) -> Result<(), SettingsError> {
+    update_settings_file(path, |root| {
+        let list = string_list(path, root, &["disabledMcpServers"])?;
+        let present = list.iter().any(|v| v.as_str() == Some(name));
+        if disabled && !present {
+            list.push(Value::String(name.to_string()));
+        } else if !disabled {
+            list.retain(|v| v.as_str() != Some(name));
+        }
+        Ok(())
+    })
+}
+
 /// Sets (`Some`) or removes (`None`) the server `name` under `mcpServers` of the JSON file at
 /// `path` (a settings file or a `.mcp.json`), keeping everything else. Returns whether the server
 /// was there before.

@@ -91,6 +91,7 @@ pub fn mcp_servers(
     let local = local_settings_path(project_root);
     let files = config_files(project_root, locations);
     let raw = raw_servers(&files)?;
+    let disabled = loaded.project_mcp_approval().disabled;
     Ok(effective_servers(&files)?
         .into_iter()
         .map(|server| {
@@ -126,6 +127,7 @@ pub fn mcp_servers(
                 spec,
                 tools_off: Vec::new(),
                 stderr: Vec::new(),
+                enabled: !disabled.contains(&server.name),
                 scope: server.source.scope().to_string(),
                 transport: server.transport.summary(),
                 config_file: server.source.path().display().to_string(),
@@ -228,7 +230,11 @@ pub async fn probe_mcp_servers(
     let files = config_files(project_root, locations);
     let approved: Vec<_> = effective_servers(&files)?
         .into_iter()
-        .filter(|s| views.iter().any(|v| v.name == s.name && v.approved_in.is_some()))
+        .filter(|s| {
+            views
+                .iter()
+                .any(|v| v.name == s.name && v.approved_in.is_some() && v.enabled)
+        })
         .collect();
     let manager = McpManager::connect(
         &approved,
@@ -239,7 +245,7 @@ pub async fn probe_mcp_servers(
     .await;
     let connected = manager.connected();
     for view in &mut views {
-        if view.approved_in.is_none() {
+        if view.approved_in.is_none() || !view.enabled {
             continue;
         }
         let failures: Vec<_> = manager
@@ -363,6 +369,19 @@ pub fn edit_mcp_server(
         return Err(McpViewError::Unknown(name.to_string()));
     }
     set_mcp_server_entry(&path, name, Some(server_entry(transport)))?;
+    Ok(path)
+}
+
+/// Switches the server `name` off (not started by later sessions, whatever its scope) or back on,
+/// in the project's local settings; returns the file written.
+pub fn set_mcp_server_enabled(
+    project_root: &Path,
+    name: &str,
+    enabled: bool,
+) -> Result<PathBuf, McpViewError> {
+    check_server_name(name)?;
+    let path = local_settings_path(project_root);
+    crate::settings::set_mcp_server_disabled(&path, name, !enabled)?;
     Ok(path)
 }
 

@@ -22,7 +22,7 @@ pub use mcp::{
     McpImportReport, McpImportSkip, McpImportSource, McpServerSpec, McpServerStatus, McpServerView,
     McpViewError, add_mcp_server, check_server_name, edit_mcp_server, find_mcp_server, import_mcp_servers,
     mcp_login, mcp_logout, mcp_servers, probe_mcp_servers, remove_mcp_server, server_entry,
-    set_mcp_server_approved, set_mcp_tool_enabled, spec_of, transport_of,
+    set_mcp_server_approved, set_mcp_server_enabled, set_mcp_tool_enabled, spec_of, transport_of,
 };
 pub use memory::{
     MemoryFileError, MemoryFileView, MemoryKind, append_memory_line, memory_files, read_memory_file,

@@ -78,6 +78,28 @@ async fn servers_are_added_edited_switched_and_imported_as_the_app_does() {
     assert_eq!(probed[0].tools_off, Vec::<String>::new());
     assert!(set_mcp_tool_enabled(&root, &locations, "Bash(rm *)", false).is_err());
 
+    // The whole server off: later sessions do not start it; back on, they do.
+    nerve::settings_view::set_mcp_server_enabled(&root, "kit", false).unwrap();
+    let listed = probe_mcp_servers(&env, &root, &locations, false).await.unwrap();
+    assert_eq!(
+        (listed[0].enabled, &listed[0].status),
+        (false, &McpServerStatus::NotStarted)
+    );
+    let session = nerve::Session::start(
+        nerve::Project::open(p.options()).unwrap(),
+        mock_session_options(&model),
+    )
+    .await
+    .unwrap();
+    assert!(
+        !session.tool_names().iter().any(|t| t.starts_with("mcp__kit__")),
+        "{:?}",
+        session.tool_names()
+    );
+    session.close().await;
+    nerve::settings_view::set_mcp_server_enabled(&root, "kit", true).unwrap();
+    assert!(mcp_servers(&root, &locations, false).unwrap()[0].enabled);
+
     // Edited in place.
     let edited = McpServerSpec::Stdio {
         command: SERVER.into(),
