@@ -4,6 +4,7 @@ import { invoke, Channel } from "@tauri-apps/api/core";
 import type { AttentionEvent } from "../bindings/AttentionEvent";
 import type { AppState } from "../bindings/AppState";
 import type { AppSettings } from "../bindings/AppSettings";
+import type { MemoryFileView } from "../bindings/MemoryFileView";
 import type { ProjectInfo } from "../bindings/ProjectInfo";
 import type { SessionInfo } from "../bindings/SessionInfo";
 import type { TurnSummary } from "../bindings/TurnSummary";
@@ -205,6 +206,22 @@ export const openLink = (url: string) => invoke<void>("open_link", { url });
 export const getProjectSettings = (projectPath: string, sessionId: string | null) =>
   invoke<ProjectSettingsView>("get_project_settings", { projectPath, sessionId });
 
+/** The instruction ("memory") files a session of the project reads, in the order the model reads
+ *  them; the project's `NERVE.md` and the user's own are always listed (`exists: false` until
+ *  created). Only these paths are accepted by the three commands below. */
+export const memoryFiles = (projectPath: string) => invoke<MemoryFileView[]>("memory_files", { projectPath });
+
+/** A memory file's text ("" for one not created yet). */
+export const readMemoryFile = (projectPath: string, path: string) => invoke<string>("read_memory_file", { projectPath, path });
+
+/** Replaces a memory file's text (creating it). */
+export const writeMemoryFile = (projectPath: string, path: string, text: string) =>
+  invoke<void>("write_memory_file", { projectPath, path, text });
+
+/** Appends `- line` to a memory file (creating it). */
+export const appendMemoryLine = (projectPath: string, path: string, line: string) =>
+  invoke<void>("append_memory_line", { projectPath, path, line });
+
 /** The engine's rule parser on a rule being typed, with the error's UTF-16 range. */
 export const checkRule = (text: string) => invoke<RuleSyntax>("check_rule", { text });
 
@@ -268,6 +285,11 @@ export const importMcpServers = (projectPath: string, from: McpImportSource, sco
 
 /** Switches one tool (`mcp__server__tool`) off (a deny rule of its bare name in the project's local
  *  settings, which hides it from the model) or back on; the file written. */
+/** Switches an MCP server off (later sessions do not start it) or back on, in the project's local
+ *  settings; resolves to the file written. */
+export const setMcpServerEnabled = (projectPath: string, name: string, enabled: boolean) =>
+  invoke<string>("set_mcp_server_enabled", { projectPath, name, enabled });
+
 export const setMcpToolEnabled = (projectPath: string, tool: string, enabled: boolean) =>
   invoke<string>("set_mcp_tool_enabled", { projectPath, tool, enabled });
 

@@ -52,7 +52,8 @@ export type Builtin =
   | { name: "rewind" }
   | { name: "model"; model: string | null }
   | { name: "effort"; effort: string | null }
-  | { name: "mode"; mode: string | null };
+  | { name: "mode"; mode: string | null }
+  | { name: "memory" };
 
 /** The built-in a prompt invokes, or null when it is to be sent (custom commands, plain text). */
 export function parseBuiltin(prompt: string): Builtin | null {
@@ -72,6 +73,8 @@ export function parseBuiltin(prompt: string): Builtin | null {
       return { name: "effort", effort: args };
     case "mode":
       return { name: "mode", mode: args };
+    case "memory":
+      return { name: "memory" };
     default:
       return null;
   }

@@ -37,6 +37,7 @@ const KIT: McpServerView = {
   spec: { type: "stdio", command: "node", args: ["kit.js", "--title", "My Kit"], env: { KIT_TOKEN: "${KIT_TOKEN}" } },
   tools_off: ["mcp__kit__shout"],
   stderr: [],
+  enabled: true,
 };
 
 /** The settings with these servers after the fixture's two (github, docs). */
@@ -409,6 +410,30 @@ describe("A connected server's tools and log", () => {
       expect(ipc.called("set_mcp_tool_enabled")).toEqual([
         { projectPath: PROJECT, tool: "mcp__kit__echo", enabled: false },
         { projectPath: PROJECT, tool: "mcp__kit__shout", enabled: true },
+      ]),
+    );
+  });
+
+  it("switches the whole server off and back on in the local settings", async () => {
+    const ipc = mockSettings({
+      get_project_settings: withServers(KIT),
+      set_mcp_server_enabled: () => LOCAL_FILE,
+      probe_mcp_servers: () => [...mcpServers(), { ...KIT, enabled: false, status: { state: "not_started" } }],
+    });
+    const user = userEvent.setup();
+    renderPanel();
+    await screen.findAllByTestId("mcp-server");
+    const on = () => within(server("kit")).getByTestId("mcp-enabled") as HTMLInputElement;
+    expect(on().checked).toBe(true);
+    await user.click(on());
+    await waitFor(() => expect(ipc.called("set_mcp_server_enabled")).toEqual([{ projectPath: PROJECT, name: "kit", enabled: false }]));
+    expect((await screen.findByTestId("mcp-written")).textContent).toBe(`Saved to ${LOCAL_FILE}`);
+    await waitFor(() => expect(on().checked).toBe(false));
+    await user.click(on());
+    await waitFor(() =>
+      expect(ipc.called("set_mcp_server_enabled")).toEqual([
+        { projectPath: PROJECT, name: "kit", enabled: false },
+        { projectPath: PROJECT, name: "kit", enabled: true },
       ]),
     );
   });

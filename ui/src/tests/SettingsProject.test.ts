@@ -131,6 +131,7 @@ describe("MCP scopes and sign-in", () => {
     spec: { type: "http", url: "https://mcp.linear.app/mcp", headers: {} },
     tools_off: [],
     stderr: [],
+    enabled: true,
   };
   const withServers = (...extra: McpServerView[]) => () => ({ ...projectSettings(), mcp_servers: [...mcpServers(), ...extra] });
 
@@ -147,6 +148,7 @@ describe("MCP scopes and sign-in", () => {
       spec: { type: "stdio", command: "node", args: ["./tools/notes-server.js"], env: {} },
       tools_off: [],
       stderr: [],
+      enabled: true,
     };
     mockSettings({ get_project_settings: withServers(notes) });
     renderPanel();
@@ -259,8 +261,8 @@ describe("Without a project", () => {
     const ipc = mockSettings();
     renderPanel(null);
     const notes = screen.getAllByTestId("settings-no-project");
-    expect(notes).toHaveLength(4);
-    for (const note of notes) expect(note.textContent).toBe("Open a project to see its rules, hooks and MCP servers.");
+    expect(notes).toHaveLength(5);
+    for (const note of notes) expect(note.textContent).toBe("Open a project to see its rules, hooks, MCP servers and memory files.");
     expect(screen.queryByTestId("rules-list")).toBeNull();
     expect(screen.queryByTestId("check-run")).toBeNull();
     expect(screen.queryByTestId("mcp-probe")).toBeNull();

@@ -54,6 +54,7 @@ export function mcpServers(): McpServerView[] {
       spec: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: {} },
       tools_off: [],
       stderr: [],
+      enabled: true,
     },
     {
       name: "docs",
@@ -67,6 +68,7 @@ export function mcpServers(): McpServerView[] {
       spec: { type: "http", url: "https://docs.example.com/mcp", headers: {} },
       tools_off: [],
       stderr: [],
+      enabled: true,
     },
   ];
 }

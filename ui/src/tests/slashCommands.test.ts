@@ -41,6 +41,7 @@ describe("slash commands", () => {
     expect(parseBuiltin("/model claude-x")).toEqual({ name: "model", model: "claude-x" });
     expect(parseBuiltin("/mode plan")).toEqual({ name: "mode", mode: "plan" });
     expect(parseBuiltin("/mode")).toEqual({ name: "mode", mode: null });
+    expect(parseBuiltin("/memory")).toEqual({ name: "memory" });
     expect(parseBuiltin("/review src")).toBeNull();
     expect(parseBuiltin("/compacting")).toBeNull();
     expect(parseBuiltin("compact")).toBeNull();

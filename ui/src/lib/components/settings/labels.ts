@@ -6,7 +6,7 @@ import type { RuleBehavior } from "../../../bindings/RuleBehavior";
 import type { RuleSource } from "../../../bindings/RuleSource";
 
 /** Shown by every section that needs an open project when none is open. */
-export const NO_PROJECT = "Open a project to see its rules, hooks and MCP servers.";
+export const NO_PROJECT = "Open a project to see its rules, hooks, MCP servers and memory files.";
 
 export const SOURCE_LABELS: Record<RuleSource, string> = {
   policySettings: "Managed policy",

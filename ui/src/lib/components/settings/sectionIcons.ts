@@ -1,6 +1,7 @@
 // The icon of each settings section, shown in its heading and in the section list.
 import type { LucideIcon } from "@lucide/svelte";
 import Bell from "@lucide/svelte/icons/bell";
+import BookOpenText from "@lucide/svelte/icons/book-open-text";
 import FlaskConical from "@lucide/svelte/icons/flask-conical";
 import Keyboard from "@lucide/svelte/icons/keyboard";
 import Palette from "@lucide/svelte/icons/palette";
@@ -20,5 +21,6 @@ export const SECTION_ICONS: Record<SectionId, LucideIcon> = {
   tester: FlaskConical,
   mcp: Plug,
   hooks: Webhook,
+  memory: BookOpenText,
   appearance: Palette,
 };

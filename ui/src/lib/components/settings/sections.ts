@@ -8,6 +8,7 @@ export const SECTIONS = [
   { id: "tester", title: "Test a call" },
   { id: "mcp", title: "MCP servers" },
   { id: "hooks", title: "Hooks" },
+  { id: "memory", title: "Memory" },
   { id: "appearance", title: "Appearance" },
 ] as const;
 
