@@ -81,6 +81,25 @@ pub enum McpCommand {
         /// The server's name.
         name: String,
     },
+    /// Switch a server off (later sessions do not start it), or with TOOL one of its tools (hidden
+    /// from the model); written to the project's .nerve/settings.local.json, as the app does.
+    Disable {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// The server's name.
+        name: String,
+        /// One of its tools (its short name, `echo`, or full name, `mcp__server__echo`).
+        tool: Option<String>,
+    },
+    /// Switch a server, or one of its tools, back on.
+    Enable {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// The server's name.
+        name: String,
+        /// One of its tools.
+        tool: Option<String>,
+    },
 }
 
 /// The project folder.
@@ -134,7 +153,12 @@ pub async fn run(command: McpCommand) -> Result<()> {
                 println!("  Status: {}", status_line(view));
                 if let McpServerStatus::Connected { tools } = &view.status {
                     for tool in tools {
-                        println!("    {tool}");
+                        let off = if view.tools_off.contains(tool) {
+                            " (off)"
+                        } else {
+                            ""
+                        };
+                        println!("    {tool}{off}");
                     }
                 }
             }
@@ -169,6 +193,10 @@ pub async fn run(command: McpCommand) -> Result<()> {
                 );
             }
         }
+        McpCommand::Disable { project, name, tool } => {
+            switch(&project.open()?, &name, tool.as_deref(), false)?
+        }
+        McpCommand::Enable { project, name, tool } => switch(&project.open()?, &name, tool.as_deref(), true)?,
         McpCommand::Remove { project, scope, name } => {
             let project = project.open()?;
             let path = settings_view::remove_mcp_server(
@@ -222,8 +250,38 @@ async fn probe(project: &Project) -> Result<Vec<McpServerView>> {
     .await?)
 }
 
+/// `nerve mcp enable|disable NAME [TOOL]`: the server, or one of its tools, on or off.
+fn switch(project: &Project, name: &str, tool: Option<&str>, enabled: bool) -> Result<()> {
+    let word = if enabled { "on" } else { "off" };
+    match tool {
+        Some(tool) => {
+            let full = if tool.starts_with("mcp__") {
+                tool.to_string()
+            } else {
+                format!("mcp__{name}__{tool}")
+            };
+            let path =
+                settings_view::set_mcp_tool_enabled(project.dir(), project.locations(), &full, enabled)?;
+            println!("Switched {full} {word} in {}", path.display());
+        }
+        None => {
+            let path = settings_view::set_mcp_server_enabled(project.dir(), name, enabled)?;
+            println!("Switched MCP server {name} {word} in {}", path.display());
+        }
+    }
+    Ok(())
+}
+
 fn status_line(view: &McpServerView) -> String {
+    if !view.enabled {
+        return format!("switched off (`nerve mcp enable {}`)", view.name);
+    }
     match &view.status {
+        McpServerStatus::Connected { tools } if !view.tools_off.is_empty() => format!(
+            "✓ Connected ({} tools, {} switched off)",
+            tools.len(),
+            view.tools_off.len()
+        ),
         McpServerStatus::Connected { tools } => format!("✓ Connected ({} tools)", tools.len()),
         McpServerStatus::NeedsSignIn { .. } => {
             format!("! Needs sign-in: run `nerve mcp login {}`", view.name)

@@ -422,6 +422,30 @@ async fn nerve_mcp_adds_lists_shows_and_removes_servers_in_each_scope() {
         "{out}"
     );
 
+    // A tool switched off, then the whole server: `list` and `get` say so, as the app shows it.
+    let (ok, out) = mcp(vec!["disable", "tools", "echo"]).await;
+    assert!(ok && out.contains("Switched mcp__tools__echo off in "), "{out}");
+    let (ok, out) = mcp(vec!["list"]).await;
+    assert!(ok && out.contains(", 1 switched off)"), "{out}");
+    let (ok, out) = mcp(vec!["get", "tools"]).await;
+    assert!(ok && out.contains("    mcp__tools__echo (off)\n"), "{out}");
+    let (ok, out) = mcp(vec!["disable", "tools"]).await;
+    assert!(ok && out.contains("Switched MCP server tools off in "), "{out}");
+    let (ok, out) = mcp(vec!["list"]).await;
+    assert!(
+        ok && out.contains("tools: ") && out.contains(" - switched off (`nerve mcp enable tools`)"),
+        "{out}"
+    );
+    for args in [
+        vec!["enable", "tools"],
+        vec!["enable", "tools", "mcp__tools__echo"],
+    ] {
+        let (ok, out) = mcp(args).await;
+        assert!(ok, "{out}");
+    }
+    let (ok, out) = mcp(vec!["list"]).await;
+    assert!(ok && !out.contains("switched off"), "{out}");
+
     let (ok, out) = mcp(vec!["get", "web"]).await;
     assert!(ok, "{out}");
     assert!(out.contains("Scope: local ("), "{out}");
