@@ -24,6 +24,24 @@ fn open(path: &str) -> Result<Project, ShellError> {
     Project::open(ProjectOptions::new(PathBuf::from(path.trim()))).map_err(to_shell)
 }
 
+/// Runs `work` on the project at `project_path` off the async workers (it reads and writes files),
+/// with its error in the shell's words.
+async fn in_project<T, E>(
+    project_path: String,
+    work: impl FnOnce(&Project) -> Result<T, E> + Send + 'static,
+) -> Result<T, ShellError>
+where
+    T: Send + 'static,
+    E: std::fmt::Display,
+{
+    blocking(move || work(&open(&project_path)?).map_err(to_shell)).await
+}
+
+/// A file a command wrote, as the window shows it.
+fn written(path: PathBuf) -> String {
+    path.display().to_string()
+}
+
 /// The rules of `session_id` when given (they include what was allowed during the session), or of
 /// a new session of the project.
 fn rules_of(shell: &Shell, project: &Project, session_id: Option<&str>) -> Result<RulesView, ShellError> {
@@ -191,13 +209,11 @@ pub async fn remove_mcp_server(
     scope: String,
     name: String,
 ) -> Result<String, ShellError> {
-    blocking(move || {
-        let project = open(&project_path)?;
+    in_project(project_path, move |project| {
         settings_view::remove_mcp_server(project.dir(), project.locations(), Some(&scope), &name)
-            .map(|path| path.display().to_string())
-            .map_err(to_shell)
     })
     .await
+    .map(written)
 }
 
 /// Imports Claude Code's or Claude Desktop's MCP servers into `scope`.
@@ -207,9 +223,8 @@ pub async fn import_mcp_servers(
     from: settings_view::McpImportSource,
     scope: String,
 ) -> Result<settings_view::McpImportReport, ShellError> {
-    blocking(move || {
-        let project = open(&project_path)?;
-        settings_view::import_mcp_servers(project.dir(), project.locations(), from, &scope).map_err(to_shell)
+    in_project(project_path, move |project| {
+        settings_view::import_mcp_servers(project.dir(), project.locations(), from, &scope)
     })
     .await
 }
@@ -222,13 +237,11 @@ pub async fn set_mcp_server_enabled(
     name: String,
     enabled: bool,
 ) -> Result<String, ShellError> {
-    blocking(move || {
-        let project = open(&project_path)?;
+    in_project(project_path, move |project| {
         settings_view::set_mcp_server_enabled(project.dir(), &name, enabled)
-            .map(|path| path.display().to_string())
-            .map_err(to_shell)
     })
     .await
+    .map(written)
 }
 
 /// Switches one MCP tool off (hidden from the model) or back on, in the project's local settings;
@@ -239,13 +252,11 @@ pub async fn set_mcp_tool_enabled(
     tool: String,
     enabled: bool,
 ) -> Result<String, ShellError> {
-    blocking(move || {
-        let project = open(&project_path)?;
+    in_project(project_path, move |project| {
         settings_view::set_mcp_tool_enabled(project.dir(), project.locations(), &tool, enabled)
-            .map(|path| path.display().to_string())
-            .map_err(to_shell)
     })
     .await
+    .map(written)
 }
 
 /// The instruction files the model reads for the project (the user's, the project's, imports).
@@ -261,9 +272,8 @@ pub async fn memory_files(project_path: String) -> Result<Vec<settings_view::Mem
 /// The text of one of the project's instruction files ("" before it is created).
 #[tauri::command]
 pub async fn read_memory_file(project_path: String, path: String) -> Result<String, ShellError> {
-    blocking(move || {
-        let project = open(&project_path)?;
-        settings_view::read_memory_file(project.dir(), project.locations(), &path).map_err(to_shell)
+    in_project(project_path, move |project| {
+        settings_view::read_memory_file(project.dir(), project.locations(), &path)
     })
     .await
 }
@@ -271,9 +281,8 @@ pub async fn read_memory_file(project_path: String, path: String) -> Result<Stri
 /// Replaces the text of one of the project's instruction files.
 #[tauri::command]
 pub async fn write_memory_file(project_path: String, path: String, text: String) -> Result<(), ShellError> {
-    blocking(move || {
-        let project = open(&project_path)?;
-        settings_view::write_memory_file(project.dir(), project.locations(), &path, &text).map_err(to_shell)
+    in_project(project_path, move |project| {
+        settings_view::write_memory_file(project.dir(), project.locations(), &path, &text)
     })
     .await
 }
@@ -281,9 +290,8 @@ pub async fn write_memory_file(project_path: String, path: String, text: String)
 /// Appends a line (a prompt's `# …`) to one of the project's instruction files.
 #[tauri::command]
 pub async fn append_memory_line(project_path: String, path: String, line: String) -> Result<(), ShellError> {
-    blocking(move || {
-        let project = open(&project_path)?;
-        settings_view::append_memory_line(project.dir(), project.locations(), &path, &line).map_err(to_shell)
+    in_project(project_path, move |project| {
+        settings_view::append_memory_line(project.dir(), project.locations(), &path, &line)
     })
     .await
 }
@@ -295,13 +303,11 @@ pub async fn add_hook(
     source: RuleSource,
     hook: settings_view::HookSpec,
 ) -> Result<String, ShellError> {
-    blocking(move || {
-        let project = open(&project_path)?;
+    in_project(project_path, move |project| {
         settings_view::add_hook(project.locations(), project.dir(), source, &hook)
-            .map(|path| path.display().to_string())
-            .map_err(to_shell)
     })
     .await
+    .map(written)
 }
 
 /// Removes a hook (its event, matcher and command) from one of those files; returns the file.
@@ -311,13 +317,11 @@ pub async fn remove_hook(
     source: RuleSource,
     hook: settings_view::HookSpec,
 ) -> Result<String, ShellError> {
-    blocking(move || {
-        let project = open(&project_path)?;
+    in_project(project_path, move |project| {
         settings_view::remove_hook(project.locations(), project.dir(), source, &hook)
-            .map(|path| path.display().to_string())
-            .map_err(to_shell)
     })
     .await
+    .map(written)
 }
 
 /// Runs a hook once against a sample event of its kind, as a session would, in the project.

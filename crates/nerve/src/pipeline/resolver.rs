@@ -363,12 +363,7 @@ impl Resolver {
                         }
                     }
                 }
-                let anchor = ctx
-                    .permissions
-                    .working_dirs
-                    .first()
-                    .cloned()
-                    .unwrap_or_else(|| ctx.exec.cwd.clone());
+                let anchor = rule_anchor(ctx);
                 for value in &parsed {
                     ctx.permissions.rules.add(PermissionRule::new(
                         RuleSource::Session,
@@ -437,12 +432,7 @@ impl Previewer for ToolPreviewer {
     async fn covered_by(&self, rules: &[RuleValue]) -> bool {
         // A private copy of the session's rules with these added: nothing changes for anyone.
         let mut ctx = self.ctx.clone();
-        let anchor = ctx
-            .permissions
-            .working_dirs
-            .first()
-            .cloned()
-            .unwrap_or_else(|| ctx.exec.cwd.clone());
+        let anchor = rule_anchor(&ctx);
         let mut with = crate::permissions::RuleSet::clone(&ctx.permissions.rules.snapshot());
         for value in rules {
             with.add(PermissionRule::new(
@@ -485,6 +475,16 @@ fn with_engine_input(resolution: Resolution, preview: Option<crate::tool::Approv
         },
         other @ (Resolution::Allow { .. } | Resolution::Deny { .. }) => other,
     }
+}
+
+/// Where a rule the user allows during a session is anchored: the first working directory (the
+/// project), else the call's folder.
+fn rule_anchor(ctx: &ToolUseContext) -> std::path::PathBuf {
+    ctx.permissions
+        .working_dirs
+        .first()
+        .cloned()
+        .unwrap_or_else(|| ctx.exec.cwd.clone())
 }
 
 fn allow_with(updated_input: Option<Value>, input: &Value) -> Resolution {

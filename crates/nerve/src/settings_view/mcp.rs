@@ -210,6 +210,17 @@ pub fn transport_of(spec: &McpServerSpec) -> Result<McpTransport, McpViewError> 
     }
 }
 
+/// The configuration file of `scope` (`local`, `project`, `user`).
+fn scope_source(
+    project_root: &Path,
+    locations: &SettingsLocations,
+    scope: &str,
+) -> Result<McpConfigSource, McpViewError> {
+    config_files(project_root, locations)
+        .source(scope)
+        .ok_or_else(|| McpViewError::Scope(scope.to_string()))
+}
+
 fn config_files(project_root: &Path, locations: &SettingsLocations) -> McpConfigFiles {
     McpConfigFiles::new(
         project_root,
@@ -320,10 +331,7 @@ pub fn add_mcp_server(
     name: &str,
     transport: &McpTransport,
 ) -> Result<PathBuf, McpViewError> {
-    let files = config_files(project_root, locations);
-    let source = files
-        .source(scope)
-        .ok_or_else(|| McpViewError::Scope(scope.to_string()))?;
+    let source = scope_source(project_root, locations, scope)?;
     let path = source.path().to_path_buf();
     let existing = crate::mcp::config::load_config(source)?.unwrap_or_default();
     if existing.iter().any(|s| s.name == name) {
@@ -359,10 +367,7 @@ pub fn edit_mcp_server(
     name: &str,
     transport: &McpTransport,
 ) -> Result<PathBuf, McpViewError> {
-    let files = config_files(project_root, locations);
-    let source = files
-        .source(scope)
-        .ok_or_else(|| McpViewError::Scope(scope.to_string()))?;
+    let source = scope_source(project_root, locations, scope)?;
     let path = source.path().to_path_buf();
     let existing = crate::mcp::config::load_raw_config(source)?.unwrap_or_default();
     if !existing.iter().any(|s| s.name == name) {
@@ -456,10 +461,7 @@ pub fn import_mcp_servers(
     from: McpImportSource,
     scope: &str,
 ) -> Result<McpImportReport, McpViewError> {
-    let files = config_files(project_root, locations);
-    let source = files
-        .source(scope)
-        .ok_or_else(|| McpViewError::Scope(scope.to_string()))?;
+    let source = scope_source(project_root, locations, scope)?;
     let path = source.path().to_path_buf();
     let mut taken: Vec<String> = crate::mcp::config::load_raw_config(source)?
         .unwrap_or_default()
