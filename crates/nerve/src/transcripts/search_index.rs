@@ -176,6 +176,10 @@ impl SearchIndex {
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(sql)?;
         let known = known_files(&tx).map_err(sql)?;
+        // The sizes again, now that no other refresh can run: one that ran meanwhile may have read
+        // past the sizes seen before the lock, and an older size would look like a shorter file
+        // (read again from the start, up to a point before the end).
+        let on_disk = transcripts(&self.data_dir, &known)?;
         if unchanged(&known, &on_disk) {
             return Ok(refreshed);
         }
