@@ -439,7 +439,7 @@ describe("A connected server's tools and log", () => {
   });
 
   it("lists a switched-off tool the server no longer reports, so it can come back", async () => {
-    const hidden: McpServerView = { ...KIT, status: { state: "connected", tools: ["mcp__kit__echo"] }, tools_off: ["mcp__kit__shout", "mcp__other__x"] };
+    const hidden: McpServerView = { ...KIT, status: { state: "connected", tools: ["mcp__kit__echo"] }, tools_off: ["mcp__kit__shout"] };
     mockSettings({ get_project_settings: withServers(hidden) });
     renderPanel();
     await screen.findAllByTestId("mcp-server");
