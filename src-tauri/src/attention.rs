@@ -27,7 +27,8 @@ const SHOW_SESSION: &str = "nerve-show-session";
 /// The notice's extra field naming its session.
 const SESSION_ID: &str = "session_id";
 
-/// What the shell tells the window about the user's answers to its notices.
+/// What the shell tells the window the user asked for from outside it: a click on one of its
+/// notices, or a folder named on the command line (this launch's, or a second launch's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AttentionEvent {
@@ -35,6 +36,11 @@ pub enum AttentionEvent {
     ShowSession {
         /// The session the notice was about.
         session_id: String,
+    },
+    /// Open this folder as a project (`nerve-desktop PATH`, the desktop entry's `%F`).
+    OpenFolder {
+        /// The folder, absolute.
+        path: String,
     },
 }
 

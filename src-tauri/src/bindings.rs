@@ -38,6 +38,9 @@ mod tests {
         nerve_protocol::settings::HookTestResult::export_all(&cfg).unwrap();
         nerve_protocol::settings::MemoryFileView::export_all(&cfg).unwrap();
         nerve_protocol::tasks::TaskView::export_all(&cfg).unwrap();
+        nerve_protocol::tool::CommandDisplay::export_all(&cfg).unwrap();
+        nerve_protocol::release::UpdateStatus::export_all(&cfg).unwrap();
+        crate::dto::Diagnostics::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::SessionSearchHit::export_all(&cfg).unwrap();
         nerve_protocol::transcripts::SubagentTranscript::export_all(&cfg).unwrap();
         crate::terminal::TerminalInfo::export_all(&cfg).unwrap();

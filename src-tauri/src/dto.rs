@@ -43,6 +43,12 @@ pub struct AppSettings {
     /// The user's keyboard shortcuts: an action's id (`palette.open`, `session.next`…) to the keys
     /// that run it (`Ctrl+K`); an action not named keeps its default.
     pub shortcuts: std::collections::BTreeMap<String, String>,
+    /// The sessions sidebar was left hidden (restored at the next start); unset follows the
+    /// window's width.
+    pub sidebar_collapsed: Option<bool>,
+    /// A release feed (JSON: `{"version", "url", "notes"}`) checked at start and on request;
+    /// unset means no check.
+    pub update_feed_url: Option<String>,
 }
 
 /// Which ended turns get a system notification.
@@ -138,4 +144,23 @@ pub struct ProjectSettingsView {
     pub hooks: Vec<nerve::settings_view::HookView>,
     /// The project's `.mcp.json` servers.
     pub mcp_servers: Vec<nerve::settings_view::McpServerView>,
+}
+
+/// What "Copy diagnostics" copies: what a bug report needs, never a key or a token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct Diagnostics {
+    /// Nerve's version.
+    pub version: String,
+    /// The operating system (name, version, kernel, architecture).
+    pub os: String,
+    /// The WebKitGTK library the window runs on.
+    pub webkitgtk: String,
+    /// Whether the Bash sandbox works here, and why not when it does not.
+    pub sandbox: String,
+    /// The settings files that exist, with their paths.
+    pub settings_sources: Vec<String>,
+    /// The folder of the app's log files.
+    pub log_dir: String,
+    /// All of the above as one text, ready to paste into a bug report.
+    pub report: String,
 }

@@ -141,6 +141,14 @@ fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
             "the model calls per prompt must be between 1 and {MAX_MODEL_CALLS_SETTING}, not {n}"
         )));
     }
+    let update_feed_url = clean(settings.update_feed_url);
+    if let Some(url) = &update_feed_url
+        && !(url.starts_with("https://") || url.starts_with("http://"))
+    {
+        return Err(ShellError::new(format!(
+            "the release feed `{url}` is not an http or https URL"
+        )));
+    }
     Ok(AppSettings {
         base_url,
         model: clean(settings.model),
@@ -158,6 +166,8 @@ fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
             .map(|(action, keys)| (action.trim().to_string(), keys.trim().to_string()))
             .filter(|(action, keys)| !action.is_empty() && !keys.is_empty())
             .collect(),
+        sidebar_collapsed: settings.sidebar_collapsed,
+        update_feed_url,
     })
 }
 

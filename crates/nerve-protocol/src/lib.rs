@@ -16,6 +16,7 @@ pub mod outputs;
 pub mod permission;
 pub mod preview;
 pub mod prompt;
+pub mod release;
 pub mod rewind;
 pub mod sandbox;
 pub mod session;

@@ -4,6 +4,17 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::todo::{TodoItem, TodoStatus};
 
+/// What the UI shows of a command's output beside the model's text (a finished call's `display`),
+/// given when the output held terminal escapes or progress redraws: the model reads it plain, the
+/// user sees its colours.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CommandDisplay {
+    /// The output as a terminal would show it: escapes kept, each line's carriage-return frames
+    /// collapsed to the last one. The same head and tail the model's text holds.
+    pub terminal: String,
+}
+
 /// One progress report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -57,4 +57,14 @@ turn_end_notices: TurnEndNotices,
  * The user's keyboard shortcuts: an action's id (`palette.open`, `session.next`…) to the keys
  * that run it (`Ctrl+K`); an action not named keeps its default.
  */
-shortcuts: { [key in string]: string }, };
+shortcuts: { [key in string]: string }, 
+/**
+ * The sessions sidebar was left hidden (restored at the next start); unset follows the
+ * window's width.
+ */
+sidebar_collapsed: boolean | null, 
+/**
+ * A release feed (JSON: `{"version", "url", "notes"}`) checked at start and on request;
+ * unset means no check.
+ */
+update_feed_url: string | null, };

@@ -2,6 +2,8 @@
 // `invoke` directly so command names and argument keys (camelCase) live in one place.
 import { invoke, Channel } from "@tauri-apps/api/core";
 import type { AttentionEvent } from "../bindings/AttentionEvent";
+import type { Diagnostics } from "../bindings/Diagnostics";
+import type { UpdateStatus } from "../bindings/UpdateStatus";
 import type { AppState } from "../bindings/AppState";
 import type { AppSettings } from "../bindings/AppSettings";
 import type { MemoryFileView } from "../bindings/MemoryFileView";
@@ -301,6 +303,15 @@ export const listModels = (baseUrl: string | null, customHeaders: string | null)
 export const setAuthToken = (token: string) => invoke<string | null>("set_auth_token", { token });
 
 export const deleteAuthToken = () => invoke<void>("delete_auth_token");
+
+/** What a bug report needs (version, OS, WebKitGTK, sandbox, settings files; never a key). */
+export const diagnostics = () => invoke<Diagnostics>("diagnostics");
+
+/** Opens the folder of the app's log files in the file manager. */
+export const openLogFolder = () => invoke<void>("open_log_folder");
+
+/** Reads the release feed of the settings (`update_feed_url`); `off` when none is set. */
+export const checkForUpdate = () => invoke<UpdateStatus>("check_for_update");
 
 /** A project's persisted outputs (one session's or one tool's when given) and their disk use; works
  *  with no session open. */
