@@ -1,9 +1,9 @@
 //! `nerve auth set|status|delete`: the API key in the OS keyring (or, when no keyring answers, in
 //! a credentials file only the user can read).
 
-use std::io::{BufRead, IsTerminal, Write};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, IsTerminal};
 
+use crate::exit::Exit;
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use nerve::credentials::{
@@ -23,7 +23,7 @@ pub enum AuthCommand {
 }
 
 /// Runs a `nerve auth` command; returns the exit code.
-pub fn run(command: AuthCommand) -> Result<i32> {
+pub fn run(command: AuthCommand) -> Result<Exit> {
     match command {
         AuthCommand::Set => {
             let key = read_key()?;
@@ -45,7 +45,7 @@ pub fn run(command: AuthCommand) -> Result<i32> {
                     println!("(The keyring: {keyring_problem}.)");
                 }
             }
-            Ok(0)
+            Ok(Exit::Success)
         }
         AuthCommand::Status => match load_api_key(&nerve::EngineEnv::process()) {
             Ok(loaded) => {
@@ -76,11 +76,11 @@ pub fn run(command: AuthCommand) -> Result<i32> {
                 if let Some(problem) = loaded.keyring_problem {
                     println!("Note: {problem}.");
                 }
-                Ok(0)
+                Ok(Exit::Success)
             }
             Err(e) => {
-                eprintln!("{e}");
-                Ok(1)
+                eprintln!("error: {e}");
+                Ok(Exit::Failure)
             }
         },
         AuthCommand::Delete => {
@@ -89,7 +89,7 @@ pub fn run(command: AuthCommand) -> Result<i32> {
             } else {
                 println!("No API key was stored{}.", entry_name());
             }
-            Ok(0)
+            Ok(Exit::Success)
         }
     }
 }
@@ -100,48 +100,19 @@ fn entry_name() -> String {
         .unwrap_or_default()
 }
 
-/// One line from standard input; on a terminal, prompted and not echoed.
+/// One line from standard input; on a terminal, prompted and not echoed (`rpassword` turns echo
+/// off through termios and back on, even when reading fails).
 fn read_key() -> Result<ApiKey> {
     let stdin = std::io::stdin();
-    let terminal = stdin.is_terminal();
-    let _echo = terminal.then(EchoOff::new);
-    if terminal {
-        eprint!("Paste your Anthropic API key and press Enter: ");
-        let _ = std::io::stderr().flush();
+    if stdin.is_terminal() {
+        let key = rpassword::prompt_password("Paste your Anthropic API key and press Enter: ")
+            .context("could not read the API key from the terminal")?;
+        return Ok(ApiKey::new(key));
     }
     let mut line = String::new();
     stdin
         .lock()
         .read_line(&mut line)
         .context("could not read the API key from standard input")?;
-    if terminal {
-        eprintln!();
-    }
     Ok(ApiKey::new(line))
-}
-
-/// Turns terminal echo off (`stty -echo`) and back on when dropped.
-struct EchoOff;
-
-impl EchoOff {
-    fn new() -> Self {
-        stty("-echo");
-        Self
-    }
-}
-
-impl Drop for EchoOff {
-    fn drop(&mut self) {
-        stty("echo");
-    }
-}
-
-fn stty(setting: &str) {
-    // Without stty the key is echoed, which is no worse than pasting it into a shell.
-    let _ = Command::new("stty")
-        .arg(setting)
-        .stdin(Stdio::inherit())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 }

@@ -1,6 +1,7 @@
 //! `nerve`: the headless front-end of the engine.
 
 mod auth;
+mod exit;
 mod mcp;
 mod memory;
 mod outputs;
@@ -24,11 +25,19 @@ use nerve::session::EventSink;
 use nerve_protocol::{Event, PermissionMode, PermissionRequest, RuleBehavior, RuleScope, UserAnswer};
 use serde_json::{Value, json};
 
+use crate::exit::Exit;
+
+/// A command that either succeeds or returns an error.
+fn done(_: ()) -> Exit {
+    Exit::Success
+}
+
 #[derive(Parser)]
 #[command(
     name = "nerve",
-    version,
-    about = "Nerve, a coding agent: the headless engine front-end"
+    version = env!("NERVE_VERSION"),
+    about = "Nerve, a coding agent: the headless engine front-end",
+    after_help = exit::EXIT_CODES_HELP
 )]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -107,7 +116,7 @@ enum Command {
         json: bool,
     },
     /// Go back to just before a prompt: put files back (--code), cut the conversation back
-    /// (--conversation), or both (neither flag). Exits with 2 when some files were left as they are.
+    /// (--conversation), or both (neither flag). Exits with 3 when some files were left as they are.
     Rewind(rewind::RewindArgs),
     /// Manage the API key in the OS keyring.
     Auth {
@@ -124,6 +133,15 @@ enum Command {
         #[command(subcommand)]
         action: memory::MemoryCommand,
     },
+    /// Print the shell completion script for `nerve` (bash, zsh, fish, elvish, powershell), e.g.
+    /// `nerve completions bash > ~/.local/share/bash-completion/completions/nerve`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page nerve(1) in roff (the packages install it).
+    #[command(hide = true)]
+    ManPage,
     /// MCP servers: list with their status, show, add, remove, sign in and out.
     Mcp {
         #[command(subcommand)]
@@ -328,7 +346,7 @@ async fn run_tool(
     verbose: bool,
     tool: String,
     input_json: String,
-) -> Result<()> {
+) -> Result<Exit> {
     let input = parse_input(&input_json)?;
     let project = common.open()?;
     let prompter: Option<Arc<dyn PermissionPrompter>> = if yes {
@@ -383,10 +401,7 @@ async fn run_tool(
         "new_messages": outcome.new_messages,
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
-    if outcome.is_error {
-        std::process::exit(1);
-    }
-    Ok(())
+    Ok(Exit::failed_if(outcome.is_error))
 }
 
 async fn tools(common: CommonArgs) -> Result<()> {
@@ -504,23 +519,41 @@ fn review_prompt(cwd: &Path, session: &str, pairs: &[String]) -> Result<String> 
 fn main() -> std::process::ExitCode {
     // Started as the Bash sandbox's helper: restrict, then become the command (never returns).
     nerve::sandbox::helper::run_if_asked();
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("NERVE_LOG"))
-        .with_writer(std::io::stderr)
-        .init();
+    init_logging();
     let cli = Cli::parse();
     // An error is reported as its message and causes on one line: returning it from `main` would
     // print its Debug form, which carries a stack trace whenever RUST_BACKTRACE is set.
     match run(cli) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(exit) => exit.into(),
         Err(error) => {
-            eprintln!("error: {error:#}");
-            std::process::ExitCode::FAILURE
+            eprintln!("error: {}", exit::error_line(&error));
+            Exit::Failure.into()
         }
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
+/// Warnings and errors go to stderr unless `NERVE_LOG` says otherwise (`NERVE_LOG=debug`,
+/// `NERVE_LOG=nerve::mcp=trace`); colour only on a terminal, and never with `NO_COLOR` set.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::builder()
+        .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
+        .with_env_var("NERVE_LOG")
+        .from_env_lossy();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(colour_on_stderr())
+        .init();
+}
+
+/// Whether stderr gets colour: a terminal, and no `NO_COLOR` (https://no-color.org: set and not
+/// empty).
+fn colour_on_stderr() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && std::io::stderr().is_terminal()
+}
+
+fn run(cli: Cli) -> Result<Exit> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         match cli.command {
@@ -528,7 +561,7 @@ fn run(cli: Cli) -> Result<()> {
                 common,
                 tool,
                 input_json,
-            }) => check_permission(common, tool, input_json).await,
+            }) => check_permission(common, tool, input_json).await.map(done),
             Some(Command::RunTool {
                 common,
                 yes,
@@ -536,8 +569,8 @@ fn run(cli: Cli) -> Result<()> {
                 tool,
                 input_json,
             }) => run_tool(common, yes, verbose, tool, input_json).await,
-            Some(Command::Tools { common }) => tools(common).await,
-            Some(Command::Sessions { cwd, action }) => sessions(cwd, action),
+            Some(Command::Tools { common }) => tools(common).await.map(done),
+            Some(Command::Sessions { cwd, action }) => sessions(cwd, action).map(done),
             Some(Command::Changes {
                 cwd,
                 session,
@@ -547,21 +580,17 @@ fn run(cli: Cli) -> Result<()> {
                 base,
                 json,
             }) => match (git, session) {
-                (true, session) => rewind::git_changes(&cwd, session.as_deref(), staged, base, json),
-                (false, Some(session)) => rewind::changes(&cwd, &session, turn, json),
+                (true, session) => {
+                    rewind::git_changes(&cwd, session.as_deref(), staged, base, json).map(done)
+                }
+                (false, Some(session)) => rewind::changes(&cwd, &session, turn, json).map(done),
                 (false, None) => anyhow::bail!("--session is needed without --git"),
             },
-            Some(Command::Rewind(args)) => {
-                let code = rewind::rewind(args)?;
-                std::process::exit(code);
-            }
-            Some(Command::Auth { action }) => {
-                let code = auth::run(action)?;
-                std::process::exit(code);
-            }
-            Some(Command::Outputs { action }) => outputs::run(action),
-            Some(Command::Memory { action }) => memory::run(action),
-            Some(Command::Mcp { action }) => mcp::run(action).await,
+            Some(Command::Rewind(args)) => rewind::rewind(args),
+            Some(Command::Auth { action }) => auth::run(action),
+            Some(Command::Outputs { action }) => outputs::run(action).map(done),
+            Some(Command::Memory { action }) => memory::run(action).map(done),
+            Some(Command::Mcp { action }) => mcp::run(action).await.map(done),
             Some(Command::Review {
                 cwd,
                 session,
@@ -572,7 +601,7 @@ fn run(cli: Cli) -> Result<()> {
                 let prompt = review_prompt(&cwd, &session, &comments)?;
                 if dry_run {
                     print!("{prompt}");
-                    return Ok(());
+                    return Ok(Exit::Success);
                 }
                 let mut argv = vec!["nerve".to_string(), "--resume".into(), session, "--cwd".into()];
                 argv.push(cwd.display().to_string());
@@ -580,22 +609,27 @@ fn run(cli: Cli) -> Result<()> {
                     argv.extend(["--permission-mode".to_string(), mode.as_str().to_string()]);
                 }
                 let print = Cli::try_parse_from(argv)?.print;
-                let code = print::run(print, prompt).await?;
-                std::process::exit(code);
+                print::run(print, prompt).await
             }
-            Some(Command::Worktree { action }) => {
-                let code = worktree::run(action)?;
-                std::process::exit(code);
+            Some(Command::Worktree { action }) => worktree::run(action),
+            Some(Command::Completions { shell }) => {
+                use clap::CommandFactory;
+                clap_complete::generate(shell, &mut Cli::command(), "nerve", &mut std::io::stdout());
+                Ok(Exit::Success)
+            }
+            Some(Command::ManPage) => {
+                use clap::CommandFactory;
+                clap_mangen::Man::new(Cli::command())
+                    .render(&mut std::io::stdout())
+                    .context("could not write the man page")?;
+                Ok(Exit::Success)
             }
             None => match cli.print.prompt.clone() {
-                Some(prompt) => {
-                    let code = print::run(cli.print, prompt).await?;
-                    std::process::exit(code);
-                }
+                Some(prompt) => print::run(cli.print, prompt).await,
                 None => {
                     use clap::CommandFactory;
                     Cli::command().print_help()?;
-                    Ok(())
+                    Ok(Exit::Success)
                 }
             },
         }

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::exit::Exit;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use nerve::Session;
@@ -136,7 +137,7 @@ impl LinePrinter {
 }
 
 /// Runs `-p`.
-pub async fn run(args: PrintArgs, prompt: String) -> Result<i32> {
+pub async fn run(args: PrintArgs, prompt: String) -> Result<Exit> {
     let started = Instant::now();
     let mut options = ProjectOptions::new(&args.cwd);
     options.mode = args.permission_mode;
@@ -267,7 +268,7 @@ async fn turn(
     session: &Arc<Session>,
     printer: LinePrinter,
     events: EventSink,
-) -> Result<i32> {
+) -> Result<Exit> {
     let stream_json = args.output_format == OutputFormat::StreamJson;
     if stream_json {
         let mcp_servers: Vec<Value> = session
@@ -336,7 +337,7 @@ async fn turn(
         }
         OutputFormat::Json | OutputFormat::StreamJson => printer.print(&result),
     }
-    Ok(if is_error { 1 } else { 0 })
+    Ok(Exit::failed_if(is_error))
 }
 
 /// `--effort`'s value: a level by name.

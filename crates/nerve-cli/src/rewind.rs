@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::exit::Exit;
 use anyhow::{Context as _, Result};
 use nerve::agent::SessionFiles;
 use nerve_protocol::DiffTag;
@@ -163,8 +164,8 @@ pub struct RewindArgs {
     pub json: bool,
 }
 
-/// Rewinds a session; returns the exit code (2 when some files were left as they are).
-pub fn rewind(args: RewindArgs) -> Result<i32> {
+/// Rewinds a session; returns the exit code (`Exit::Partial` when some files were left as they are).
+pub fn rewind(args: RewindArgs) -> Result<Exit> {
     let files = session_files(&args.cwd, &args.session)?;
     let Some(to_prompt) = args.to_prompt.filter(|_| !args.undo) else {
         let report = files.undo_rewind()?;
@@ -182,7 +183,7 @@ pub fn rewind(args: RewindArgs) -> Result<i32> {
                 println!("left as it is (changed since the rewind): {}", f.path.display());
             }
         }
-        return Ok(if refused { 2 } else { 0 });
+        return Ok(if refused { Exit::Partial } else { Exit::Success });
     };
     // Neither flag: both, the usual wish ("go back to before that prompt").
     let (code, conversation) = if args.code || args.conversation {
@@ -209,7 +210,7 @@ pub fn rewind(args: RewindArgs) -> Result<i32> {
     let refused = report.code.as_ref().map_or(0, |c| c.refused.len());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
-        return Ok(if refused > 0 { 2 } else { 0 });
+        return Ok(if refused > 0 { Exit::Partial } else { Exit::Success });
     }
     if let Some(code) = &report.code {
         for f in &code.restored {
@@ -245,7 +246,7 @@ pub fn rewind(args: RewindArgs) -> Result<i32> {
             report.to_turn, c.prompts_removed, c.prompt.text
         );
     }
-    Ok(if refused > 0 { 2 } else { 0 })
+    Ok(if refused > 0 { Exit::Partial } else { Exit::Success })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use crate::exit::Exit;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use nerve_protocol::workspace::{LandOutcome, LandStrategy};
@@ -75,11 +76,11 @@ impl At {
 }
 
 /// Runs the command; the process's exit code.
-pub fn run(command: WorktreeCommand) -> Result<i32> {
+pub fn run(command: WorktreeCommand) -> Result<Exit> {
     match command {
         WorktreeCommand::List { at } => {
             println!("{}", serde_json::to_string_pretty(&at.project()?.worktrees()?)?);
-            Ok(0)
+            Ok(Exit::Success)
         }
         WorktreeCommand::Apply {
             at,
@@ -107,7 +108,7 @@ pub fn run(command: WorktreeCommand) -> Result<i32> {
                     for file in &landed.files {
                         println!("  {file}");
                     }
-                    Ok(0)
+                    Ok(Exit::Success)
                 }
                 LandOutcome::Conflict { branch, files } => {
                     eprintln!(
@@ -122,7 +123,7 @@ pub fn run(command: WorktreeCommand) -> Result<i32> {
                         eprint!("{}", f.theirs.as_deref().unwrap_or("(deleted or not text)\n"));
                         eprintln!(">>>>>>> {branch}");
                     }
-                    Ok(1)
+                    Ok(Exit::Failure)
                 }
             }
         }
@@ -150,14 +151,14 @@ pub fn run(command: WorktreeCommand) -> Result<i32> {
                     }
                 }
                 eprintln!("run it again with --yes to discard (or --keep-branch to keep the commits)");
-                return Ok(2);
+                return Ok(Exit::NeedsConfirmation);
             }
             let info = project.discard_worktree(&session, keep_branch)?;
             match keep_branch {
                 true => println!("removed {}; kept branch {}", info.path.display(), info.branch),
                 false => println!("removed {} and branch {}", info.path.display(), info.branch),
             }
-            Ok(0)
+            Ok(Exit::Success)
         }
         WorktreeCommand::Clean { at } => {
             let report = at.project()?.clean_worktrees()?;
@@ -178,7 +179,7 @@ pub fn run(command: WorktreeCommand) -> Result<i32> {
             if report.removed.is_empty() && report.kept.is_empty() {
                 println!("nothing to clean");
             }
-            Ok(0)
+            Ok(Exit::Success)
         }
     }
 }

@@ -284,7 +284,9 @@ fn first_line(template: &str) -> String {
 /// The template with `$ARGUMENTS` and `$1`…`$9` filled in. Without any placeholder, arguments are
 /// appended after a blank line so they are not lost.
 fn fill(template: &str, args: &str) -> String {
-    let words: Vec<&str> = args.split_whitespace().collect();
+    // Split as a shell would, so `"two words"` is one argument; unbalanced quotes fall back to words.
+    let words: Vec<String> =
+        shlex::split(args).unwrap_or_else(|| args.split_whitespace().map(str::to_string).collect());
     let mut out = String::with_capacity(template.len() + args.len());
     let mut used = false;
     let mut rest = template;
@@ -297,7 +299,7 @@ fn fill(template: &str, args: &str) -> String {
             rest = tail;
         } else if let Some(digit) = after.chars().next().filter(|c| ('1'..='9').contains(c)) {
             let index = digit as usize - '1' as usize;
-            out.push_str(words.get(index).copied().unwrap_or_default());
+            out.push_str(words.get(index).map(String::as_str).unwrap_or_default());
             used = true;
             rest = &after[1..];
         } else {
@@ -422,6 +424,19 @@ mod tests {
             "cost  for a and b: a b"
         );
         assert_eq!(fill("echo $HOME $", ""), "echo $HOME $");
+    }
+
+    #[test]
+    fn quoted_arguments_stay_whole() {
+        assert_eq!(
+            fill(
+                "title: $1; body: $2",
+                r#""Fix the login page" 'it hangs on submit'"#
+            ),
+            "title: Fix the login page; body: it hangs on submit"
+        );
+        // Unbalanced quotes: split on whitespace rather than lose the arguments.
+        assert_eq!(fill("[$1] [$2]", r#"it's broken"#), "[it's] [broken]");
     }
 
     #[test]

@@ -714,3 +714,41 @@ fn permission_reasons_read_as_the_user_and_the_model_read_them() {
     let text = lines.join("\n").replace(cwd, "<project>");
     insta::assert_snapshot!(text);
 }
+
+#[test]
+fn the_key_typed_at_the_terminal_prompt_is_not_echoed_even_without_stty() {
+    // `script` gives `nerve auth set` a terminal; PATH names no folder, so no `stty` can be found.
+    let d = project();
+    let nerve = NERVE.replace('\'', r"'\''");
+    let out = Command::new("/usr/bin/script")
+        .args([
+            "--quiet",
+            "--return",
+            "--command",
+            &format!("'{nerve}' auth set"),
+            "/dev/null",
+        ])
+        .env("PATH", d.path().join("no-programs-here"))
+        .env("SHELL", "/bin/sh")
+        .env("NERVE_KEYRING", "off")
+        .env("NERVE_DATA_DIR", d.path().join("data"))
+        .env("HOME", d.path().join("home"))
+        .env("XDG_CONFIG_HOME", d.path().join("home/.config"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            // Typed once the prompt is up.
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(b"sk-ant-typed-secret-1234\r")?;
+            drop(stdin);
+            child.wait_with_output()
+        })
+        .unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("Paste your Anthropic API key"), "{screen}");
+    assert!(!screen.contains("typed-secret"), "the key was echoed: {screen}");
+}

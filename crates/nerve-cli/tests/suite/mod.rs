@@ -2,6 +2,7 @@
 
 mod auto_mode;
 mod cli;
+mod first_errors;
 mod keyring;
 mod mcp;
 mod memory;

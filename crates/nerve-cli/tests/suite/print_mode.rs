@@ -423,14 +423,20 @@ async fn the_persisted_output_index_is_no_session() {
         .collect();
     assert_eq!(ids, vec![first["session_id"].as_str().unwrap()]);
 
-    for args in [
-        &["-p", "hi", "--resume", "tool-results-index"][..],
-        &["sessions", "--fork", "tool-results-index"][..],
+    for (args, said) in [
+        (
+            &["-p", "hi", "--resume", "tool-results-index"][..],
+            "no session tool-results-index in this project",
+        ),
+        (
+            &["sessions", "--fork", "tool-results-index"][..],
+            "is not a session transcript",
+        ),
     ] {
         let out = nerve(d.path(), &server, args).output().await.unwrap();
         assert!(!out.status.success(), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("is not a session transcript"), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
     }
     assert_eq!(
         std::fs::read(&index).unwrap(),
@@ -940,6 +946,26 @@ async fn changes_lists_a_sessions_diff_and_rewind_takes_code_and_conversation_ba
         String::from_utf8_lossy(&out.stderr).trim(),
         "error: there is no rewind of the code to undo in this session"
     );
+
+    // A rewind that must leave a file the user changed since is done in part: exit 3, not the 2
+    // of a usage error.
+    std::fs::write(&note, "changed by hand\n").unwrap();
+    let code_only = [
+        "rewind",
+        "--session",
+        session.as_str(),
+        "--to-prompt",
+        "1",
+        "--code",
+    ];
+    let out = nerve(d.path(), &server, &code_only).output().await.unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), "changed by hand\n");
 }
 
 /// Replaces what changes from run to run (ids, timings, temporary folders) with placeholders.

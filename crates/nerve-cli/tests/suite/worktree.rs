@@ -138,7 +138,7 @@ async fn two_sessions_in_worktrees_land_one_conflict_and_discard_the_other() {
 
     // Its work was committed on its branch before the attempt: discarding would lose that commit.
     let (code, _, stderr) = run(args(&["worktree", "discard", &sessions[1].0])).await;
-    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(code, Some(4), "{stderr}");
     assert!(stderr.contains("commit on nerve/second-change only"), "{stderr}");
     assert!(Path::new(&sessions[1].1).is_dir());
     let (code, stdout, stderr) = run(args(&["worktree", "discard", "--yes", &sessions[1].0])).await;

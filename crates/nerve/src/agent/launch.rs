@@ -72,7 +72,7 @@ pub enum LaunchError {
     #[error(transparent)]
     Transcript(#[from] TranscriptError),
     /// The session to resume does not exist.
-    #[error("no session {session_id} in this project ({} is not a session transcript)", path.display())]
+    #[error("no session {session_id} in this project: nothing was saved under that id")]
     NoSuchSession {
         /// The id asked for.
         session_id: String,
@@ -246,36 +246,34 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     })
 }
 
-/// Today's date as `YYYY-MM-DD` (UTC), for the system prompt.
+/// Today's date as `YYYY-MM-DD` where the user is (the machine's local time zone), for the system
+/// prompt: the user's "today" and "yesterday" are local.
 pub fn today() -> String {
-    // Days since the epoch to a civil date (Howard Hinnant's algorithm), to avoid a date crate.
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    civil_date(secs)
+    let now = chrono::Local::now();
+    local_date(now.to_utc(), *now.offset())
 }
 
-fn civil_date(secs: u64) -> String {
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+/// The date at `now` in the zone `offset` from UTC.
+fn local_date(now: chrono::DateTime<chrono::Utc>, offset: chrono::FixedOffset) -> String {
+    now.with_timezone(&offset).format("%Y-%m-%d").to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::{FixedOffset, TimeZone, Utc};
 
     #[test]
-    fn civil_dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(951_782_400), "2000-02-29");
-        assert_eq!(civil_date(1_796_169_600), "2026-12-02");
+    fn the_date_is_the_users_not_utcs() {
+        let late_evening_utc = Utc.with_ymd_and_hms(2026, 12, 6, 23, 30, 0).unwrap();
+        let tokyo = FixedOffset::east_opt(9 * 3600).unwrap();
+        assert_eq!(local_date(late_evening_utc, tokyo), "2026-12-07");
+        let early_morning_utc = Utc.with_ymd_and_hms(2026, 12, 7, 2, 0, 0).unwrap();
+        let new_york = FixedOffset::west_opt(5 * 3600).unwrap();
+        assert_eq!(local_date(early_morning_utc, new_york), "2026-12-06");
+        assert_eq!(
+            local_date(early_morning_utc, FixedOffset::east_opt(0).unwrap()),
+            "2026-12-07"
+        );
     }
 }

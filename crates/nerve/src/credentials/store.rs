@@ -119,8 +119,7 @@ impl SecretStore for FileStore {
     }
 
     fn write(&self, secret: &str) -> Result<(), StoreError> {
-        use std::io::Write as _;
-        use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+        use std::os::unix::fs::DirBuilderExt as _;
         let failed = |e: std::io::Error| StoreError::Rejected(format!("{}: {e}", self.path.display()));
         let folder = self.path.parent().unwrap_or(Path::new("."));
         std::fs::DirBuilder::new()
@@ -128,24 +127,10 @@ impl SecretStore for FileStore {
             .mode(0o700)
             .create(folder)
             .map_err(failed)?;
-        // Written beside the file and renamed over it, so a full disk never leaves half a key; the
-        // temporary file is private from its first byte.
-        let temporary = self.path.with_extension("tmp");
-        let _ = std::fs::remove_file(&temporary);
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temporary)
-            .map_err(failed)?;
-        let written = file
-            .write_all(secret.as_bytes())
-            .and_then(|()| file.sync_all())
-            .and_then(|()| std::fs::rename(&temporary, &self.path));
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(failed(e));
-        }
+        // The project's atomic write (a temporary file of its own name, private from its first
+        // byte, renamed over the key), so a full disk never leaves half a key and two writers never
+        // share a temporary file.
+        crate::files::write_private(&self.path, secret.as_bytes()).map_err(failed)?;
         Ok(())
     }
 
@@ -258,9 +243,45 @@ mod tests {
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(store.path()), 0o600);
         assert_eq!(mode(store.path().parent().unwrap()), 0o700);
-        assert!(!store.path().with_extension("tmp").exists());
+        let left: Vec<_> = std::fs::read_dir(store.path().parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            left,
+            vec![std::ffi::OsString::from("credentials")],
+            "no temporary file is left"
+        );
         assert_eq!(store.remove(), Ok(true));
         assert_eq!(store.remove(), Ok(false));
+    }
+
+    #[test]
+    fn writing_the_key_leaves_a_file_named_like_its_temporary_alone_and_concurrent_writes_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(FileStore::new(dir.path().join("credentials")));
+        // The user's own file, named as a fixed temporary name would be.
+        std::fs::write(dir.path().join("credentials.tmp"), "mine").unwrap();
+        store.write("sk-ant-first").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("credentials.tmp")).unwrap(),
+            "mine"
+        );
+        let writers: Vec<_> = (0..4)
+            .map(|n| {
+                let store = std::sync::Arc::clone(&store);
+                std::thread::spawn(move || {
+                    for i in 0..50 {
+                        store.write(&format!("sk-ant-{n}-{i}")).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap();
+        }
+        let key = store.read().unwrap().unwrap();
+        assert!(key.starts_with("sk-ant-") && key.ends_with("-49"), "{key}");
     }
 
     #[cfg(target_os = "linux")]

@@ -16,9 +16,25 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_with(path, |file| file.write_all(bytes))
 }
 
+/// [`write_atomic`] for a secret: the file is the owner's alone (0600) from its first byte, and
+/// stays so whatever mode an earlier file had.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_in_mode(path, Some(0o600), |file| file.write_all(bytes))
+}
+
 /// [`write_atomic`] with the content produced by `fill`, so tests can make the write fail midway.
 pub(crate) fn write_atomic_with(
     path: &Path,
+    fill: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    write_atomic_in_mode(path, None, fill)
+}
+
+/// The write itself: `mode` fixes the file's permission bits; without it, a new file gets the
+/// umask's and an existing one keeps its own.
+fn write_atomic_in_mode(
+    path: &Path,
+    mode: Option<u32>,
     fill: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let target = write_target(path);
@@ -29,7 +45,10 @@ pub(crate) fn write_atomic_with(
         )
     })?;
     std::fs::create_dir_all(parent)?;
-    let existing_mode = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    let existing_mode = match mode {
+        Some(mode) => Some(Permissions::from_mode(mode)),
+        None => std::fs::metadata(&target).ok().map(|m| m.permissions()),
+    };
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -39,7 +58,7 @@ pub(crate) fn write_atomic_with(
     let mut temp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".tmp")
-        .permissions(Permissions::from_mode(0o666))
+        .permissions(Permissions::from_mode(mode.unwrap_or(0o666)))
         .tempfile_in(parent)?;
     fill(temp.as_file_mut())?;
     if let Some(mode) = existing_mode {

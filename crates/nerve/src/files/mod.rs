@@ -5,6 +5,6 @@ mod atomic;
 mod hash;
 pub mod hunk_text;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_private};
 pub use hash::{hash_bytes, hex};
 pub use nerve_protocol::diff::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff};

@@ -51,6 +51,9 @@ struct ServerState {
     /// Why the connection ended; `None` while it is up.
     closed: Mutex<Option<String>>,
     stderr_tail: Mutex<VecDeque<String>>,
+    /// A stdio server's process group: stopped whole when the connection is shut down or this
+    /// state is dropped (a restart), since the server leaving by itself leaves its helpers.
+    process_group: Mutex<Option<crate::process_group::GroupKillGuard>>,
 }
 
 impl ServerState {
@@ -64,6 +67,16 @@ impl ServerState {
     /// Forgets an earlier close: a second attempt on the same state (with a token) starts clean.
     fn reopen(&self) {
         *self.closed.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// Stops the server's process group now (SIGTERM, SIGKILL after the grace period).
+    fn stop_process_group(&self) {
+        drop(
+            self.process_group
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
     }
 
     fn closed_reason(&self) -> Option<String> {
@@ -605,6 +618,7 @@ impl McpConnection {
         if let Some(mut running) = running {
             let _ = running.close_with_timeout(SHUTDOWN_WAIT * 2).await;
         }
+        live.state.stop_process_group();
         // No restart after an explicit shutdown.
         self.shut_down.store(true, Ordering::SeqCst);
         live.state.mark_closed("the connection was shut down");
@@ -725,8 +739,15 @@ fn spawn_child(
     let mut cmd = tokio::process::Command::new(command);
     // The user's environment, then the server's own variables from its configuration.
     crate::child_env::as_user(cmd.as_std_mut());
-    cmd.args(args).envs(env).current_dir(cwd).kill_on_drop(true);
-    let (child, stderr) = TokioChildProcess::builder(cmd)
+    cmd.args(args).envs(env).current_dir(cwd);
+    // Its own process group, signalled and killed whole: a server started through `npx`, `uvx` or
+    // `sh -c` is a tree of processes, and killing only the first would leave the rest running
+    // after Nerve.
+    let mut wrapped = process_wrap::tokio::CommandWrap::from(cmd);
+    wrapped
+        .wrap(process_wrap::tokio::ProcessGroup::leader())
+        .wrap(process_wrap::tokio::KillOnDrop);
+    let (child, stderr) = TokioChildProcess::builder(wrapped)
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| {
@@ -734,6 +755,10 @@ fn spawn_child(
                 "MCP server `{name}` could not be started (`{command}`): {e}"
             ))
         })?;
+    if let Some(pgid) = child.id() {
+        *state.process_group.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some(crate::process_group::GroupKillGuard::new(pgid));
+    }
     if let Some(stderr) = stderr {
         let state = Arc::clone(state);
         tokio::spawn(async move {

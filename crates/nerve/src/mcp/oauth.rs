@@ -158,41 +158,64 @@ struct Callback {
     state: String,
 }
 
+/// How long one connection to the loopback port may take to send its request line. Browsers open
+/// spare connections they may never use; one of them must not hold up the real callback.
+const REQUEST_LINE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Serves the loopback redirect until a request carries a code (or an error): other requests
-/// (a favicon) get a 404 and the wait goes on.
+/// (a favicon) get a 404 and the wait goes on. Each connection is served by a task of its own with
+/// a read timeout, so an idle connection (a browser's pre-connection) never blocks the callback.
 async fn wait_for_callback(listener: &tokio::net::TcpListener) -> Result<Callback, OAuthError> {
+    let (answers, mut answered) = tokio::sync::mpsc::channel(8);
+    let mut connections = tokio::task::JoinSet::new();
     loop {
-        let (stream, _) = listener.accept().await.map_err(OAuthError::Redirect)?;
-        let mut stream = BufReader::new(stream);
-        let mut request_line = String::new();
-        if stream.read_line(&mut request_line).await.is_err() {
-            continue;
-        }
-        let answer = parse_callback(&request_line);
-        let (status, page) = match &answer {
-            Some(Ok(_)) => (
-                "200 OK",
-                "Signed in. You can close this tab and go back to Nerve.",
-            ),
-            Some(Err(_)) => (
-                "400 Bad Request",
-                "The sign-in was refused. You can close this tab.",
-            ),
-            None => ("404 Not Found", "Not found."),
-        };
-        let response = format!(
-            "HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\n\
-             connection: close\r\n\r\n{page}",
-            page.len()
-        );
-        let _ = stream.get_mut().write_all(response.as_bytes()).await;
-        let _ = stream.get_mut().shutdown().await;
-        match answer {
-            Some(Ok(callback)) => return Ok(callback),
-            Some(Err(refusal)) => return Err(OAuthError::Refused(refusal.to_string())),
-            None => {}
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, _) = accepted.map_err(OAuthError::Redirect)?;
+                let answers = answers.clone();
+                connections.spawn(async move {
+                    if let Some(answer) = serve_connection(stream).await {
+                        let _ = answers.send(answer).await;
+                    }
+                });
+            }
+            Some(answer) = answered.recv() => {
+                // The other connections' tasks end with the set.
+                return answer.map_err(|refusal| OAuthError::Refused(refusal.to_string()));
+            }
         }
     }
+}
+
+/// Reads one request (within [`REQUEST_LINE_TIMEOUT`]), answers it, and gives what it brought
+/// back: `None` for anything that is not the callback, or a connection that said nothing in time.
+async fn serve_connection(stream: tokio::net::TcpStream) -> Option<Result<Callback, CallbackRefusal>> {
+    let mut stream = BufReader::new(stream);
+    let mut request_line = String::new();
+    match tokio::time::timeout(REQUEST_LINE_TIMEOUT, stream.read_line(&mut request_line)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(_)) | Err(_) => return None,
+    }
+    let answer = parse_callback(&request_line);
+    let (status, page) = match &answer {
+        Some(Ok(_)) => (
+            "200 OK",
+            "Signed in. You can close this tab and go back to Nerve.",
+        ),
+        Some(Err(_)) => (
+            "400 Bad Request",
+            "The sign-in was refused. You can close this tab.",
+        ),
+        None => ("404 Not Found", "Not found."),
+    };
+    let response = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\n\
+         connection: close\r\n\r\n{page}",
+        page.len()
+    );
+    let _ = stream.get_mut().write_all(response.as_bytes()).await;
+    let _ = stream.get_mut().shutdown().await;
+    answer
 }
 
 /// Why the sign-in redirect did not bring a code.
@@ -274,6 +297,38 @@ pub fn open_in_browser(url: &str) -> Result<(), BrowserError> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[tokio::test]
+    async fn an_idle_connection_does_not_hold_up_the_callback() {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let browser = tokio::spawn(async move {
+            // A browser's spare connection: open, and never a byte.
+            let idle = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+            let mut real = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+            real.write_all(b"GET /callback?code=c0de&state=st4te HTTP/1.1\r\nhost: x\r\n\r\n")
+                .await
+                .unwrap();
+            let mut answer = String::new();
+            tokio::io::AsyncReadExt::read_to_string(&mut real, &mut answer)
+                .await
+                .unwrap();
+            (idle, answer)
+        });
+        let callback = tokio::time::timeout(Duration::from_secs(5), wait_for_callback(&listener))
+            .await
+            .expect("the idle connection held up the callback")
+            .unwrap();
+        assert_eq!(
+            callback,
+            Callback {
+                code: "c0de".to_string(),
+                state: "st4te".to_string()
+            }
+        );
+        let (_idle, answer) = browser.await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    }
 
     #[test]
     fn the_callback_request_gives_its_code_state_or_refusal() {

@@ -206,12 +206,7 @@ fn summarize(project_data_dir: &Path, session_id: &str, transcript: &Path) -> io
 }
 
 fn write_summary(path: &Path, summary: &Summary) -> io::Result<()> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-    fs::write(&tmp, serde_json::to_vec(summary).map_err(io::Error::other)?)?;
-    fs::rename(&tmp, path)
+    crate::files::write_atomic(path, &serde_json::to_vec(summary).map_err(io::Error::other)?)
 }
 
 fn info(id: String, path: PathBuf, modified_ms: u64, fold: &Fold) -> TranscriptSummary {

@@ -1088,3 +1088,52 @@ async fn a_session_takes_a_changed_tool_list_at_its_next_prompt_and_keeps_its_ow
     assert_eq!(model.remaining_steps(), 0);
     session.close().await;
 }
+
+/// Whether process `pid` still exists (a zombie counts as gone: it has exited).
+fn process_alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_started_through_a_shell_leaves_no_process_behind() {
+    // As `npx`/`uvx`/`sh -c` start servers: a shell that starts a helper of its own, then the server.
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("helper.pid");
+    let script = format!("sleep 300 & echo $! > '{}'; exec '{SERVER}'", pid_file.display());
+    let config = McpServerConfig {
+        name: "wrapped".into(),
+        transport: McpTransport::Stdio {
+            command: "sh".into(),
+            args: vec!["-c".into(), script],
+            env: Default::default(),
+        },
+        source: McpConfigSource::CliFile(PathBuf::from("test.json")),
+    };
+    let mcp = connect(&[config], &EventSink::discard()).await;
+    assert!(mcp.failures().is_empty(), "{:?}", mcp.failures());
+    assert!(
+        mcp.tools().iter().any(|t| t.name().starts_with("mcp__wrapped__")),
+        "the server behind the shell connected"
+    );
+    let helper: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(process_alive(helper));
+    mcp.shutdown().await;
+    let gone = async {
+        while process_alive(helper) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), gone)
+        .await
+        .expect("the server's helper process outlived the session");
+}
