@@ -372,20 +372,23 @@ impl Pipeline {
             Ok(output) => self.budget_output(call, tool.as_ref(), output),
             Err(error) => {
                 let class = ErrorClass::of(&error);
-                let (content, saved_output) = match error {
-                    ToolError::WithContent(blocks) => (blocks, None),
+                let (content, saved_output, display) = match error {
+                    ToolError::WithContent(blocks) => (blocks, None, None),
                     ToolError::WithSavedOutput {
                         content,
                         saved_output,
-                    } => (content, Some(saved_output)),
+                        display,
+                    } => (content, saved_output, display),
                     other => (
                         vec![ResultBlock::text(sanitize_for_model(&other.to_string()))],
+                        None,
                         None,
                     ),
                 };
                 let text = crate::tool::text_of(&content);
                 let mut out = CallOutcome::from_blocks(call, &tool_name, content, true);
                 out.error_class = Some(class);
+                out.display = display;
                 out.set_persisted(
                     saved_output
                         .and_then(|path| list_saved_output(&self.store, tool.name(), &call.id, &path)),

@@ -128,14 +128,16 @@ pub enum ToolError {
     /// output, such as a failing command's tail).
     #[error("{}", text_of(.0))]
     WithContent(Vec<ResultBlock>),
-    /// Like [`ToolError::WithContent`], for a failure whose whole output was also saved to a file
-    /// (a failing command's spooled output): the file is listed like a persisted output.
+    /// Like [`ToolError::WithContent`], for a failure whose output also has a saved file (a failing
+    /// command's spooled output, listed like a persisted output) or UI data.
     #[error("{}", text_of(content))]
     WithSavedOutput {
         /// What the model sees.
         content: Vec<ResultBlock>,
-        /// The file holding the whole output.
-        saved_output: std::path::PathBuf,
+        /// The file holding the whole output, when it was saved.
+        saved_output: Option<std::path::PathBuf>,
+        /// UI data, as [`ToolOutput::display`] (a command's output in colour).
+        display: Option<serde_json::Value>,
     },
 }
 

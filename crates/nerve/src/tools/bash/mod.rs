@@ -36,6 +36,7 @@ mod spool;
 mod stream;
 mod subject;
 mod task_report;
+pub mod terminal_text;
 mod tool;
 mod walker;
 mod words;

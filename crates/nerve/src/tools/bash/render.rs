@@ -6,6 +6,7 @@ use std::process::ExitStatus;
 
 use crate::tools::bash::process::describe_status;
 use crate::tools::bash::spool::{Excerpt, HEAD_BYTES, TAIL_BYTES};
+use crate::tools::bash::terminal_text;
 
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,19 +38,62 @@ impl Ending {
     }
 }
 
+/// A command's output for the model, and for the user when it was drawn in colour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rendered {
+    /// What the model reads: plain text (see [`terminal_text::plain`]), then the notes.
+    pub text: String,
+    /// The same head and tail with their colours, for the UI; `None` when the output had none.
+    pub display: Option<String>,
+}
+
 /// Renders output and notes. `full_output` is where the whole output was saved, given when the
 /// excerpt omits something.
-pub(crate) fn render_output(excerpt: &Excerpt, full_output: Option<&Path>) -> String {
+pub(crate) fn render_output(excerpt: &Excerpt, full_output: Option<&Path>) -> Rendered {
     let head = lossy_prefix(&excerpt.head, HEAD_BYTES);
     let tail = lossy_suffix(&excerpt.tail, TAIL_BYTES);
     let omitted = excerpt.omitted();
+    let display = match (terminal_text::terminal(&head), terminal_text::terminal(&tail)) {
+        (None, None) => None,
+        (h, t) => Some(join_excerpt(
+            &h.unwrap_or_else(|| head.clone()),
+            &t.unwrap_or_else(|| tail.clone()),
+            omitted,
+        )),
+    };
+    let text = output_text(
+        &terminal_text::plain(&head),
+        &terminal_text::plain(&tail),
+        omitted,
+        excerpt,
+        full_output,
+    );
+    Rendered { text, display }
+}
+
+/// The head and tail as one text, with the omission marker between them when bytes were left out.
+fn join_excerpt(head: &str, tail: &str, omitted: u64) -> String {
     if omitted == 0 {
         return format!("{head}{tail}").trim_end_matches('\n').to_string();
     }
-    let mut text = format!(
+    format!(
         "{head}\n\n... [{omitted} bytes omitted] ...\n\n{}",
         tail.trim_end_matches('\n')
-    );
+    )
+}
+
+/// The model's text: the excerpt, and where the whole output is when it was cut.
+fn output_text(
+    head: &str,
+    tail: &str,
+    omitted: u64,
+    excerpt: &Excerpt,
+    full_output: Option<&Path>,
+) -> String {
+    let mut text = join_excerpt(head, tail, omitted);
+    if omitted == 0 {
+        return text;
+    }
     text.push_str("\n\n<persisted-output>\n");
     text.push_str(&format!("Output too large ({} bytes). ", excerpt.total));
     match full_output {
@@ -114,12 +158,12 @@ mod tests {
 
     #[test]
     fn whole_output_is_shown_without_trailing_newlines() {
-        assert_eq!(render_output(&excerpt(b"a\nb\n\n", b"", 5), None), "a\nb");
+        assert_eq!(render_output(&excerpt(b"a\nb\n\n", b"", 5), None).text, "a\nb");
     }
 
     #[test]
     fn long_output_shows_head_marker_tail_and_file() {
-        let text = render_output(&excerpt(b"first", b"last\n", 1000), Some(Path::new("/d/out.log")));
+        let text = render_output(&excerpt(b"first", b"last\n", 1000), Some(Path::new("/d/out.log"))).text;
         assert!(
             text.starts_with("first\n\n... [990 bytes omitted] ...\n\nlast\n\n<persisted-output>"),
             "{text}"
@@ -132,7 +176,7 @@ mod tests {
     fn binary_output_stays_within_the_byte_budget() {
         let head = vec![0xFFu8; HEAD_BYTES];
         let tail = vec![0xFEu8; TAIL_BYTES];
-        let text = render_output(&excerpt(&head, &tail, 10_000_000), Some(Path::new("/x")));
+        let text = render_output(&excerpt(&head, &tail, 10_000_000), Some(Path::new("/x"))).text;
         assert!(text.len() < 30_000, "{}", text.len());
     }
 

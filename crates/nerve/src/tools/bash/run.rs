@@ -15,6 +15,7 @@ use crate::tools::bash::render::{Ending, render_output, render_result};
 use crate::tools::bash::sandbox_notes;
 use crate::tools::bash::spool::Spool;
 use crate::tools::bash::stream::pump;
+use nerve_protocol::tool::CommandDisplay;
 
 /// How long output may keep coming after the shell exited (a background `&` child holding the
 /// pipes); after that the group is stopped and the result returned.
@@ -224,6 +225,7 @@ fn finish(
     let excerpt = spool.excerpt();
     let mut content = Vec::new();
     let mut saved_output = None;
+    let mut display = None;
     let output = match image_output(&mut spool, &ending) {
         Some(ImageOutput::Inline(block)) => {
             content.push(block);
@@ -243,9 +245,12 @@ fn finish(
                 spool.keep();
                 spool.path().to_path_buf()
             });
-            let text = render_output(&excerpt, full_output.as_deref());
+            let rendered = render_output(&excerpt, full_output.as_deref());
             saved_output = full_output;
-            Some(text)
+            display = rendered
+                .display
+                .map(|terminal| serde_json::to_value(CommandDisplay { terminal }).unwrap_or_default());
+            Some(rendered.text)
         }
     };
     if let Some(output) = output {
@@ -258,17 +263,19 @@ fn finish(
         }
     }
     if ending.is_error() {
-        return Err(match saved_output {
-            Some(saved_output) => ToolError::WithSavedOutput {
+        return Err(match (saved_output, display) {
+            (None, None) => ToolError::WithContent(content),
+            (saved_output, display) => ToolError::WithSavedOutput {
                 content,
                 saved_output,
+                display,
             },
-            None => ToolError::WithContent(content),
         });
     }
     let mut output = ToolOutput {
         content,
         saved_output,
+        display,
         ..ToolOutput::default()
     };
     let new_cwd = match cwd_change {

@@ -26,7 +26,7 @@ pub fn task_report(info: &TaskInfo) -> std::io::Result<String> {
         (TaskStatus::Lost, _) => "lost (the app that ran it ended)".to_string(),
     };
     let excerpt = excerpt_of_file(&info.output_path)?;
-    let output = render_output(&excerpt, Some(&info.output_path));
+    let output = render_output(&excerpt, Some(&info.output_path)).text;
     let mut text = format!("Task {} ({}): {status}", info.id, shortened(&info.command));
     if output.is_empty() {
         text.push_str("\n(no output yet)");

@@ -56,6 +56,31 @@ async fn stdout_and_stderr_are_returned() {
 }
 
 #[tokio::test]
+async fn coloured_output_reaches_the_model_plain_and_the_user_in_colour() {
+    let f = fixture();
+    let command = r"printf '\033[1m\033[32mok\033[0m 1/2\r\033[Kok 2/2\n\033[31merror\033[0m: it broke\n'";
+    let out = run(&f.ctx, input(command)).await.unwrap();
+    assert_eq!(text(&out.content), "ok 2/2\nerror: it broke");
+    assert_eq!(
+        out.display,
+        Some(serde_json::json!({
+            "terminal": "\u{1b}[Kok 2/2\n\u{1b}[31merror\u{1b}[0m: it broke"
+        }))
+    );
+    // Failing, it keeps its colours for the user too.
+    let failed = run(&f.ctx, input(&format!("{command}; exit 1"))).await;
+    match failed {
+        Err(ToolError::WithSavedOutput { content, display, .. }) => {
+            assert_eq!(text(&content), "ok 2/2\nerror: it broke\nExit code 1");
+            assert!(display.is_some_and(|d| d["terminal"].as_str().unwrap().contains("\u{1b}[31m")));
+        }
+        other => panic!("expected an error with its display, got {other:?}"),
+    }
+    // Plain output has no display.
+    assert_eq!(run(&f.ctx, input("echo plain")).await.unwrap().display, None);
+}
+
+#[tokio::test]
 async fn a_non_zero_exit_is_an_error_that_states_the_code() {
     let f = fixture();
     let t = error_text(run(&f.ctx, input("echo failing >&2; exit 2")).await);
