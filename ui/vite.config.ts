@@ -1,12 +1,45 @@
 import { defineConfig } from "vitest/config";
 import { svelte } from "@sveltejs/vite-plugin-svelte";
 import { svelteTesting } from "@testing-library/svelte/vite";
+import license from "rollup-plugin-license";
+
+/** Where the build lists the third-party code it bundled (name, version, licence and its text),
+ *  for the packages to ship beside the app: MIT, BSD and the like ask for their notice to go
+ *  with every copy. Only what the bundle holds is listed, not every dependency installed. Relative
+ *  to ui/, where npm runs the build (the plugin reads ui/package.json from there too). */
+const NOTICES = "dist/THIRD-PARTY-NOTICES.txt";
+
+/** One entry of the notices file. */
+function notice(d: license.Dependency): string {
+  const head = `${d.name ?? "(unnamed)"} ${d.version ?? ""}`.trim();
+  const text = d.licenseText?.trim() || `(The package names its licence, ${d.license ?? "none"}, but ships no licence file.)`;
+  const extra = d.noticeText?.trim() ? `\n\n${d.noticeText.trim()}` : "";
+  return `${head}\nLicense: ${d.license ?? "unknown"}\n\n${text}${extra}`;
+}
 
 // Tauri serves the built files from its own origin, so the default base "/" is right.
-export default defineConfig(({ mode }) => ({
+export default defineConfig(({ mode, command }) => ({
   // Under Vitest the components inject their styles, so tests can read computed layout rules
   // (jsdom has no layout, but it does apply the cascade); the build keeps CSS in files.
-  plugins: [svelte(mode === "test" ? { compilerOptions: { css: "injected" } } : {}), svelteTesting()],
+  plugins: [
+    svelte(mode === "test" ? { compilerOptions: { css: "injected" } } : {}),
+    svelteTesting(),
+    command === "build" &&
+      license({
+        thirdParty: {
+          // Two versions of one package in the bundle are listed apart.
+          multipleVersions: true,
+          output: {
+            file: NOTICES,
+            template: (dependencies) =>
+              [
+                "Third-party software bundled in Nerve's user interface, with the licence of each.",
+                ...[...dependencies].sort((a, b) => (a.name ?? "").localeCompare(b.name ?? "")).map(notice),
+              ].join(`\n\n${"-".repeat(78)}\n\n`) + "\n",
+          },
+        },
+      }),
+  ],
   // Keep Rust/Tauri output visible when both run in one terminal.
   clearScreen: false,
   server: {

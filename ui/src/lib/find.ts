@@ -4,10 +4,13 @@
 import type { ConversationState, Item } from "./conversation/types";
 import type { LoadedOutput } from "./conversation/persisted.svelte";
 import { renderBlock, renderMarkdown, renderMessage, sanitize, splitBlocks } from "./markdown";
+import { isCommandDisplay, terminalText } from "./commandOutput";
 
 /** One searchable text, as it is shown. Ids say where: `u:`/`a:`/`t:`/`n:` + item key (prompt,
  *  assistant text, thinking, notice), `s:`/`o:`/`p:` + call id (summary, live output, loaded saved
- *  output), `r:` + call id + `:` + block index (a result's text block). */
+ *  output), `r:` + call id + `:` + block index (a result's text block), or + `:terminal` (a
+ *  command's output shown as the terminal did, in place of its text blocks). A command's output
+ *  is searched as it shows, without its escapes. */
 export interface FindSource {
   id: string;
   text: string;
@@ -76,13 +79,17 @@ export function conversationSources(state: ConversationState, outputs: Record<st
           if (!call) continue;
           out.push({ id: `s:${id}`, text: call.summary });
           if (call.status === "executing" && call.output_tail.length) {
-            out.push({ id: `o:${id}`, text: call.output_tail.join("\n") });
+            out.push({ id: `o:${id}`, text: terminalText(call.output_tail.join("\n")) });
           }
           const saved = call.persisted_path ? outputs[call.persisted_path] : undefined;
           if (saved && saved.loaded > 0) out.push({ id: `p:${id}`, text: saved.text });
-          call.content?.forEach((block, i) => {
-            if (block.type === "text") out.push({ id: `r:${id}:${i}`, text: block.text });
-          });
+          if (call.content && isCommandDisplay(call.display)) {
+            out.push({ id: `r:${id}:terminal`, text: terminalText(call.display.terminal) });
+          } else {
+            call.content?.forEach((block, i) => {
+              if (block.type === "text") out.push({ id: `r:${id}:${i}`, text: block.text });
+            });
+          }
         }
         break;
     }

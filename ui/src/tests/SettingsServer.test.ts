@@ -49,6 +49,8 @@ describe("Model server and defaults", () => {
       new_session_worktree: "always",
       turn_end_notices: "all",
       shortcuts: {},
+      sidebar_collapsed: null,
+      update_feed_url: null,
     };
     const ipc = mockSettings({ save_settings: () => stored });
     const onchanged = vi.fn();
@@ -78,6 +80,8 @@ describe("Model server and defaults", () => {
         new_session_worktree: "always",
         turn_end_notices: "all",
         shortcuts: {},
+        sidebar_collapsed: null,
+        update_feed_url: null,
       },
     });
     expect((await screen.findByText("Settings saved.")).getAttribute("role")).toBe("status");

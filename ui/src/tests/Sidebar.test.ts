@@ -36,6 +36,8 @@ function shell({ recent = [ALPHA], listings = {}, hasKey = true, handlers = {} }
     start_session: ({ projectPath, resume }) =>
       sessionInfo({ session_id: (resume as string | null) ?? `new-${++started}`, project_path: String(projectPath) }),
     list_sessions: ({ projectPath }) => listings[String(projectPath)] ?? [],
+    // The sidebar's toggle saves whether it is hidden (see AppStart.test.ts): stored as given.
+    save_settings: ({ settings }) => settings,
     ...handlers,
   });
   const user = userEvent.setup();

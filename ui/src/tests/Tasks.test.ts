@@ -226,7 +226,7 @@ describe("the Tasks panel", () => {
     expect(statusOf("agent-a1")).toBe("running");
   });
 
-  it("reads a running shell's output every second while its row is open, once when it ended, never as HTML", async () => {
+  it("reads a running shell's output every second while its row is open, once when it ended, in colour, never as HTML", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
     let output = ["compiling…", "<b>not bold</b> \u001b[32mok\u001b[0m"];
     const { live } = tasksSession([], { tail_task: () => output });
@@ -241,8 +241,10 @@ describe("the Tasks panel", () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(live.called("tail_task")).toEqual([{ sessionId: "s1", taskId: "bash_1", count: 200 }]);
     const tail = within(rowOf("bash_1")).getByTestId("task-tail");
-    expect(tail.textContent).toBe("compiling…\n<b>not bold</b> \u001b[32mok\u001b[0m");
+    // In the terminal's colours, the escapes gone; the markup it printed is text.
+    expect(tail.textContent).toBe("compiling…\n<b>not bold</b> ok");
     expect(tail.querySelector("b")).toBeNull();
+    expect(tail.querySelector(".ansi-green-fg")?.textContent).toBe("ok");
 
     output = [...output, "ready in 300ms"];
     await vi.advanceTimersByTimeAsync(1_000);

@@ -3,6 +3,7 @@ import type { LucideIcon } from "@lucide/svelte";
 import Bell from "@lucide/svelte/icons/bell";
 import BookOpenText from "@lucide/svelte/icons/book-open-text";
 import FlaskConical from "@lucide/svelte/icons/flask-conical";
+import Info from "@lucide/svelte/icons/info";
 import Keyboard from "@lucide/svelte/icons/keyboard";
 import Palette from "@lucide/svelte/icons/palette";
 import Plug from "@lucide/svelte/icons/plug";
@@ -23,4 +24,5 @@ export const SECTION_ICONS: Record<SectionId, LucideIcon> = {
   hooks: Webhook,
   memory: BookOpenText,
   appearance: Palette,
+  about: Info,
 };

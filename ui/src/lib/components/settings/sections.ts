@@ -10,6 +10,7 @@ export const SECTIONS = [
   { id: "hooks", title: "Hooks" },
   { id: "memory", title: "Memory" },
   { id: "appearance", title: "Appearance" },
+  { id: "about", title: "About & diagnostics" },
 ] as const;
 
 export type SectionId = (typeof SECTIONS)[number]["id"];
