@@ -33,6 +33,17 @@ ensure_rust() {
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
 }
 
+# cargo-about writes the crates' notices (scripts/package.sh), cargo-deny checks the dependency
+# graph (scripts/test.sh); both read Cargo.lock and compile nothing of Nerve. Installed with cargo
+# when missing, in the major versions about.toml and deny.toml are written for (cargo-about's
+# program needs its `cli` feature).
+ensure_cargo_about() {
+  command -v cargo-about >/dev/null 2>&1 || cargo install --locked --features cli cargo-about --version '^0.9'
+}
+ensure_cargo_deny() {
+  command -v cargo-deny >/dev/null 2>&1 || cargo install --locked cargo-deny --version '^0.20'
+}
+
 # The desktop app's build needs WebKitGTK and GTK headers.
 ensure_desktop_build_deps() {
   ensure_apt_packages pkg-config libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libssl-dev

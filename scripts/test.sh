@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Sets up what is missing and runs every test suite: formatting and lints; the UI's type check and
-# component tests; the engine's unit, integration and property tests; the desktop shell's tests;
-# the real-keyring test; and the end-to-end test of the built app under Xvfb.
+# Sets up what is missing and runs every test suite: the supply-chain checks (cargo deny, npm
+# audit); formatting and lints; the UI's type check and component tests; the engine's unit,
+# integration and property tests; the desktop shell's tests; the real-keyring test; the end-to-end
+# test of the built app under Xvfb; and the packages, installed and upgraded from signed
+# repositories.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 
 trap print_stages EXIT
 
-stage "set up: packages, Node.js, the UI's and the MCP servers' npm packages, tauri-driver"
+stage "set up: packages, Node.js, the UI's and the MCP servers' npm packages, tauri-driver, cargo-deny"
 ensure_rust
 # bash runs hooks and test scripts; git for the engine's git-aware tests; ripgrep so Grep's
 # results are checked against `rg -l`.
@@ -26,6 +28,34 @@ ensure_mcp_test_servers
 if ! command -v tauri-driver >/dev/null 2>&1; then
   cargo install tauri-driver --locked
 fi
+ensure_cargo_deny
+
+# Before anything is built, so a dependency nobody accepted fails the run in seconds.
+stage "supply chain: cargo deny (bans, licences, sources; advisories when reachable), npm audit of the UI"
+# deny.toml says what is allowed, and why each exception is there.
+cargo deny --workspace --locked check bans licenses sources
+# Advisories need the RustSec database, which cargo-deny clones from GitHub: checked whenever it
+# can be fetched; when it cannot, the run says so in one line instead of passing as if checked.
+supply_log="$(mktemp)"
+if cargo deny --workspace --locked fetch db >"$supply_log" 2>&1; then
+  cargo deny --workspace --locked check advisories
+else
+  reason="$(grep -m 1 -o 'fatal: .*' "$supply_log" || grep -m 1 -i 'error' "$supply_log" || echo "no reason given")"
+  echo "cargo deny: advisories NOT checked: the RustSec advisory database could not be fetched (${reason:0:200})"
+fi
+# The UI's production dependencies (what the app ships) against the npm registry's advisories;
+# a high or critical one fails the run. npm exits 1 both for findings and for an audit service
+# that did not answer: only the latter is let through, said as such.
+if (cd ui && npm audit --omit=dev --audit-level=high) >"$supply_log" 2>&1; then
+  cat "$supply_log"
+elif grep -qE "audit endpoint returned an error|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT" "$supply_log"; then
+  reason="$(grep -m 1 -E 'npm (warn|error) audit' "$supply_log" || echo "no reason given")"
+  echo "npm audit: NOT checked: the registry's audit service did not answer (${reason:0:200})"
+else
+  cat "$supply_log"
+  exit 1
+fi
+rm -f "$supply_log"
 
 stage "UI: type check, component tests, build"
 npm --prefix ui run check
@@ -71,6 +101,9 @@ stage "desktop app end to end (Xvfb, tauri-driver, WebKitWebDriver, real keyring
 scripts/with-keyring.sh xvfb-run -a -s "-screen 0 1920x1200x24" \
   cargo test "${TEST_PACKAGES[@]}" --locked --test desktop_e2e -- --ignored --nocapture --test-threads=1 \
   --skip the_installed_app
-stage "the packages (.deb, .rpm): built, installed with dpkg, the installed app started, removed"
-scripts/package.sh
+stage "the packages (.deb, .rpm): built, installed and upgraded from signed apt and dnf repositories, the installed app started, removed"
+# The packages of the version in tauri.conf.json, published nowhere: a maintainer's NERVE_VERSION
+# or NERVE_SIGNING_KEY in the environment is not for the test command (test-install.sh signs and
+# serves repositories of its own).
+env -u NERVE_VERSION -u NERVE_SIGNING_KEY scripts/package.sh
 scripts/test-install.sh
