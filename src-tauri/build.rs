@@ -97,9 +97,30 @@ const COMMANDS: &[&str] = &[
     "terminal_write",
     "terminal_resize",
     "terminal_close",
+    "diagnostics",
+    "open_log_folder",
+    "check_for_update",
 ];
 
 fn main() {
+    // The version both binaries report: `NERVE_VERSION` at build time (a release's packages), else
+    // the crate's.
+    println!("cargo:rerun-if-env-changed=NERVE_VERSION");
+    let version = std::env::var("NERVE_VERSION")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| std::env::var("CARGO_PKG_VERSION").ok())
+        .unwrap_or_default();
+    println!("cargo:rustc-env=NERVE_VERSION={}", version.trim());
+    // The WebKitGTK the app is built against, for the diagnostics (beside the one it runs on).
+    if let Ok(out) = std::process::Command::new("pkg-config")
+        .args(["--modversion", "webkit2gtk-4.1"])
+        .output()
+        && out.status.success()
+    {
+        let built = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        println!("cargo:rustc-env=NERVE_WEBKITGTK_BUILD_VERSION={built}");
+    }
     let attributes = tauri_build::Attributes::new()
         .capabilities_path_pattern("src-tauri/capabilities/**/*")
         .app_manifest(

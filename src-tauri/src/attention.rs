@@ -46,7 +46,40 @@ pub enum AttentionEvent {
 
 /// Where clicks on notices go: the window's channel, once it gave one.
 #[derive(Default)]
-pub struct AttentionWatch(Mutex<Option<Channel<AttentionEvent>>>);
+pub struct AttentionWatch(Mutex<Option<Channel<AttentionEvent>>>, Mutex<Vec<AttentionEvent>>);
+
+impl AttentionWatch {
+    /// Tells the window, or keeps the event until it gives its channel (a folder named on the
+    /// command line arrives before the page has loaded). Whether the window was told now.
+    pub fn tell(&self, event: AttentionEvent) -> bool {
+        let channel = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match channel.as_ref().map(|c| c.send(event.clone())) {
+            Some(Ok(())) => true,
+            _ => {
+                self.1.lock().unwrap_or_else(PoisonError::into_inner).push(event);
+                false
+            }
+        }
+    }
+}
+
+/// Brings the window to the front (a second launch without a folder).
+pub fn focus(app: &tauri::AppHandle) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}
+
+/// Opens `folder` in the window: focused, the folder shown as a project. A second launch's folder
+/// (the single-instance plugin hands it over) and this launch's own come this way.
+pub fn open_folder(app: &tauri::AppHandle, folder: String) {
+    focus(app);
+    tracing::info!(folder, "opening a folder from the command line");
+    app.state::<AttentionWatch>()
+        .tell(AttentionEvent::OpenFolder { path: folder });
+}
 
 /// The window's channel for clicks on notices (a reloaded page gives a new one).
 #[tauri::command]
@@ -54,6 +87,10 @@ pub fn watch_attention(
     watch: State<'_, AttentionWatch>,
     on_event: Channel<AttentionEvent>,
 ) -> Result<(), ShellError> {
+    let waiting = std::mem::take(&mut *watch.1.lock().unwrap_or_else(PoisonError::into_inner));
+    for event in waiting {
+        let _ = on_event.send(event);
+    }
     *watch.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(on_event);
     Ok(())
 }
@@ -85,21 +122,13 @@ pub fn show_sessions_on_clicks(handle: &tauri::AppHandle) {
                 window.set_focus()
             })
             .unwrap_or(Ok(()));
-        let sent = app
-            .state::<AttentionWatch>()
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .map(|channel| {
-                channel.send(AttentionEvent::ShowSession {
-                    session_id: session_id.clone(),
-                })
-            });
+        let told = app.state::<AttentionWatch>().tell(AttentionEvent::ShowSession {
+            session_id: session_id.clone(),
+        });
         let record = serde_json::json!({
             "clicked": session_id,
             "focus": outcome(focus),
-            "window_told": matches!(sent, Some(Ok(()))),
+            "window_told": told,
         });
         log_attention(&record);
     });

@@ -4,12 +4,14 @@
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod about;
 mod attention;
 mod bindings;
 mod commands;
 mod demo;
 mod dto;
 mod error;
+mod logging;
 mod outputs_commands;
 mod policy;
 mod session_commands;
@@ -27,6 +29,10 @@ use tauri::Manager;
 fn main() {
     // Started as the Bash sandbox's helper: restrict, then become the command (never returns).
     nerve::sandbox::helper::run_if_asked();
+    let args: Vec<String> = std::env::args().collect();
+    if about::answered_version(&args) {
+        return;
+    }
     // Commands run through the `nerve` binary installed beside this one: see the function.
     nerve::sandbox::prefer_sibling_helper("nerve");
     // Before any thread starts: the web view's processes inherit the environment.
@@ -35,6 +41,10 @@ fn main() {
     nerve::http::install_crypto_provider();
     // The engine's environment variables, read once for the whole app.
     let env = nerve::EngineEnv::process();
+    let log_dir = logging::log_dir(&env, IDENTIFIER);
+    logging::init(&log_dir);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let folder = about::folder_argument(&args, &cwd);
     let shell = Shell {
         settings: settings::SettingsStore::in_dir(&nerve::project::data_root(&env)),
         sessions: sessions::Sessions::default(),
@@ -43,15 +53,42 @@ fn main() {
         terminals: terminal::Terminals::default(),
     };
     let app = tauri::Builder::default()
+        // First: a second launch hands its folder to this one and exits before anything starts.
+        .plugin(
+            tauri_plugin_single_instance::Builder::new()
+                .dbus_id(instance_id(&env))
+                .callback(|app, argv, cwd| {
+                    let folder = about::folder_argument(&argv, std::path::Path::new(&cwd));
+                    match folder {
+                        Some(folder) => attention::open_folder(app, folder),
+                        None => attention::focus(app),
+                    }
+                })
+                .build(),
+        )
+        // The window's size, position and maximised state; shown by the app itself once built.
+        .plugin(
+            tauri_plugin_window_state::Builder::new()
+                .with_state_flags(
+                    tauri_plugin_window_state::StateFlags::SIZE
+                        | tauri_plugin_window_state::StateFlags::POSITION
+                        | tauri_plugin_window_state::StateFlags::MAXIMIZED,
+                )
+                .build(),
+        )
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         // Used from Rust only (`open_link`): the UI gets no opener permission.
         .plugin(tauri_plugin_opener::init())
         .manage(shell)
         .manage(attention::AttentionWatch::default())
-        .setup(|app| {
+        .manage(about::LogDir(log_dir))
+        .setup(move |app| {
             quit_on_signals(app.handle().clone());
             main_window(app)?;
+            if let Some(folder) = folder {
+                attention::open_folder(app.handle(), folder);
+            }
             attention::alert_on_requests(app.handle().clone());
             attention::show_sessions_on_clicks(app.handle());
             Ok(())
@@ -150,6 +187,9 @@ fn main() {
             terminal::terminal_write,
             terminal::terminal_resize,
             terminal::terminal_close,
+            about::diagnostics,
+            about::open_log_folder,
+            about::check_for_update,
         ])
         .build(tauri::generate_context!());
     let app = match app {
@@ -171,6 +211,24 @@ fn main() {
             });
         }
     });
+}
+
+/// The app's identifier (tauri.conf.json).
+const IDENTIFIER: &str = "dev.nerve.desktop";
+
+/// The single-instance D-Bus name: one app per data folder. The default folder's is the app's
+/// identifier; another folder (`NERVE_DATA_DIR`: tests, a second profile) gets its own, so two
+/// profiles run side by side and each still has one window.
+fn instance_id(env: &nerve::EngineEnv) -> String {
+    match std::env::var_os("NERVE_DATA_DIR") {
+        None => IDENTIFIER.to_string(),
+        Some(_) => {
+            let root = nerve::project::data_root(env);
+            let hash = nerve::files::hash_bytes(root.to_string_lossy().as_bytes());
+            let hex: String = hash.chars().take(16).collect();
+            format!("{IDENTIFIER}.data_{hex}")
+        }
+    }
 }
 
 /// The main window, built from its configuration so that its title follows the page's: the UI

@@ -35,6 +35,11 @@ impl SettingsStore {
         }
     }
 
+    /// The settings file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Reads the file; a missing file is the defaults.
     pub fn load(&self) -> Result<DesktopFile, ShellError> {
         match std::fs::read_to_string(&self.path) {

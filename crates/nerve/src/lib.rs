@@ -57,6 +57,7 @@ pub mod project;
 pub mod project_files;
 pub(crate) mod protected_paths;
 pub mod registry;
+pub mod release_feed;
 pub mod sandbox;
 pub mod session;
 pub mod settings;

@@ -2,8 +2,8 @@
 
 /**
  * What the UI shows of a command's output beside the model's text (a finished call's `display`),
- * given when the output held terminal escapes or progress redraws: the model reads it plain, the
- * user sees its colours.
+ * given when the output held terminal escapes: the model reads it plain (escapes gone, progress
+ * redraws collapsed to their last frame), the user sees its colours.
  */
 export type CommandDisplay = { 
 /**
