@@ -70,13 +70,8 @@ fn gather(log_dir: &std::path::Path, desktop_settings: &std::path::Path) -> Diag
         settings_sources.push(format!("{name}: {} ({state})", path.display()));
     };
     note("app settings", desktop_settings.to_path_buf());
-    if let Some(locations) = nerve::settings::SettingsLocations::from_environment() {
-        note("managed policy", locations.managed_file.clone());
-        note("user settings", locations.config_dir.join("nerve/settings.json"));
-        note(
-            "Claude Code user settings",
-            locations.home.join(".claude/settings.json"),
-        );
+    for (name, path) in nerve::settings_view::machine_settings_files().unwrap_or_default() {
+        note(name, path);
     }
     let log_dir = log_dir.display().to_string();
     let mut report = format!(

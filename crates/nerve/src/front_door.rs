@@ -33,6 +33,7 @@ const DESKTOP_MAY_NAME: &[(&str, &str)] = &[
         "the user's environment for the processes the engine starts, kept before the web view's tunables change it",
     ),
     ("files", "atomic writes of the app's settings file"),
+    ("release_feed", "the About section's check for a newer version"),
 ];
 
 /// What the CLI (`crates/nerve-cli/src`) may name, and why.

@@ -908,6 +908,27 @@ async fn changes_lists_a_sessions_diff_and_rewind_takes_code_and_conversation_ba
         )
     );
 
+    // A rewind that must leave a file the user changed since is done in part: exit 3, not the 2
+    // of a usage error; the file keeps the user's text.
+    std::fs::write(&note, "changed by hand\n").unwrap();
+    let code_only = [
+        "rewind",
+        "--session",
+        session.as_str(),
+        "--to-prompt",
+        "1",
+        "--code",
+    ];
+    let out = nerve(d.path(), &server, &code_only).output().await.unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), "changed by hand\n");
+    std::fs::write(&note, "hello\n").unwrap();
+
     let out = nerve(
         d.path(),
         &server,
@@ -946,26 +967,6 @@ async fn changes_lists_a_sessions_diff_and_rewind_takes_code_and_conversation_ba
         String::from_utf8_lossy(&out.stderr).trim(),
         "error: there is no rewind of the code to undo in this session"
     );
-
-    // A rewind that must leave a file the user changed since is done in part: exit 3, not the 2
-    // of a usage error.
-    std::fs::write(&note, "changed by hand\n").unwrap();
-    let code_only = [
-        "rewind",
-        "--session",
-        session.as_str(),
-        "--to-prompt",
-        "1",
-        "--code",
-    ];
-    let out = nerve(d.path(), &server, &code_only).output().await.unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(std::fs::read_to_string(&note).unwrap(), "changed by hand\n");
 }
 
 /// Replaces what changes from run to run (ids, timings, temporary folders) with placeholders.

@@ -54,8 +54,20 @@ impl KeyringStore {
         &self.service
     }
 
-    fn entry(&self) -> Result<keyring::Entry, StoreError> {
-        keyring::Entry::new(&self.service, &self.user).map_err(store_error)
+    /// The entry, through a Secret Service connection of its own: a keyring daemon restarted
+    /// since the last call is found again.
+    #[cfg(target_os = "linux")]
+    fn entry(&self) -> Result<keyring_core::Entry, StoreError> {
+        use keyring_core::api::CredentialStoreApi as _;
+        dbus_secret_service_keyring_store::Store::new()
+            .and_then(|store| store.build(&self.service, &self.user, None))
+            .map_err(store_error)
+    }
+
+    /// Elsewhere, the platform's default store (none is built in on other systems yet).
+    #[cfg(not(target_os = "linux"))]
+    fn entry(&self) -> Result<keyring_core::Entry, StoreError> {
+        keyring_core::Entry::new(&self.service, &self.user).map_err(store_error)
     }
 }
 
@@ -64,7 +76,7 @@ impl SecretStore for KeyringStore {
         let entry = self.entry()?;
         match again_if_vanished(|| entry.get_password()) {
             Ok(secret) => Ok(Some(secret)),
-            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(keyring_core::Error::NoEntry) => Ok(None),
             Err(e) => Err(store_error(e)),
         }
     }
@@ -78,7 +90,7 @@ impl SecretStore for KeyringStore {
         let entry = self.entry()?;
         match again_if_vanished(|| entry.delete_credential()) {
             Ok(()) => Ok(true),
-            Err(keyring::Error::NoEntry) => Ok(false),
+            Err(keyring_core::Error::NoEntry) => Ok(false),
             Err(e) => Err(store_error(e)),
         }
     }
@@ -150,7 +162,7 @@ const VANISHED_ATTEMPTS: usize = 4;
 /// desktop app signing out of a server, a second `nerve auth delete`) deleted it between the
 /// Secret Service's search and the call on the item. Searching again answers from what is there
 /// now, usually "no entry". Any other failure is returned at once.
-fn again_if_vanished<T>(call: impl Fn() -> keyring::Result<T>) -> keyring::Result<T> {
+fn again_if_vanished<T>(call: impl Fn() -> keyring_core::Result<T>) -> keyring_core::Result<T> {
     let mut attempt = 1;
     loop {
         match call() {
@@ -164,8 +176,8 @@ fn again_if_vanished<T>(call: impl Fn() -> keyring::Result<T>) -> keyring::Resul
 /// item with one of these names (GLib-based ones, like gnome-keyring, used `UnknownMethod` before
 /// `UnknownInterface` and `UnknownObject` existed).
 #[cfg(target_os = "linux")]
-fn item_vanished(e: &keyring::Error) -> bool {
-    let keyring::Error::PlatformFailure(inner) = e else {
+fn item_vanished(e: &keyring_core::Error) -> bool {
+    let keyring_core::Error::PlatformFailure(inner) = e else {
         return false;
     };
     let Some(dbus_secret_service::Error::Dbus(dbus)) = inner.downcast_ref() else {
@@ -183,15 +195,15 @@ fn item_vanished(e: &keyring::Error) -> bool {
 
 /// Elsewhere the keyring is not reached over D-Bus, and its items do not vanish mid-call.
 #[cfg(not(target_os = "linux"))]
-fn item_vanished(_: &keyring::Error) -> bool {
+fn item_vanished(_: &keyring_core::Error) -> bool {
     false
 }
 
-fn store_error(e: keyring::Error) -> StoreError {
+fn store_error(e: keyring_core::Error) -> StoreError {
     match e {
-        keyring::Error::PlatformFailure(inner) => StoreError::Unavailable(explain(&inner.to_string())),
-        keyring::Error::NoStorageAccess(inner) => StoreError::Refused(inner.to_string()),
-        keyring::Error::BadEncoding(_) => StoreError::NotText,
+        keyring_core::Error::PlatformFailure(inner) => StoreError::Unavailable(explain(&inner.to_string())),
+        keyring_core::Error::NoStorageAccess(inner) => StoreError::Refused(inner.to_string()),
+        keyring_core::Error::BadEncoding(_) => StoreError::NotText,
         other => StoreError::Rejected(other.to_string()),
     }
 }
@@ -288,7 +300,7 @@ mod tests {
     #[test]
     fn only_a_deleted_items_dbus_errors_count_as_vanished() {
         let dbus_failure = |name: &str| {
-            keyring::Error::PlatformFailure(Box::new(dbus_secret_service::Error::Dbus(
+            keyring_core::Error::PlatformFailure(Box::new(dbus_secret_service::Error::Dbus(
                 dbus::Error::new_custom(name, "No such interface on object at path /x/5"),
             )))
         };
@@ -303,8 +315,8 @@ mod tests {
         .map(|name| item_vanished(&dbus_failure(name)))
         .collect();
         assert_eq!(vanished, [true, true, true, false, false]);
-        assert!(!item_vanished(&keyring::Error::NoEntry));
-        assert!(!item_vanished(&keyring::Error::PlatformFailure(Box::new(
+        assert!(!item_vanished(&keyring_core::Error::NoEntry));
+        assert!(!item_vanished(&keyring_core::Error::PlatformFailure(Box::new(
             dbus_secret_service::Error::Locked
         ))));
     }
@@ -313,53 +325,56 @@ mod tests {
     #[test]
     fn a_vanished_item_is_looked_up_again_and_other_failures_are_not() {
         let calls = std::cell::Cell::new(0);
-        let gone_once: keyring::Result<()> = again_if_vanished(|| {
+        let gone_once: keyring_core::Result<()> = again_if_vanished(|| {
             calls.set(calls.get() + 1);
             match calls.get() {
-                1 => Err(keyring::Error::PlatformFailure(Box::new(
+                1 => Err(keyring_core::Error::PlatformFailure(Box::new(
                     dbus_secret_service::Error::Dbus(dbus::Error::new_custom(
                         "org.freedesktop.DBus.Error.UnknownObject",
                         "gone",
                     )),
                 ))),
-                _ => Err(keyring::Error::NoEntry),
+                _ => Err(keyring_core::Error::NoEntry),
             }
         });
-        assert!(matches!(gone_once, Err(keyring::Error::NoEntry)));
+        assert!(matches!(gone_once, Err(keyring_core::Error::NoEntry)));
         assert_eq!(calls.get(), 2);
 
         calls.set(0);
-        let always_gone: keyring::Result<()> = again_if_vanished(|| {
+        let always_gone: keyring_core::Result<()> = again_if_vanished(|| {
             calls.set(calls.get() + 1);
-            Err(keyring::Error::PlatformFailure(Box::new(
+            Err(keyring_core::Error::PlatformFailure(Box::new(
                 dbus_secret_service::Error::Dbus(dbus::Error::new_custom(
                     "org.freedesktop.DBus.Error.UnknownInterface",
                     "gone",
                 )),
             )))
         });
-        assert!(matches!(always_gone, Err(keyring::Error::PlatformFailure(_))));
+        assert!(matches!(
+            always_gone,
+            Err(keyring_core::Error::PlatformFailure(_))
+        ));
         assert_eq!(calls.get(), VANISHED_ATTEMPTS);
 
         calls.set(0);
-        let refused: keyring::Result<()> = again_if_vanished(|| {
+        let refused: keyring_core::Result<()> = again_if_vanished(|| {
             calls.set(calls.get() + 1);
-            Err(keyring::Error::NoStorageAccess(Box::new(
+            Err(keyring_core::Error::NoStorageAccess(Box::new(
                 dbus_secret_service::Error::Locked,
             )))
         });
-        assert!(matches!(refused, Err(keyring::Error::NoStorageAccess(_))));
+        assert!(matches!(refused, Err(keyring_core::Error::NoStorageAccess(_))));
         assert_eq!(calls.get(), 1);
     }
 
     #[test]
     fn keyring_errors_map_to_store_errors() {
         assert_eq!(
-            store_error(keyring::Error::BadEncoding(vec![0xff])),
+            store_error(keyring_core::Error::BadEncoding(vec![0xff])),
             StoreError::NotText
         );
         assert!(matches!(
-            store_error(keyring::Error::Invalid("user".into(), "empty".into())),
+            store_error(keyring_core::Error::Invalid("user".into(), "empty".into())),
             StoreError::Rejected(_)
         ));
     }

@@ -54,18 +54,23 @@ impl CompiledSchema {
     /// Validates `input`. The error lists every problem, each naming the field and what was expected,
     /// so the model can fix them all in one retry.
     pub fn validate(&self, input: &Value) -> Result<(), SchemaViolations> {
-        let problems: Vec<String> = self
-            .validator
-            .iter_errors(input)
-            .take(10)
+        let mut errors: Vec<_> = self.validator.iter_errors(input).take(10).collect();
+        // The input's own problems (a missing field) first, then by field: one order whatever
+        // order the validator walks the schema in.
+        errors.sort_by_cached_key(|e| {
+            let path = e.instance_path().to_string();
+            (!path.is_empty(), path)
+        });
+        let problems: Vec<String> = errors
+            .into_iter()
             .map(|e| {
-                let path = e.instance_path.to_string();
+                let path = e.instance_path().to_string();
                 let at = if path.is_empty() {
                     "the input".to_string()
                 } else {
                     format!("`{path}`")
                 };
-                match &e.kind {
+                match e.kind() {
                     jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
                         self.unknown_fields(&at, path.is_empty(), unexpected)
                     }

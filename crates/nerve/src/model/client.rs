@@ -307,7 +307,7 @@ impl ModelClient {
                 } => (reason, server_delay, error),
             };
             retry_number += 1;
-            let jitter: f64 = rand::random();
+            let jitter = jitter();
             let Some(delay) = self.config.retry.delay_for(retry_number, server_delay, jitter) else {
                 return Err(final_error);
             };
@@ -708,4 +708,19 @@ mod tests {
             Attempt::Fatal(ModelError::Stream(StreamError::Protocol(_)))
         ));
     }
+}
+
+/// A number in [0, 1) that differs from call to call and process to process: enough to spread
+/// retries apart (std's hasher keys are random per process and per `RandomState`), without a
+/// random-number crate for one call.
+fn jitter() -> f64 {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    // The top 53 bits, as an f64 in [0, 1).
+    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
 }

@@ -32,3 +32,17 @@ pub use rules::{
     RuleEntry, RuleSyntax, RuleSyntaxError, RulesView, check_rule_syntax, edit_rule, rules_view,
 };
 pub use sandbox::{AllowRefusalError, allow_sandbox_refusal};
+
+/// The settings files outside any project, named for a bug report: the managed policy, the user's
+/// Nerve settings and Claude Code's user settings. `None` when the home folder is unknown.
+pub fn machine_settings_files() -> Option<Vec<(&'static str, std::path::PathBuf)>> {
+    let locations = crate::settings::SettingsLocations::from_environment()?;
+    Some(vec![
+        ("managed policy", locations.managed_file.clone()),
+        ("user settings", locations.config_dir.join("nerve/settings.json")),
+        (
+            "Claude Code user settings",
+            locations.home.join(".claude/settings.json"),
+        ),
+    ])
+}
