@@ -600,6 +600,21 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
+/// A number in [0, 1) that differs from call to call and process to process: enough to spread
+/// retries apart (std's hasher keys are random per process and per `RandomState`), without a
+/// random-number crate for one call.
+fn jitter() -> f64 {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    // The top 53 bits, as an f64 in [0, 1).
+    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -708,19 +723,4 @@ mod tests {
             Attempt::Fatal(ModelError::Stream(StreamError::Protocol(_)))
         ));
     }
-}
-
-/// A number in [0, 1) that differs from call to call and process to process: enough to spread
-/// retries apart (std's hasher keys are random per process and per `RandomState`), without a
-/// random-number crate for one call.
-fn jitter() -> f64 {
-    use std::hash::{BuildHasher as _, Hasher as _};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    // The top 53 bits, as an f64 in [0, 1).
-    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
 }
