@@ -260,8 +260,16 @@ fn start_driver_with(port: u16, data_dir: &Path, keyring: &str, env: &[(&str, &P
 }
 
 async fn connect(port: u16) -> Client {
+    connect_with(port, &[]).await
+}
+
+/// [`connect`], the app started with `args` (`nerve-desktop PATH`).
+async fn connect_with(port: u16, args: &[&str]) -> Client {
     let mut caps = serde_json::Map::new();
-    caps.insert("tauri:options".into(), json!({"application": app_binary()}));
+    caps.insert(
+        "tauri:options".into(),
+        json!({"application": app_binary(), "args": args}),
+    );
     caps.insert("browserName".into(), json!("wry"));
     let url = format!("http://127.0.0.1:{port}");
     wait_for(None, "tauri-driver to accept a session", || {
@@ -2945,5 +2953,175 @@ async fn watching_the_agent_work_in_the_desktop_app() {
     })
     .await;
     assert_eq!(server.remaining_steps(), 0, "every scripted response was used");
+    client.close().await.unwrap();
+}
+
+fn citizen_scenario() -> Scenario {
+    let steps = json!([
+        {
+            "expect": {"last_user_text_contains": "Build it in colour"},
+            "response": stream(vec![
+                tool_use("toolu_colour", "Bash", json!({
+                    "command": "printf '\\033[1m\\033[36m  Building\\033[0m [=>  ] 1/2\\r\\033[K\\033[31mred\\033[0m ok\\n'",
+                    "description": "Build"
+                })),
+            ], "tool_use"),
+        },
+        {
+            // The model reads the text plain: no escapes between the words, no progress frame.
+            "expect": {"tool_result": {"tool_use_id": "toolu_colour", "contains": "red ok", "is_error": false}},
+            "response": stream(vec![json!({"type": "text", "text": ["Built."]})], "end_turn"),
+        },
+    ]);
+    Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
+}
+
+/// A release feed on loopback: every request gets `body`.
+fn serve_feed(body: &'static str) -> u16 {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            use std::io::{Read as _, Write as _};
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+#[tokio::test]
+#[ignore = "needs Xvfb, tauri-driver, WebKitWebDriver and a Secret Service: run by scripts/test.sh"]
+async fn a_good_desktop_citizen() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("README.md"), "# The other project\n").unwrap();
+    let other_root = other.path().canonicalize().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = MockServer::start(citizen_scenario()).await.unwrap();
+    let port = free_port();
+    let _driver = start_driver(port, data.path(), "citizen");
+    let client = connect(port).await;
+    set_up(&client, &server, &root).await;
+
+    // Command output: the model read it plain (the mock checked), the user sees its colours.
+    send(&client, "Build it in colour.").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "Built.").await;
+    click(&client, "[data-testid='tool-expand']").await;
+    wait_for_text(&client, "[data-testid='result-terminal'] .ansi-red-fg", "red").await;
+    let shown = element(&client, "[data-testid='result-terminal']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(shown.contains("red ok") && !shown.contains("Building"), "{shown}");
+    screenshot(&client, "50-command-output-in-colour").await;
+
+    // Diagnostics: what a bug report needs, and a log file that has the app's start in it.
+    open_settings(&client).await;
+    click(&client, "[data-testid='settings-nav-about']").await;
+    wait_for_text(
+        &client,
+        "[data-testid='diagnostics-version']",
+        env!("CARGO_PKG_VERSION"),
+    )
+    .await;
+    let report = element(&client, "[data-testid='diagnostics-report']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let logs = data.path().join("logs");
+    assert!(report.contains(&logs.display().to_string()), "{report}");
+    assert!(
+        report.contains("Sandbox") && report.contains("WebKitGTK"),
+        "{report}"
+    );
+    let log_text: String = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(log_text.contains("nerve-desktop started"), "{log_text}");
+
+    // The release feed says a newer version exists: the check says so, with how to get it.
+    let feed = serve_feed(
+        r#"{"version": "99.0.0", "url": "https://nerve.example/releases/99.0.0", "notes": "Faster."}"#,
+    );
+    type_into(
+        &client,
+        "[data-testid='update-feed-url']",
+        &format!("http://127.0.0.1:{feed}/feed.json"),
+    )
+    .await;
+    click(&client, "[data-testid='check-updates']").await;
+    wait_for_text(
+        &client,
+        "[data-testid='update-status']",
+        "Nerve 99.0.0 is available",
+    )
+    .await;
+    screenshot(&client, "51-about-and-diagnostics").await;
+    click(&client, "[data-testid='settings-close']").await;
+
+    // A second launch with a folder: it hands the folder over and goes; this window opens it.
+    let second = Command::new(app_binary())
+        .arg(&other_root)
+        .env("NERVE_DATA_DIR", data.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = tokio::task::spawn_blocking(move || second.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    wait_for(
+        Some(&client),
+        "the other folder opened in the running app",
+        || {
+            let c = client.clone();
+            let want = other_root.display().to_string();
+            async move {
+                let names = c
+                    .find_all(Locator::Css("[data-testid='project-name']"))
+                    .await
+                    .ok()?;
+                for name in names {
+                    if name.attr("title").await.ok()?.as_deref() == Some(want.as_str()) {
+                        return Some(());
+                    }
+                }
+                None
+            }
+        },
+    )
+    .await;
+    screenshot(&client, "52-a-second-launch-opened-its-folder").await;
+
+    // The sidebar is hidden, the app quits; started again as `nerve-desktop PATH`, it comes back
+    // hidden, opens the folder, and tells of the newer version at once.
+    click(&client, "[data-testid='sidebar-toggle']").await;
+    element(&client, "[data-testid='sidebar'].collapsed").await;
+    client.close().await.unwrap();
+    let client = connect_with(port, &[root.to_str().unwrap()]).await;
+    element(&client, "[data-testid='sidebar'].collapsed").await;
+    // The folder opens as the picker opens one: it has a session, so it offers it beside a new one.
+    wait_for_text(&client, "[data-testid='project-picker']", root.to_str().unwrap()).await;
+    wait_for_text(&client, "[data-testid='resume-session']", "Build it in colour.").await;
+    wait_for_text(
+        &client,
+        "[data-testid='update-banner']",
+        "Nerve 99.0.0 is available",
+    )
+    .await;
+    screenshot(&client, "53-started-again-where-it-was-left").await;
     client.close().await.unwrap();
 }

@@ -21,6 +21,7 @@ mod settings_commands;
 mod tasks_commands;
 mod terminal;
 mod webview_env;
+mod window_place;
 mod worktree_commands;
 
 use commands::Shell;
@@ -45,6 +46,7 @@ fn main() {
     logging::init(&log_dir);
     let cwd = std::env::current_dir().unwrap_or_default();
     let folder = about::folder_argument(&args, &cwd);
+    let profile = profile(&env);
     let shell = Shell {
         settings: settings::SettingsStore::in_dir(&nerve::project::data_root(&env)),
         sessions: sessions::Sessions::default(),
@@ -56,7 +58,7 @@ fn main() {
         // First: a second launch hands its folder to this one and exits before anything starts.
         .plugin(
             tauri_plugin_single_instance::Builder::new()
-                .dbus_id(instance_id(&env))
+                .dbus_id(instance_id(profile.as_deref()))
                 .callback(|app, argv, cwd| {
                     let folder = about::folder_argument(&argv, std::path::Path::new(&cwd));
                     match folder {
@@ -67,15 +69,7 @@ fn main() {
                 .build(),
         )
         // The window's size, position and maximised state; shown by the app itself once built.
-        .plugin(
-            tauri_plugin_window_state::Builder::new()
-                .with_state_flags(
-                    tauri_plugin_window_state::StateFlags::SIZE
-                        | tauri_plugin_window_state::StateFlags::POSITION
-                        | tauri_plugin_window_state::StateFlags::MAXIMIZED,
-                )
-                .build(),
-        )
+        .plugin(window_place::plugin(profile.as_deref()))
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         // Used from Rust only (`open_link`): the UI gets no opener permission.
@@ -219,16 +213,20 @@ const IDENTIFIER: &str = "dev.nerve.desktop";
 /// The single-instance D-Bus name: one app per data folder. The default folder's is the app's
 /// identifier; another folder (`NERVE_DATA_DIR`: tests, a second profile) gets its own, so two
 /// profiles run side by side and each still has one window.
-fn instance_id(env: &nerve::EngineEnv) -> String {
-    match std::env::var_os("NERVE_DATA_DIR") {
+fn instance_id(profile: Option<&str>) -> String {
+    match profile {
         None => IDENTIFIER.to_string(),
-        Some(_) => {
-            let root = nerve::project::data_root(env);
-            let hash = nerve::files::hash_bytes(root.to_string_lossy().as_bytes());
-            let hex: String = hash.chars().take(16).collect();
-            format!("{IDENTIFIER}.data_{hex}")
-        }
+        Some(profile) => format!("{IDENTIFIER}.data_{profile}"),
     }
+}
+
+/// A short name for a data folder other than the default (`NERVE_DATA_DIR`), `None` for the
+/// default: the single-instance name and the window-state file are per data folder.
+fn profile(env: &nerve::EngineEnv) -> Option<String> {
+    std::env::var_os("NERVE_DATA_DIR")?;
+    let root = nerve::project::data_root(env);
+    let hash = nerve::files::hash_bytes(root.to_string_lossy().as_bytes());
+    Some(hash.chars().take(16).collect())
 }
 
 /// The main window, built from its configuration so that its title follows the page's: the UI
@@ -242,11 +240,12 @@ fn main_window(app: &tauri::App) -> Result<(), Box<dyn std::error::Error>> {
         .find(|w| w.label == "main")
         .cloned()
         .ok_or("tauri.conf.json has no window labelled main")?;
-    tauri::WebviewWindowBuilder::from_config(app.handle(), &config)?
+    let window = tauri::WebviewWindowBuilder::from_config(app.handle(), &config)?
         .on_document_title_changed(|window, title| {
             let _ = window.set_title(&title);
         })
         .build()?;
+    window_place::save_as_it_moves(&window);
     Ok(())
 }
 
