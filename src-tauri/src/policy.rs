@@ -75,6 +75,7 @@ mod tests {
                 "attention::",
                 "terminal::",
                 "tasks_commands::",
+                "about::",
             ]
             .iter()
             .find_map(|prefix| line.strip_prefix(prefix))
