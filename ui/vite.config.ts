@@ -3,11 +3,15 @@ import { svelte } from "@sveltejs/vite-plugin-svelte";
 import { svelteTesting } from "@testing-library/svelte/vite";
 import license from "rollup-plugin-license";
 
-/** Where the build lists the third-party code it bundled (name, version, licence and its text),
- *  for the packages to ship beside the app: MIT, BSD and the like ask for their notice to go
- *  with every copy. Only what the bundle holds is listed, not every dependency installed. Relative
- *  to ui/, where npm runs the build (the plugin reads ui/package.json from there too). */
-const NOTICES = "dist/THIRD-PARTY-NOTICES.txt";
+/** The file the build lists the third-party code it bundled in (name, version, licence and its
+ *  text), for the packages to ship beside the app: MIT, BSD and the like ask for their notice to go
+ *  with every copy. Only what the bundle holds is listed, not every dependency installed. Emitted
+ *  into the bundle, so it lands in whatever folder the build writes (scripts/build-ui.sh builds
+ *  into a temporary one and compares). */
+const NOTICES = "THIRD-PARTY-NOTICES.txt";
+
+/** The notices' text, written by the licence plugin's scan and emitted after it. */
+let noticesText = "";
 
 /** One entry of the notices file. */
 function notice(d: license.Dependency): string {
@@ -26,19 +30,24 @@ export default defineConfig(({ mode, command }) => ({
     svelteTesting(),
     command === "build" &&
       license({
-        thirdParty: {
-          // Two versions of one package in the bundle are listed apart.
-          multipleVersions: true,
-          output: {
-            file: NOTICES,
-            template: (dependencies) =>
-              [
-                "Third-party software bundled in Nerve's user interface, with the licence of each.",
-                ...[...dependencies].sort((a, b) => (a.name ?? "").localeCompare(b.name ?? "")).map(notice),
-              ].join(`\n\n${"-".repeat(78)}\n\n`) + "\n",
-          },
+        thirdParty: (dependencies) => {
+          noticesText =
+            [
+              "Third-party software bundled in Nerve's user interface, with the licence of each.",
+              ...[...dependencies].sort((a, b) => (a.name ?? "").localeCompare(b.name ?? "")).map(notice),
+            ].join(`\n\n${"-".repeat(78)}\n\n`) + "\n";
         },
       }),
+    command === "build" && {
+      name: "nerve-third-party-notices",
+      generateBundle: {
+        // After the licence plugin's own generateBundle, which scans the bundle.
+        order: "post" as const,
+        handler(this: { emitFile: (file: { type: "asset"; fileName: string; source: string }) => string }) {
+          this.emitFile({ type: "asset", fileName: NOTICES, source: noticesText });
+        },
+      },
+    },
   ],
   // Keep Rust/Tauri output visible when both run in one terminal.
   clearScreen: false,
