@@ -85,3 +85,28 @@ fn log_panics() {
         previous(info);
     }));
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn a_panic_is_written_to_the_log_with_its_backtrace() {
+        let dir = tempfile::tempdir().unwrap();
+        init(dir.path());
+        let panicked = std::thread::spawn(|| panic!("the test's own panic")).join();
+        assert!(panicked.is_err());
+        let text: String = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        assert!(text.contains("nerve-desktop started"), "{text}");
+        assert!(
+            text.contains("panic: ") && text.contains("the test's own panic"),
+            "{text}"
+        );
+        // The backtrace names where it happened.
+        assert!(text.contains("logging.rs"), "{text}");
+    }
+}
