@@ -9,4 +9,5 @@ ensure_rust
 ensure_desktop_build_deps
 ensure_node
 ensure_ui_packages
-exec ui/node_modules/.bin/tauri dev --config tauri.dev.conf.json "$@"
+# The workspace root runs its default members; the app is the root package, named here.
+exec ui/node_modules/.bin/tauri dev --config tauri.dev.conf.json "$@" -- --package nerve-desktop --bin nerve-desktop
