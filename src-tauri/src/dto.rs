@@ -144,6 +144,9 @@ pub struct ProjectSettingsView {
     pub hooks: Vec<nerve::settings_view::HookView>,
     /// The project's `.mcp.json` servers.
     pub mcp_servers: Vec<nerve::settings_view::McpServerView>,
+    /// Sub-agent types and skills defined in files (the project's and the user's), with the files
+    /// that could not be used.
+    pub definitions: nerve_protocol::definitions::DefinitionsView,
 }
 
 /// What "Copy diagnostics" copies: what a bug report needs, never a key or a token.

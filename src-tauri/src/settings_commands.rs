@@ -76,6 +76,7 @@ pub async fn get_project_settings(
             rules,
             hooks: settings_view::project_hooks(&project.hooks(), project.locations(), project.dir()),
             mcp_servers,
+            definitions: project.definitions().view(),
         })
     })
     .await

@@ -1,6 +1,7 @@
 //! `nerve`: the headless front-end of the engine.
 
 mod auth;
+mod definitions;
 mod exit;
 mod mcp;
 mod memory;
@@ -132,6 +133,28 @@ enum Command {
     Memory {
         #[command(subcommand)]
         action: memory::MemoryCommand,
+    },
+    /// List the sub-agent types the model can start (Claude Code's `.claude/agents/*.md`, the
+    /// user's `~/.claude/agents/`, and `.nerve/agents/`, which take precedence); files that cannot
+    /// be used are named with their line on stderr, and the exit code is 1.
+    Agents {
+        /// The project folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// Print JSON: {agents, problems}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the skills the model can load (`.claude/skills/<name>/SKILL.md`, the user's
+    /// `~/.claude/skills/`, and `.nerve/skills/`); files that cannot be used are named with their
+    /// line on stderr, and the exit code is 1.
+    Skills {
+        /// The project folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// Print JSON: {skills, problems}.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the shell completion script for `nerve` (bash, zsh, fish, elvish, powershell), e.g.
     /// `nerve completions bash > ~/.local/share/bash-completion/completions/nerve`.
@@ -590,6 +613,8 @@ fn run(cli: Cli) -> Result<Exit> {
             Some(Command::Auth { action }) => auth::run(action),
             Some(Command::Outputs { action }) => outputs::run(action).map(done),
             Some(Command::Memory { action }) => memory::run(action).map(done),
+            Some(Command::Agents { cwd, json }) => definitions::run(cwd, json, definitions::Listing::Agents),
+            Some(Command::Skills { cwd, json }) => definitions::run(cwd, json, definitions::Listing::Skills),
             Some(Command::Mcp { action }) => mcp::run(action).await.map(done),
             Some(Command::Review {
                 cwd,

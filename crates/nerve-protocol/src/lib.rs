@@ -8,6 +8,7 @@
 //! TypeScript bindings the desktop UI uses are generated from them (feature `ts`).
 
 pub mod checkpoint;
+pub mod definitions;
 pub mod diff;
 pub mod event;
 pub mod message;

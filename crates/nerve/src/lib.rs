@@ -19,7 +19,7 @@
 //! |---|---|---|
 //! | 0 | `engine_env` | what the engine takes from the process environment, read once where a front-end starts |
 //! | 1 | `storage` `files` `process_group` `child_env` `protected_paths` | the ground: disk, atomic writes and hashes, process groups, the user's environment for the processes started for them, the paths that make later programs run code |
-//! | 2 | `http` `input` `hooks` `sandbox` `slash_commands` `project_files` `events` `git_command` | foundations: HTTP, input checking, hook processes, the sandbox, the event sink, git run so that a repository's configuration runs nothing |
+//! | 2 | `http` `input` `hooks` `sandbox` `slash_commands` `definitions` `project_files` `events` `git_command` | foundations: HTTP, input checking, hook processes, the sandbox, agent and skill definitions, the event sink, git run so that a repository's configuration runs nothing |
 //! | 3 | `model` `worktree` `release_feed` | the Messages API client; a session's own git worktree, landed or thrown away; whether a newer Nerve exists |
 //! | 4 | `credentials` `permissions` `checkpoint` | the API key; rules, modes and evaluation; file checkpoints |
 //! | 5 | `tool` `settings` | the tool contract (and the small traits it needs: sub-agents, the small model); settings files from every source |
@@ -37,6 +37,7 @@ pub mod budget;
 pub mod checkpoint;
 pub mod child_env;
 pub mod credentials;
+pub mod definitions;
 pub(crate) mod engine_env;
 pub mod errors;
 pub mod events;

@@ -534,6 +534,17 @@ impl Project {
         Arc::clone(&self.hooks)
     }
 
+    /// The sub-agent types and skills defined in files for this project (the user's folders
+    /// under this project's settings locations, then the project's own), read now.
+    pub fn definitions(&self) -> crate::definitions::Definitions {
+        let locations = &self.options.locations;
+        crate::definitions::Definitions::load(
+            &self.options.project_dir,
+            &locations.home,
+            &locations.config_dir,
+        )
+    }
+
     /// The permission context a session starts with. `avoid_prompts` is for headless runs.
     pub fn permission_context(&self, avoid_prompts: bool) -> PermissionContext {
         PermissionContext {
@@ -545,6 +556,7 @@ impl Project {
             avoid_prompts,
             mode_before_plan: None,
             own_outputs: Vec::new(),
+            skill_dirs: Vec::new(),
         }
     }
 
@@ -597,6 +609,7 @@ impl Project {
             config: Arc::new(config),
             permissions: PermissionContext {
                 own_outputs: vec![own_outputs],
+                skill_dirs: setup.skill_dirs,
                 ..self.permission_context(setup.headless)
             },
             exec: ExecutionState {
@@ -638,6 +651,8 @@ pub struct SessionSetup {
     /// Start the auto-mode classifier beside the PreToolUse hooks (see
     /// [`crate::permissions::resolver::SpeculativeClassification`]); on by default.
     pub speculative_classifier: bool,
+    /// The folders of the skills the session offers (read without asking).
+    pub skill_dirs: Vec<PathBuf>,
 }
 
 impl SessionSetup {
@@ -661,6 +676,7 @@ impl Default for SessionSetup {
             small_model: None,
             subagents: None,
             speculative_classifier: true,
+            skill_dirs: Vec::new(),
         }
     }
 }

@@ -16,7 +16,7 @@ pub use crate::tool::{ToolPool, ToolSpec};
 pub fn all_builtin_tools() -> Vec<ToolRef> {
     #[allow(unused_mut)]
     let mut tools: Vec<ToolRef> = vec![
-        Arc::new(crate::tools::agent::AgentTool),
+        Arc::new(crate::tools::agent::AgentTool::default()),
         Arc::new(crate::tools::read::ReadTool),
         Arc::new(crate::tools::edit::EditTool),
         Arc::new(crate::tools::write::WriteTool),

@@ -2,6 +2,7 @@
 
 mod auto_mode;
 mod cli;
+mod definitions;
 mod first_errors;
 mod keyring;
 mod mcp;

@@ -133,7 +133,25 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     let memory_dir = crate::tools::memory::memory_dir(&project.data_dir());
     let user_instructions =
         crate::agent::system_prompt::user_instructions_path(&project.locations().config_dir);
-    let mut builtins = crate::registry::builtin_tools(project.env());
+    // Sub-agent types and skills from files: the Agent tool offers the types, the Skill tool
+    // (only when there is a skill to offer) the skills. A file that cannot be used is a warning.
+    let definitions = project.definitions();
+    let mut builtins: Vec<ToolRef> = crate::registry::builtin_tools(project.env())
+        .into_iter()
+        .map(|tool| -> ToolRef {
+            if tool.starts_subagents() {
+                Arc::new(crate::tools::agent::AgentTool::with_definitions(
+                    definitions.agents(),
+                ))
+            } else {
+                tool
+            }
+        })
+        .collect();
+    let skill_tool = crate::tools::skill::SkillTool::new(definitions.skills());
+    if skill_tool.offers_any() {
+        builtins.push(Arc::new(skill_tool));
+    }
     builtins.push(Arc::new(crate::tools::memory::MemoryTool::new(
         memory_dir.clone(),
     )));
@@ -218,6 +236,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
             classifier: Some(classifier),
             subagents: Some(Arc::new(subagents)),
             speculative_classifier: true,
+            skill_dirs: definitions.skill_dirs(),
         },
     );
     let (agent, mut warnings) = if resume {
@@ -239,6 +258,8 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
                 )
             }),
     );
+    // Definition files that could not be used: named with their line, the session goes on.
+    warnings.extend(definitions.problem_lines());
     Ok(Launched {
         agent: agent.with_intent(intent),
         tool_names,

@@ -5,6 +5,8 @@
 pub const DEFAULT_MAIN_MODEL: &str = "claude-opus-4-8";
 /// The fast model: side jobs (WebFetch's summaries) and the auto-mode classifier.
 pub const DEFAULT_FAST_MODEL: &str = "claude-haiku-4-5";
+/// The model the `sonnet` alias names.
+pub const DEFAULT_SONNET_MODEL: &str = "claude-sonnet-4-5";
 use crate::engine_env::EngineEnv;
 pub use crate::engine_env::{FAST_MODEL_ENV, MAIN_MODEL_ENV};
 
@@ -39,5 +41,16 @@ mod tests {
         assert_eq!(pick(None, Some(" b "), "c"), "b");
         assert_eq!(pick(Some("  "), Some(""), "c"), "c");
         assert_eq!(pick(None, None, DEFAULT_FAST_MODEL), "claude-haiku-4-5");
+    }
+}
+
+/// The model a sub-agent definition's `model:` names: Claude Code's aliases (`opus`, `sonnet`,
+/// `haiku`) for the current models, anything else as written (a full model id).
+pub fn resolve_alias(model: &str) -> String {
+    match model.trim() {
+        "opus" => DEFAULT_MAIN_MODEL.to_string(),
+        "sonnet" => DEFAULT_SONNET_MODEL.to_string(),
+        "haiku" => DEFAULT_FAST_MODEL.to_string(),
+        other => other.to_string(),
     }
 }

@@ -35,8 +35,7 @@ use crate::tool::{
 };
 use crate::transcripts::Transcript;
 
-/// Tools an Explore agent gets: none of them changes anything.
-pub const EXPLORE_TOOLS: &[&str] = &["Read", "Grep", "Glob", "WebFetch"];
+pub use crate::tool::EXPLORE_TOOLS;
 
 /// The engine's sub-agent runner: the same model client, tools (without the Agent tool: children
 /// do not spawn children) and hooks as the parent session.
@@ -78,7 +77,7 @@ impl SubagentRunner for ModelSubagentRunner {
         progress: &ProgressSink,
     ) -> Result<SubagentReport, SubagentError> {
         let agent_id = format!("agent-{}", uuid::Uuid::new_v4().simple());
-        let tools: Vec<ToolRef> = match kind {
+        let tools: Vec<ToolRef> = match &kind {
             SubagentKind::GeneralPurpose => self.tools.clone(),
             SubagentKind::Explore => self
                 .tools
@@ -86,10 +85,28 @@ impl SubagentRunner for ModelSubagentRunner {
                 .filter(|t| EXPLORE_TOOLS.contains(&t.name()))
                 .cloned()
                 .collect(),
+            // Exactly the tools its file lists, of those a sub-agent may have: a listed tool the
+            // session does not have (or the Agent tool) is simply not there.
+            SubagentKind::Custom(definition) => self
+                .tools
+                .iter()
+                .filter(|t| definition.allows_tool(t.name()))
+                .cloned()
+                .collect(),
         };
         let pool = ToolPool::new(tools, false)?;
         // The child's own guidance, written for exactly the tools it gets.
-        let system = self.prompt.system_for(pool.tools().iter().map(|t| t.name()));
+        let tool_names = pool.tools().iter().map(|t| t.name());
+        let system = match &kind {
+            SubagentKind::Custom(definition) => self.prompt.system_for_definition(definition, tool_names),
+            _ => self.prompt.system_for(tool_names),
+        };
+        let mut loop_config = self.config.clone();
+        if let SubagentKind::Custom(definition) = &kind
+            && let Some(model) = &definition.model
+        {
+            loop_config.model = crate::agent::models::resolve_alias(model);
+        }
         let project_data_dir = parent
             .config
             .transcript_path
@@ -173,7 +190,7 @@ impl SubagentRunner for ModelSubagentRunner {
         let mut child = Agent::new(
             self.client.clone(),
             runtime,
-            self.config.clone(),
+            loop_config,
             system,
             Some(transcript),
         );

@@ -33,9 +33,11 @@ impl SharedRules {
 
 impl PermissionContext {
     /// Whether `path` (absolute) may be read without asking: inside a working directory or this
-    /// session's saved outputs.
+    /// session's saved outputs, or a skill's folder.
     pub fn may_read_freely(&self, path: &Path) -> bool {
-        is_inside_working_dirs(path, &self.working_dirs) || self.is_own_output(path)
+        is_inside_working_dirs(path, &self.working_dirs)
+            || self.is_own_output(path)
+            || is_inside_working_dirs(path, &self.skill_dirs)
     }
 
     /// Whether `path` lies in this session's saved outputs.
@@ -68,6 +70,10 @@ pub struct PermissionContext {
     /// Folders holding this session's own saved tool outputs (a sub-agent adds its own). The model is
     /// told to read them back, so reads there are allowed in every mode; nothing may write there.
     pub own_outputs: Vec<PathBuf>,
+    /// The folders of the skills the session offers. The Skill tool sends the model there for a
+    /// skill's templates and references, so reads there are allowed in every mode (a Read deny
+    /// rule still wins); writes are judged like anywhere else.
+    pub skill_dirs: Vec<PathBuf>,
 }
 
 impl Default for PermissionContext {
@@ -81,6 +87,7 @@ impl Default for PermissionContext {
             avoid_prompts: false,
             mode_before_plan: None,
             own_outputs: Vec::new(),
+            skill_dirs: Vec::new(),
         }
     }
 }

@@ -29,7 +29,7 @@ pub use progress::{Progress, ProgressSink};
 pub use read_state::{FileReadRecord, MAX_HASHED_BYTES, ReadFileState, SeenContent};
 pub use result::{ContextModifier, NewMessage, ResultBlock, ToolError, ToolOutput, text_of};
 pub use schema::schema_of;
-pub use subagent::{SubagentError, SubagentKind, SubagentReport, SubagentRunner};
+pub use subagent::{EXPLORE_TOOLS, SubagentError, SubagentKind, SubagentReport, SubagentRunner};
 
 use async_trait::async_trait;
 use schemars::JsonSchema;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use nerve_protocol::TurnEnd;
 
+use crate::definitions::AgentDefinition;
 use crate::tool::{ProgressSink, ReadFileState, TodoItem, ToolUseContext};
 
 /// What a finished sub-agent reports.
@@ -35,22 +36,48 @@ pub struct SubagentReport {
     pub stopped_by_user: bool,
 }
 
+/// Tools an Explore agent gets: none of them changes anything.
+pub const EXPLORE_TOOLS: &[&str] = &["Read", "Grep", "Glob", "WebFetch"];
+
 /// The kinds of sub-agent the Agent tool starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum SubagentKind {
     /// The parent's tools (but Agent).
     GeneralPurpose,
     /// Only tools that read and search (Read, Grep, Glob, WebFetch): it changes
     /// nothing, so several can run at once.
     Explore,
+    /// A type defined in a file (`.claude/agents/*.md`): its own system prompt, model and tools.
+    Custom(Arc<AgentDefinition>),
+}
+
+impl PartialEq for SubagentKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.type_name() == other.type_name()
+    }
 }
 
 impl SubagentKind {
     /// The `subagent_type` the model names it by.
-    pub fn type_name(self) -> &'static str {
+    pub fn type_name(&self) -> &str {
         match self {
             SubagentKind::GeneralPurpose => "general-purpose",
             SubagentKind::Explore => "Explore",
+            SubagentKind::Custom(definition) => &definition.name,
+        }
+    }
+
+    /// Whether the child can only read: Explore, or a defined type whose tool list names only
+    /// Explore's tools. Such children run side by side; anything else (a list that names a tool
+    /// that writes, or no list at all) runs one at a time.
+    pub fn only_reads(&self) -> bool {
+        match self {
+            SubagentKind::GeneralPurpose => false,
+            SubagentKind::Explore => true,
+            SubagentKind::Custom(definition) => definition
+                .tools
+                .as_ref()
+                .is_some_and(|tools| tools.iter().all(|t| EXPLORE_TOOLS.contains(&t.as_str()))),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod memory;
 pub mod notebook_edit;
 pub mod read;
 pub mod search_progress;
+pub mod skill;
 pub mod task_output;
 pub mod task_stop;
 pub mod todo_write;

@@ -528,7 +528,7 @@ async fn the_agent_tool_runs_a_sub_agent_whose_prompts_bubble_up_labelled() {
     let mut tools = nerve::tools::testing::all_test_tools();
     let parent_tools = {
         let mut t = tools.clone();
-        t.push(Arc::new(nerve::tools::agent::AgentTool));
+        t.push(Arc::new(nerve::tools::agent::AgentTool::default()));
         t
     };
     tools.retain(|t| t.name() != "Agent");
@@ -815,7 +815,7 @@ pub(crate) fn parent_with_subagents(p: &TestProject, server: &MockServer) -> Age
         .filter(|t| t.name() != "Agent")
         .collect();
     let mut parent_tools = child_tools.clone();
-    parent_tools.push(Arc::new(nerve::tools::agent::AgentTool));
+    parent_tools.push(Arc::new(nerve::tools::agent::AgentTool::default()));
     let mut options = p.options();
     options.mode = Some(PermissionMode::BypassPermissions);
     let project = Project::open(options).unwrap();

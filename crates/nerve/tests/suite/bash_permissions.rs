@@ -37,6 +37,7 @@ fn context(mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionCo
         avoid_prompts: true,
         mode_before_plan: None,
         own_outputs: vec![PathBuf::from("/data/proj/s1/tool-results")],
+        skill_dirs: Vec::new(),
     }
 }
 

@@ -5,6 +5,7 @@ mod bash_permissions;
 mod bash_tool;
 mod batch_approval;
 mod classifier;
+mod definitions;
 mod executor;
 mod file_tools;
 mod hooks_pipeline;

@@ -174,6 +174,25 @@ impl SubagentPrompt {
         .filter(|b| !b.trim().is_empty())
         .collect()
     }
+
+    /// The system prompt of a sub-agent of a type defined in a file: the general guidance for its
+    /// tools, then its file's instructions, the project's and the environment.
+    pub fn system_for_definition<S: AsRef<str>>(
+        &self,
+        definition: &crate::definitions::AgentDefinition,
+        tools: impl IntoIterator<Item = S>,
+    ) -> Vec<String> {
+        let mut blocks = self.system_for(tools);
+        let role = format!(
+            "# Your role: {}\n\nYou were started as the `{}` sub-agent type, which the user defined in {}. Its instructions:\n\n{}",
+            definition.name,
+            definition.name,
+            definition.path.display(),
+            definition.system_prompt
+        );
+        blocks.insert(1.min(blocks.len()), role);
+        blocks
+    }
 }
 
 #[cfg(test)]

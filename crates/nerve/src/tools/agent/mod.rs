@@ -8,6 +8,7 @@ use serde_json::json;
 
 use std::sync::Arc;
 
+use crate::definitions::AgentDefinition;
 use crate::tool::{
     ContextModifier, NewMessage, ProgressSink, SubagentKind, Tool, ToolError, ToolOutput, ToolUseContext,
     Validation,
@@ -29,21 +30,35 @@ pub struct AgentInput {
 }
 
 impl AgentInput {
-    /// The kind asked for, or `None` for an unknown name.
-    fn kind(&self) -> Option<SubagentKind> {
+    /// The kind asked for among the built-in ones and `defined`, or `None` for an unknown name.
+    fn kind(&self, defined: &[Arc<AgentDefinition>]) -> Option<SubagentKind> {
         match self.subagent_type.as_deref() {
             None | Some("general-purpose") => Some(SubagentKind::GeneralPurpose),
             Some("Explore") => Some(SubagentKind::Explore),
-            Some(_) => None,
+            Some(name) => defined
+                .iter()
+                .find(|d| d.name == name)
+                .map(|d| SubagentKind::Custom(Arc::clone(d))),
         }
     }
 }
 
 /// Starts sub-agents. A general-purpose agent is not concurrency-safe (the default): several in
 /// one response run one after another, each seeing the context the previous one left. Explore
-/// agents only read, so they run side by side.
+/// agents, and defined types whose tools only read, run side by side.
 #[derive(Debug, Default)]
-pub struct AgentTool;
+pub struct AgentTool {
+    /// The sub-agent types defined in files (`.claude/agents/*.md` and the like), offered beside
+    /// the built-in ones.
+    defined: Vec<Arc<AgentDefinition>>,
+}
+
+impl AgentTool {
+    /// The Agent tool offering `defined` types beside the built-in ones.
+    pub fn with_definitions(defined: Vec<Arc<AgentDefinition>>) -> Self {
+        Self { defined }
+    }
+}
 
 #[async_trait]
 impl Tool for AgentTool {
@@ -62,17 +77,31 @@ impl Tool for AgentTool {
     }
 
     fn description(&self) -> String {
-        "Launch a sub-agent to handle a complex, multi-step task on its own: broad searches across the codebase, \
+        let mut text = "Launch a sub-agent to handle a complex, multi-step task on its own: broad searches across the codebase, \
          investigations that would fill this conversation with output, or independent pieces of work. The \
          sub-agent has the same tools (except Agent) and permissions, but starts with an empty conversation: \
          write `prompt` as a complete brief (goal, relevant paths, constraints, what to report back). Only its \
          final message comes back to you. Do not use it for a single file read or a simple search — use Read, \
          Glob or Grep directly."
-            .into()
+            .to_string();
+        if !self.defined.is_empty() {
+            text.push_str(
+                "\n\nBesides \"general-purpose\" and \"Explore\", these sub-agent types were defined for this \
+                 project or by the user; name one in `subagent_type` when its description fits the task:",
+            );
+            for d in &self.defined {
+                let tools = match &d.tools {
+                    Some(list) => format!(" (tools: {})", list.join(", ")),
+                    None => String::new(),
+                };
+                text.push_str(&format!("\n- {}: {}{tools}", d.name, one_line(&d.description)));
+            }
+        }
+        text
     }
 
     fn is_concurrency_safe(&self, input: &AgentInput) -> bool {
-        input.kind() == Some(SubagentKind::Explore)
+        input.kind(&self.defined).is_some_and(|k| k.only_reads())
     }
 
     fn is_read_only(&self, _input: &AgentInput) -> bool {
@@ -97,10 +126,13 @@ impl Tool for AgentTool {
         if input.prompt.trim().is_empty() {
             return Err("`prompt` is empty: give the sub-agent a complete description of its task.".into());
         }
-        if input.kind().is_none() {
+        if input.kind(&self.defined).is_none() {
+            let mut types = vec!["\"general-purpose\"".to_string(), "\"Explore\"".to_string()];
+            types.extend(self.defined.iter().map(|d| format!("\"{}\"", d.name)));
             return Err(format!(
-                "Unknown subagent_type `{}`; the types are \"general-purpose\" and \"Explore\".",
-                input.subagent_type.as_deref().unwrap_or_default()
+                "Unknown subagent_type `{}`; the types are {}.",
+                input.subagent_type.as_deref().unwrap_or_default(),
+                types.join(", ")
             ));
         }
         if ctx.config.subagents.is_none() {
@@ -126,7 +158,7 @@ impl Tool for AgentTool {
             .subagents
             .clone()
             .ok_or_else(|| ToolError::Failed("Sub-agents are not available in this session.".into()))?;
-        let kind = input.kind().unwrap_or(SubagentKind::GeneralPurpose);
+        let kind = input.kind(&self.defined).unwrap_or(SubagentKind::GeneralPurpose);
         let report = runner
             .run(ctx, kind, &input.description, &input.prompt, progress)
             .await
@@ -183,6 +215,16 @@ impl Tool for AgentTool {
             return Err(ToolError::WithContent(out.content));
         }
         Ok(out)
+    }
+}
+
+/// A description on one line, cut at 300 characters (Claude Code's descriptions carry whole
+/// examples; the model needs the gist in the list).
+fn one_line(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(300) {
+        Some((at, _)) => format!("{}…", &flat[..at]),
+        None => flat,
     }
 }
 
