@@ -1256,6 +1256,13 @@ fn settings_project() -> tempfile::TempDir {
     std::fs::write(p.join("greeting.txt"), "hello\n").unwrap();
     let mcp = json!({"mcpServers": {"kit": {"command": test_mcp_server().display().to_string()}}});
     std::fs::write(p.join(".mcp.json"), mcp.to_string()).unwrap();
+    // A sub-agent type in Claude Code's format, listed in Settings → Agents & skills.
+    std::fs::create_dir_all(p.join(".claude/agents")).unwrap();
+    std::fs::write(
+        p.join(".claude/agents/reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews a change\ntools: Read, Grep\nmodel: haiku\n---\nReview.\n",
+    )
+    .unwrap();
     dir
 }
 
@@ -1631,6 +1638,18 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     click(&client, "[data-testid='check-run']").await;
     wait_for_text(&client, "[data-testid='check-decision']", "allow").await;
     wait_for_text(&client, "[data-testid='check-rule']", "Bash(touch made.txt)").await;
+    // The project's sub-agent type, as the engine read it.
+    let reviewer = element(&client, "[data-testid='definition-agent'][data-name='reviewer']").await;
+    let listed = reviewer.text().await.unwrap();
+    for words in [
+        "Reviews a change",
+        "Read",
+        "Grep",
+        "haiku",
+        "Project · Claude Code",
+    ] {
+        assert!(listed.contains(words), "{words} missing from {listed}");
+    }
     click(&client, "[data-testid='mcp-approve'][data-server='kit']").await;
     wait_file(
         "the approval in the local settings",

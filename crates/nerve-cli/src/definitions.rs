@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use nerve::definitions::{DefinitionSource, DefinitionsView, problem_line};
+use nerve_protocol::definitions::{DefinitionSource, DefinitionsView};
 
 use crate::exit::Exit;
 
@@ -44,7 +44,7 @@ pub fn run(cwd: PathBuf, json: bool, listing: Listing) -> Result<Exit> {
     } else {
         print!("{}", text(&view, listing));
         for problem in &view.problems {
-            eprintln!("{}", problem_line(problem));
+            eprintln!("{}", problem.located_text());
         }
     }
     Ok(Exit::failed_if(!view.problems.is_empty()))

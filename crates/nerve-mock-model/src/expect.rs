@@ -149,6 +149,34 @@ fn system_text(body: &Value) -> String {
     body.get("system").map(text_of_content).unwrap_or_default()
 }
 
+/// A scripted answer that uses a server tool (`server_tool_use` blocks) is only possible when the
+/// request offered that server tool, as on the real API.
+pub fn server_tools_offered(response: &crate::scenario::Response, body: &Value) -> Result<(), String> {
+    let crate::scenario::Response::Stream(stream) = response else {
+        return Ok(());
+    };
+    let offered: Vec<&str> = body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter(|t| t.get("type").is_some())
+                .filter_map(|t| t["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    for block in &stream.blocks {
+        if let crate::scenario::BlockSpec::ServerToolUse { name, .. } = block
+            && !offered.contains(&name.as_str())
+        {
+            return Err(format!(
+                "the answer uses the server tool `{name}`, which the request does not offer"
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn check_tool_result(expect: &ToolResultExpect, body: &Value) -> Result<(), String> {
     let content = last_user_message(body)?;
     let blocks = content.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);

@@ -70,6 +70,12 @@ pub fn content_blocks(step: usize, response: &StreamResponse) -> Vec<Value> {
             BlockSpec::ToolUse { id, name, input, .. } => {
                 json!({"type": "tool_use", "id": tool_use_id(step, index, id.as_ref()), "name": name, "input": input})
             }
+            BlockSpec::ServerToolUse { id, name, input } => {
+                json!({"type": "server_tool_use", "id": id, "name": name, "input": input})
+            }
+            BlockSpec::WebSearchToolResult { tool_use_id, content } => {
+                json!({"type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": content})
+            }
         })
         .collect()
 }
@@ -166,6 +172,17 @@ pub fn stream_frames(step: usize, response: &StreamResponse, model: &str, messag
                     ))
                     .map(|fragment| json!({"type": "input_json_delta", "partial_json": fragment}))
                     .collect(),
+            ),
+            // As the API streams them: the call's input in one delta, the results whole at start.
+            BlockSpec::ServerToolUse { id, name, input } => (
+                0,
+                json!({"type": "server_tool_use", "id": id, "name": name, "input": {}}),
+                vec![json!({"type": "input_json_delta", "partial_json": input.to_string()})],
+            ),
+            BlockSpec::WebSearchToolResult { tool_use_id, content } => (
+                0,
+                json!({"type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": content}),
+                Vec::new(),
             ),
         };
         frames.push(Frame {

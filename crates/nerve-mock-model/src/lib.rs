@@ -64,7 +64,12 @@
 //!   list of chunks, one delta each), `thinking` (`thinking` like text, plus `signature` sent
 //!   as a `signature_delta`), `tool_use` (`id` defaults to `toolu_mock_<step>_<block>`, `input`
 //!   defaults to `{}`, streamed as an empty fragment then `fragments` (default 3)
-//!   `input_json_delta` pieces; `raw_input` sends that text instead, to script invalid JSON).
+//!   `input_json_delta` pieces; `raw_input` sends that text instead, to script invalid JSON),
+//!   and the server tool's blocks: `server_tool_use` (`id`, `name`, `input`; the request must
+//!   offer that server tool, else the step fails) and `web_search_tool_result` (`tool_use_id`,
+//!   `content`: the results list or the error object, as the API sends them). A `web_search`
+//!   server tool in the request is checked as the API does (type version, name, `max_uses`, not
+//!   both domain lists).
 //!   Every block takes an optional `delay_ms` before its `content_block_start`; `delay_ms` on
 //!   the response pauses before `message_start` (headers are sent at once), `delta_delay_ms`
 //!   before each delta. `stop_reason` defaults to `tool_use` when a tool_use block exists,

@@ -272,6 +272,25 @@ pub enum BlockSpec {
         #[serde(default)]
         delay_ms: u64,
     },
+    /// A call of a server tool (the API's own web search), run by the server: the client only
+    /// sees it. Only answered when the request offered that server tool.
+    ServerToolUse {
+        /// Its id (`srvtoolu_…`).
+        id: String,
+        /// The server tool's name (`web_search`).
+        name: String,
+        /// Its input.
+        #[serde(default = "empty_object")]
+        input: Value,
+    },
+    /// The server's web search results for a `server_tool_use`: `content` is the list of
+    /// `web_search_result`s or a `web_search_tool_result_error`, as the API sends them.
+    WebSearchToolResult {
+        /// The `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The results or the error.
+        content: Value,
+    },
 }
 
 /// Reported token counts.

@@ -360,7 +360,9 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Res
                 Some(step_index) => {
                     let step = shared.steps[step_index].clone();
                     shared.used[step_index] = true;
-                    match expect::check(&step.expect, &parsed) {
+                    match expect::check(&step.expect, &parsed)
+                        .and_then(|()| expect::server_tools_offered(&step.response, &parsed))
+                    {
                         Err(message) => Plan::ExpectationFailed {
                             step: step_index,
                             message,

@@ -203,6 +203,44 @@ fn validate_tools(tools: Option<&Value>) -> Result<(), Rejection> {
         if !names.insert(name.to_owned()) {
             return Err(invalid("tools: Tool names must be unique."));
         }
+        if let Some(kind) = tool.get("type").and_then(Value::as_str)
+            && kind.starts_with("web_search_")
+        {
+            validate_web_search_tool(index, kind, name, tool)?;
+        }
+    }
+    Ok(())
+}
+
+/// The server-side web search tool as the API checks it: its version, its fixed name, a positive
+/// `max_uses`, and one domain list at most.
+fn validate_web_search_tool(index: usize, kind: &str, name: &str, tool: &Value) -> Result<(), Rejection> {
+    if kind != "web_search_20250305" {
+        return Err(invalid(format!(
+            "tools.{index}.type: unknown server tool type `{kind}`"
+        )));
+    }
+    if name != "web_search" {
+        return Err(invalid(format!(
+            "tools.{index}.name: Input should be 'web_search'"
+        )));
+    }
+    if let Some(uses) = tool.get("max_uses")
+        && uses.as_u64().is_none_or(|n| n == 0)
+    {
+        return Err(invalid(format!(
+            "tools.{index}.max_uses: Input should be greater than 0"
+        )));
+    }
+    let list = |key: &str| {
+        tool.get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|l| !l.is_empty())
+    };
+    if list("allowed_domains") && list("blocked_domains") {
+        return Err(invalid(format!(
+            "tools.{index}: Cannot specify both allowed_domains and blocked_domains"
+        )));
     }
     Ok(())
 }

@@ -72,6 +72,16 @@ pub struct DefinitionProblem {
     pub message: String,
 }
 
+impl DefinitionProblem {
+    /// `path:line: message`, as compilers say it (`path: message` without a line).
+    pub fn located_text(&self) -> String {
+        match self.line {
+            Some(line) => format!("{}:{line}: {}", self.path, self.message),
+            None => format!("{}: {}", self.path, self.message),
+        }
+    }
+}
+
 /// Everything found: what a Settings screen or `nerve agents` / `nerve skills` lists.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -32,6 +32,8 @@ pub const FAST_MODEL_ENV: &str = "NERVE_FAST_MODEL";
 pub const MAX_TOOL_CONCURRENCY_ENV: &str = "NERVE_MAX_TOOL_USE_CONCURRENCY";
 /// `1` offers the test tools (in a build with the `test-tools` feature only).
 pub const TEST_TOOLS_ENV: &str = "NERVE_TEST_TOOLS";
+/// `1` offers WebSearch whatever the model server, `0` never; unset: only on Anthropic's API.
+pub const WEB_SEARCH_ENV: &str = "NERVE_WEB_SEARCH";
 /// The binary that sandboxes Bash commands.
 pub const SANDBOX_HELPER_ENV: &str = "NERVE_SANDBOX_HELPER";
 /// How long an MCP server may take to start, in milliseconds.
@@ -66,6 +68,8 @@ pub struct EngineEnv {
     pub max_tool_concurrency: Option<usize>,
     /// `NERVE_TEST_TOOLS=1`.
     pub test_tools: bool,
+    /// `NERVE_WEB_SEARCH`: `Some(true)` for `1`, `Some(false)` for `0`.
+    pub web_search: Option<bool>,
     /// `NERVE_SANDBOX_HELPER`.
     pub sandbox_helper: Option<PathBuf>,
     /// `NERVE_MCP_CONNECT_TIMEOUT_MS`, when a positive number.
@@ -97,6 +101,11 @@ impl EngineEnv {
             fast_model: text(FAST_MODEL_ENV),
             max_tool_concurrency: positive(MAX_TOOL_CONCURRENCY_ENV).and_then(|n| usize::try_from(n).ok()),
             test_tools: lookup(TEST_TOOLS_ENV).is_some_and(|v| v == "1"),
+            web_search: match text(WEB_SEARCH_ENV).as_deref().map(str::trim) {
+                Some("1") => Some(true),
+                Some("0") => Some(false),
+                _ => None,
+            },
             sandbox_helper: text(SANDBOX_HELPER_ENV).map(PathBuf::from),
             mcp_connect_timeout_ms: positive(MCP_CONNECT_TIMEOUT_ENV),
             mcp_max_result_chars: positive(MCP_MAX_RESULT_CHARS_ENV).and_then(|n| usize::try_from(n).ok()),

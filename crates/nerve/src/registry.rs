@@ -29,6 +29,7 @@ pub fn all_builtin_tools() -> Vec<ToolRef> {
         Arc::new(crate::tools::tool_search::ToolSearchTool),
         // Each call makes a new instance, so each session's pool gets its own page cache.
         Arc::new(crate::tools::web_fetch::WebFetchTool::default()),
+        Arc::new(crate::tools::web_search::WebSearchTool),
         Arc::new(crate::tools::bash::BashTool),
         Arc::new(crate::tools::task_output::TaskOutputTool),
         Arc::new(crate::tools::task_stop::TaskStopTool),
@@ -177,6 +178,7 @@ mod tests {
                 want("ExitPlanMode", K::Plan, None),
                 want("ToolSearch", K::Search, None),
                 want("WebFetch", K::Fetch, None),
+                want("WebSearch", K::Fetch, None),
                 want("Bash", K::Shell, Some(F::Command)),
                 want("TaskOutput", K::Other, None),
                 want("TaskStop", K::Other, None),

@@ -261,11 +261,12 @@ describe("Without a project", () => {
     const ipc = mockSettings();
     renderPanel(null);
     const notes = screen.getAllByTestId("settings-no-project");
-    expect(notes).toHaveLength(5);
-    for (const note of notes) expect(note.textContent).toBe("Open a project to see its rules, hooks, MCP servers and memory files.");
+    expect(notes).toHaveLength(6);
+    for (const note of notes) expect(note.textContent).toBe("Open a project to see its rules, hooks, MCP servers, sub-agents, skills and memory files.");
     expect(screen.queryByTestId("rules-list")).toBeNull();
     expect(screen.queryByTestId("check-run")).toBeNull();
     expect(screen.queryByTestId("mcp-probe")).toBeNull();
+    expect(screen.queryByTestId("definitions-section")).toBeNull();
     expect(ipc.called("get_project_settings")).toHaveLength(0);
     // The app's own settings are there all the same.
     expect(screen.getByTestId("settings-base-url")).toBeTruthy();

@@ -1,6 +1,7 @@
 // The settings screen's data, shaped as the engine sends it, and a recording IPC mock for it.
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { AppState } from "../bindings/AppState";
+import type { DefinitionsView } from "../bindings/DefinitionsView";
 import type { HookView } from "../bindings/HookView";
 import type { McpServerView } from "../bindings/McpServerView";
 import type { PermissionCheck } from "../bindings/PermissionCheck";
@@ -81,8 +82,13 @@ export function hooks(): HookView[] {
   ];
 }
 
+/** No sub-agent types, skills or problems: what a project without definition files has. */
+export function noDefinitions(): DefinitionsView {
+  return { agents: [], skills: [], problems: [] };
+}
+
 export function projectSettings(): ProjectSettingsView {
-  return { project_path: PROJECT, rules: rulesView(), hooks: hooks(), mcp_servers: mcpServers() };
+  return { project_path: PROJECT, rules: rulesView(), hooks: hooks(), mcp_servers: mcpServers(), definitions: noDefinitions() };
 }
 
 export function bashCheck(): PermissionCheck {

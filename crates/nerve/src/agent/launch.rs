@@ -155,14 +155,18 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
     builtins.push(Arc::new(crate::tools::memory::MemoryTool::new(
         memory_dir.clone(),
     )));
-    let builtin_names = builtins.iter().map(|t| t.name().to_string()).collect();
-    let pool = assemble_tool_pool(builtins, external_tools, &permissions, &PoolOptions::default())?;
-    let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
     let mut model_config = ModelConfig::with_auth(auth);
     if let Some(url) = base_url.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty()) {
         model_config.base_url = url;
     }
     model_config.extra_headers = extra_headers;
+    // Web search is the model server's own tool: not offered where the server has none.
+    if !crate::tools::web_search::offered(project.env(), &model_config.base_url) {
+        builtins.retain(|t| t.name() != crate::tools::web_search::NAME);
+    }
+    let builtin_names = builtins.iter().map(|t| t.name().to_string()).collect();
+    let pool = assemble_tool_pool(builtins, external_tools, &permissions, &PoolOptions::default())?;
+    let tool_names: Vec<String> = pool.tools().iter().map(|t| t.name().to_string()).collect();
     let client = ModelClient::new(model_config.clone())?;
     let small_model: Arc<dyn SmallModel> = Arc::new(ClientSmallModel::new(
         client.clone(),

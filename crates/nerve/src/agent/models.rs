@@ -31,6 +31,17 @@ fn pick(flag: Option<&str>, env: Option<&str>, default: &str) -> String {
         .to_owned()
 }
 
+/// The model a sub-agent definition's `model:` names: Claude Code's aliases (`opus`, `sonnet`,
+/// `haiku`) for the current models, anything else as written (a full model id).
+pub fn resolve_alias(model: &str) -> String {
+    match model.trim() {
+        "opus" => DEFAULT_MAIN_MODEL.to_string(),
+        "sonnet" => DEFAULT_SONNET_MODEL.to_string(),
+        "haiku" => DEFAULT_FAST_MODEL.to_string(),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,16 +52,5 @@ mod tests {
         assert_eq!(pick(None, Some(" b "), "c"), "b");
         assert_eq!(pick(Some("  "), Some(""), "c"), "c");
         assert_eq!(pick(None, None, DEFAULT_FAST_MODEL), "claude-haiku-4-5");
-    }
-}
-
-/// The model a sub-agent definition's `model:` names: Claude Code's aliases (`opus`, `sonnet`,
-/// `haiku`) for the current models, anything else as written (a full model id).
-pub fn resolve_alias(model: &str) -> String {
-    match model.trim() {
-        "opus" => DEFAULT_MAIN_MODEL.to_string(),
-        "sonnet" => DEFAULT_SONNET_MODEL.to_string(),
-        "haiku" => DEFAULT_FAST_MODEL.to_string(),
-        other => other.to_string(),
     }
 }

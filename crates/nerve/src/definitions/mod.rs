@@ -172,10 +172,7 @@ impl Definitions {
 
 /// `path:line: message`, as compilers say it.
 pub fn problem_line(problem: &DefinitionProblem) -> String {
-    match problem.line {
-        Some(line) => format!("{}:{line}: {}", problem.path, problem.message),
-        None => format!("{}: {}", problem.path, problem.message),
-    }
+    problem.located_text()
 }
 
 /// Two files of one folder giving the same name: the second is the problem (the first, in path

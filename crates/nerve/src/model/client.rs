@@ -385,6 +385,48 @@ impl ModelClient {
         self.read_error(response, cancel).await
     }
 
+    /// One request answered as one JSON message (`stream: false`), for side requests whose answer
+    /// holds blocks the conversation's types do not (a server tool's results). Not retried: the
+    /// caller's tool call fails with the error instead.
+    pub async fn send_message_json(
+        &self,
+        mut body: serde_json::Value,
+        cancel: &CancellationToken,
+    ) -> Result<serde_json::Value, ModelError> {
+        body["stream"] = serde_json::Value::Bool(false);
+        let bytes = serde_json::to_vec(&body)
+            .map_err(|e| ModelError::Config(format!("the request cannot be serialized: {e}")))?;
+        let send = self
+            .http
+            .post(&self.endpoint)
+            .headers(self.headers.clone())
+            .body(bytes)
+            .send();
+        // The whole answer comes at once, after the server's searches: allow it time.
+        let limit = self.config.idle_timeout.max(Duration::from_secs(120));
+        let connect_error = |message: String| ModelError::Connect {
+            url: self.endpoint.clone(),
+            message,
+        };
+        let response = tokio::select! {
+            () = cancel.cancelled() => return Err(ModelError::Cancelled),
+            response = tokio::time::timeout(limit, send) => response,
+        }
+        .map_err(|_| connect_error(format!("no answer within {} s", limit.as_secs())))?
+        .map_err(|e| connect_error(error_chain(&e)))?;
+        if !response.status().is_success() {
+            return Err(match self.read_error(response, cancel).await {
+                Attempt::Fatal(error) | Attempt::Transient { error, .. } => error,
+                Attempt::Done => ModelError::Stream(StreamError::Truncated),
+            });
+        }
+        let text = tokio::time::timeout(limit, response.text())
+            .await
+            .map_err(|_| connect_error("the answer did not arrive in time".into()))?
+            .map_err(|e| connect_error(error_chain(&e)))?;
+        serde_json::from_str(&text).map_err(|e| ModelError::Config(format!("the answer is not JSON: {e}")))
+    }
+
     async fn read_error(&self, response: reqwest::Response, cancel: &CancellationToken) -> Attempt {
         let status = response.status().as_u16();
         let server_delay = server_retry_delay(response.headers(), SystemTime::now());

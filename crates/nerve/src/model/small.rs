@@ -17,7 +17,33 @@ use crate::model::types::{ContentBlock, Message, MessagesRequest, SystemBlock, T
 pub trait SmallModel: Send + Sync + std::fmt::Debug {
     /// Sends one user message and returns the text of the answer (text blocks joined).
     async fn complete(&self, system: &str, user: &str) -> Result<String, ModelError>;
+
+    /// Runs the Messages API's server-side web search for `query` in a request of its own and
+    /// returns the API's answer message as JSON (its `content` holds `server_tool_use`,
+    /// `web_search_tool_result` and `text` blocks). Only the answer's domains are filtered
+    /// (`filter`); what the results mean is the caller's. Default: not available.
+    async fn web_search(&self, query: &str, filter: &DomainFilter) -> Result<serde_json::Value, ModelError> {
+        let _ = (query, filter);
+        Err(ModelError::Config(
+            "web search is not available with this model server".into(),
+        ))
+    }
 }
+
+/// The domains a web search is limited to or kept away from (the API takes one list or the other).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum DomainFilter {
+    /// Any domain.
+    #[default]
+    Any,
+    /// Only these.
+    Only(Vec<String>),
+    /// Not these.
+    Not(Vec<String>),
+}
+
+/// How many searches one WebSearch call may make (the server tool's `max_uses`).
+pub const WEB_SEARCH_MAX_USES: u32 = 8;
 
 /// [`SmallModel`] over the Messages API client, collecting the streamed answer.
 #[derive(Debug, Clone)]
@@ -79,5 +105,30 @@ impl SmallModel for ClientSmallModel {
             }
         }
         Err(ModelError::Stream(StreamError::Truncated))
+    }
+
+    async fn web_search(&self, query: &str, filter: &DomainFilter) -> Result<serde_json::Value, ModelError> {
+        let mut tool = serde_json::json!({
+            "type": "web_search_20250305",
+            "name": "web_search",
+            "max_uses": WEB_SEARCH_MAX_USES,
+        });
+        match filter {
+            DomainFilter::Any => {}
+            DomainFilter::Only(list) => tool["allowed_domains"] = serde_json::json!(list),
+            DomainFilter::Not(list) => tool["blocked_domains"] = serde_json::json!(list),
+        }
+        let body = serde_json::json!({
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "system": "You search the web for another assistant. Search for the query, then answer \
+                       in a few sentences from what the results say, citing them; say so when they do \
+                       not answer it.",
+            "messages": [{"role": "user", "content": format!("Perform a web search for the query: {query}")}],
+            "tools": [tool],
+        });
+        self.client
+            .send_message_json(body, &CancellationToken::new())
+            .await
     }
 }

@@ -19,6 +19,7 @@ pub mod todo_write;
 pub mod tool_search;
 pub mod walk;
 pub mod web_fetch;
+pub mod web_search;
 pub mod write;
 
 #[cfg(test)]

@@ -25,4 +25,5 @@ mod system_prompt;
 mod tasks;
 mod tool_search;
 mod web_fetch;
+mod web_search;
 mod worktrees;

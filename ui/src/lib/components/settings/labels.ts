@@ -1,12 +1,14 @@
 // Words for the engine's enums on the settings screen. Only names live here: every decision
 // (what a rule means, which rule applies, whether a server may start) is the engine's.
 import type { DecidedBy } from "../../../bindings/DecidedBy";
+import type { DefinitionProblem } from "../../../bindings/DefinitionProblem";
+import type { DefinitionSource } from "../../../bindings/DefinitionSource";
 import type { PartDecision } from "../../../bindings/PartDecision";
 import type { RuleBehavior } from "../../../bindings/RuleBehavior";
 import type { RuleSource } from "../../../bindings/RuleSource";
 
 /** Shown by every section that needs an open project when none is open. */
-export const NO_PROJECT = "Open a project to see its rules, hooks, MCP servers and memory files.";
+export const NO_PROJECT = "Open a project to see its rules, hooks, MCP servers, sub-agents, skills and memory files.";
 
 export const SOURCE_LABELS: Record<RuleSource, string> = {
   policySettings: "Managed policy",
@@ -50,6 +52,20 @@ export const PART_LABELS: Record<PartDecision, string> = {
   neutral: "neutral",
   needs_approval: "needs approval",
 };
+
+/** Which folder a sub-agent type or skill was read from. */
+export const DEFINITION_SOURCE_LABELS: Record<DefinitionSource, string> = {
+  user_claude: "User · Claude Code",
+  user_nerve: "User · Nerve",
+  project_claude: "Project · Claude Code",
+  project_nerve: "Project · Nerve",
+};
+
+/** A definition file that could not be used, as `path:line: message` (`path: message` when the
+ *  problem is not on one line), the way `nerve agents` names it. */
+export function definitionProblemText(p: DefinitionProblem): string {
+  return p.line === null ? `${p.path}: ${p.message}` : `${p.path}:${p.line}: ${p.message}`;
+}
 
 /** Shortens `text` to `max` characters by cutting its middle, keeping more of the end (a path's
  *  file name is what tells files apart). The full text belongs in a `title`. */

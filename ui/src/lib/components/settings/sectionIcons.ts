@@ -2,6 +2,7 @@
 import type { LucideIcon } from "@lucide/svelte";
 import Bell from "@lucide/svelte/icons/bell";
 import BookOpenText from "@lucide/svelte/icons/book-open-text";
+import Bot from "@lucide/svelte/icons/bot";
 import FlaskConical from "@lucide/svelte/icons/flask-conical";
 import Info from "@lucide/svelte/icons/info";
 import Keyboard from "@lucide/svelte/icons/keyboard";
@@ -22,6 +23,7 @@ export const SECTION_ICONS: Record<SectionId, LucideIcon> = {
   tester: FlaskConical,
   mcp: Plug,
   hooks: Webhook,
+  definitions: Bot,
   memory: BookOpenText,
   appearance: Palette,
   about: Info,

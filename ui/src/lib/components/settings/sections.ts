@@ -8,6 +8,7 @@ export const SECTIONS = [
   { id: "tester", title: "Test a call" },
   { id: "mcp", title: "MCP servers" },
   { id: "hooks", title: "Hooks" },
+  { id: "definitions", title: "Agents & skills" },
   { id: "memory", title: "Memory" },
   { id: "appearance", title: "Appearance" },
   { id: "about", title: "About & diagnostics" },
