@@ -1,5 +1,6 @@
 //! `nerve`: the headless front-end of the engine.
 
+mod acp;
 mod auth;
 mod definitions;
 mod exit;
@@ -134,6 +135,9 @@ enum Command {
         #[command(subcommand)]
         action: memory::MemoryCommand,
     },
+    /// Serve the Agent Client Protocol on stdin and stdout, for editors that host ACP agents (Zed,
+    /// JetBrains, Neovim and Emacs clients); `ssh HOST nerve acp` runs sessions on another machine.
+    Acp,
     /// List the sub-agent types the model can start (Claude Code's `.claude/agents/*.md`, the
     /// user's `~/.claude/agents/`, and `.nerve/agents/`, which take precedence); files that cannot
     /// be used are named with their line on stderr, and the exit code is 1.
@@ -613,6 +617,7 @@ fn run(cli: Cli) -> Result<Exit> {
             Some(Command::Auth { action }) => auth::run(action),
             Some(Command::Outputs { action }) => outputs::run(action).map(done),
             Some(Command::Memory { action }) => memory::run(action).map(done),
+            Some(Command::Acp) => acp::run().await.map(done),
             Some(Command::Agents { cwd, json }) => definitions::run(cwd, json, definitions::Listing::Agents),
             Some(Command::Skills { cwd, json }) => definitions::run(cwd, json, definitions::Listing::Skills),
             Some(Command::Mcp { action }) => mcp::run(action).await.map(done),

@@ -1,5 +1,6 @@
 //! One module per area of behaviour; see each module's own documentation.
 
+mod acp;
 mod auto_mode;
 mod cli;
 mod definitions;
