@@ -65,6 +65,7 @@ mod tests {
         nerve_protocol::settings::RuleEdit::export_all(&cfg).unwrap();
         nerve_protocol::prompt::ModelListing::export_all(&cfg).unwrap();
         nerve_protocol::prompt::AttachedImage::export_all(&cfg).unwrap();
+        nerve_protocol::prompt::PromptAttachment::export_all(&cfg).unwrap();
         crate::outputs_commands::OutputsView::export_all(&cfg).unwrap();
         crate::outputs_commands::SearchDone::export_all(&cfg).unwrap();
         nerve_protocol::outputs::SearchHit::export_all(&cfg).unwrap();

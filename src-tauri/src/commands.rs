@@ -169,9 +169,14 @@ pub async fn send_prompt(
     session_id: String,
     prompt: String,
     images: Vec<AttachedImage>,
+    attachments: Option<Vec<nerve_protocol::prompt::PromptAttachment>>,
     on_event: Channel<Event>,
 ) -> Result<TurnSummary, ShellError> {
-    shell.sessions.send(&session_id, &prompt, &images, on_event).await
+    let attachments = attachments.unwrap_or_default();
+    shell
+        .sessions
+        .send(&session_id, &prompt, &images, &attachments, on_event)
+        .await
 }
 
 /// Stops the running turn.

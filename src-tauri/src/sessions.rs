@@ -75,6 +75,7 @@ impl Sessions {
         id: &str,
         prompt: &str,
         images: &[AttachedImage],
+        attachments: &[nerve_protocol::prompt::PromptAttachment],
         channel: Channel<Event>,
     ) -> Result<TurnSummary, ShellError> {
         let session = self.get(id)?;
@@ -88,7 +89,10 @@ impl Sessions {
             // everything.
             let _ = channel.send(event);
         });
-        let summary = session.send(prompt, images, events).await.map_err(to_shell)?;
+        let summary = session
+            .send_with_attachments(prompt, images, attachments, events)
+            .await
+            .map_err(to_shell)?;
         Ok(TurnSummary {
             end: summary.end,
             error: summary.error,

@@ -17,6 +17,10 @@ pub struct UserWords {
     pub text: String,
     /// The pictures attached to the prompt.
     pub images: Vec<MessageImage>,
+    /// What else was attached to the prompt (a folder's listing, a page, another session, the
+    /// terminal's selection), by what it was; what the model read of each is not repeated here.
+    #[serde(default)]
+    pub attachments: Vec<crate::prompt::AttachmentView>,
 }
 
 /// A picture in a user message.

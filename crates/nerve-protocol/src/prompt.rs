@@ -159,3 +159,58 @@ pub struct AttachedImage {
     /// The file's bytes, base64.
     pub data: String,
 }
+
+/// Something the user attached to a prompt beside their words and pictures: the engine reads it
+/// when the prompt is sent and gives it to the model as a block of its own, apart from the
+/// person's words. One that cannot be read fails the send, and nothing is sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PromptAttachment {
+    /// A folder of the project: its listing (the files `.gitignore` does not hide).
+    Folder {
+        /// The folder, relative to the project (or absolute, inside it).
+        path: String,
+    },
+    /// A web page, fetched as WebFetch fetches (its deny rules hold).
+    Url {
+        /// The page's address (http or https).
+        url: String,
+    },
+    /// Another session of the project: its conversation, abridged.
+    Session {
+        /// The session.
+        session_id: String,
+    },
+    /// Text selected in the app's terminal.
+    TerminalSelection {
+        /// The selected text.
+        text: String,
+    },
+}
+
+/// What an attachment was, as a past prompt shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum AttachmentKind {
+    /// A folder's listing.
+    Folder,
+    /// A web page.
+    Url,
+    /// Another session.
+    Session,
+    /// The terminal's selection.
+    TerminalSelection,
+}
+
+/// An attachment of a past prompt: its kind and what it names (the folder, the address, the
+/// session's title, the selection's first line).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct AttachmentView {
+    /// What it was.
+    pub kind: AttachmentKind,
+    /// What it names.
+    pub label: String,
+}

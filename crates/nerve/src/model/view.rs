@@ -7,7 +7,7 @@ use nerve_protocol::{
     AssistantWords, HistoryMessage, MessageImage, PastToolResult, PastToolUse, ResultBlock, UserWords,
 };
 
-use crate::model::context::ContextFragment;
+use crate::model::context::{Attachment, ContextFragment};
 use crate::model::types::{
     ContentBlock, MediaSource, Message, Role, ToolResult, ToolResultBlock, ToolResultContent,
 };
@@ -15,9 +15,21 @@ use crate::model::types::{
 /// What the person wrote in a user message.
 pub fn user_words(message: &Message) -> UserWords {
     let text = join(message.content.iter().filter_map(|b| match b {
-        ContentBlock::Text(t) if !ContextFragment::is_rendered(&t.text) => Some(t.text.as_str()),
+        ContentBlock::Text(t)
+            if !ContextFragment::is_rendered(&t.text) && Attachment::parse_view(&t.text).is_none() =>
+        {
+            Some(t.text.as_str())
+        }
         _ => None,
     }));
+    let attachments = message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Attachment::parse_view(&t.text),
+            _ => None,
+        })
+        .collect();
     let images = message
         .content
         .iter()
@@ -26,7 +38,11 @@ pub fn user_words(message: &Message) -> UserWords {
             _ => None,
         })
         .collect();
-    UserWords { text, images }
+    UserWords {
+        text,
+        images,
+        attachments,
+    }
 }
 
 /// What the model wrote in one of its messages.
@@ -142,6 +158,7 @@ mod tests {
                     media_type: "image/png".into(),
                     data: "iVBO".into()
                 }],
+                attachments: Vec::new(),
             }
         );
     }

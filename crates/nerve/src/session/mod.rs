@@ -5,6 +5,7 @@
 //! tokens, the mode switch, checkpoints, the file index) lives behind it, so the desktop shell,
 //! `nerve -p` and any later front-end do not assemble one again.
 
+mod attachments;
 mod start;
 
 use std::path::{Path, PathBuf};
@@ -52,6 +53,9 @@ pub enum SessionError {
     /// An attached image is unusable (its type or size); the prompt stays with the user.
     #[error(transparent)]
     Image(#[from] PromptImageError),
+    /// An attachment could not be read (what, and why); the prompt stays with the user.
+    #[error("{0}")]
+    Attachment(String),
     /// An MCP server's prompt (`/mcp__server__prompt`) could not be fetched.
     #[error("{0}")]
     McpPrompt(ToolError),
@@ -436,9 +440,25 @@ impl Session {
         images: &[AttachedImage],
         events: EventSink,
     ) -> Result<TurnSummary, SessionError> {
+        self.send_with_attachments(prompt, images, &[], events).await
+    }
+
+    /// [`Session::send`] with attachments beside the words and pictures (a folder's listing, a
+    /// web page, another session, the terminal's selection): each is read now and goes to the
+    /// model as a block of its own. One that cannot be read (a folder outside the project, a page
+    /// a deny rule keeps out, an unknown session) fails the call before anything is sent.
+    pub async fn send_with_attachments(
+        &self,
+        prompt: &str,
+        images: &[AttachedImage],
+        attachments: &[nerve_protocol::prompt::PromptAttachment],
+        events: EventSink,
+    ) -> Result<TurnSummary, SessionError> {
         let mut agent = self.agent.try_lock().map_err(|_| SessionError::TurnRunning)?;
         self.apply_waiting_choices(&mut agent);
-        let images = prepare_prompt_images(images)?;
+        let mut images = prepare_prompt_images(images)?;
+        let permissions = agent.runtime().context.permissions.clone();
+        images.extend(attachments::read_all(&self.project, &permissions, attachments).await?);
         self.name_worktree(prompt);
         let expanded = match self.mcp.expand_prompt(prompt).await {
             Some(result) => Some(result.map_err(SessionError::McpPrompt)?),

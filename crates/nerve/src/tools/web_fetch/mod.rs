@@ -12,10 +12,10 @@
 //! creates one per call, so each session's pool has its own cache.
 
 mod cache;
-mod content;
-mod fetch;
+pub mod content;
+pub mod fetch;
 mod summarize;
-mod target;
+pub mod target;
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
