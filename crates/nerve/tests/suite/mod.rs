@@ -1,6 +1,7 @@
 //! One module per area of behaviour; see each module's own documentation.
 
 mod agent_loop;
+mod attachments;
 mod bash_permissions;
 mod bash_tool;
 mod batch_approval;
