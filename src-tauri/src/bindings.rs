@@ -58,6 +58,7 @@ mod tests {
         crate::dto::CompactOutcome::export_all(&cfg).unwrap();
         nerve_protocol::prompt::SlashCommand::export_all(&cfg).unwrap();
         nerve_protocol::definitions::DefinitionsView::export_all(&cfg).unwrap();
+        nerve_protocol::settings::ModelProvider::export_all(&cfg).unwrap();
         nerve_protocol::prompt::FileMatch::export_all(&cfg).unwrap();
         crate::dto::ProjectSettingsView::export_all(&cfg).unwrap();
         nerve_protocol::settings::RuleSyntax::export_all(&cfg).unwrap();

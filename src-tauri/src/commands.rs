@@ -53,7 +53,9 @@ pub async fn get_app_state(shell: State<'_, Shell>) -> Result<AppState, ShellErr
     let file = shell.settings.load()?;
     let env = nerve::EngineEnv::process();
     let base_url = configured_base_url(&env, file.settings.base_url.as_deref());
-    let credentials = blocking(move || Ok(credentials::status(&env, base_url.as_deref()))).await?;
+    let provider = file.settings.provider.unwrap_or_default();
+    let credentials =
+        blocking(move || Ok(credentials::status_for(&env, provider, base_url.as_deref()))).await?;
     Ok(AppState {
         credentials,
         settings: file.settings,
@@ -84,11 +86,17 @@ pub async fn use_local_server(shell: State<'_, Shell>, base_url: String) -> Resu
 /// Stores the API key in the OS keyring, or, when no keyring answers, in a file only the user can
 /// read. It is never sent back to the UI. Returns a note for the user when the file was used.
 #[tauri::command]
-pub async fn set_api_key(key: String) -> Result<Option<String>, ShellError> {
+pub async fn set_api_key(
+    key: String,
+    provider: Option<nerve_protocol::settings::ModelProvider>,
+) -> Result<Option<String>, ShellError> {
     blocking(move || {
-        let stored =
-            credentials::store_api_key(&nerve::EngineEnv::process(), &ApiKey::new(key.trim().to_string()))
-                .map_err(to_shell)?;
+        let stored = credentials::store_provider_key(
+            &nerve::EngineEnv::process(),
+            provider.unwrap_or_default(),
+            &ApiKey::new(key.trim().to_string()),
+        )
+        .map_err(to_shell)?;
         Ok(stored_note(&stored, "key"))
     })
     .await
@@ -107,11 +115,22 @@ pub(crate) fn stored_note(stored: &credentials::StoredIn, what: &str) -> Option<
 
 /// Removes the API key from the OS keyring.
 #[tauri::command]
-pub async fn delete_api_key() -> Result<(), ShellError> {
-    blocking(|| {
-        credentials::delete_api_key(&nerve::EngineEnv::process())
-            .map(|_| ())
-            .map_err(to_shell)
+pub async fn delete_api_key(
+    provider: Option<nerve_protocol::settings::ModelProvider>,
+) -> Result<(), ShellError> {
+    blocking(move || {
+        let env = nerve::EngineEnv::process();
+        match provider.unwrap_or_default() {
+            nerve_protocol::settings::ModelProvider::Anthropic => {
+                credentials::delete_api_key(&env).map(|_| ()).map_err(to_shell)
+            }
+            other => {
+                use credentials::SecretStore as _;
+                let store = credentials::provider_store(&env, other)
+                    .ok_or_else(|| to_shell(credentials::CredentialError::KeyringOff))?;
+                store.remove().map(|_| ()).map_err(to_shell)
+            }
+        }
     })
     .await
 }

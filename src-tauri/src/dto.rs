@@ -18,6 +18,10 @@ use ts_rs::TS;
 pub struct AppSettings {
     /// A base URL replacing Anthropic's (a proxy, a gateway, a local model server).
     pub base_url: Option<String>,
+    /// The API the model server speaks (the Messages API unless set); its key is kept in the
+    /// keyring under its own entry.
+    #[serde(default)]
+    pub provider: Option<nerve_protocol::settings::ModelProvider>,
     /// The main model; unset means the default.
     pub model: Option<String>,
     /// The fast model for side jobs; unset means the default.

@@ -129,6 +129,7 @@ impl Sessions {
                     base_url: url.clone(),
                     auth: ModelAuth::ApiKey(ApiKey::new(DEMO_MODEL.to_string())),
                     extra_headers: Vec::new(),
+                    provider: nerve_protocol::settings::ModelProvider::Anthropic,
                 };
                 options.model = Some(DEMO_MODEL.to_string());
                 options.fast_model = Some(DEMO_MODEL.to_string());
@@ -137,6 +138,7 @@ impl Sessions {
                 options.server = ModelServer::Configured {
                     base_url: settings.base_url,
                     custom_headers: settings.custom_headers,
+                    provider: settings.provider,
                 };
                 options.model = settings.model;
                 options.effort = settings.effort;

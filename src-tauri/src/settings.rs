@@ -156,6 +156,7 @@ fn normalized(settings: AppSettings) -> Result<AppSettings, ShellError> {
     }
     Ok(AppSettings {
         base_url,
+        provider: settings.provider,
         model: clean(settings.model),
         fast_model: clean(settings.fast_model),
         effort: settings.effort,

@@ -407,6 +407,7 @@ pub async fn list_models(
         ModelServer::Configured {
             base_url: blank_is_none(base_url).or(saved.base_url),
             custom_headers: custom_headers.or(saved.custom_headers),
+            provider: saved.provider,
         },
     )
     .await

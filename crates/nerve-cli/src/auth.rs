@@ -7,26 +7,96 @@ use crate::exit::Exit;
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use nerve::credentials::{
-    API_KEY_ENV, ApiKey, FileStore, KEYRING_USER, KeySource, StoredIn, delete_api_key, load_api_key, mask,
-    os_store, store_api_key,
+    API_KEY_ENV, ApiKey, FileStore, KEYRING_USER, KeySource, OPENAI_KEYRING_USER, SecretStore, StoredIn,
+    delete_api_key, load_api_key, load_provider_auth, mask, os_store, provider_store, store_api_key,
+    store_provider_key,
 };
+use nerve::session::ModelProvider;
 
 /// What `nerve auth` does.
 #[derive(Subcommand, Clone, Debug)]
 pub enum AuthCommand {
     /// Store the API key in the OS keyring, read from standard input (`printf %s "$KEY" | nerve auth set`).
-    Set,
+    Set {
+        /// Whose key: anthropic (the default) or openai-chat (an OpenAI-compatible server's, kept
+        /// under its own keyring entry).
+        #[arg(long, value_parser = parse_provider)]
+        provider: Option<ModelProvider>,
+    },
     /// Say which API key would be used and where it comes from (masked).
-    Status,
+    Status {
+        /// Whose key.
+        #[arg(long, value_parser = parse_provider)]
+        provider: Option<ModelProvider>,
+    },
     /// Remove the API key from the OS keyring.
-    Delete,
+    Delete {
+        /// Whose key.
+        #[arg(long, value_parser = parse_provider)]
+        provider: Option<ModelProvider>,
+    },
+}
+
+fn parse_provider(text: &str) -> Result<ModelProvider, String> {
+    text.parse()
+}
+
+/// `nerve auth` for an OpenAI-compatible server's key: its own keyring entry, `OPENAI_API_KEY`.
+fn run_openai(command: AuthCommand) -> Result<Exit> {
+    let env = nerve::EngineEnv::process();
+    let provider = ModelProvider::OpenaiChat;
+    let entry = provider_store(&env, provider)
+        .map(|s| format!(" (service \"{}\", user \"{OPENAI_KEYRING_USER}\")", s.service()))
+        .unwrap_or_default();
+    match command {
+        AuthCommand::Set { .. } => {
+            let key = read_key("Paste the OpenAI-compatible server's API key and press Enter: ")?;
+            store_provider_key(&env, provider, &key)?;
+            println!(
+                "Stored the OpenAI-compatible API key ({}) in the OS keyring{entry}.",
+                mask(&key)
+            );
+            Ok(Exit::Success)
+        }
+        AuthCommand::Status { .. } => match load_provider_auth(&env, provider, None) {
+            Ok(loaded) => {
+                println!("OpenAI-compatible API key from {}.", loaded.source);
+                Ok(Exit::Success)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(Exit::Failure)
+            }
+        },
+        AuthCommand::Delete { .. } => {
+            let store =
+                provider_store(&env, provider).ok_or(nerve::credentials::CredentialError::KeyringOff)?;
+            if store
+                .remove()
+                .map_err(nerve::credentials::CredentialError::Keyring)?
+            {
+                println!("Removed the stored OpenAI-compatible API key{entry}.");
+            } else {
+                println!("No OpenAI-compatible API key was stored{entry}.");
+            }
+            Ok(Exit::Success)
+        }
+    }
 }
 
 /// Runs a `nerve auth` command; returns the exit code.
 pub fn run(command: AuthCommand) -> Result<Exit> {
+    let provider = match &command {
+        AuthCommand::Set { provider }
+        | AuthCommand::Status { provider }
+        | AuthCommand::Delete { provider } => *provider,
+    };
+    if provider == Some(ModelProvider::OpenaiChat) {
+        return run_openai(command);
+    }
     match command {
-        AuthCommand::Set => {
-            let key = read_key()?;
+        AuthCommand::Set { .. } => {
+            let key = read_key("Paste your Anthropic API key and press Enter: ")?;
             match store_api_key(&nerve::EngineEnv::process(), &key)? {
                 StoredIn::Keyring => println!(
                     "Stored the API key ({}) in the OS keyring{}.",
@@ -47,7 +117,7 @@ pub fn run(command: AuthCommand) -> Result<Exit> {
             }
             Ok(Exit::Success)
         }
-        AuthCommand::Status => match load_api_key(&nerve::EngineEnv::process()) {
+        AuthCommand::Status { .. } => match load_api_key(&nerve::EngineEnv::process()) {
             Ok(loaded) => {
                 match loaded.source {
                     KeySource::Keyring => {
@@ -83,7 +153,7 @@ pub fn run(command: AuthCommand) -> Result<Exit> {
                 Ok(Exit::Failure)
             }
         },
-        AuthCommand::Delete => {
+        AuthCommand::Delete { .. } => {
             if delete_api_key(&nerve::EngineEnv::process())? {
                 println!("Removed the stored API key{}.", entry_name());
             } else {
@@ -102,11 +172,11 @@ fn entry_name() -> String {
 
 /// One line from standard input; on a terminal, prompted and not echoed (`rpassword` turns echo
 /// off through termios and back on, even when reading fails).
-fn read_key() -> Result<ApiKey> {
+fn read_key(prompt: &str) -> Result<ApiKey> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        let key = rpassword::prompt_password("Paste your Anthropic API key and press Enter: ")
-            .context("could not read the API key from the terminal")?;
+        let key =
+            rpassword::prompt_password(prompt).context("could not read the API key from the terminal")?;
         return Ok(ApiKey::new(key));
     }
     let mut line = String::new();

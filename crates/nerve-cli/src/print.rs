@@ -64,6 +64,11 @@ pub struct PrintArgs {
     /// The API's base URL (overrides ANTHROPIC_BASE_URL).
     #[arg(long = "base-url")]
     pub base_url: Option<String>,
+    /// The API the model server speaks: anthropic (the Messages API, the default) or openai-chat
+    /// (Chat Completions: vLLM, LM Studio, llama.cpp, Ollama's /v1, OpenAI); overrides
+    /// NERVE_PROVIDER. Its key: OPENAI_API_KEY, or `nerve auth set --provider openai-chat`.
+    #[arg(long, value_parser = parse_provider)]
+    pub provider: Option<nerve::session::ModelProvider>,
     /// Most model calls in the turn.
     #[arg(long = "max-turns")]
     pub max_turns: Option<u32>,
@@ -201,6 +206,7 @@ pub async fn run(args: PrintArgs, prompt: String) -> Result<Exit> {
     options.server = ModelServer::Configured {
         base_url: args.base_url.clone(),
         custom_headers: None,
+        provider: args.provider,
     };
     options.mcp_config_files = args.mcp_config.clone();
     // With a prompt tool, asks go to it; without, nobody can be asked and asks are denied.
@@ -341,6 +347,10 @@ async fn turn(
 }
 
 /// `--effort`'s value: a level by name.
+fn parse_provider(text: &str) -> Result<nerve::session::ModelProvider, String> {
+    text.parse()
+}
+
 fn parse_effort(name: &str) -> Result<Effort, String> {
     Effort::named(name).ok_or_else(|| {
         let levels: Vec<&str> = Effort::ALL.iter().map(|e| e.name()).collect();

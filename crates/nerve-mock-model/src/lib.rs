@@ -70,6 +70,12 @@
 //!   `content`: the results list or the error object, as the API sends them). A `web_search`
 //!   server tool in the request is checked as the API does (type version, name, `max_uses`, not
 //!   both domain lists).
+//! - The same scenario answers the OpenAI-compatible Chat Completions API on
+//!   `POST /v1/chat/completions` (module `chat`): the request is checked as OpenAI checks it
+//!   (a bearer key, roles, every `tool_calls` answered by `tool` messages right after it, function
+//!   tools with valid names), read as a Messages API request for `when` and `expect`, and answered
+//!   with chat chunks (text as `content` deltas, tool calls as `tool_calls` deltas, the usage chunk
+//!   when asked, `[DONE]`) or one `chat.completion`; errors in OpenAI's shape.
 //!   Every block takes an optional `delay_ms` before its `content_block_start`; `delay_ms` on
 //!   the response pauses before `message_start` (headers are sent at once), `delta_delay_ms`
 //!   before each delta. `stop_reason` defaults to `tool_use` when a tool_use block exists,
@@ -86,6 +92,7 @@
 
 pub mod announce;
 pub mod cache;
+pub mod chat;
 pub mod expect;
 pub mod frames;
 pub mod scenario;

@@ -118,6 +118,7 @@ impl MockServer {
         }));
         let app = Router::new()
             .route("/v1/messages", post(messages))
+            .route("/v1/chat/completions", post(chat_completions))
             .route("/v1/models", get(list_models))
             .route("/__mock/requests", get(list_requests))
             .route("/__mock/sink", post(sink))
@@ -327,12 +328,51 @@ const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 
 async fn messages(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
     let started = std::time::Instant::now();
-    let response = answer_messages(&state, &headers, body);
+    let response = answer_messages(&state, &headers, body, Dialect::Messages);
     lock(&state).busy += started.elapsed();
     response
 }
 
-fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Response {
+async fn chat_completions(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
+    let started = std::time::Instant::now();
+    let response = answer_messages(&state, &headers, body, Dialect::Chat);
+    lock(&state).busy += started.elapsed();
+    response
+}
+
+/// Which API a request came in on: the same steps answer both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    /// Anthropic's Messages API.
+    Messages,
+    /// The OpenAI-compatible Chat Completions API.
+    Chat,
+}
+
+impl Dialect {
+    fn path(self) -> &'static str {
+        match self {
+            Dialect::Messages => "/v1/messages",
+            Dialect::Chat => "/v1/chat/completions",
+        }
+    }
+
+    /// An error in this API's own shape.
+    fn error(self, status: u16, error_type: &str, message: &str, request_id: &str) -> Response {
+        match self {
+            Dialect::Messages => json_error(status, error_type, message, request_id),
+            Dialect::Chat => {
+                let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                let mut response =
+                    (status, Json(crate::chat::error_body(error_type, message))).into_response();
+                insert_header(&mut response, "x-request-id", request_id);
+                response
+            }
+        }
+    }
+}
+
+fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes, dialect: Dialect) -> Response {
     // Parsed once more only to be kept: a long benchmark that keeps no bodies skips it.
     let keep = lock(state).record_bodies;
     let recorded_body = if keep {
@@ -344,13 +384,19 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Res
     let (index, plan) = {
         let mut shared = lock(state);
         let index = shared.requests.len();
-        let plan = match validate_request_with(headers, &body, shared.auth) {
+        let validated = match dialect {
+            Dialect::Messages => {
+                validate_request_with(headers, &body, shared.auth).map(|parsed| (parsed.clone(), parsed))
+            }
+            Dialect::Chat => crate::chat::validate(headers, &body, shared.auth),
+        };
+        let plan = match validated {
             // Rejected requests do not consume a step: the real API refuses them before
             // anything is generated.
             Err(rejection) => Plan::Reject(rejection),
             // The earliest step not used yet whose `when` the request satisfies (a step without
             // `when` takes any request, so a plain scenario plays in order).
-            Ok(parsed) => match (0..shared.steps.len())
+            Ok((request, parsed)) => match (0..shared.steps.len())
                 .find(|&i| !shared.used[i] && expect::check(&shared.steps[i].when, &parsed).is_ok())
             {
                 None => Plan::Exhausted {
@@ -381,7 +427,7 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Res
                             Plan::Play {
                                 step: step_index,
                                 response: Box::new(response),
-                                body: parsed,
+                                body: request,
                             }
                         }
                     }
@@ -399,7 +445,7 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Res
         };
         shared.requests.push(RecordedRequest {
             index,
-            path: "/v1/messages".to_owned(),
+            path: dialect.path().to_owned(),
             headers: record_headers(headers),
             body: recorded_body,
             step,
@@ -409,13 +455,13 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Res
     };
     let request_id = format!("req_mock_{index}");
     match plan {
-        Plan::Reject(rejection) => json_error(
+        Plan::Reject(rejection) => dialect.error(
             rejection.status,
             rejection.error_type,
             &rejection.message,
             &request_id,
         ),
-        Plan::Exhausted { steps, unmatched: 0 } => json_error(
+        Plan::Exhausted { steps, unmatched: 0 } => dialect.error(
             500,
             "api_error",
             &format!(
@@ -423,7 +469,7 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Res
             ),
             &request_id,
         ),
-        Plan::Exhausted { unmatched, .. } => json_error(
+        Plan::Exhausted { unmatched, .. } => dialect.error(
             500,
             "api_error",
             &format!(
@@ -431,14 +477,30 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes) -> Res
             ),
             &request_id,
         ),
-        Plan::ExpectationFailed { step, message } => json_error(
+        Plan::ExpectationFailed { step, message } => dialect.error(
             400,
             "invalid_request_error",
             &format!("mock expectation failed at step {step}: {message}"),
             &request_id,
         ),
         Plan::Play { step, response, body } => match *response {
+            StepResponse::Error(error) if dialect == Dialect::Chat => dialect.error(
+                error.status,
+                &error.error_type.clone().unwrap_or_else(|| error_type_for_status(error.status).to_owned()),
+                error.message.as_deref().unwrap_or("scripted error"),
+                &request_id,
+            ),
             StepResponse::Error(error) => scripted_error(&error, &request_id),
+            StepResponse::Stream(stream) if dialect == Dialect::Chat => {
+                let model = body.get("model").and_then(Value::as_str).unwrap_or("mock").to_owned();
+                let id = format!("chatcmpl-mock-{index}");
+                if body.get("stream").and_then(Value::as_bool) == Some(true) {
+                    let usage = body["stream_options"]["include_usage"] == json!(true);
+                    sse_response(crate::chat::chunks(step, &stream, &model, &id, usage), &request_id)
+                } else {
+                    Json(crate::chat::completion(step, &stream, &model, &id)).into_response()
+                }
+            }
             StepResponse::Stream(stream) => {
                 let model = body
                     .get("model")
@@ -538,5 +600,20 @@ fn streamed(
     insert_header(&mut response, "content-type", "text/event-stream; charset=utf-8");
     insert_header(&mut response, "cache-control", "no-cache");
     insert_header(&mut response, "request-id", request_id);
+    response
+}
+
+/// An SSE body of already encoded chunks, each after its pause.
+fn sse_response(chunks: Vec<(Duration, String)>, request_id: &str) -> Response {
+    let body = futures::stream::iter(chunks).then(|(delay, chunk)| async move {
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        Ok::<Bytes, std::io::Error>(Bytes::from(chunk))
+    });
+    let mut response = Response::new(Body::from_stream(body));
+    insert_header(&mut response, "content-type", "text/event-stream; charset=utf-8");
+    insert_header(&mut response, "cache-control", "no-cache");
+    insert_header(&mut response, "x-request-id", request_id);
     response
 }

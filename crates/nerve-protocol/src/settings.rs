@@ -399,3 +399,40 @@ pub struct CredentialStatus {
     /// model server)"); `None` when nothing is configured.
     pub credentials_in_use: Option<String>,
 }
+
+/// Which API the model server speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelProvider {
+    /// Anthropic's Messages API (also what Ollama and llama.cpp's server speak on `/v1/messages`).
+    #[default]
+    Anthropic,
+    /// The OpenAI-compatible Chat Completions API (`/v1/chat/completions`): vLLM, LM Studio,
+    /// llama.cpp's server, Ollama's OpenAI endpoint, gateways, OpenAI.
+    OpenaiChat,
+}
+
+impl ModelProvider {
+    /// The name settings, flags and the environment use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelProvider::Anthropic => "anthropic",
+            ModelProvider::OpenaiChat => "openai-chat",
+        }
+    }
+}
+
+impl std::str::FromStr for ModelProvider {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "anthropic" => Ok(ModelProvider::Anthropic),
+            "openai-chat" | "openai" => Ok(ModelProvider::OpenaiChat),
+            other => Err(format!(
+                "unknown model provider `{other}`; the providers are anthropic and openai-chat"
+            )),
+        }
+    }
+}

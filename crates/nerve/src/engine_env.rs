@@ -32,6 +32,10 @@ pub const FAST_MODEL_ENV: &str = "NERVE_FAST_MODEL";
 pub const MAX_TOOL_CONCURRENCY_ENV: &str = "NERVE_MAX_TOOL_USE_CONCURRENCY";
 /// `1` offers the test tools (in a build with the `test-tools` feature only).
 pub const TEST_TOOLS_ENV: &str = "NERVE_TEST_TOOLS";
+/// The key of an OpenAI-compatible server.
+pub const OPENAI_API_KEY_ENV: &str = "OPENAI_API_KEY";
+/// The API the model server speaks: `anthropic` (the default) or `openai-chat`.
+pub const PROVIDER_ENV: &str = "NERVE_PROVIDER";
 /// `1` offers WebSearch whatever the model server, `0` never; unset: only on Anthropic's API.
 pub const WEB_SEARCH_ENV: &str = "NERVE_WEB_SEARCH";
 /// The binary that sandboxes Bash commands.
@@ -68,6 +72,10 @@ pub struct EngineEnv {
     pub max_tool_concurrency: Option<usize>,
     /// `NERVE_TEST_TOOLS=1`.
     pub test_tools: bool,
+    /// `OPENAI_API_KEY`.
+    pub openai_api_key: Option<String>,
+    /// `NERVE_PROVIDER`, when it names a provider (another value is reported where a session starts).
+    pub provider: Option<String>,
     /// `NERVE_WEB_SEARCH`: `Some(true)` for `1`, `Some(false)` for `0`.
     pub web_search: Option<bool>,
     /// `NERVE_SANDBOX_HELPER`.
@@ -101,6 +109,8 @@ impl EngineEnv {
             fast_model: text(FAST_MODEL_ENV),
             max_tool_concurrency: positive(MAX_TOOL_CONCURRENCY_ENV).and_then(|n| usize::try_from(n).ok()),
             test_tools: lookup(TEST_TOOLS_ENV).is_some_and(|v| v == "1"),
+            openai_api_key: text(OPENAI_API_KEY_ENV).map(|k| k.trim().to_owned()),
+            provider: text(PROVIDER_ENV).map(|p| p.trim().to_owned()),
             web_search: match text(WEB_SEARCH_ENV).as_deref().map(str::trim) {
                 Some("1") => Some(true),
                 Some("0") => Some(false),

@@ -8,6 +8,7 @@ import type { AppState } from "../bindings/AppState";
 import type { AppSettings } from "../bindings/AppSettings";
 import type { MemoryFileView } from "../bindings/MemoryFileView";
 import type { ProjectInfo } from "../bindings/ProjectInfo";
+import type { PromptAttachment } from "../bindings/PromptAttachment";
 import type { SessionInfo } from "../bindings/SessionInfo";
 import type { TurnSummary } from "../bindings/TurnSummary";
 import type { Event } from "../bindings/Event";
@@ -120,16 +121,19 @@ export const deleteSession = (projectPath: string, sessionId: string) =>
 export const startDemo = () => invoke<DemoStarted>("start_demo");
 
 /** Resolves when the turn ends; events arrive on `onEvent` meanwhile, in order. Attached images
- *  are checked by the engine (type, size) before anything is sent; a bad one rejects the call. */
+ *  are checked by the engine (type, size) before anything is sent; a bad one rejects the call.
+ *  Attachments (a folder, a page, another session, a terminal's selection) are read by the engine
+ *  as the prompt is sent; one it cannot read rejects the call, and nothing is sent. */
 export function sendPrompt(
   sessionId: string,
   prompt: string,
   onEvent: (e: Event) => void,
   images: AttachedImage[] = [],
+  attachments: PromptAttachment[] = [],
 ) {
   const channel = new Channel<Event>();
   channel.onmessage = onEvent;
-  return invoke<TurnSummary>("send_prompt", { sessionId, prompt, images, onEvent: channel });
+  return invoke<TurnSummary>("send_prompt", { sessionId, prompt, images, attachments, onEvent: channel });
 }
 
 export const abortTurn = (sessionId: string) => invoke<void>("abort_turn", { sessionId });

@@ -1,5 +1,6 @@
-// `@` file mentions in the prompt box: the mention being typed, inserting the chosen path, and
-// splitting a path into matched and unmatched runs for highlighting.
+// `@` mentions in the prompt box: the mention being typed, inserting the chosen path (or taking the
+// mention out, when what it named became an attachment), and splitting a path into matched and
+// unmatched runs for highlighting.
 
 /** A mention being typed: `@query` from `start` to `end` (the whole word around the caret). */
 export interface Mention {
@@ -32,6 +33,17 @@ export function insertMention(text: string, mention: Mention, path: string): { t
   const after = text.slice(mention.end);
   if (/^\s/.test(after)) return { text: before + after, caret: before.length + 1 };
   return { text: `${before} ${after}`, caret: before.length + 1 };
+}
+
+/** Takes the typed mention out (what it named went into a chip): one of the blanks around it goes
+ *  with it, and the caret stays where the mention was. */
+export function removeMention(text: string, mention: Mention): { text: string; caret: number } {
+  let start = mention.start;
+  let end = mention.end;
+  const blankBefore = start === 0 || /\s/.test(text[start - 1]!);
+  if (blankBefore && / /.test(text[end] ?? "")) end++;
+  else if (start > 0 && text[start - 1] === " " && end === text.length) start--;
+  return { text: text.slice(0, start) + text.slice(end), caret: start };
 }
 
 /** The path in runs of matched (`hit`) and unmatched characters; `indices` count characters

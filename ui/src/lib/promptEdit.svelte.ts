@@ -2,6 +2,7 @@
 // by the editor itself: a long conversation draws only the rows in view, and the editor's row may
 // be dropped and drawn again while the user scrolls; the edited text, the code choice and the
 // engine's plan must survive that.
+import type { AttachmentView } from "../bindings/AttachmentView";
 import type { CodeRewindPlan } from "../bindings/CodeRewindPlan";
 import { attachmentsOf, type Attachment } from "./attachments";
 import { confirmedOnDisk } from "./changes";
@@ -14,6 +15,8 @@ export interface EditablePrompt {
   turn: number;
   text: string;
   images: PromptImage[];
+  /** What else it carried (only named: the engine keeps what the model read of them). */
+  attachments?: AttachmentView[];
 }
 
 export class PromptEdit {
@@ -22,6 +25,9 @@ export class PromptEdit {
   readonly images: Attachment[];
   /** The prompt's images that cannot be sent again (a type the model does not read). */
   readonly imagesLeftOut: number;
+  /** The prompt's attachments, which do not go again (a past prompt only names them: the user
+   *  attaches them again in the prompt box). */
+  readonly attachmentsLeftOut: number;
   text = $state("");
   /** Also put the files back as they were before the prompt. */
   withCode = $state(false);
@@ -38,6 +44,7 @@ export class PromptEdit {
     this.text = prompt.text;
     this.images = attachmentsOf(prompt.images);
     this.imagesLeftOut = prompt.images.length - this.images.length;
+    this.attachmentsLeftOut = prompt.attachments?.length ?? 0;
     // Asked once, when the editor opens: whether there are files to offer putting back.
     planRewind(sessionId, prompt.turn).then(
       (plan) => (this.plan = plan),

@@ -5,7 +5,7 @@
 // the instance's element into its new place (xterm.js opens an instance once).
 //
 // A terminal is the user's own shell in the session's folder: not sandboxed, and never seen by the
-// model (only a selection the user sends, through the prompt box).
+// model (only a selection the user sends or attaches, through the prompt box).
 import { FitAddon } from "@xterm/addon-fit";
 import { WebLinksAddon } from "@xterm/addon-web-links";
 import { Terminal, type ITheme } from "@xterm/xterm";
@@ -78,6 +78,8 @@ export class TerminalTab {
   exited: { code: number | null } | null = $state(null);
   /** The shell could not be started. */
   failure: string | null = $state(null);
+  /** Text is selected in the terminal ("Add selection to prompt" is offered). */
+  hasSelection = $state(false);
 
   /** `term.open` ran: from then on the element only moves. */
   private opened = false;
@@ -103,6 +105,7 @@ export class TerminalTab {
     this.term.loadAddon(new WebLinksAddon((_event, uri) => void openLink(uri).catch(() => undefined)));
     this.term.attachCustomKeyEventHandler((e) => this.ownKey(e));
     this.term.onData((data) => this.input(data));
+    this.term.onSelectionChange(() => (this.hasSelection = this.term.hasSelection()));
   }
 
   /** Keys the terminal does not send to the shell: copy, paste, and the app's shortcuts a shell has

@@ -151,7 +151,7 @@ describe("editing a prompt and resending it", () => {
       { cmd: "open_project", args: { path: ROOT } },
       { cmd: "start_session", args: { projectPath: ROOT, resume: "f1" } },
       { cmd: "end_session", args: { sessionId: "s1" } },
-      { cmd: "send_prompt", args: { sessionId: "f1", prompt: "second, but better", images: [{ name: "image 1", data: PNG.data }], onEvent: expect.anything() } },
+      { cmd: "send_prompt", args: { sessionId: "f1", prompt: "second, but better", images: [{ name: "image 1", data: PNG.data }], attachments: [], onEvent: expect.anything() } },
     ]);
     // The fork shows in the main area, in the old session's place; the old one is no longer live.
     expect(screen.getAllByTestId("session-view").map((s) => s.dataset.sessionId)).toEqual(["f1"]);
@@ -190,7 +190,7 @@ describe("editing a prompt and resending it", () => {
       { cmd: "open_project", args: { path: ROOT } },
       { cmd: "start_session", args: { projectPath: ROOT, resume: "f1" } },
       { cmd: "end_session", args: { sessionId: "s1" } },
-      { cmd: "send_prompt", args: { sessionId: "f1", prompt: "second again", images: [{ name: "image 1", data: PNG.data }], onEvent: expect.anything() } },
+      { cmd: "send_prompt", args: { sessionId: "f1", prompt: "second again", images: [{ name: "image 1", data: PNG.data }], attachments: [], onEvent: expect.anything() } },
     ]);
     expect(notices()).toEqual([
       "Rewound to before prompt 2: restored 2 files.",
@@ -218,7 +218,18 @@ describe("editing a prompt and resending it", () => {
     await waitFor(() => expect(live.called("send_prompt")).toHaveLength(1));
     expect(live.called("rewind_session")).toEqual([]);
     expect(live.called("fork_session")).toEqual([{ projectPath: ROOT, sessionId: "s1", beforeTurn: 1 }]);
-    expect(live.called("send_prompt")[0]).toEqual({ sessionId: "f1", prompt: "first", images: [], onEvent: expect.anything() });
+    expect(live.called("send_prompt")[0]).toEqual({ sessionId: "f1", prompt: "first", images: [], attachments: [], onEvent: expect.anything() });
+  });
+
+  it("says that the prompt's attachments do not go again", async () => {
+    const { live, user } = await setup({}, { history: HISTORY.map((m, i) => (i === 4 ? said("second", [], [{ kind: "folder", label: "src/" }]) : m)) });
+    await user.click(editOf(2));
+    expect(within(editor()).getByTestId("prompt-editor-attachments-note").textContent!.replace(/\s+/g, " ").trim()).toBe(
+      "1 attachment of this prompt (folders, pages, sessions, terminal selections) is not sent again: attach it anew with @ if needed.",
+    );
+    await user.click(within(editor()).getByTestId("prompt-editor-send"));
+    await waitFor(() => expect(live.called("send_prompt")).toHaveLength(1));
+    expect(live.called("send_prompt")[0]!.attachments).toEqual([]);
   });
 
   it("says when some of the prompt's images cannot go again", async () => {

@@ -252,7 +252,7 @@ describe("Plan review: Clear the context first", () => {
     const prompt = `Implement this plan:\n\n${PLAN}\n\n## Notes from the user\nSmall commits`;
     expect(sent(live, "answer_permission", "abort_turn", "start_session", "end_session", "set_permission_mode", "send_prompt")).toEqual([
       { cmd: "start_session", args: { projectPath: "/home/me/projects/nerve-demo", resume: null } },
-      { cmd: "send_prompt", args: { sessionId: "s1", prompt: "rename the parser", images: [] } },
+      { cmd: "send_prompt", args: { sessionId: "s1", prompt: "rename the parser", images: [], attachments: [] } },
       {
         cmd: "answer_permission",
         args: {
@@ -265,7 +265,7 @@ describe("Plan review: Clear the context first", () => {
       { cmd: "start_session", args: { projectPath: "/home/me/projects/nerve-demo", resume: null } },
       { cmd: "end_session", args: { sessionId: "s1" } },
       { cmd: "set_permission_mode", args: { sessionId: "s2", mode: "auto" } },
-      { cmd: "send_prompt", args: { sessionId: "s2", prompt, images: [] } },
+      { cmd: "send_prompt", args: { sessionId: "s2", prompt, images: [], attachments: [] } },
     ]);
     // The new session took the old one's place, running the plan in the mode chosen.
     expect(screen.getAllByTestId("session-view").map((v) => v.dataset.sessionId)).toEqual(["s2"]);

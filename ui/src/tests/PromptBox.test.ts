@@ -20,7 +20,7 @@ describe("PromptBox", () => {
     expect(onsubmit).not.toHaveBeenCalled();
     expect(box.value).toBe("first line\nsecond");
     await user.keyboard("{Enter}");
-    expect(onsubmit).toHaveBeenCalledWith("first line\nsecond", []);
+    expect(onsubmit).toHaveBeenCalledWith("first line\nsecond", [], []);
     expect(box.value).toBe("");
     expect(screen.queryByTestId("abort-button")).toBeNull();
   });
@@ -29,7 +29,7 @@ describe("PromptBox", () => {
     const user = userEvent.setup();
     const onremove = vi.fn();
     const onabort = vi.fn();
-    render(PromptBox, { running: true, queue: [{ id: 7, text: "then run tests", images: [] }], onsubmit: vi.fn(), onremove, onabort });
+    render(PromptBox, { running: true, queue: [{ id: 7, text: "then run tests", images: [], attachments: [] }], onsubmit: vi.fn(), onremove, onabort });
     expect(screen.getByTestId("queued-prompt").textContent).toContain("then run tests");
     await user.click(screen.getByTestId("queued-remove"));
     expect(onremove).toHaveBeenCalledWith(7);

@@ -41,6 +41,7 @@ const fakes = vi.hoisted(() => {
     disposed = false;
     keyHandler: ((e: KeyboardEvent) => boolean) | null = null;
     private dataListeners: Listener<string>[] = [];
+    private selectionListeners: Listener<void>[] = [];
 
     constructor(options: Record<string, unknown> = {}) {
       this.options = { ...options };
@@ -71,6 +72,18 @@ const fakes = vi.hoisted(() => {
     }
     getSelection() {
       return this.selection;
+    }
+    hasSelection() {
+      return this.selection !== "";
+    }
+    onSelectionChange(listener: Listener<void>) {
+      this.selectionListeners.push(listener);
+      return { dispose: () => undefined };
+    }
+    /** The user selects text (or, with "", clears the selection): xterm.js says it changed. */
+    select(text: string) {
+      this.selection = text;
+      for (const listener of this.selectionListeners) listener();
     }
     attachCustomKeyEventHandler(handler: (e: KeyboardEvent) => boolean) {
       this.keyHandler = handler;
@@ -371,6 +384,35 @@ describe("The terminal panel", () => {
     expect(screen.queryByTestId("terminal-note")).toBeNull();
     await waitFor(() => expect(document.activeElement).toBe(promptInput()));
     expect(live.called("send_prompt")).toEqual([]); // the user sends it, or not
+  });
+
+  it("attaches the selection to the prompt as a chip, offered only while text is selected; it goes with the prompt", async () => {
+    const { live } = shell();
+    const user = userEvent.setup();
+    render(Conversation, { session: live.session, onclose: () => {} });
+    await openPanel(user);
+    const term = lastTerminal();
+    const button = screen.getByTestId("terminal-attach-selection") as HTMLButtonElement;
+    expect(button.textContent?.trim()).toBe("Add selection to prompt");
+    expect(button.disabled).toBe(true);
+
+    term.select("$ cargo test   \n  error[E0425]: cannot find `x`  \n\n");
+    await waitFor(() => expect(button.disabled).toBe(false));
+    await user.click(button);
+    const chip = screen.getByTestId("attachment-chip");
+    expect(chip.dataset.kind).toBe("terminal_selection");
+    expect(chip.querySelector(".a-name")?.textContent).toBe("Terminal selection (2 lines)");
+    expect(promptInput().value).toBe(""); // not in the text: a block of its own
+    await waitFor(() => expect(document.activeElement).toBe(promptInput()));
+
+    term.select("");
+    await waitFor(() => expect(button.disabled).toBe(true));
+
+    await user.type(promptInput(), "Why does this fail?{Enter}");
+    await waitFor(() => expect(live.turns).toHaveLength(1));
+    expect(live.turns[0]!.prompt).toBe("Why does this fail?");
+    expect(live.turns[0]!.attachments).toEqual([{ kind: "terminal_selection", text: "$ cargo test\n  error[E0425]: cannot find `x`" }]);
+    expect(screen.queryAllByTestId("attachment-chip")).toHaveLength(0);
   });
 
   it("follows the view's size: the terminal fits and the shell is told the new size", async () => {

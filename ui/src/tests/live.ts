@@ -5,6 +5,7 @@ import type { Channel } from "@tauri-apps/api/core";
 import type { AppState } from "../bindings/AppState";
 import type { AttachedImage } from "../bindings/AttachedImage";
 import type { Event } from "../bindings/Event";
+import type { PromptAttachment } from "../bindings/PromptAttachment";
 import type { ProjectInfo } from "../bindings/ProjectInfo";
 import type { SessionInfo } from "../bindings/SessionInfo";
 import type { TurnEnd } from "../bindings/TurnEnd";
@@ -14,6 +15,8 @@ import { SessionStore } from "../lib/conversation/session.svelte";
 export interface Turn {
   prompt: string;
   images: AttachedImage[];
+  /** The attachments `send_prompt` carried (folders, pages, sessions, a terminal's selection). */
+  attachments: PromptAttachment[];
   /** How many other send_prompt calls were still open when this one was made. */
   othersOpen: number;
   send: (event: Event) => void;
@@ -97,6 +100,7 @@ export function liveSession(info: SessionInfo = sessionInfo(), handlers: Record<
         const turn: Turn = {
           prompt: String(args.prompt),
           images: (args.images ?? []) as AttachedImage[],
+          attachments: (args.attachments ?? []) as PromptAttachment[],
           othersOpen: turns.filter((t) => !t.settled).length,
           settled: false,
           send: (event) => {

@@ -4,12 +4,14 @@
 import type { Event } from "../bindings/Event";
 import type { HistoryMessage } from "../bindings/HistoryMessage";
 import type { JsonValue } from "../bindings/serde_json/JsonValue";
+import type { AttachmentView } from "../bindings/AttachmentView";
 import type { MessageImage } from "../bindings/MessageImage";
 import type { ResultBlock } from "../bindings/ResultBlock";
 
-/** The live event of a user message: a prompt's words and pictures (empty for tool results). */
-export function userMessage(text: string, images: MessageImage[] = []): Event {
-  return { type: "user_message", message: { text, images } };
+/** The live event of a user message: a prompt's words, pictures and attachments (empty for tool
+ *  results). */
+export function userMessage(text: string, images: MessageImage[] = [], attachments: AttachmentView[] = []): Event {
+  return { type: "user_message", message: { text, images, attachments } };
 }
 
 /** The live event of a finished assistant message. */
@@ -24,8 +26,8 @@ export type UserMessage = Extract<HistoryMessage, { role: "user" }>;
 export type ModelMessage = Extract<HistoryMessage, { role: "assistant" }>;
 
 /** A prompt in a history. */
-export function said(text: string, images: MessageImage[] = []): UserMessage {
-  return { role: "user", words: { text, images }, tool_results: [] };
+export function said(text: string, images: MessageImage[] = [], attachments: AttachmentView[] = []): UserMessage {
+  return { role: "user", words: { text, images, attachments }, tool_results: [] };
 }
 
 /** A model's message in a history, with the calls it made (`[id, name, input]`). */
@@ -41,7 +43,7 @@ export function answered(text: string, calls: [string, string, JsonValue?][] = [
 export function results(...answers: [string, string | ResultBlock[], boolean?][]): UserMessage {
   return {
     role: "user",
-    words: { text: "", images: [] },
+    words: { text: "", images: [], attachments: [] },
     tool_results: answers.map(([tool_use_id, content, is_error]) => ({
       tool_use_id,
       is_error: is_error ?? false,

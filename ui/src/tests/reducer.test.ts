@@ -128,14 +128,14 @@ describe("reducer: assistant text", () => {
   it("shows user prompts but not tool-result-only user messages", () => {
     // A message that only answers calls comes from the engine with no words and no pictures.
     const s = run([userMessage("fix the bug"), userMessage("")]);
-    expect(s.items).toEqual([{ kind: "user", key: "i1", text: "fix the bug", turn: null, images: [] }]);
+    expect(s.items).toEqual([{ kind: "user", key: "i1", text: "fix the bug", turn: null, images: [], attachments: [] }]);
   });
 
   it("keeps a prompt's images, live and from a resumed history, and shows a prompt of only an image", () => {
     const image = { media_type: "image/jpeg", data: "/9j/4AAQ" };
     const expected: Item[] = [
-      { kind: "user", key: "i1", text: "what is this?", turn: 1, images: [{ media_type: "image/jpeg", data: "/9j/4AAQ" }] },
-      { kind: "user", key: "i2", text: "", turn: null, images: [{ media_type: "image/jpeg", data: "/9j/4AAQ" }] },
+      { kind: "user", key: "i1", text: "what is this?", turn: 1, images: [{ media_type: "image/jpeg", data: "/9j/4AAQ" }], attachments: [] },
+      { kind: "user", key: "i2", text: "", turn: null, images: [{ media_type: "image/jpeg", data: "/9j/4AAQ" }], attachments: [] },
     ];
     const live = run([
       { type: "turn_started", turn: 1 },
@@ -287,7 +287,7 @@ describe("reducer: prompt numbers and changed files", () => {
         said("again"),
         answered("ok"),
         // A prompt sent while calls were answered rides in the message of their results.
-        { ...results(["x", ""]), words: { text: "again", images: [] } },
+        { ...results(["x", ""]), words: { text: "again", images: [], attachments: [] } },
       ],
       "default",
       [],

@@ -64,7 +64,7 @@ function longHistory(calls: number): { messages: HistoryMessage[]; pastCalls: Pa
       }
     }
     messages.push({ ...answered(text, [], thinking), tool_uses: uses });
-    if (results.length) messages.push({ role: "user", words: { text: "", images: [] }, tool_results: results });
+    if (results.length) messages.push({ role: "user", words: { text: "", images: [], attachments: [] }, tool_results: results });
   }
   return { messages, pastCalls, prompts };
 }

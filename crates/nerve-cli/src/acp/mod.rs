@@ -225,6 +225,7 @@ async fn open(cwd: PathBuf, resume: Option<String>) -> anyhow::Result<Arc<Live>>
     options.server = ModelServer::Configured {
         base_url: None,
         custom_headers: None,
+        provider: None,
     };
     options.asker = Asker::Person;
     let session = nerve::Session::start(project, options).await?;

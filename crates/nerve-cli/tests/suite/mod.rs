@@ -9,4 +9,5 @@ mod keyring;
 mod mcp;
 mod memory;
 mod print_mode;
+mod providers;
 mod worktree;

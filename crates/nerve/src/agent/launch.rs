@@ -41,6 +41,8 @@ pub struct LaunchOptions {
     pub extra_headers: Vec<(String, String)>,
     /// A base URL replacing the default (a proxy, a test server).
     pub base_url: Option<String>,
+    /// The API the server speaks.
+    pub provider: crate::model::client::ModelProvider,
     /// Most model calls per turn (`None`: the default).
     pub max_turns: Option<u32>,
     /// How hard the model thinks (a resumed session goes on with the effort last chosen in it).
@@ -109,6 +111,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         auth,
         extra_headers,
         base_url,
+        provider,
         max_turns,
         effort,
         max_concurrency,
@@ -160,6 +163,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         model_config.base_url = url;
     }
     model_config.extra_headers = extra_headers;
+    model_config.provider = provider;
     // Web search is the model server's own tool: not offered where the server has none.
     if !crate::tools::web_search::offered(project.env(), &model_config.base_url) {
         builtins.retain(|t| t.name() != crate::tools::web_search::NAME);

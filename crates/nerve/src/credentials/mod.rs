@@ -24,6 +24,9 @@ pub const KEYRING_USER: &str = "anthropic-api-key";
 /// The keyring user a gateway's bearer token is stored under (sent as `Authorization: Bearer`,
 /// as `ANTHROPIC_AUTH_TOKEN` is).
 pub const AUTH_TOKEN_KEYRING_USER: &str = "anthropic-auth-token";
+/// The keyring user an OpenAI-compatible server's key is stored under (each provider has its own
+/// entry, so switching providers never sends one's key to the other).
+pub const OPENAI_KEYRING_USER: &str = "openai-api-key";
 use crate::engine_env::EngineEnv;
 pub use crate::engine_env::{API_KEY_ENV, KEYRING_SERVICE_ENV, KEYRING_SWITCH_ENV};
 
@@ -73,6 +76,11 @@ pub enum CredentialError {
     /// `NERVE_KEYRING=off` forbids touching the keyring.
     #[error("the OS keyring is turned off by {KEYRING_SWITCH_ENV}=off; unset it to store or delete the key")]
     KeyringOff,
+    /// No key for an OpenAI-compatible server that is not on this machine.
+    #[error(
+        "no API key for the OpenAI-compatible server: set OPENAI_API_KEY, or store one with `nerve auth set --provider openai-chat`"
+    )]
+    MissingOpenAi,
     /// An empty key was given to store.
     #[error(
         "the API key is empty: pass it on standard input, for example `printf %s \"$KEY\" | nerve auth set`"
@@ -210,10 +218,106 @@ pub fn load_model_auth(env: &EngineEnv, base_url: Option<&str>) -> Result<Loaded
     }
 }
 
+/// The keyring entry of `provider`'s key, unless `NERVE_KEYRING=off`.
+pub fn provider_store(
+    env: &EngineEnv,
+    provider: crate::model::client::ModelProvider,
+) -> Option<KeyringStore> {
+    match provider {
+        crate::model::client::ModelProvider::Anthropic => os_store(env),
+        crate::model::client::ModelProvider::OpenaiChat => os_store_for(env, OPENAI_KEYRING_USER),
+    }
+}
+
+/// Stores `provider`'s key in its own keyring entry.
+pub fn store_provider_key(
+    env: &EngineEnv,
+    provider: crate::model::client::ModelProvider,
+    key: &ApiKey,
+) -> Result<StoredIn, CredentialError> {
+    match provider {
+        crate::model::client::ModelProvider::Anthropic => store_api_key(env, key),
+        crate::model::client::ModelProvider::OpenaiChat => {
+            if key.is_empty() {
+                return Err(CredentialError::EmptyKey);
+            }
+            let store = provider_store(env, provider).ok_or(CredentialError::KeyringOff)?;
+            store_in(&store, key)?;
+            Ok(StoredIn::Keyring)
+        }
+    }
+}
+
+/// The credentials for `provider` at `base_url`: Anthropic's as [`load_model_auth`] finds them;
+/// an OpenAI-compatible server's from `OPENAI_API_KEY`, then its keyring entry, and none for a
+/// server on this machine.
+pub fn load_provider_auth(
+    env: &EngineEnv,
+    provider: crate::model::client::ModelProvider,
+    base_url: Option<&str>,
+) -> Result<LoadedAuth, CredentialError> {
+    use crate::model::client::{ModelAuth, ModelProvider, is_local_server};
+    if provider == ModelProvider::Anthropic {
+        return load_model_auth(env, base_url);
+    }
+    if let Some(key) = &env.openai_api_key {
+        return Ok(LoadedAuth {
+            auth: ModelAuth::ApiKey(ApiKey::new(key.clone())),
+            source: crate::engine_env::OPENAI_API_KEY_ENV.to_owned(),
+            keyring_problem: None,
+        });
+    }
+    let mut keyring_problem = None;
+    if let Some(store) = provider_store(env, provider) {
+        match store.read() {
+            Ok(Some(key)) if !key.trim().is_empty() => {
+                return Ok(LoadedAuth {
+                    auth: ModelAuth::ApiKey(ApiKey::new(key.trim().to_owned())),
+                    source: "the OS keyring (OpenAI-compatible key)".to_owned(),
+                    keyring_problem: None,
+                });
+            }
+            Ok(_) => {}
+            Err(e) => keyring_problem = Some(e),
+        }
+    }
+    if base_url.is_some_and(is_local_server) {
+        return Ok(LoadedAuth {
+            auth: ModelAuth::None,
+            source: "none (a local model server)".to_owned(),
+            keyring_problem,
+        });
+    }
+    Err(CredentialError::MissingOpenAi)
+}
+
 /// What a front-end may show about the credentials a session on `base_url` (the configured one:
 /// see [`crate::model::client::configured_base_url`]) would use. Blocks, like [`load_api_key`].
 pub fn status(env: &EngineEnv, base_url: Option<&str>) -> CredentialStatus {
+    status_for(env, crate::model::client::ModelProvider::Anthropic, base_url)
+}
+
+/// [`status`] for `provider`: an OpenAI-compatible server's key is its own
+/// ([`load_provider_auth`]).
+pub fn status_for(
+    env: &EngineEnv,
+    provider: crate::model::client::ModelProvider,
+    base_url: Option<&str>,
+) -> CredentialStatus {
     use crate::model::client::is_local_server;
+    if provider == crate::model::client::ModelProvider::OpenaiChat {
+        let loaded = load_provider_auth(env, provider, base_url);
+        return CredentialStatus {
+            has_api_key: loaded.is_ok(),
+            key_source: None,
+            keyring_problem: loaded
+                .as_ref()
+                .ok()
+                .and_then(|l| l.keyring_problem.as_ref().map(ToString::to_string)),
+            has_auth_token: false,
+            credentials_in_use: loaded.ok().map(|l| l.source),
+        };
+    }
     let key = load_api_key(env);
     let has_auth_token = load_auth_token(env).is_some();
     let credentials_in_use = load_model_auth(env, base_url).ok().map(|loaded| loaded.source);

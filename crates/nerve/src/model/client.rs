@@ -17,6 +17,7 @@ use crate::model::retry::{RetryNotice, RetryPolicy, RetryReason, is_retryable_st
 use crate::model::sse::{StreamEvent, decode_sse};
 use crate::model::stream::{Assembled, MessageAssembler};
 use crate::model::types::{AssistantMessage, ContentBlock, MessagesRequest};
+pub use nerve_protocol::settings::ModelProvider;
 
 /// Production endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -63,6 +64,9 @@ pub struct ModelConfig {
     pub idle_timeout: Duration,
     /// Backoff settings.
     pub retry: RetryPolicy,
+    /// Which API the server speaks: the Messages API, or the Chat Completions API, whose requests
+    /// and answers are translated on the way.
+    pub provider: ModelProvider,
 }
 
 impl ModelConfig {
@@ -81,6 +85,7 @@ impl ModelConfig {
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(120),
             retry: RetryPolicy::default(),
+            provider: ModelProvider::Anthropic,
         }
     }
 
@@ -167,7 +172,10 @@ impl ModelClient {
             }
             _ => {}
         }
-        let endpoint = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
+        let endpoint = match config.provider {
+            ModelProvider::Anthropic => format!("{}/v1/messages", config.base_url.trim_end_matches('/')),
+            ModelProvider::OpenaiChat => crate::model::openai::api_url(&config.base_url, "chat/completions"),
+        };
         reqwest::Url::parse(&endpoint).map_err(|e| {
             ModelError::Config(format!(
                 "the base URL `{}` is not a valid URL: {e}",
@@ -195,10 +203,13 @@ impl ModelClient {
     /// The models the server lists (`GET /v1/models`, which Anthropic's API, Ollama and
     /// llama.cpp's server all answer with `{"data": [{"id": ...}]}`), in the server's order.
     pub async fn list_models(&self) -> Result<Vec<ModelListing>, ModelError> {
-        let url = format!(
-            "{}/v1/models?limit=1000",
-            self.config.base_url.trim_end_matches('/')
-        );
+        let url = match self.config.provider {
+            ModelProvider::Anthropic => format!(
+                "{}/v1/models?limit=1000",
+                self.config.base_url.trim_end_matches('/')
+            ),
+            ModelProvider::OpenaiChat => crate::model::openai::api_url(&self.config.base_url, "models"),
+        };
         let response = self
             .http
             .get(&url)
@@ -269,6 +280,16 @@ impl ModelClient {
     ) -> ModelEventStream {
         let (tx, rx) = mpsc::channel(64);
         let client = self.clone();
+        // For a Chat Completions server, the Messages API body is written in its terms.
+        let body = match self.config.provider {
+            ModelProvider::Anthropic => body,
+            ModelProvider::OpenaiChat => body.and_then(|b| {
+                let value: serde_json::Value = serde_json::from_slice(&b.to_vec())?;
+                let chat =
+                    crate::model::openai::request::chat_body(&value).map_err(serde::de::Error::custom)?;
+                serde_json::to_vec(&chat).map(RequestBody::from)
+            }),
+        };
         let driver = async move {
             let result = match body {
                 Ok(body) => client.drive(body, &tx, &cancel).await,
@@ -479,7 +500,13 @@ impl ModelClient {
         cancel: &CancellationToken,
     ) -> Attempt {
         let idle = self.config.idle_timeout;
-        let mut events = Box::pin(decode_sse(response.bytes_stream()));
+        let mut events: Pin<Box<dyn Stream<Item = Result<StreamEvent, StreamError>> + Send>> =
+            match self.config.provider {
+                ModelProvider::Anthropic => Box::pin(decode_sse(response.bytes_stream())),
+                ModelProvider::OpenaiChat => Box::pin(crate::model::openai::stream::decode_chat_sse(
+                    response.bytes_stream(),
+                )),
+            };
         let mut assembler = MessageAssembler::new();
         let mut held_back: Vec<StreamEvent> = Vec::new();
         let mut delivered = 0usize;
@@ -599,7 +626,15 @@ fn build_headers(config: &ModelConfig) -> Result<HeaderMap, ModelError> {
                 ))
             })
     };
+    let openai = config.provider == ModelProvider::OpenaiChat;
     match &config.auth {
+        // OpenAI-compatible servers take every key as a bearer token.
+        ModelAuth::ApiKey(key) | ModelAuth::Bearer(key) if openai => {
+            headers.insert(
+                reqwest::header::AUTHORIZATION,
+                secret(&format!("Bearer {}", key.expose()), "the API key")?,
+            );
+        }
         ModelAuth::ApiKey(key) => {
             headers.insert(
                 HeaderName::from_static("x-api-key"),
@@ -614,12 +649,15 @@ fn build_headers(config: &ModelConfig) -> Result<HeaderMap, ModelError> {
         }
         ModelAuth::None => {}
     }
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    if openai {
+        return Ok(headers);
+    }
     headers.insert(
         HeaderName::from_static("anthropic-version"),
         HeaderValue::from_static(ANTHROPIC_VERSION),
     );
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
     if !config.betas.is_empty() {
         let betas = config.betas.join(",");
         let value = HeaderValue::from_str(&betas).map_err(|_| {

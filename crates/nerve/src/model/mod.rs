@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod client;
 pub mod context;
 pub mod error;
+pub mod openai;
 pub mod retry;
 pub mod small;
 pub mod sse;

@@ -21,7 +21,9 @@ pub use start::{Asker, ModelServer, SessionOptions, StartError, list_models};
 // What front-ends name to start a session and read its turns, so they need no module below.
 pub use crate::agent::models::{fast_model as default_fast_model, main_model as default_model};
 pub use crate::events::EventSink;
-pub use crate::model::client::{ModelAuth, configured_base_url, is_local_server, parse_custom_headers};
+pub use crate::model::client::{
+    ModelAuth, ModelProvider, configured_base_url, is_local_server, parse_custom_headers,
+};
 pub use crate::model::types::{Message, Role};
 
 use crate::agent::{

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::agent::{Agent, LaunchError, LaunchOptions, launch, models, today};
-use crate::credentials::{CredentialError, load_model_auth};
+use crate::credentials::CredentialError;
 use crate::engine_env::EngineEnv;
 use crate::events::EventSink;
 use crate::mcp::{McpConfigError, McpManager, McpOptions, McpPermissionPrompter};
 use crate::model::client::{
-    ModelAuth, ModelClient, ModelConfig, ModelListing, configured_base_url, parse_custom_headers,
+    ModelAuth, ModelClient, ModelConfig, ModelListing, ModelProvider, configured_base_url,
+    parse_custom_headers,
 };
 use crate::model::error::ModelError;
 use crate::permissions::{PendingPrompts, PermissionPrompter};
@@ -30,6 +31,9 @@ pub enum ModelServer {
         base_url: Option<String>,
         /// Extra headers from the front-end's settings, one `Name: value` per line.
         custom_headers: Option<String>,
+        /// The API the server speaks, as the front-end's settings or command line say; `None`:
+        /// `NERVE_PROVIDER`, else the Messages API.
+        provider: Option<ModelProvider>,
     },
     /// Exactly this server with these credentials and headers (a scripted model for a demo or a
     /// test); nothing is looked up.
@@ -40,6 +44,8 @@ pub enum ModelServer {
         auth: ModelAuth,
         /// Extra headers.
         extra_headers: Vec<(String, String)>,
+        /// The API it speaks.
+        provider: ModelProvider,
     },
 }
 
@@ -118,6 +124,7 @@ impl SessionOptions {
             server: ModelServer::Configured {
                 base_url: None,
                 custom_headers: None,
+                provider: None,
             },
             mcp_config_files: Vec::new(),
             asker: Asker::Nobody,
@@ -181,6 +188,9 @@ pub enum StartError {
     /// The model server did not answer as the API does.
     #[error(transparent)]
     Model(ModelError),
+    /// `NERVE_PROVIDER` names no provider.
+    #[error("NERVE_PROVIDER: {0}")]
+    Provider(String),
     /// The session's worktree could not be made or found.
     #[error(transparent)]
     Worktree(#[from] crate::worktree::WorktreeError),
@@ -272,6 +282,7 @@ struct Reach {
     base_url: Option<String>,
     auth: ModelAuth,
     extra_headers: Vec<(String, String)>,
+    provider: ModelProvider,
 }
 
 async fn reach(
@@ -279,30 +290,46 @@ async fn reach(
     server: ModelServer,
     warnings: &mut Vec<String>,
 ) -> Result<Reach, StartError> {
-    let (base_url, custom_headers) = match server {
+    let (base_url, custom_headers, provider) = match server {
         ModelServer::Fixed {
             base_url,
             auth,
             extra_headers,
+            provider,
         } => {
             return Ok(Reach {
                 base_url: Some(base_url),
                 auth,
                 extra_headers,
+                provider,
             });
         }
         ModelServer::Configured {
             base_url,
             custom_headers,
-        } => (base_url, custom_headers),
+            provider,
+        } => (base_url, custom_headers, provider),
     };
-    let base_url = configured_base_url(env, base_url.as_deref());
+    let provider = match provider {
+        Some(p) => p,
+        None => match env.provider.as_deref() {
+            Some(name) => name.parse().map_err(StartError::Provider)?,
+            None => ModelProvider::Anthropic,
+        },
+    };
+    let base_url = configured_base_url(env, base_url.as_deref()).or_else(|| {
+        // The OpenAI API's own address when nothing names a server; `ANTHROPIC_BASE_URL` above
+        // still counts, for a local server that speaks both.
+        (provider == ModelProvider::OpenaiChat).then(|| crate::model::openai::OPENAI_BASE_URL.to_string())
+    });
     // The keyring is a blocking D-Bus call.
     let for_lookup = base_url.clone();
     let env_for_lookup = Arc::clone(env);
-    let loaded = tokio::task::spawn_blocking(move || load_model_auth(&env_for_lookup, for_lookup.as_deref()))
-        .await
-        .map_err(|_| StartError::CredentialsLookupStopped)??;
+    let loaded = tokio::task::spawn_blocking(move || {
+        crate::credentials::load_provider_auth(&env_for_lookup, provider, for_lookup.as_deref())
+    })
+    .await
+    .map_err(|_| StartError::CredentialsLookupStopped)??;
     if let Some(problem) = &loaded.keyring_problem {
         warnings.push(format!("{problem}; using {}", loaded.source));
     }
@@ -320,6 +347,7 @@ async fn reach(
         base_url,
         auth: loaded.auth,
         extra_headers,
+        provider,
     })
 }
 
@@ -332,6 +360,7 @@ pub async fn list_models(env: &Arc<EngineEnv>, server: ModelServer) -> Result<Ve
         config.base_url = url;
     }
     config.extra_headers = reach.extra_headers;
+    config.provider = reach.provider;
     let client = ModelClient::new(config).map_err(StartError::Model)?;
     client.list_models().await.map_err(StartError::Model)
 }
@@ -407,6 +436,7 @@ pub(super) async fn start(
             auth: reach.auth,
             extra_headers: reach.extra_headers,
             base_url: reach.base_url,
+            provider: reach.provider,
             max_turns,
             effort: effort.unwrap_or_default(),
             max_concurrency,

@@ -14,6 +14,7 @@ mod mcp;
 mod mcp_settings;
 mod model_choice;
 mod model_client;
+mod openai_chat;
 mod pipeline;
 mod plan_mode;
 mod plan_writes;

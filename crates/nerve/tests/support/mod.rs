@@ -93,6 +93,7 @@ pub fn mock_session_options(model: &nerve_mock_model::MockServer) -> nerve::sess
         base_url: model.url(),
         auth: nerve::session::ModelAuth::ApiKey(nerve::credentials::ApiKey::new("test-key".to_string())),
         extra_headers: Vec::new(),
+        provider: nerve::session::ModelProvider::Anthropic,
     };
     o.model = Some("claude-test".into());
     o.fast_model = Some("claude-test".into());

@@ -20,7 +20,7 @@ export const FALLBACK_VIEW = 800;
 export function estimateHeight(item: Item): number {
   switch (item.kind) {
     case "user":
-      return 30 + 20 * Math.floor(item.text.length / 100) + (item.images.length ? 110 : 0);
+      return 30 + 20 * Math.floor(item.text.length / 100) + (item.images.length ? 110 : 0) + (item.attachments.length ? 26 : 0);
     case "assistant":
       return 34 + 21 * Math.ceil(item.text.length / 90) + (item.thinking ? 22 : 0);
     case "batch":

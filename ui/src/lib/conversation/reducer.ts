@@ -152,15 +152,17 @@ function isEmptyAssistant(it: Item): boolean {
   return it.kind === "assistant" && !it.text && !it.thinking;
 }
 
-/** Adds a user message's text and images. A user message shows as a prompt only when it carries
- *  either (tool results have their cards). Live, the message right after `turn_started` is that
+/** Adds a user message's text, images and attachments. A user message shows as a prompt only when
+ *  it carries one of them (tool results have their cards). Live, the message right after `turn_started` is that
  *  turn's prompt (the engine numbers the prompt, then sends it): it takes the number. */
 function addUser(state: ConversationState, words: UserWords): ConversationState {
   const turn = state.unstamped_turn;
   const next = turn === null ? state : { ...state, unstamped_turn: null, prompts: withPrompt(state.prompts, turn, (p) => ({ ...p, text: words.text })) };
   const { text, images } = words;
-  if (!text && images.length === 0) return next;
-  return withItem(next, (key) => ({ kind: "user", key, text, turn, images }));
+  // Older shells (and tests of them) send words without attachments.
+  const attachments = words.attachments ?? [];
+  if (!text && images.length === 0 && attachments.length === 0) return next;
+  return withItem(next, (key) => ({ kind: "user", key, text, turn, images, attachments }));
 }
 
 /** The prompts with the one numbered `turn` changed (the same list when there is none). */
@@ -656,8 +658,9 @@ export function fromHistory(
       }
     } else {
       const { text, images } = message.words;
-      if (text || images.length > 0) {
-        const added = add((key) => ({ kind: "user", key, text, turn: null, images }));
+      const attachments = message.words.attachments ?? [];
+      if (text || images.length > 0 || attachments.length > 0) {
+        const added = add((key) => ({ kind: "user", key, text, turn: null, images, attachments }));
         userItems.set(index, added.key);
       }
       for (const b of message.tool_results) {

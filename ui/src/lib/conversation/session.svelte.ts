@@ -14,6 +14,7 @@ import type { SessionInfo } from "../../bindings/SessionInfo";
 import type { TurnSummary } from "../../bindings/TurnSummary";
 import type { TaskView } from "../../bindings/TaskView";
 import { IMAGE_ONLY_PROMPT, toAttachedImages, type Attachment } from "../attachments";
+import { ATTACHMENT_ONLY_PROMPT, toPromptAttachments, type AttachmentChip } from "../promptAttachments";
 import { rewindSummary, rewindUndoSummary } from "../changes";
 import * as ipc from "../ipc";
 import type { SlashCommand } from "../../bindings/SlashCommand";
@@ -25,19 +26,21 @@ import { dropPermission, fromHistory, rebuild, reduce, reduceAll, withdrawOffer 
 import { keepLate, OpenTurn } from "./turns";
 import type { ConversationState } from "./types";
 
-/** What the composer hands over: the typed text (trimmed; may be empty when images go) and the
- *  attached images. */
+/** What the composer hands over: the typed text (trimmed; may be empty when images or attachments
+ *  go), the attached images and the other attachments (folders, pages, sessions, a terminal's
+ *  selection). */
 export interface PromptDraft {
   text: string;
   images: Attachment[];
+  attachments: AttachmentChip[];
 }
 
 export interface QueuedPrompt extends PromptDraft {
   id: number;
 }
 
-/** A prompt the engine refused to send (a bad image, no such session), for the composer to take
- *  back so nothing typed or attached is lost. */
+/** A prompt the engine refused to send (a bad image, an attachment it could not read, no such
+ *  session), for the composer to take back so nothing typed or attached is lost. */
 export interface UnsentPrompt extends PromptDraft {
   error: string;
 }
@@ -252,10 +255,10 @@ export class SessionStore {
   }
 
   /** Sends now when idle, otherwise queues (visibly) for after the current turn or compaction.
-   *  Images may go without text. */
-  submit(text: string, images: Attachment[] = []) {
-    const draft: PromptDraft = { text: text.trim(), images };
-    if (!draft.text && images.length === 0) return;
+   *  Images and attachments may go without text. */
+  submit(text: string, images: Attachment[] = [], attachments: AttachmentChip[] = []) {
+    const draft: PromptDraft = { text: text.trim(), images, attachments };
+    if (!draft.text && images.length === 0 && attachments.length === 0) return;
     if (draft.text) this.remember(draft.text);
     if (this.running || this.compacting) {
       this.queue = [...this.queue, { id: this.nextQueueId++, ...draft }];
@@ -319,8 +322,14 @@ export class SessionStore {
     this.choicePending = false;
     let summary: TurnSummary;
     try {
-      const prompt = draft.text || IMAGE_ONLY_PROMPT;
-      summary = await ipc.sendPrompt(this.id, prompt, (e) => this.receive(e, turn.token), toAttachedImages(draft.images));
+      const prompt = draft.text || (draft.images.length ? IMAGE_ONLY_PROMPT : ATTACHMENT_ONLY_PROMPT);
+      summary = await ipc.sendPrompt(
+        this.id,
+        prompt,
+        (e) => this.receive(e, turn.token),
+        toAttachedImages(draft.images),
+        toPromptAttachments(draft.attachments),
+      );
     } catch (e) {
       // A refused prompt started nothing: the choice still waits for the next one (unless the
       // engine answered a choice made meanwhile: its answer stands).
@@ -379,7 +388,7 @@ export class SessionStore {
     const [next, ...rest] = this.queue;
     if (!next) return;
     this.queue = rest;
-    void this.runTurn({ text: next.text, images: next.images });
+    void this.runTurn({ text: next.text, images: next.images, attachments: next.attachments });
   }
 
   /** Shows an error in the conversation. */

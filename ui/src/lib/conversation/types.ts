@@ -5,6 +5,7 @@ import type { PermissionRequest } from "../../bindings/PermissionRequest";
 import type { PromptInfo } from "../../bindings/PromptInfo";
 import type { ToolKind } from "../../bindings/ToolKind";
 import type { Progress } from "../../bindings/Progress";
+import type { AttachmentView } from "../../bindings/AttachmentView";
 import type { MessageImage } from "../../bindings/MessageImage";
 import type { ResultBlock } from "../../bindings/ResultBlock";
 import type { TodoItem } from "../../bindings/TodoItem";
@@ -91,8 +92,9 @@ export type PromptImage = MessageImage;
 export type Item =
   /** `turn` is the engine's number of the prompt (what a rewind names); null for user text that
    *  is no prompt (a compaction summary, Stop hook feedback) or a prompt the engine did not number.
-   *  `images` are those the prompt carried, in order. */
-  | { kind: "user"; key: string; text: string; turn: number | null; images: PromptImage[] }
+   *  `images` are those the prompt carried, in order; `attachments` what else it carried (a folder,
+   *  a page, another session, a terminal's selection), by kind and label. */
+  | { kind: "user"; key: string; text: string; turn: number | null; images: PromptImage[]; attachments: AttachmentView[] }
   | { kind: "assistant"; key: string; text: string; thinking: string; streaming: boolean }
   | { kind: "batch"; key: string; batch_id: number; concurrent: boolean; tool_ids: string[] }
   /** `action` offers a next step with the notice (a button); withdrawn once it is moot. */
