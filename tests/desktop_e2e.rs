@@ -1641,13 +1641,19 @@ async fn settings_images_and_attention_in_the_desktop_app() {
     // The project's sub-agent type, as the engine read it.
     let reviewer = element(&client, "[data-testid='definition-agent'][data-name='reviewer']").await;
     let listed = reviewer.text().await.unwrap();
-    for words in [
-        "Reviews a change",
-        "Read",
-        "Grep",
-        "haiku",
-        "Project · Claude Code",
-    ] {
+    // The clamped description's text is read from the page (WebDriver leaves a line-clamped box
+    // out of an element's visible text while it is scrolled away).
+    let description = client
+        .find(Locator::Css(
+            "[data-testid='definition-agent'][data-name='reviewer'] [data-testid='definition-description']",
+        ))
+        .await
+        .unwrap()
+        .prop("textContent")
+        .await
+        .unwrap();
+    assert_eq!(description.as_deref(), Some("Reviews a change"));
+    for words in ["Read", "Grep", "haiku", "Project · Claude Code"] {
         assert!(listed.contains(words), "{words} missing from {listed}");
     }
     click(&client, "[data-testid='mcp-approve'][data-server='kit']").await;
@@ -2991,6 +2997,11 @@ fn citizen_scenario() -> Scenario {
             "expect": {"tool_result": {"tool_use_id": "toolu_colour", "contains": "red ok", "is_error": false}},
             "response": stream(vec![json!({"type": "text", "text": ["Built."]})], "end_turn"),
         },
+        {
+            // A folder attached with `@src/`: its listing, a block of its own beside the words.
+            "expect": {"last_user_text_contains": "<attached-context kind=\"folder\" name=\"src/\">"},
+            "response": stream(vec![json!({"type": "text", "text": ["A library."]})], "end_turn"),
+        },
     ]);
     Scenario::from_json(&json!({ "steps": steps }).to_string()).unwrap()
 }
@@ -3042,6 +3053,30 @@ async fn a_good_desktop_citizen() {
         .unwrap();
     assert!(shown.contains("red ok") && !shown.contains("Building"), "{shown}");
     screenshot(&client, "50-command-output-in-colour").await;
+
+    // An attachment: `@src/` offers the folder; it goes as a chip, and the past prompt names it.
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    type_into(&client, "[data-testid='prompt-input']", "@src/").await;
+    click(&client, "[data-testid='attach-folder']").await;
+    element(&client, "[data-testid='attachment-chip'][data-kind='folder']").await;
+    send(&client, "What is in here?").await;
+    wait_for_text(&client, "[data-testid='assistant-text']", "A library.").await;
+    wait_for_text(
+        &client,
+        "[data-testid='past-attachment'][data-kind='folder']",
+        "src/",
+    )
+    .await;
+    assert!(
+        client
+            .find_all(Locator::Css("[data-testid='attachment-chip']"))
+            .await
+            .unwrap()
+            .is_empty(),
+        "the chip went with the prompt"
+    );
+    screenshot(&client, "54-attached-folder").await;
 
     // Diagnostics: what a bug report needs, and a log file that has the app's start in it.
     open_settings(&client).await;
