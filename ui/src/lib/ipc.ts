@@ -6,6 +6,7 @@ import type { Diagnostics } from "../bindings/Diagnostics";
 import type { UpdateStatus } from "../bindings/UpdateStatus";
 import type { AppState } from "../bindings/AppState";
 import type { AppSettings } from "../bindings/AppSettings";
+import type { ModelProvider } from "../bindings/ModelProvider";
 import type { MemoryFileView } from "../bindings/MemoryFileView";
 import type { ProjectInfo } from "../bindings/ProjectInfo";
 import type { PromptAttachment } from "../bindings/PromptAttachment";
@@ -80,10 +81,14 @@ export const useLocalServer = (baseUrl: string) => invoke<AppSettings>("use_loca
 export const saveSettings = (settings: AppSettings) =>
   invoke<AppSettings>("save_settings", { settings });
 
-/** The key goes one way only: nothing ever reads it back into the UI. */
-export const setApiKey = (key: string) => invoke<string | null>("set_api_key", { key });
+/** The key goes one way only: nothing ever reads it back into the UI. Each API's key has its own
+ *  keyring entry: `provider` names whose (null or not given: Anthropic's). A note when it went to a
+ *  file instead of the keyring. */
+export const setApiKey = (key: string, provider?: ModelProvider | null) =>
+  invoke<string | null>("set_api_key", { key, provider });
 
-export const deleteApiKey = () => invoke<void>("delete_api_key");
+/** Removes the stored key of `provider` (null or not given: Anthropic's). */
+export const deleteApiKey = (provider?: ModelProvider | null) => invoke<void>("delete_api_key", { provider });
 
 export const openProject = (path: string) => invoke<ProjectInfo>("open_project", { path });
 

@@ -5,6 +5,10 @@ import type { ModelListing } from "../bindings/ModelListing";
 /** Ollama's address; llama.cpp's server listens on :8080 by default. */
 export const DEFAULT_LOCAL_SERVER_URL = "http://localhost:11434";
 
+/** Ollama's OpenAI-compatible endpoint, as its documentation gives it (with or without `/v1`,
+ *  the engine puts `chat/completions` under `/v1` once). */
+export const DEFAULT_LOCAL_OPENAI_URL = "http://localhost:11434/v1";
+
 /** What a check of the server found, in words: how many models, and the first few names. */
 export function describeModels(models: ModelListing[]): string {
   if (models.length === 0) return "The server answers, but offers no models yet (with Ollama: ollama pull NAME).";

@@ -227,7 +227,7 @@ describe("App flow", () => {
       calls.push(cmd);
       if (cmd === "use_local_server") {
         baseUrl = (args as { baseUrl: string }).baseUrl;
-        return { base_url: baseUrl, model: null, fast_model: null, effort: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel", turn_end_notices: "all", shortcuts: {} };
+        return { base_url: baseUrl, provider: null, model: null, fast_model: null, effort: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel", turn_end_notices: "all", shortcuts: {} };
       }
       if (cmd !== "get_app_state") return null;
       // The shell counts a loopback base URL as set up: no key needed.
@@ -237,7 +237,7 @@ describe("App flow", () => {
         keyring_problem: null,
         has_auth_token: false,
         credentials_in_use: baseUrl ? "none (a local model server)" : null,
-        settings: { base_url: baseUrl, model: null, fast_model: null, effort: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel", turn_end_notices: "all", shortcuts: {}, sidebar_collapsed: null, update_feed_url: null },
+        settings: { base_url: baseUrl, provider: null, model: null, fast_model: null, effort: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel", turn_end_notices: "all", shortcuts: {}, sidebar_collapsed: null, update_feed_url: null },
         default_model: "claude-default",
         default_fast_model: "claude-fast",
         recent_projects: [],

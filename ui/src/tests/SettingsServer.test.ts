@@ -35,10 +35,101 @@ describe("The API key block", () => {
   });
 });
 
+describe("The model server's API", () => {
+  const openai = () => appWith({ settings: { ...appState().settings, provider: "openai-chat" }, key_source: null, has_api_key: false, credentials_in_use: null });
+  const text = (testid: string) => screen.getByTestId(testid).textContent?.replace(/\s+/g, " ").trim();
+
+  it("shows the saved API, with Anthropic's hint and placeholder when none is saved", () => {
+    mockSettings();
+    render(SettingsPanel, { app: appState(), onchanged: vi.fn(), onclose: vi.fn() });
+    const select = screen.getByTestId("provider-select") as HTMLSelectElement;
+    expect(select.value).toBe("anthropic");
+    expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
+      ["anthropic", "Anthropic (Messages API)"],
+      ["openai-chat", "OpenAI-compatible (Chat Completions)"],
+    ]);
+    expect(text("provider-hint")).not.toContain("api.openai.com");
+    expect(screen.getByTestId("settings-base-url").getAttribute("placeholder")).toBe("https://api.anthropic.com");
+    expect(text("settings-key-label")).toBe("Anthropic API key");
+    expect(screen.queryByTestId("settings-key-env")).toBeNull();
+    expect(screen.queryByTestId("provider-unsaved")).toBeNull();
+  });
+
+  it("shows a saved OpenAI-compatible API with its hint, placeholder and key", () => {
+    mockSettings();
+    render(SettingsPanel, { app: openai(), onchanged: vi.fn(), onclose: vi.fn() });
+    expect((screen.getByTestId("provider-select") as HTMLSelectElement).value).toBe("openai-chat");
+    expect(text("provider-hint")).toBe(
+      "vLLM, LM Studio, llama.cpp's server, Ollama (http://localhost:11434/v1), gateways or OpenAI. Without a base URL: https://api.openai.com. Tool calls, streaming and images are translated; extended thinking and web search are Anthropic's only.",
+    );
+    expect(screen.getByTestId("settings-base-url").getAttribute("placeholder")).toBe("https://api.openai.com or http://localhost:11434/v1");
+    expect(text("settings-key-label")).toBe("OpenAI-compatible API key");
+    expect(text("settings-key-env")).toContain("OPENAI_API_KEY");
+  });
+
+  it("is saved with the other fields, and says the key follows the saved API until then", async () => {
+    const ipc = mockSettings({ save_settings: (args) => args.settings });
+    const user = userEvent.setup();
+    render(SettingsPanel, { app: appState(), onchanged: vi.fn(), onclose: vi.fn() });
+    await user.selectOptions(screen.getByTestId("provider-select"), "openai-chat");
+    expect(text("provider-hint")).toContain("Without a base URL: https://api.openai.com.");
+    expect(screen.getByTestId("settings-base-url").getAttribute("placeholder")).toBe("https://api.openai.com or http://localhost:11434/v1");
+    expect(text("provider-unsaved")).toContain("use Anthropic (Messages API) until you save the settings");
+    // The key block is the saved API's until the settings are saved.
+    expect(text("settings-key-label")).toBe("Anthropic API key");
+    await user.click(screen.getByTestId("use-local-server"));
+    expect(value("settings-base-url")).toBe("http://localhost:11434/v1");
+
+    await user.click(screen.getByTestId("settings-save"));
+    await waitFor(() => expect(ipc.called("save_settings")).toHaveLength(1));
+    expect(ipc.called("save_settings")[0]).toEqual({
+      settings: { ...appState().settings, provider: "openai-chat", base_url: "http://localhost:11434/v1" },
+    });
+  });
+
+  it("saves Anthropic's as unset", async () => {
+    const ipc = mockSettings({ save_settings: (args) => args.settings });
+    const user = userEvent.setup();
+    render(SettingsPanel, { app: openai(), onchanged: vi.fn(), onclose: vi.fn() });
+    await user.selectOptions(screen.getByTestId("provider-select"), "anthropic");
+    expect(text("provider-unsaved")).toContain("use OpenAI-compatible (Chat Completions) until");
+    await user.click(screen.getByTestId("settings-save"));
+    await waitFor(() => expect(ipc.called("save_settings")).toHaveLength(1));
+    expect(ipc.called("save_settings")[0]).toEqual({ settings: { ...openai().settings, provider: null } });
+  });
+
+  it("stores and deletes the key of the saved API", async () => {
+    const ipc = mockSettings({ set_api_key: () => null, delete_api_key: () => null });
+    const onchanged = vi.fn();
+    const user = userEvent.setup();
+    const { unmount } = render(SettingsPanel, { app: openai(), onchanged, onclose: vi.fn() });
+    await user.type(screen.getByTestId("settings-new-key"), " sk-openai ");
+    await user.click(screen.getByRole("button", { name: "Save key" }));
+    await waitFor(() => expect(ipc.called("set_api_key")).toEqual([{ key: "sk-openai", provider: "openai-chat" }]));
+    await waitFor(() => expect(onchanged).toHaveBeenCalledOnce());
+    unmount();
+
+    render(SettingsPanel, { app: { ...openai(), key_source: "keyring", has_api_key: true }, onchanged, onclose: vi.fn() });
+    await user.click(screen.getByRole("button", { name: "Delete key…" }));
+    await user.click(screen.getByRole("button", { name: "Delete" }));
+    await waitFor(() => expect(ipc.called("delete_api_key")).toEqual([{ provider: "openai-chat" }]));
+  });
+
+  it("stores Anthropic's key when no API is saved", async () => {
+    const ipc = mockSettings({ set_api_key: () => null });
+    const user = userEvent.setup();
+    render(SettingsPanel, { app: appState(), onchanged: vi.fn(), onclose: vi.fn() });
+    await user.type(screen.getByTestId("settings-new-key"), "sk-ant");
+    await user.click(screen.getByRole("button", { name: "Replace key" }));
+    await waitFor(() => expect(ipc.called("set_api_key")).toEqual([{ key: "sk-ant", provider: "anthropic" }]));
+  });
+});
+
 describe("Model server and defaults", () => {
-  it("saves all ten fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
+  it("saves all eleven fields in one go, blanks as unset, and shows them as the engine stored them", async () => {
     const stored: AppSettings = {
       base_url: "https://gateway.example.com",
+      provider: null,
       model: "claude-big",
       fast_model: null,
       effort: "medium",
@@ -70,6 +161,7 @@ describe("Model server and defaults", () => {
     expect(ipc.called("save_settings")[0]).toEqual({
       settings: {
         base_url: "https://gateway.example.com",
+        provider: null,
         model: "claude-big",
         fast_model: null,
         effort: "medium",

@@ -70,7 +70,7 @@ export const appState = (): AppState => ({
   keyring_problem: null,
   has_auth_token: false,
   credentials_in_use: "the OS keyring",
-  settings: { base_url: null, model: null, fast_model: null, effort: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel", turn_end_notices: "all", shortcuts: {}, sidebar_collapsed: null, update_feed_url: null },
+  settings: { base_url: null, provider: null, model: null, fast_model: null, effort: null, default_mode: null, max_concurrency: null, max_model_calls: null, custom_headers: null, new_session_worktree: "parallel", turn_end_notices: "all", shortcuts: {}, sidebar_collapsed: null, update_feed_url: null },
   default_model: "claude-main",
   default_fast_model: "claude-fast",
   recent_projects: [],

@@ -17,7 +17,10 @@ use crate::model::error::StreamError;
 use crate::model::sse::{
     ApiErrorDetail, BlockDelta, DeltaUsage, MessageDeltaBody, MessageStart, StreamEvent,
 };
-use crate::model::types::{ContentBlock, StopReason, TextBlock, ToolUseBlock, Usage};
+use crate::model::types::{ContentBlock, StopReason, TextBlock, ThinkingBlock, ToolUseBlock, Usage};
+
+/// The signature a chat server's reasoning gets as a thinking block (never checked by anyone).
+pub const REASONING_SIGNATURE: &str = "nerve:openai-chat-reasoning";
 
 /// What is open while the chunks arrive.
 #[derive(Debug, Default)]
@@ -26,6 +29,8 @@ pub struct ChatTranslator {
     next_block: usize,
     /// The open block: its index, and the call's `index` when it is a tool call.
     open: Option<(usize, Option<u64>)>,
+    /// Whether the open block is the model's reasoning (a thinking block).
+    thinking: bool,
     finish: Option<StopReason>,
     usage: Usage,
     ended: bool,
@@ -92,8 +97,31 @@ impl ChatTranslator {
             return out;
         };
         let delta = &choice["delta"];
+        // Reasoning models' thoughts: `reasoning_content` (vLLM, DeepSeek, llama.cpp) or
+        // `reasoning` (Ollama, LM Studio), shown as thinking.
+        let reasoning = delta["reasoning_content"]
+            .as_str()
+            .or_else(|| delta["reasoning"].as_str())
+            .filter(|t| !t.is_empty());
+        if let Some(thought) = reasoning {
+            if !self.thinking {
+                self.close(&mut out);
+                let index = self.open_block(None);
+                self.thinking = true;
+                out.push(Ok(StreamEvent::ContentBlockStart {
+                    index,
+                    content_block: ContentBlock::Thinking(ThinkingBlock {
+                        thinking: String::new(),
+                        signature: String::new(),
+                    }),
+                }));
+            }
+            out.push(Ok(self.delta(BlockDelta::ThinkingDelta {
+                thinking: thought.to_string(),
+            })));
+        }
         if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
-            if !matches!(self.open, Some((_, None))) {
+            if !matches!(self.open, Some((_, None))) || self.thinking {
                 self.close(&mut out);
                 let index = self.open_block(None);
                 out.push(Ok(StreamEvent::ContentBlockStart {
@@ -173,6 +201,17 @@ impl ChatTranslator {
 
     fn close(&mut self, out: &mut Vec<Item>) {
         if let Some((index, _)) = self.open.take() {
+            if std::mem::take(&mut self.thinking) {
+                // A thinking block needs a signature to be complete; this one is never sent to
+                // Anthropic (the chat request leaves thinking out), so it is marked as the
+                // server's own.
+                out.push(Ok(StreamEvent::ContentBlockDelta {
+                    index,
+                    delta: BlockDelta::SignatureDelta {
+                        signature: REASONING_SIGNATURE.to_string(),
+                    },
+                }));
+            }
             out.push(Ok(StreamEvent::ContentBlockStop { index }));
         }
     }
@@ -345,6 +384,30 @@ mod tests {
         assert!(
             t.finish_stream().is_empty(),
             "no finish reason: the assembler calls it truncated"
+        );
+    }
+
+    #[test]
+    fn reasoning_becomes_thinking_before_the_answer() {
+        let chunk = |delta: Value, finish: Value| json!({"id": "c", "model": "qwq", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        let all = events(&[
+            chunk(json!({"reasoning_content": "The user "}), Value::Null),
+            chunk(json!({"reasoning": "wants a number."}), Value::Null),
+            chunk(json!({"content": "42"}), json!("stop")),
+        ]);
+        let mut assembler = MessageAssembler::new();
+        let mut message = None;
+        for e in &all {
+            if let Some(Assembled::MessageComplete(m)) = assembler.push(e).unwrap() {
+                message = Some(m);
+            }
+        }
+        assert_eq!(
+            serde_json::to_value(&message.unwrap().content).unwrap(),
+            json!([
+                {"type": "thinking", "thinking": "The user wants a number.", "signature": REASONING_SIGNATURE},
+                {"type": "text", "text": "42"}
+            ])
         );
     }
 }

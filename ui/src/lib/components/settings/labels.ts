@@ -3,9 +3,22 @@
 import type { DecidedBy } from "../../../bindings/DecidedBy";
 import type { DefinitionProblem } from "../../../bindings/DefinitionProblem";
 import type { DefinitionSource } from "../../../bindings/DefinitionSource";
+import type { ModelProvider } from "../../../bindings/ModelProvider";
 import type { PartDecision } from "../../../bindings/PartDecision";
 import type { RuleBehavior } from "../../../bindings/RuleBehavior";
 import type { RuleSource } from "../../../bindings/RuleSource";
+
+/** The APIs a model server may speak, as the settings' selector offers them. */
+export const PROVIDERS: readonly { value: ModelProvider; label: string }[] = [
+  { value: "anthropic", label: "Anthropic (Messages API)" },
+  { value: "openai-chat", label: "OpenAI-compatible (Chat Completions)" },
+];
+
+/** Whose API key the keyring entry of each API holds. */
+export const PROVIDER_KEY_LABELS: Record<ModelProvider, string> = {
+  anthropic: "Anthropic API key",
+  "openai-chat": "OpenAI-compatible API key",
+};
 
 /** Shown by every section that needs an open project when none is open. */
 export const NO_PROJECT = "Open a project to see its rules, hooks, MCP servers, sub-agents, skills and memory files.";
