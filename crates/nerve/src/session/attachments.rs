@@ -16,13 +16,16 @@ use crate::session::SessionError;
 
 /// Most entries a folder's listing names.
 const MAX_LISTED: usize = 400;
+/// Most entries a listing looks at: past them, the rest is not counted (the root of a repository of
+/// tens of thousands of files is listed in the time a few thousand take).
+const MAX_VISITED: usize = 5_000;
 /// How deep a listing goes below the folder.
 const LISTING_DEPTH: usize = 4;
 /// Most characters of a page, a session or a selection the model gets.
 const MAX_TEXT: usize = 40_000;
 
 /// Every attachment read, in order, or the first that cannot be.
-pub(super) async fn read_all(
+pub async fn read_all(
     project: &Project,
     permissions: &PermissionContext,
     attachments: &[PromptAttachment],
@@ -81,7 +84,12 @@ fn folder(project_dir: &Path, permissions: &PermissionContext, path: &str) -> Re
         .filter_entry(|e| e.file_name() != ".git")
         .sort_by_file_path(|a, b| a.cmp(b))
         .build();
-    for entry in walk.flatten().skip(1) {
+    let mut uncounted = false;
+    for (visited, entry) in walk.flatten().skip(1).enumerate() {
+        if visited >= MAX_VISITED {
+            uncounted = true;
+            break;
+        }
         if denied(entry.path()) {
             left_out += 1;
             continue;
@@ -115,7 +123,11 @@ fn folder(project_dir: &Path, permissions: &PermissionContext, path: &str) -> Re
     if entries.is_empty() {
         body.push_str("  (empty)\n");
     }
-    if more > 0 {
+    if uncounted {
+        body.push_str(&format!(
+            "(more entries not listed: the folder holds over {MAX_VISITED}; attach a subfolder, or use Glob)\n"
+        ));
+    } else if more > 0 {
         body.push_str(&format!("({more} more entries not listed)\n"));
     }
     if left_out > 0 {

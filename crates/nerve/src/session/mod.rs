@@ -5,7 +5,7 @@
 //! tokens, the mode switch, checkpoints, the file index) lives behind it, so the desktop shell,
 //! `nerve -p` and any later front-end do not assemble one again.
 
-mod attachments;
+pub mod attachments;
 mod start;
 
 use std::path::{Path, PathBuf};
