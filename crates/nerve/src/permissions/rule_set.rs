@@ -383,6 +383,20 @@ impl RuleSet {
         })
     }
 
+    /// The hosts `WebFetch(domain:…)` deny rules name, as written (`*.example.com` too). A bare
+    /// `WebFetch` denial denies the tool, not a site, and is not among them.
+    pub fn denied_domains(&self) -> impl Iterator<Item = &str> {
+        self.rules(RuleBehavior::Deny)
+            .filter(|r| r.value.tool_name == "WebFetch")
+            .filter_map(|r| r.value.content.as_deref()?.strip_prefix("domain:"))
+    }
+
+    /// Whether a `WebFetch(domain:…)` deny rule covers `url`'s host (what WebSearch's results and
+    /// an attached page are held to).
+    pub fn denies_domain(&self, url: &str) -> bool {
+        self.denied_domains().any(|host| domain_rule_matches(host, url))
+    }
+
     /// The strongest rule about `tool_name` whose parameter pattern matches `input`, or a bare
     /// rule. Allow can only come from a bare rule (parameter rules never allow).
     pub fn decide_parameters(

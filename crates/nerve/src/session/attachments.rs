@@ -154,12 +154,7 @@ async fn page(permissions: &PermissionContext, raw: &str) -> Result<Attachment, 
     use crate::tools::web_fetch::{content, fetch, target};
     let url = target::request_url(raw).map_err(|e| format!("The address {raw} cannot be attached: {e}"))?;
     let rules = permissions.rules.snapshot();
-    let denied = rules
-        .rules(RuleBehavior::Deny)
-        .filter(|r| r.value.tool_name == "WebFetch")
-        .filter_map(|r| r.value.content.as_deref()?.strip_prefix("domain:"))
-        .any(|host| crate::permissions::matching::domain::domain_rule_matches(host, url.as_str()));
-    if denied {
+    if rules.denies_domain(url.as_str()) {
         return Err(format!(
             "A WebFetch deny rule covers {url}: it cannot be attached."
         ));

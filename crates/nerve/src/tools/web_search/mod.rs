@@ -16,7 +16,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::model::small::DomainFilter;
-use crate::permissions::RuleBehavior;
 use crate::tool::{ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
 
 /// The tool's name.
@@ -148,7 +147,7 @@ impl Tool for WebSearchTool {
         let (hits, left_out): (Vec<Hit>, Vec<Hit>) = parsed
             .hits
             .into_iter()
-            .partition(|h| !denied_by_rules(&rules, &h.url));
+            .partition(|h| !rules.denies_domain(&h.url));
         let mut text = format!("Web search results for \"{}\":\n\n", input.query.trim());
         if hits.is_empty() {
             text.push_str("No results.\n");
@@ -250,21 +249,10 @@ fn error_advice(code: &str) -> &'static str {
 fn denied_domains(ctx: &ToolUseContext) -> Vec<String> {
     let rules = ctx.permissions.rules.snapshot();
     rules
-        .rules(RuleBehavior::Deny)
-        .filter(|r| r.value.tool_name == "WebFetch")
-        .filter_map(|r| r.value.content.as_deref()?.strip_prefix("domain:"))
+        .denied_domains()
         .map(|host| host.trim_start_matches("*.").to_string())
         .filter(|host| !host.is_empty() && host != "*")
         .collect()
-}
-
-/// Whether a `WebFetch(domain:…)` deny rule matches `url`.
-fn denied_by_rules(rules: &crate::permissions::RuleSet, url: &str) -> bool {
-    rules
-        .rules(RuleBehavior::Deny)
-        .filter(|r| r.value.tool_name == "WebFetch")
-        .filter_map(|r| r.value.content.as_deref()?.strip_prefix("domain:"))
-        .any(|host| crate::permissions::matching::domain::domain_rule_matches(host, url))
 }
 
 #[cfg(test)]
