@@ -91,7 +91,7 @@ pub fn run(command: AuthCommand) -> Result<Exit> {
         | AuthCommand::Status { provider }
         | AuthCommand::Delete { provider } => *provider,
     };
-    if provider == Some(ModelProvider::OpenaiChat) {
+    if provider.is_some_and(ModelProvider::is_openai) {
         return run_openai(command);
     }
     match command {

@@ -64,9 +64,10 @@ pub struct PrintArgs {
     /// The API's base URL (overrides ANTHROPIC_BASE_URL).
     #[arg(long = "base-url")]
     pub base_url: Option<String>,
-    /// The API the model server speaks: anthropic (the Messages API, the default) or openai-chat
-    /// (Chat Completions: vLLM, LM Studio, llama.cpp, Ollama's /v1, OpenAI); overrides
-    /// NERVE_PROVIDER. Its key: OPENAI_API_KEY, or `nerve auth set --provider openai-chat`.
+    /// The API the model server speaks: anthropic (the Messages API, the default), openai-chat
+    /// (Chat Completions: vLLM, LM Studio, llama.cpp, Ollama's /v1, OpenAI) or openai-responses
+    /// (OpenAI's Responses API); overrides NERVE_PROVIDER. The OpenAI APIs' key: OPENAI_API_KEY, or
+    /// `nerve auth set --provider openai-chat`.
     #[arg(long, value_parser = parse_provider)]
     pub provider: Option<nerve::session::ModelProvider>,
     /// Most model calls in the turn.

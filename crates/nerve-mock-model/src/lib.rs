@@ -76,6 +76,11 @@
 //!   tools with valid names), read as a Messages API request for `when` and `expect`, and answered
 //!   with chat chunks (text as `content` deltas, tool calls as `tool_calls` deltas, the usage chunk
 //!   when asked, `[DONE]`) or one `chat.completion`; errors in OpenAI's shape.
+//! - And OpenAI's Responses API on `POST /v1/responses` (module `responses`): a bearer key,
+//!   `model`, `input` items with each `function_call_output` answering an earlier `function_call`
+//!   by `call_id` and every call answered, function tools with a name and parameters; answered with
+//!   the typed events (`response.created`, `output_item.added`/`done`, `output_text.delta`,
+//!   `function_call_arguments.delta`, `response.completed` with the usage).
 //!   Every block takes an optional `delay_ms` before its `content_block_start`; `delay_ms` on
 //!   the response pauses before `message_start` (headers are sent at once), `delta_delay_ms`
 //!   before each delta. `stop_reason` defaults to `tool_use` when a tool_use block exists,
@@ -95,6 +100,7 @@ pub mod cache;
 pub mod chat;
 pub mod expect;
 pub mod frames;
+pub mod responses;
 pub mod scenario;
 pub mod server;
 pub mod validate;

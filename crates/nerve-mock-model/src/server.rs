@@ -119,6 +119,7 @@ impl MockServer {
         let app = Router::new()
             .route("/v1/messages", post(messages))
             .route("/v1/chat/completions", post(chat_completions))
+            .route("/v1/responses", post(responses))
             .route("/v1/models", get(list_models))
             .route("/__mock/requests", get(list_requests))
             .route("/__mock/sink", post(sink))
@@ -340,13 +341,22 @@ async fn chat_completions(State(state): State<SharedState>, headers: HeaderMap, 
     response
 }
 
-/// Which API a request came in on: the same steps answer both.
+async fn responses(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
+    let started = std::time::Instant::now();
+    let response = answer_messages(&state, &headers, body, Dialect::Responses);
+    lock(&state).busy += started.elapsed();
+    response
+}
+
+/// Which API a request came in on: the same steps answer all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Dialect {
     /// Anthropic's Messages API.
     Messages,
     /// The OpenAI-compatible Chat Completions API.
     Chat,
+    /// OpenAI's Responses API.
+    Responses,
 }
 
 impl Dialect {
@@ -354,6 +364,7 @@ impl Dialect {
         match self {
             Dialect::Messages => "/v1/messages",
             Dialect::Chat => "/v1/chat/completions",
+            Dialect::Responses => "/v1/responses",
         }
     }
 
@@ -361,7 +372,7 @@ impl Dialect {
     fn error(self, status: u16, error_type: &str, message: &str, request_id: &str) -> Response {
         match self {
             Dialect::Messages => json_error(status, error_type, message, request_id),
-            Dialect::Chat => {
+            Dialect::Chat | Dialect::Responses => {
                 let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
                 let mut response =
                     (status, Json(crate::chat::error_body(error_type, message))).into_response();
@@ -389,6 +400,7 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes, dialec
                 validate_request_with(headers, &body, shared.auth).map(|parsed| (parsed.clone(), parsed))
             }
             Dialect::Chat => crate::chat::validate(headers, &body, shared.auth),
+            Dialect::Responses => crate::responses::validate(headers, &body, shared.auth),
         };
         let plan = match validated {
             // Rejected requests do not consume a step: the real API refuses them before
@@ -484,13 +496,18 @@ fn answer_messages(state: &SharedState, headers: &HeaderMap, body: Bytes, dialec
             &request_id,
         ),
         Plan::Play { step, response, body } => match *response {
-            StepResponse::Error(error) if dialect == Dialect::Chat => dialect.error(
+            StepResponse::Error(error) if dialect != Dialect::Messages => dialect.error(
                 error.status,
                 &error.error_type.clone().unwrap_or_else(|| error_type_for_status(error.status).to_owned()),
                 error.message.as_deref().unwrap_or("scripted error"),
                 &request_id,
             ),
             StepResponse::Error(error) => scripted_error(&error, &request_id),
+            StepResponse::Stream(stream) if dialect == Dialect::Responses => {
+                let model = body.get("model").and_then(Value::as_str).unwrap_or("mock").to_owned();
+                let id = format!("resp_mock_{index}");
+                sse_response(crate::responses::events(step, &stream, &model, &id), &request_id)
+            }
             StepResponse::Stream(stream) if dialect == Dialect::Chat => {
                 let model = body.get("model").and_then(Value::as_str).unwrap_or("mock").to_owned();
                 let id = format!("chatcmpl-mock-{index}");

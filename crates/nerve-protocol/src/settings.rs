@@ -411,6 +411,8 @@ pub enum ModelProvider {
     /// The OpenAI-compatible Chat Completions API (`/v1/chat/completions`): vLLM, LM Studio,
     /// llama.cpp's server, Ollama's OpenAI endpoint, gateways, OpenAI.
     OpenaiChat,
+    /// OpenAI's Responses API (`/v1/responses`): OpenAI and the servers that offer it.
+    OpenaiResponses,
 }
 
 impl ModelProvider {
@@ -419,7 +421,13 @@ impl ModelProvider {
         match self {
             ModelProvider::Anthropic => "anthropic",
             ModelProvider::OpenaiChat => "openai-chat",
+            ModelProvider::OpenaiResponses => "openai-responses",
         }
+    }
+
+    /// Whether it is one of OpenAI's APIs (a bearer key, OpenAI's key, its own keyring entry).
+    pub fn is_openai(self) -> bool {
+        self != ModelProvider::Anthropic
     }
 }
 
@@ -430,8 +438,9 @@ impl std::str::FromStr for ModelProvider {
         match s.trim() {
             "anthropic" => Ok(ModelProvider::Anthropic),
             "openai-chat" | "openai" => Ok(ModelProvider::OpenaiChat),
+            "openai-responses" => Ok(ModelProvider::OpenaiResponses),
             other => Err(format!(
-                "unknown model provider `{other}`; the providers are anthropic and openai-chat"
+                "unknown model provider `{other}`; the providers are anthropic, openai-chat and openai-responses"
             )),
         }
     }

@@ -3,4 +3,4 @@
 /**
  * Which API the model server speaks.
  */
-export type ModelProvider = "anthropic" | "openai-chat";
+export type ModelProvider = "anthropic" | "openai-chat" | "openai-responses";

@@ -47,6 +47,7 @@ describe("The model server's API", () => {
     expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
       ["anthropic", "Anthropic (Messages API)"],
       ["openai-chat", "OpenAI-compatible (Chat Completions)"],
+      ["openai-responses", "OpenAI (Responses API)"],
     ]);
     expect(text("provider-hint")).not.toContain("api.openai.com");
     expect(screen.getByTestId("settings-base-url").getAttribute("placeholder")).toBe("https://api.anthropic.com");

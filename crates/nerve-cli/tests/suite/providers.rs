@@ -81,7 +81,9 @@ fn auth_status_names_the_providers_key_and_an_unknown_provider_is_a_usage_error(
     let (code, _, err) = run(&["-p", "hi", "--provider", "gemini"], None);
     assert_eq!(code, 2);
     assert!(
-        err.contains("unknown model provider `gemini`; the providers are anthropic and openai-chat"),
+        err.contains(
+            "unknown model provider `gemini`; the providers are anthropic, openai-chat and openai-responses"
+        ),
         "{err}"
     );
 }

@@ -225,7 +225,8 @@ pub fn provider_store(
 ) -> Option<KeyringStore> {
     match provider {
         crate::model::client::ModelProvider::Anthropic => os_store(env),
-        crate::model::client::ModelProvider::OpenaiChat => os_store_for(env, OPENAI_KEYRING_USER),
+        crate::model::client::ModelProvider::OpenaiChat
+        | crate::model::client::ModelProvider::OpenaiResponses => os_store_for(env, OPENAI_KEYRING_USER),
     }
 }
 
@@ -237,7 +238,8 @@ pub fn store_provider_key(
 ) -> Result<StoredIn, CredentialError> {
     match provider {
         crate::model::client::ModelProvider::Anthropic => store_api_key(env, key),
-        crate::model::client::ModelProvider::OpenaiChat => {
+        crate::model::client::ModelProvider::OpenaiChat
+        | crate::model::client::ModelProvider::OpenaiResponses => {
             if key.is_empty() {
                 return Err(CredentialError::EmptyKey);
             }
@@ -305,7 +307,7 @@ pub fn status_for(
     base_url: Option<&str>,
 ) -> CredentialStatus {
     use crate::model::client::is_local_server;
-    if provider == crate::model::client::ModelProvider::OpenaiChat {
+    if provider.is_openai() {
         let loaded = load_provider_auth(env, provider, base_url);
         return CredentialStatus {
             has_api_key: loaded.is_ok(),

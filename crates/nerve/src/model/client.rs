@@ -175,6 +175,7 @@ impl ModelClient {
         let endpoint = match config.provider {
             ModelProvider::Anthropic => format!("{}/v1/messages", config.base_url.trim_end_matches('/')),
             ModelProvider::OpenaiChat => crate::model::openai::api_url(&config.base_url, "chat/completions"),
+            ModelProvider::OpenaiResponses => crate::model::openai::api_url(&config.base_url, "responses"),
         };
         reqwest::Url::parse(&endpoint).map_err(|e| {
             ModelError::Config(format!(
@@ -208,7 +209,9 @@ impl ModelClient {
                 "{}/v1/models?limit=1000",
                 self.config.base_url.trim_end_matches('/')
             ),
-            ModelProvider::OpenaiChat => crate::model::openai::api_url(&self.config.base_url, "models"),
+            ModelProvider::OpenaiChat | ModelProvider::OpenaiResponses => {
+                crate::model::openai::api_url(&self.config.base_url, "models")
+            }
         };
         let response = self
             .http
@@ -280,14 +283,17 @@ impl ModelClient {
     ) -> ModelEventStream {
         let (tx, rx) = mpsc::channel(64);
         let client = self.clone();
-        // For a Chat Completions server, the Messages API body is written in its terms.
+        // For an OpenAI server, the Messages API body is written in its API's terms.
         let body = match self.config.provider {
             ModelProvider::Anthropic => body,
-            ModelProvider::OpenaiChat => body.and_then(|b| {
+            provider => body.and_then(|b| {
                 let value: serde_json::Value = serde_json::from_slice(&b.to_vec())?;
-                let chat =
-                    crate::model::openai::request::chat_body(&value).map_err(serde::de::Error::custom)?;
-                serde_json::to_vec(&chat).map(RequestBody::from)
+                let written = if provider == ModelProvider::OpenaiResponses {
+                    crate::model::openai::responses::responses_body(&value)
+                } else {
+                    crate::model::openai::request::chat_body(&value)
+                };
+                serde_json::to_vec(&written.map_err(serde::de::Error::custom)?).map(RequestBody::from)
             }),
         };
         let driver = async move {
@@ -506,6 +512,9 @@ impl ModelClient {
                 ModelProvider::OpenaiChat => Box::pin(crate::model::openai::stream::decode_chat_sse(
                     response.bytes_stream(),
                 )),
+                ModelProvider::OpenaiResponses => Box::pin(
+                    crate::model::openai::responses::decode_responses_sse(response.bytes_stream()),
+                ),
             };
         let mut assembler = MessageAssembler::new();
         let mut held_back: Vec<StreamEvent> = Vec::new();
@@ -626,7 +635,7 @@ fn build_headers(config: &ModelConfig) -> Result<HeaderMap, ModelError> {
                 ))
             })
     };
-    let openai = config.provider == ModelProvider::OpenaiChat;
+    let openai = config.provider.is_openai();
     match &config.auth {
         // OpenAI-compatible servers take every key as a bearer token.
         ModelAuth::ApiKey(key) | ModelAuth::Bearer(key) if openai => {

@@ -320,7 +320,9 @@ async fn reach(
     let base_url = configured_base_url(env, base_url.as_deref()).or_else(|| {
         // The OpenAI API's own address when nothing names a server; `ANTHROPIC_BASE_URL` above
         // still counts, for a local server that speaks both.
-        (provider == ModelProvider::OpenaiChat).then(|| crate::model::openai::OPENAI_BASE_URL.to_string())
+        provider
+            .is_openai()
+            .then(|| crate::model::openai::OPENAI_BASE_URL.to_string())
     });
     // The keyring is a blocking D-Bus call.
     let for_lookup = base_url.clone();

@@ -114,3 +114,44 @@ async fn the_servers_errors_reach_the_user_in_words() {
         "{error}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_responses_api_runs_the_same_turn() {
+    let p = TestProject::new();
+    let a = p.write("a.txt", "alpha\n").display().to_string();
+    let model = mock(json!([
+        {"expect": {"tools_include": ["Read"], "system_contains": "# Using your tools"},
+         "response": {"type": "stream", "blocks": [
+            {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "id": "call_a", "name": "Read", "input": {"file_path": a}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "call_a", "contains": "alpha"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "It says alpha."}]}}
+    ]))
+    .await;
+    let mut options = chat_options(&model);
+    if let ModelServer::Fixed { provider, .. } = &mut options.server {
+        *provider = ModelProvider::OpenaiResponses;
+    }
+    let session = nerve::Session::start(nerve::Project::open(p.options()).unwrap(), options)
+        .await
+        .unwrap();
+    let done = session
+        .send("what does a.txt say?", &[], EventSink::discard())
+        .await
+        .unwrap();
+    assert_eq!(done.final_text, "It says alpha.", "{:?}", done.error);
+    let requests = model.requests();
+    assert!(requests.iter().all(|r| r.path == "/v1/responses"));
+    let second = &requests[1].body;
+    assert_eq!(second["store"], json!(false));
+    let kinds: Vec<&str> = second["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap_or("message"))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["message", "message", "function_call", "function_call_output"]
+    );
+}

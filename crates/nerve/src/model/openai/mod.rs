@@ -5,6 +5,7 @@
 //! executor and the front-ends do not know which API answered.
 
 pub mod request;
+pub mod responses;
 pub mod stream;
 
 pub use nerve_protocol::settings::ModelProvider;

@@ -12,12 +12,14 @@ import type { RuleSource } from "../../../bindings/RuleSource";
 export const PROVIDERS: readonly { value: ModelProvider; label: string }[] = [
   { value: "anthropic", label: "Anthropic (Messages API)" },
   { value: "openai-chat", label: "OpenAI-compatible (Chat Completions)" },
+  { value: "openai-responses", label: "OpenAI (Responses API)" },
 ];
 
 /** Whose API key the keyring entry of each API holds. */
 export const PROVIDER_KEY_LABELS: Record<ModelProvider, string> = {
   anthropic: "Anthropic API key",
   "openai-chat": "OpenAI-compatible API key",
+  "openai-responses": "OpenAI-compatible API key",
 };
 
 /** Shown by every section that needs an open project when none is open. */
