@@ -25,8 +25,9 @@ fn invalid(message: impl Into<String>) -> Rejection {
     }
 }
 
-/// Checks a chat request as the API does; on success, the request and its Messages API reading.
-pub fn validate(headers: &HeaderMap, body: &[u8], auth: AuthMode) -> Result<(Value, Value), Rejection> {
+/// OpenAI's APIs take the key as a bearer token only; without one (where a key is required) the
+/// answer is OpenAI's 401.
+pub fn check_bearer(headers: &HeaderMap, auth: AuthMode) -> Result<(), Rejection> {
     let bearer = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
@@ -39,6 +40,12 @@ pub fn validate(headers: &HeaderMap, body: &[u8], auth: AuthMode) -> Result<(Val
             message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).".into(),
         });
     }
+    Ok(())
+}
+
+/// Checks a chat request as the API does; on success, the request and its Messages API reading.
+pub fn validate(headers: &HeaderMap, body: &[u8], auth: AuthMode) -> Result<(Value, Value), Rejection> {
+    check_bearer(headers, auth)?;
     if headers.contains_key("anthropic-version") || headers.contains_key("x-api-key") {
         return Err(invalid(
             "this is an OpenAI-compatible endpoint: Anthropic's headers were sent to it",

@@ -24,18 +24,7 @@ fn invalid(message: impl Into<String>) -> Rejection {
 
 /// Checks a Responses request as the API does; on success, the request and its Messages reading.
 pub fn validate(headers: &HeaderMap, body: &[u8], auth: AuthMode) -> Result<(Value, Value), Rejection> {
-    let bearer = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|t| !t.trim().is_empty());
-    if auth == AuthMode::Required && !bearer {
-        return Err(Rejection {
-            status: 401,
-            error_type: "invalid_request_error",
-            message: "You didn't provide an API key.".into(),
-        });
-    }
+    crate::chat::check_bearer(headers, auth)?;
     let request: Value = serde_json::from_slice(body)
         .map_err(|e| invalid(format!("We could not parse the JSON body of your request: {e}")))?;
     if request["model"].as_str().is_none_or(str::is_empty) {

@@ -8,15 +8,7 @@ use serde_json::{Map, Value, json};
 /// The Chat Completions body for `messages_body` (a Messages API request as JSON), streamed with
 /// usage in its last chunk.
 pub fn chat_body(messages_body: &Value) -> Result<Value, String> {
-    let mut out = Map::new();
-    out.insert("model".into(), messages_body["model"].clone());
-    if let Some(max) = messages_body.get("max_tokens").filter(|v| !v.is_null()) {
-        out.insert("max_tokens".into(), max.clone());
-    }
-    if let Some(t) = messages_body.get("temperature").filter(|v| !v.is_null()) {
-        out.insert("temperature".into(), t.clone());
-    }
-    out.insert("stream".into(), Value::Bool(true));
+    let mut out = common_fields(messages_body, "max_tokens");
     out.insert("stream_options".into(), json!({"include_usage": true}));
 
     let mut messages = Vec::new();
@@ -62,8 +54,23 @@ pub fn chat_body(messages_body: &Value) -> Result<Value, String> {
     Ok(Value::Object(out))
 }
 
+/// What both OpenAI APIs take the same way: the model, the token limit (named `limit_key`), the
+/// temperature, and streaming on.
+pub(super) fn common_fields(messages_body: &Value, limit_key: &str) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("model".into(), messages_body["model"].clone());
+    if let Some(max) = messages_body.get("max_tokens").filter(|v| !v.is_null()) {
+        out.insert(limit_key.into(), max.clone());
+    }
+    if let Some(t) = messages_body.get("temperature").filter(|v| !v.is_null()) {
+        out.insert("temperature".into(), t.clone());
+    }
+    out.insert("stream".into(), Value::Bool(true));
+    out
+}
+
 /// The system blocks' texts, joined.
-fn system_text(system: Option<&Value>) -> String {
+pub(super) fn system_text(system: Option<&Value>) -> String {
     match system {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(blocks)) => blocks

@@ -6,12 +6,10 @@
 //! API's: a function call's block closes at its `response.output_item.done`, so the call starts
 //! the moment its arguments are complete.
 
-use std::collections::VecDeque;
 use std::fmt::Display;
 
-use eventsource_stream::{EventStreamError, Eventsource};
-use futures::{Stream, StreamExt};
-use serde_json::{Map, Value, json};
+use futures::Stream;
+use serde_json::{Value, json};
 
 use crate::model::error::StreamError;
 use crate::model::sse::{
@@ -21,25 +19,9 @@ use crate::model::types::{ContentBlock, StopReason, TextBlock, ThinkingBlock, To
 
 /// The Responses API body for `messages_body` (a Messages API request as JSON).
 pub fn responses_body(messages_body: &Value) -> Result<Value, String> {
-    let mut out = Map::new();
-    out.insert("model".into(), messages_body["model"].clone());
-    if let Some(max) = messages_body.get("max_tokens").filter(|v| !v.is_null()) {
-        out.insert("max_output_tokens".into(), max.clone());
-    }
-    if let Some(t) = messages_body.get("temperature").filter(|v| !v.is_null()) {
-        out.insert("temperature".into(), t.clone());
-    }
-    out.insert("stream".into(), Value::Bool(true));
+    let mut out = super::request::common_fields(messages_body, "max_output_tokens");
     out.insert("store".into(), Value::Bool(false));
-    let system = match messages_body.get("system") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n\n"),
-        _ => String::new(),
-    };
+    let system = super::request::system_text(messages_body.get("system"));
     if !system.is_empty() {
         out.insert("instructions".into(), Value::String(system));
     }
@@ -146,7 +128,7 @@ struct Translator {
     ended: bool,
 }
 
-type Item = Result<StreamEvent, StreamError>;
+use super::stream::Item;
 
 impl Translator {
     fn open_block(&mut self, out: &mut Vec<Item>, block: ContentBlock, kind: Open) -> usize {
@@ -301,6 +283,12 @@ impl Translator {
     }
 }
 
+impl super::stream::EventTranslator for Translator {
+    fn push(&mut self, data: &str) -> Vec<Item> {
+        Translator::push(self, data)
+    }
+}
+
 /// Decodes a Responses API SSE body into Messages API events.
 pub fn decode_responses_sse<S, B, E>(bytes: S) -> impl Stream<Item = Item>
 where
@@ -308,37 +296,7 @@ where
     B: AsRef<[u8]>,
     E: Display,
 {
-    let state = (
-        Box::pin(bytes.eventsource()),
-        Translator::default(),
-        VecDeque::<Item>::new(),
-        false,
-    );
-    futures::stream::unfold(
-        state,
-        |(mut events, mut translator, mut pending, mut done)| async move {
-            loop {
-                if let Some(item) = pending.pop_front() {
-                    return Some((item, (events, translator, pending, done)));
-                }
-                if done {
-                    return None;
-                }
-                match events.next().await {
-                    Some(Ok(event)) => pending.extend(translator.push(&event.data)),
-                    Some(Err(EventStreamError::Transport(e))) => {
-                        pending.push_back(Err(StreamError::Transport(e.to_string())));
-                        done = true;
-                    }
-                    Some(Err(e)) => {
-                        pending.push_back(Err(StreamError::Protocol(format!("malformed SSE: {e}"))));
-                        done = true;
-                    }
-                    None => done = true,
-                }
-            }
-        },
-    )
+    super::stream::decode_translated(bytes, Translator::default())
 }
 
 #[cfg(test)]

@@ -36,7 +36,8 @@ pub struct ChatTranslator {
     ended: bool,
 }
 
-type Item = Result<StreamEvent, StreamError>;
+/// One translated event, or why the stream failed.
+pub type Item = Result<StreamEvent, StreamError>;
 
 impl ChatTranslator {
     /// The events one SSE `data:` payload stands for.
@@ -236,6 +237,29 @@ impl ChatTranslator {
     }
 }
 
+/// What turns one API's SSE payloads into the Messages API's events (Chat Completions' chunks,
+/// the Responses API's typed events).
+pub trait EventTranslator {
+    /// The events one SSE `data:` payload stands for.
+    fn push(&mut self, data: &str) -> Vec<Item>;
+
+    /// The events the end of the body stands for (none by default: a message never finished is
+    /// truncated, and the assembler says so).
+    fn finish_stream(&mut self) -> Vec<Item> {
+        Vec::new()
+    }
+}
+
+impl EventTranslator for ChatTranslator {
+    fn push(&mut self, data: &str) -> Vec<Item> {
+        ChatTranslator::push(self, data)
+    }
+
+    fn finish_stream(&mut self) -> Vec<Item> {
+        ChatTranslator::finish_stream(self)
+    }
+}
+
 /// Decodes a Chat Completions SSE body into Messages API events.
 pub fn decode_chat_sse<S, B, E>(bytes: S) -> impl Stream<Item = Item>
 where
@@ -243,9 +267,20 @@ where
     B: AsRef<[u8]>,
     E: Display,
 {
+    decode_translated(bytes, ChatTranslator::default())
+}
+
+/// Decodes an SSE body with `translator`, ending at the first transport or framing error.
+pub fn decode_translated<S, B, E, T>(bytes: S, translator: T) -> impl Stream<Item = Item>
+where
+    S: Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+    E: Display,
+    T: EventTranslator,
+{
     let state = (
         Box::pin(bytes.eventsource()),
-        ChatTranslator::default(),
+        translator,
         VecDeque::<Item>::new(),
         false,
     );
