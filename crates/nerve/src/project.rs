@@ -596,6 +596,7 @@ impl Project {
                 ))),
                 ..sandbox
             })),
+            editor: None,
         };
         let resolver = Resolver::new(
             setup.prompter,

@@ -10,9 +10,14 @@
 //! always with the rules the engine suggests, or reject); `session/cancel` aborts the turn, which
 //! then ends `cancelled`; `session/load` resumes a saved session and replays it.
 //!
+//! When the client offers its file system and terminals (`initialize`), the session uses them
+//! ([`editor`]): Read, Edit and Write consult and write through the editor's buffers, and a
+//! foreground Bash command runs in one of its terminals, shown live in the call's card.
+//!
 //! stdout is the protocol: nothing else may be written there (logs go to stderr).
 
 mod convert;
+mod editor;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -22,6 +27,7 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{self as sdk, Agent, Client, Stdio};
+use editor::{AcpEditor, ClientOffer};
 use nerve::session::{Asker, EventSink, ModelServer, SessionOptions};
 use nerve_protocol::Event;
 use nerve_protocol::prompt::CommandSource;
@@ -30,10 +36,11 @@ use nerve_protocol::prompt::CommandSource;
 #[derive(Default)]
 struct Sessions(Mutex<HashMap<String, Arc<Live>>>);
 
-/// An open session and the folder it works in.
+/// An open session, the folder it works in and the client's part in it.
 struct Live {
     session: nerve::Session,
     cwd: PathBuf,
+    editor: Option<Arc<AcpEditor>>,
 }
 
 impl Sessions {
@@ -71,37 +78,49 @@ fn failure(message: impl std::fmt::Display) -> sdk::Error {
 /// Serves the protocol on stdin and stdout until the client closes stdin.
 pub async fn run() -> anyhow::Result<()> {
     let sessions = Arc::new(Sessions::default());
+    // What the client offered of its file system and terminals, read at `initialize`.
+    let offer = Arc::new(Mutex::new(ClientOffer::default()));
     let result = Agent
         .v1()
         .name("nerve")
         .on_receive_request(
-            async move |_req: acp::InitializeRequest,
-                        r: Responder<acp::InitializeResponse>,
-                        _cx: ConnectionTo<Client>| {
-                r.respond(
-                    acp::InitializeResponse::new(ProtocolVersion::V1)
-                        .agent_capabilities(
-                            acp::AgentCapabilities::new()
-                                .load_session(true)
-                                .prompt_capabilities(
-                                    acp::PromptCapabilities::new().image(true).embedded_context(true),
-                                ),
-                        )
-                        .agent_info(acp::Implementation::new("nerve", env!("NERVE_VERSION"))),
-                )
+            {
+                let offer = Arc::clone(&offer);
+                async move |req: acp::InitializeRequest,
+                            r: Responder<acp::InitializeResponse>,
+                            _cx: ConnectionTo<Client>| {
+                    *offer.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                        ClientOffer::from_capabilities(&req.client_capabilities, |name| {
+                            std::env::var(name).ok()
+                        });
+                    r.respond(
+                        acp::InitializeResponse::new(ProtocolVersion::V1)
+                            .agent_capabilities(
+                                acp::AgentCapabilities::new()
+                                    .load_session(true)
+                                    .prompt_capabilities(
+                                        acp::PromptCapabilities::new().image(true).embedded_context(true),
+                                    ),
+                            )
+                            .agent_info(acp::Implementation::new("nerve", env!("NERVE_VERSION"))),
+                    )
+                }
             },
             sdk::on_receive_request!(),
         )
         .on_receive_request(
             {
                 let sessions = Arc::clone(&sessions);
+                let offer = Arc::clone(&offer);
                 async move |req: acp::NewSessionRequest,
                             r: Responder<acp::NewSessionResponse>,
                             cx: ConnectionTo<Client>| {
                     let sessions = Arc::clone(&sessions);
                     let client = cx.clone();
+                    let offer = *offer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     cx.spawn(async move {
-                        match open(req.cwd, None).await {
+                        let id = acp::SessionId::new(uuid::Uuid::new_v4().to_string());
+                        match open(&client, offer, req.cwd, id, false).await {
                             Ok(live) => {
                                 let id = acp::SessionId::new(live.session.id().to_string());
                                 let mode = live
@@ -127,13 +146,15 @@ pub async fn run() -> anyhow::Result<()> {
         .on_receive_request(
             {
                 let sessions = Arc::clone(&sessions);
+                let offer = Arc::clone(&offer);
                 async move |req: acp::LoadSessionRequest,
                             r: Responder<acp::LoadSessionResponse>,
                             cx: ConnectionTo<Client>| {
                     let sessions = Arc::clone(&sessions);
                     let client = cx.clone();
+                    let offer = *offer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     cx.spawn(async move {
-                        match load(&client, &req).await {
+                        match load(&client, offer, &req).await {
                             Ok(live) => {
                                 let mode = live
                                     .session
@@ -216,12 +237,29 @@ pub async fn run() -> anyhow::Result<()> {
     result.map_err(|e| anyhow::anyhow!("the ACP connection failed: {e}"))
 }
 
-/// Opens the project at `cwd` and starts (or, with `resume`, resumes) a session in it whose
-/// permission requests go to the client.
-async fn open(cwd: PathBuf, resume: Option<String>) -> anyhow::Result<Arc<Live>> {
+/// Opens the project at `cwd` and starts (or, with `resume`, resumes) the session `id` in it,
+/// whose permission requests go to the client and whose files and commands use what the client
+/// offered.
+async fn open(
+    client: &ConnectionTo<Client>,
+    offer: ClientOffer,
+    cwd: PathBuf,
+    id: acp::SessionId,
+    resume: bool,
+) -> anyhow::Result<Arc<Live>> {
     let project = nerve::Project::open(nerve::project::ProjectOptions::new(&cwd))?;
     let mut options = SessionOptions::new(EventSink::discard());
-    options.resume = resume;
+    if resume {
+        options.resume = Some(id.0.to_string());
+    } else {
+        options.session_id = Some(id.0.to_string());
+    }
+    let editor = offer
+        .any()
+        .then(|| Arc::new(AcpEditor::new(client.clone(), id, offer)));
+    options.editor = editor
+        .clone()
+        .map(|e| e as Arc<dyn nerve::session::editor::Editor>);
     options.server = ModelServer::Configured {
         base_url: None,
         custom_headers: None,
@@ -232,13 +270,17 @@ async fn open(cwd: PathBuf, resume: Option<String>) -> anyhow::Result<Arc<Live>>
     for warning in session.warnings() {
         tracing::warn!("{warning}");
     }
-    Ok(Arc::new(Live { session, cwd }))
+    Ok(Arc::new(Live { session, cwd, editor }))
 }
 
 /// Resumes a saved session and replays its conversation to the client (before the response, as
 /// the protocol asks).
-async fn load(client: &ConnectionTo<Client>, req: &acp::LoadSessionRequest) -> Result<Arc<Live>, sdk::Error> {
-    let live = open(req.cwd.clone(), Some(req.session_id.0.to_string()))
+async fn load(
+    client: &ConnectionTo<Client>,
+    offer: ClientOffer,
+    req: &acp::LoadSessionRequest,
+) -> Result<Arc<Live>, sdk::Error> {
+    let live = open(client, offer, req.cwd.clone(), req.session_id.clone(), true)
         .await
         .map_err(|e| failure(format!("{e:#}")))?;
     let state = live.session.state().map_err(failure)?;
@@ -337,6 +379,10 @@ fn turn_events(client: ConnectionTo<Client>, id: acp::SessionId, live: Arc<Live>
                 let mut shown = convert::result_content(&content);
                 if let Some(error) = error {
                     shown = vec![acp::ToolCallContent::from(error)];
+                }
+                // A command that ran in the client's terminal goes on showing it.
+                if let Some(terminal) = live.editor.as_ref().and_then(|e| e.terminals.take(&tool_use_id)) {
+                    shown = vec![editor::terminal_content(&terminal)];
                 }
                 if let Some(diff) = diff {
                     shown.insert(0, diff);

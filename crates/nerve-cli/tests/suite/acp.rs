@@ -3,6 +3,8 @@
 //! the client is asked about (with its diff) and allows; a turn the client cancels; then, in a new
 //! connection, the session loaded (its conversation replayed) and continued.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +17,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::support::{NERVE, TestProject, mock};
 
-/// `nerve acp` with the test folder's data, home and the mock's address.
+/// `nerve acp` with the test folder's data, home and the mock's address, using what the client
+/// offers of its files and terminals.
 fn agent(dir: &TestProject, model_url: &str) -> AcpAgent {
     AcpAgent::new(
         AcpAgentConfig::new(NERVE)
@@ -23,6 +26,8 @@ fn agent(dir: &TestProject, model_url: &str) -> AcpAgent {
             .env("ANTHROPIC_BASE_URL", model_url)
             .env("ANTHROPIC_API_KEY", "test-key")
             .env("NERVE_KEYRING", "off")
+            // The client is on this machine even when the tests run over ssh.
+            .env("NERVE_ACP_CLIENT_TOOLS", "1")
             .env(
                 "NERVE_DATA_DIR",
                 dir.dir.path().join("data").display().to_string(),
@@ -335,4 +340,467 @@ async fn an_editor_runs_a_turn_with_an_approved_edit_cancels_one_and_resumes_the
     let requests = model.requests();
     let last = &requests.last().unwrap().body;
     assert!(last["messages"].to_string().contains("fix the greeting"));
+}
+
+/// An editor's side of the file system and terminal methods, as Zed does them: reads answer from
+/// the editor's buffers (unsaved text included), writes replace the buffer and save it, terminals
+/// run the command line they are given in a process group of their own and keep its output.
+#[derive(Clone, Default)]
+struct TestEditor {
+    /// Buffers with unsaved text, by path.
+    unsaved: Arc<Mutex<HashMap<PathBuf, String>>>,
+    /// Every request the agent made of the editor, in order.
+    log: Arc<Mutex<Vec<EditorRequest>>>,
+    terminals: Arc<Mutex<HashMap<String, TestTerminal>>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum EditorRequest {
+    Read(PathBuf),
+    Write(PathBuf, String),
+    Create {
+        program: String,
+        args: Vec<String>,
+        cwd: Option<PathBuf>,
+        env: Vec<(String, String)>,
+    },
+    Kill(String),
+    Release(String),
+}
+
+#[derive(Clone)]
+struct TestTerminal {
+    output: Arc<Mutex<String>>,
+    exit: tokio::sync::watch::Receiver<Option<acp::TerminalExitStatus>>,
+    pgid: u32,
+}
+
+impl TestEditor {
+    fn logged(&self, request: EditorRequest) {
+        self.log.lock().unwrap().push(request);
+    }
+
+    fn read(&self, req: &acp::ReadTextFileRequest) -> Result<acp::ReadTextFileResponse, sdk::Error> {
+        self.logged(EditorRequest::Read(req.path.clone()));
+        let unsaved = self.unsaved.lock().unwrap().get(&req.path).cloned();
+        let text = match unsaved {
+            Some(text) => text,
+            None => std::fs::read_to_string(&req.path)
+                .map_err(|e| sdk::Error::invalid_params().data(e.to_string()))?,
+        };
+        Ok(acp::ReadTextFileResponse::new(text))
+    }
+
+    fn write(&self, req: &acp::WriteTextFileRequest) -> Result<acp::WriteTextFileResponse, sdk::Error> {
+        self.logged(EditorRequest::Write(req.path.clone(), req.content.clone()));
+        self.unsaved.lock().unwrap().remove(&req.path);
+        std::fs::write(&req.path, &req.content).map_err(sdk::Error::into_internal_error)?;
+        Ok(acp::WriteTextFileResponse::new())
+    }
+
+    fn create(&self, req: &acp::CreateTerminalRequest) -> Result<acp::CreateTerminalResponse, sdk::Error> {
+        self.logged(EditorRequest::Create {
+            program: req.command.clone(),
+            args: req.args.clone(),
+            cwd: req.cwd.clone(),
+            env: req
+                .env
+                .iter()
+                .map(|v| (v.name.clone(), v.value.clone()))
+                .collect(),
+        });
+        let mut command = tokio::process::Command::new(&req.command);
+        command
+            .args(&req.args)
+            .envs(req.env.iter().map(|v| (&v.name, &v.value)))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .process_group(0);
+        if let Some(cwd) = &req.cwd {
+            command.current_dir(cwd);
+        }
+        let mut child = command.spawn().map_err(sdk::Error::into_internal_error)?;
+        let output = Arc::new(Mutex::new(String::new()));
+        let mut readers = Vec::new();
+        for stream in [
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let output = Arc::clone(&output);
+            readers.push(tokio::spawn(async move {
+                use tokio::io::AsyncReadExt;
+                let mut stream = stream;
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = stream.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    output
+                        .lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            }));
+        }
+        let pgid = child.id().unwrap();
+        let (exit_tx, exit) = tokio::sync::watch::channel(None);
+        tokio::spawn(async move {
+            use std::os::unix::process::ExitStatusExt;
+            let status = child.wait().await.unwrap();
+            for reader in readers {
+                let _ = reader.await;
+            }
+            let status = match (status.code(), status.signal()) {
+                (Some(code), _) => acp::TerminalExitStatus::new().exit_code(code as u32),
+                (None, Some(9)) => acp::TerminalExitStatus::new().signal("SIGKILL".to_string()),
+                (None, signal) => acp::TerminalExitStatus::new().signal(format!("{}", signal.unwrap_or(0))),
+            };
+            let _ = exit_tx.send(Some(status));
+        });
+        let id = format!("term-{}", self.terminals.lock().unwrap().len() + 1);
+        self.terminals
+            .lock()
+            .unwrap()
+            .insert(id.clone(), TestTerminal { output, exit, pgid });
+        Ok(acp::CreateTerminalResponse::new(id))
+    }
+
+    fn terminal(&self, id: &acp::TerminalId) -> Result<TestTerminal, sdk::Error> {
+        self.terminals
+            .lock()
+            .unwrap()
+            .get(&*id.0)
+            .cloned()
+            .ok_or_else(|| sdk::Error::invalid_params().data(format!("no terminal {}", id.0)))
+    }
+}
+
+/// Runs `body` as an editor connected to `nerve acp` that offers its file system and terminals
+/// (served by `editor`), collecting updates into `received` and passing permission requests to
+/// the body.
+async fn connect_editor<F>(
+    agent: AcpAgent,
+    received: Received,
+    editor: TestEditor,
+    body: F,
+) -> Result<(), sdk::Error>
+where
+    F: AsyncFnOnce(ConnectionTo<Agent>, UnboundedReceiver<Asked>) -> Result<(), sdk::Error> + Send,
+{
+    let (asked_tx, asked_rx) = unbounded_channel::<Asked>();
+    let (reads, writes, creates, outputs, waits, kills, releases) = (
+        editor.clone(),
+        editor.clone(),
+        editor.clone(),
+        editor.clone(),
+        editor.clone(),
+        editor.clone(),
+        editor,
+    );
+    let run = Client
+        .v1()
+        .on_receive_notification(
+            async move |n: acp::SessionNotification, _cx: ConnectionTo<Agent>| {
+                received.0.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            sdk::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |req: acp::RequestPermissionRequest,
+                        r: Responder<acp::RequestPermissionResponse>,
+                        _cx: ConnectionTo<Agent>| {
+                asked_tx.send((req, r)).map_err(sdk::Error::into_internal_error)
+            },
+            sdk::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: acp::ReadTextFileRequest,
+                        r: Responder<acp::ReadTextFileResponse>,
+                        _cx: ConnectionTo<Agent>| { r.respond_with_result(reads.read(&req)) },
+            sdk::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: acp::WriteTextFileRequest,
+                        r: Responder<acp::WriteTextFileResponse>,
+                        _cx: ConnectionTo<Agent>| { r.respond_with_result(writes.write(&req)) },
+            sdk::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: acp::CreateTerminalRequest,
+                        r: Responder<acp::CreateTerminalResponse>,
+                        _cx: ConnectionTo<Agent>| { r.respond_with_result(creates.create(&req)) },
+            sdk::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: acp::TerminalOutputRequest,
+                        r: Responder<acp::TerminalOutputResponse>,
+                        _cx: ConnectionTo<Agent>| {
+                let terminal = outputs.terminal(&req.terminal_id)?;
+                let text = terminal.output.lock().unwrap().clone();
+                let exit = terminal.exit.borrow().clone();
+                r.respond(acp::TerminalOutputResponse::new(text, false).exit_status(exit))
+            },
+            sdk::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: acp::WaitForTerminalExitRequest,
+                        r: Responder<acp::WaitForTerminalExitResponse>,
+                        cx: ConnectionTo<Agent>| {
+                let mut exit = waits.terminal(&req.terminal_id)?.exit;
+                // Waiting must not hold up the connection (the agent kills while it waits).
+                cx.spawn(async move {
+                    let status = loop {
+                        if let Some(status) = exit.borrow().clone() {
+                            break status;
+                        }
+                        if exit.changed().await.is_err() {
+                            break acp::TerminalExitStatus::new();
+                        }
+                    };
+                    let _ = r.respond(acp::WaitForTerminalExitResponse::new(status));
+                    Ok(())
+                })
+            },
+            sdk::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: acp::KillTerminalRequest,
+                        r: Responder<acp::KillTerminalResponse>,
+                        _cx: ConnectionTo<Agent>| {
+                kills.logged(EditorRequest::Kill(req.terminal_id.0.to_string()));
+                let terminal = kills.terminal(&req.terminal_id)?;
+                // As closing a terminal does: the whole process group goes.
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", "--", &format!("-{}", terminal.pgid)])
+                    .status();
+                r.respond(acp::KillTerminalResponse::new())
+            },
+            sdk::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: acp::ReleaseTerminalRequest,
+                        r: Responder<acp::ReleaseTerminalResponse>,
+                        _cx: ConnectionTo<Agent>| {
+                releases.logged(EditorRequest::Release(req.terminal_id.0.to_string()));
+                r.respond(acp::ReleaseTerminalResponse::new())
+            },
+            sdk::on_receive_request!(),
+        )
+        .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
+            body(cx, asked_rx).await
+        });
+    tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the ACP session took over a minute")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_editor_that_offers_its_files_and_terminals_gets_the_edits_and_runs_the_commands() {
+    let dir = TestProject::new();
+    let project = dir.project_dir();
+    let greeting = project.join("greeting.txt");
+    std::fs::write(&greeting, "hello\n").unwrap();
+    let notes = project.join("notes.txt");
+    std::fs::write(&notes, "draft\n").unwrap();
+    let (greeting_path, notes_path) = (greeting.display().to_string(), notes.display().to_string());
+    let outside = dir.home().join("outside.txt");
+    let outside_path = outside.display().to_string();
+    let sandboxed = crate::support::sandbox_available("a write outside the project is not refused");
+    let model = mock(json!([
+        {"response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "read-notes", "name": "Read", "input": {"file_path": notes_path}}]}},
+        // The editor holds unsaved text: the read says so, and an edit is refused.
+        {"expect": {"tool_result": {"tool_use_id": "read-notes", "is_error": false,
+                    "contains": "the editor has unsaved changes"}},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "edit-notes", "name": "Edit",
+             "input": {"file_path": notes_path, "old_string": "draft", "new_string": "final"}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "edit-notes", "is_error": true,
+                    "contains": "has unsaved changes in the editor"}},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "read", "name": "Read", "input": {"file_path": greeting_path}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "read", "is_error": false, "contains": "hello"}},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "edit", "name": "Edit",
+             "input": {"file_path": greeting_path, "old_string": "hello", "new_string": "hello, world"}}]}},
+        // Commands run in the editor's terminals, cd tracking and all.
+        {"expect": {"tool_result": {"tool_use_id": "edit", "is_error": false}},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "make", "name": "Bash",
+             "input": {"command": "mkdir -p sub && cd sub && printf 'made by %s\\n' terminal > made.txt && cat made.txt"}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "make", "is_error": false, "contains": "made by terminal"}},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "where", "name": "Bash", "input": {"command": "pwd"}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "where", "is_error": false, "contains": "/sub"}},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "outside", "name": "Bash", "input": {"command": format!("touch {outside_path}")}}]}},
+        // The sandbox holds in the editor's terminal: nothing is written outside the project.
+        {"expect": {"tool_result": {"tool_use_id": "outside", "is_error": sandboxed}},
+         "response": {"type": "stream", "blocks": [
+            {"type": "tool_use", "id": "slow", "name": "Bash", "input": {"command": "sleep 30", "timeout": 1000}}]}},
+        {"expect": {"tool_result": {"tool_use_id": "slow", "is_error": true,
+                    "contains": "Command timed out after 1000 ms"}},
+         "response": {"type": "stream", "blocks": [{"type": "text", "text": "Done."}]}}
+    ]))
+    .await;
+
+    let editor = TestEditor::default();
+    editor
+        .unsaved
+        .lock()
+        .unwrap()
+        .insert(notes.clone(), "draft, with the user's unsaved line\n".into());
+    let received = Received::default();
+    let (cwd, seen, log) = (project.clone(), received.clone(), editor.log.clone());
+    connect_editor(
+        agent(&dir, &model.url()),
+        received,
+        editor.clone(),
+        async move |cx, mut asked| {
+            cx.send_request(
+                acp::InitializeRequest::new(ProtocolVersion::V1)
+                    .client_capabilities(
+                        acp::ClientCapabilities::new()
+                            .fs(acp::FileSystemCapabilities::new()
+                                .read_text_file(true)
+                                .write_text_file(true))
+                            .terminal(true),
+                    )
+                    .client_info(acp::Implementation::new("nerve-test-editor", "0.0.0")),
+            )
+            .block_task()
+            .await?;
+            let sid = cx
+                .send_request(acp::NewSessionRequest::new(cwd.clone()))
+                .block_task()
+                .await?
+                .session_id;
+            // Whatever asks is allowed once (the edit, the commands that write).
+            let approvals = tokio::spawn(async move {
+                let mut titles = Vec::new();
+                while let Some((request, responder)) = asked.recv().await {
+                    titles.push(request.tool_call.tool_call_id.0.to_string());
+                    responder.respond(select("allow_once")).unwrap();
+                }
+                titles
+            });
+            let done = cx
+                .send_request(acp::PromptRequest::new(
+                    sid.clone(),
+                    vec![acp::ContentBlock::from("tidy up")],
+                ))
+                .block_task()
+                .await?;
+            assert_eq!(done.stop_reason, acp::StopReason::EndTurn);
+            drop(approvals);
+            Ok(())
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(model.remaining_steps(), 0);
+
+    // The user's unsaved text was neither overwritten nor written past; the approved edit went
+    // through the editor, which saved it.
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "draft\n");
+    assert_eq!(std::fs::read_to_string(&greeting).unwrap(), "hello, world\n");
+    assert_eq!(
+        std::fs::read_to_string(project.join("sub/made.txt")).unwrap(),
+        "made by terminal\n"
+    );
+    let log = log.lock().unwrap().clone();
+    let writes: Vec<&EditorRequest> = log
+        .iter()
+        .filter(|r| matches!(r, EditorRequest::Write(..)))
+        .collect();
+    assert_eq!(
+        writes,
+        vec![&EditorRequest::Write(greeting.clone(), "hello, world\n".into())]
+    );
+    assert!(log.contains(&EditorRequest::Read(notes.clone())), "{log:?}");
+
+    // A terminal per command, each released; the one that timed out was killed first.
+    let creates: Vec<(String, Vec<String>, Option<PathBuf>)> = log
+        .iter()
+        .filter_map(|r| match r {
+            EditorRequest::Create {
+                program, args, cwd, ..
+            } => Some((program.clone(), args.clone(), cwd.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(creates.len(), 4, "{log:?}");
+    assert_eq!(outside.exists(), !sandboxed);
+    for (program, args, _) in &creates {
+        let bash = args
+            .iter()
+            .position(|a| a == "--noprofile")
+            .expect("bash's own options");
+        // The session's own command line: the sandbox helper (the nerve binary), watching the
+        // engine it is not a child of, with the policy when the kernel can enforce one.
+        assert_eq!(program, NERVE);
+        assert_eq!(args[0], "__nerve-sandbox-exec");
+        assert!(
+            args[1].starts_with('@'),
+            "the helper watches the engine: {args:?}"
+        );
+        assert_eq!(args[2] != "-", sandboxed, "{args:?}");
+        assert_eq!(args[bash - 1], "bash");
+        assert_eq!(args[bash + 1..bash + 2], ["--norc".to_string()]);
+        assert_eq!(args[args.len() - 2], "nerve-bash");
+    }
+    assert!(creates[0].1.last().unwrap().starts_with("mkdir -p sub"));
+    assert_eq!(creates[0].2.as_deref(), Some(project.as_path()));
+    assert_eq!(creates[1].2, Some(project.join("sub")), "the cd carried over");
+    let tail: Vec<&EditorRequest> = log
+        .iter()
+        .filter(|r| matches!(r, EditorRequest::Kill(_) | EditorRequest::Release(_)))
+        .collect();
+    assert_eq!(
+        tail,
+        vec![
+            &EditorRequest::Release("term-1".into()),
+            &EditorRequest::Release("term-2".into()),
+            &EditorRequest::Release("term-3".into()),
+            &EditorRequest::Kill("term-4".into()),
+            &EditorRequest::Release("term-4".into()),
+        ]
+    );
+
+    // Each command's card shows its terminal, to the end.
+    let updates = seen.take();
+    for (call, terminal) in [
+        ("make", "term-1"),
+        ("where", "term-2"),
+        ("outside", "term-3"),
+        ("slow", "term-4"),
+    ] {
+        let last = updates
+            .iter()
+            .rev()
+            .find_map(|u| match u {
+                acp::SessionUpdate::ToolCallUpdate(c)
+                    if &*c.tool_call_id.0 == call && c.fields.content.is_some() =>
+                {
+                    c.fields.content.clone()
+                }
+                _ => None,
+            })
+            .unwrap_or_default();
+        assert!(
+            matches!(last.as_slice(), [acp::ToolCallContent::Terminal(t)] if &*t.terminal_id.0 == terminal),
+            "{call}: {last:?}"
+        );
+    }
 }

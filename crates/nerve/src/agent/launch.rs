@@ -59,6 +59,8 @@ pub struct LaunchOptions {
     pub date: String,
     /// Where the session's text is shown (the system prompt says how to write for it).
     pub front_end: FrontEnd,
+    /// The editor the session runs inside, if any (see [`crate::tool::editor`]).
+    pub editor: Option<Arc<dyn crate::tool::Editor>>,
 }
 
 /// Why a session could not start.
@@ -120,6 +122,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         external_tools,
         date,
         front_end,
+        editor,
     } = options;
     let transcript_path = Transcript::path_for(&project.data_dir(), &session_id);
     if resume && !(transcript_path.exists() && crate::transcripts::is_transcript(&transcript_path)) {
@@ -232,7 +235,7 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
         classifier: Some(Arc::clone(&classifier)),
         events: events.clone(),
     };
-    let runtime = project.session(
+    let mut runtime = project.session(
         pool,
         SessionSetup {
             session_id: Some(session_id),
@@ -247,6 +250,9 @@ pub fn launch(project: &Project, options: LaunchOptions) -> Result<Launched, Lau
             skill_dirs: definitions.skill_dirs(),
         },
     );
+    if editor.is_some() {
+        Arc::make_mut(&mut runtime.context.config).editor = editor;
+    }
     let (agent, mut warnings) = if resume {
         Agent::resume(client, runtime, config, system, &transcript_path)?
     } else {

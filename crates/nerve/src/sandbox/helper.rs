@@ -48,21 +48,70 @@ pub fn run_if_asked() {
 }
 
 /// The arguments that make `exe` run `program args` sandboxed by `policy` (`None`: unrestricted,
-/// only supervised).
+/// only supervised), started by the engine itself.
 pub fn command_line(policy: Option<&SandboxPolicy>) -> Result<Vec<OsString>, serde_json::Error> {
+    // The engine's own PID: the helper compares its parent with it from the start. Reading its
+    // parent itself would miss an engine killed while the helper was still starting (it would
+    // already have been reparented, and watch the wrong process).
+    helper_line(policy, std::process::id().to_string())
+}
+
+/// [`command_line`] for a helper another process starts for the engine (an editor's terminal): the
+/// helper is not the engine's child, so it watches the engine's PID instead of its parent, and
+/// kills the command when the engine is gone all the same.
+pub fn command_line_started_elsewhere(
+    policy: Option<&SandboxPolicy>,
+) -> Result<Vec<OsString>, serde_json::Error> {
+    helper_line(policy, format!("{WATCHED}{}", std::process::id()))
+}
+
+/// Marks the engine PID of a helper that is not the engine's child ([`command_line_started_elsewhere`]).
+const WATCHED: char = '@';
+
+fn helper_line(policy: Option<&SandboxPolicy>, engine: String) -> Result<Vec<OsString>, serde_json::Error> {
     let policy = match policy {
         Some(p) => serde_json::to_string(p)?,
         None => "-".to_string(),
     };
-    // The engine's own PID: the helper compares its parent with it from the start. Reading its
-    // parent itself would miss an engine killed while the helper was still starting (it would
-    // already have been reparented, and watch the wrong process).
     Ok(vec![
         OsString::from(HELPER_ARG),
-        OsString::from(std::process::id().to_string()),
+        OsString::from(engine),
         OsString::from(policy),
         OsString::from("--"),
     ])
+}
+
+/// How the helper knows the engine that asked for the command is gone.
+#[derive(Debug, Clone, Copy)]
+enum Engine {
+    /// The engine started the helper: gone when the helper's parent changes.
+    Parent(nix::unistd::Pid),
+    /// Another process started it for the engine: gone when the engine's PID no longer exists.
+    Watched(nix::unistd::Pid),
+}
+
+impl Engine {
+    fn parse(arg: &OsString) -> Option<Self> {
+        let text = arg.to_str()?;
+        let (watched, pid) = match text.strip_prefix(WATCHED) {
+            Some(pid) => (true, pid),
+            None => (false, text),
+        };
+        let pid = nix::unistd::Pid::from_raw(pid.parse::<i32>().ok().filter(|p| *p > 0)?);
+        Some(if watched {
+            Self::Watched(pid)
+        } else {
+            Self::Parent(pid)
+        })
+    }
+
+    fn is_gone(self) -> bool {
+        match self {
+            Self::Parent(pid) => nix::unistd::getppid() != pid,
+            // Signal 0 checks that the process exists without touching it.
+            Self::Watched(pid) => nix::sys::signal::kill(pid, None) == Err(nix::errno::Errno::ESRCH),
+        }
+    }
 }
 
 fn run(args: &[OsString]) -> i32 {
@@ -77,11 +126,10 @@ fn run(args: &[OsString]) -> i32 {
     if dashes != "--" {
         return fail(USAGE.into());
     }
-    let Some(engine) = engine.to_str().and_then(|p| p.parse::<i32>().ok()) else {
+    let Some(engine) = Engine::parse(engine) else {
         return fail(USAGE.into());
     };
-    let engine = nix::unistd::Pid::from_raw(engine);
-    if nix::unistd::getppid() != engine {
+    if engine.is_gone() {
         // The engine died before the command started: start nothing.
         return SANDBOX_FAILED;
     }
@@ -178,7 +226,7 @@ type Placeholders = ();
 /// killing what it started if the engine's process goes away first.
 #[cfg(unix)]
 fn supervise(
-    parent: nix::unistd::Pid,
+    engine: Engine,
     command: &mut std::process::Command,
     placeholders: Option<Placeholders>,
     fail: impl Fn(String) -> i32,
@@ -198,7 +246,7 @@ fn supervise(
     let on_orphan = Arc::clone(&placeholders);
     std::thread::spawn(move || {
         loop {
-            if nix::unistd::getppid() != parent {
+            if engine.is_gone() {
                 // The engine is gone: so is everything it started, the helper included.
                 orphaned.kill();
                 clean_up(on_orphan.lock().ok().and_then(|mut p| p.take()));
@@ -259,7 +307,7 @@ impl OrphanedKill {
 
 #[cfg(not(unix))]
 fn supervise(
-    _parent: nix::unistd::Pid,
+    _engine: Engine,
     _command: &mut std::process::Command,
     _placeholders: Option<Placeholders>,
     fail: impl Fn(String) -> i32,
@@ -488,4 +536,34 @@ fn seccomp_filter(refuse_inet: bool, refuse_io_uring: bool) -> Result<(), Restri
     )?;
     let program = BpfProgram::try_from(filter)?;
     Ok(seccompiler::apply_filter(&program)?)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_engine_is_the_parent_or_a_watched_pid() {
+        let parse = |s: &str| Engine::parse(&OsString::from(s));
+        assert!(matches!(parse("123"), Some(Engine::Parent(p)) if p.as_raw() == 123));
+        assert!(matches!(parse("@123"), Some(Engine::Watched(p)) if p.as_raw() == 123));
+        for bad in ["", "@", "@0", "-5", "@x", "12a"] {
+            assert!(parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_watched_engine_is_gone_when_its_process_is() {
+        let me = nix::unistd::Pid::from_raw(std::process::id().cast_signed());
+        assert!(!Engine::Watched(me).is_gone());
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = nix::unistd::Pid::from_raw(child.id().cast_signed());
+        child.wait().unwrap();
+        assert!(Engine::Watched(pid).is_gone());
+        let line = command_line_started_elsewhere(None).unwrap();
+        assert_eq!(line[0], HELPER_ARG);
+        assert_eq!(line[1], OsString::from(format!("@{}", std::process::id())));
+        assert_eq!(line[2..], [OsString::from("-"), OsString::from("--")]);
+    }
 }

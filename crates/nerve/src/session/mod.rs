@@ -25,6 +25,8 @@ pub use crate::model::client::{
     ModelAuth, ModelProvider, configured_base_url, is_local_server, parse_custom_headers,
 };
 pub use crate::model::types::{Message, Role};
+/// The seam an editor front-end (`nerve acp`) gives a session: its file system and terminals.
+pub use crate::tool::editor;
 
 use crate::agent::{
     Agent, AttachedImage, CompactError, Denial, MessageObserver, PromptImageError, RewindError,

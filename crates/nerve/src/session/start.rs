@@ -110,6 +110,9 @@ pub struct SessionOptions {
     /// yet, a bare repository), start in the folder itself and say why in the warnings, instead of
     /// failing (a front-end's default, not the user's explicit ask).
     pub worktree_optional: bool,
+    /// The editor the session runs inside (an ACP client that offered its file system): the file
+    /// tools tell it of their changes and ask it about unsaved ones (see [`crate::tool::editor`]).
+    pub editor: Option<Arc<dyn crate::tool::Editor>>,
 }
 
 impl SessionOptions {
@@ -134,6 +137,7 @@ impl SessionOptions {
             index_files: false,
             worktree: None,
             worktree_optional: false,
+            editor: None,
         }
     }
 }
@@ -391,6 +395,7 @@ pub(super) async fn start(
         index_files: _,
         worktree: _,
         worktree_optional: _,
+        editor,
     } = options;
     let mut warnings = Vec::new();
     let reach = reach(project.env(), server, &mut warnings).await?;
@@ -447,6 +452,7 @@ pub(super) async fn start(
             external_tools: mcp.tools(),
             date: today(),
             front_end,
+            editor,
         },
     );
     let launched = match launched {

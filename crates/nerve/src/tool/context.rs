@@ -38,6 +38,9 @@ pub struct SessionConfig {
     pub checkpoints: Option<crate::checkpoint::Checkpoints>,
     /// How Bash commands are sandboxed (`None`: not at all, as for a lone tool run).
     pub sandbox: Option<Arc<crate::sandbox::SessionSandbox>>,
+    /// The editor the session runs inside (an ACP client that offered its file system), told of
+    /// every file change; `None` for the app, the CLI and lone tool runs.
+    pub editor: Option<Arc<dyn crate::tool::Editor>>,
 }
 
 /// State that changes while a turn runs.
@@ -151,6 +154,7 @@ impl ToolUseContext {
                 subagents: None,
                 checkpoints: None,
                 sandbox: None,
+                editor: None,
             }),
             permissions: PermissionContext {
                 working_dirs: vec![cwd.clone()],

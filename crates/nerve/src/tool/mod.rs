@@ -6,6 +6,7 @@
 
 mod context;
 mod dyn_tool;
+pub mod editor;
 mod extensions;
 mod pool;
 mod prepared;
@@ -20,6 +21,7 @@ pub use crate::checkpoint::FileEffect;
 pub use crate::permissions::ToolPermission;
 pub use context::{AgentIdentity, ExecutionState, SessionConfig, ToolUseContext, UiCallbacks};
 pub use dyn_tool::{DynTool, ToolRef};
+pub use editor::{Editor, EditorError};
 pub use extensions::SessionExtensions;
 pub use nerve_protocol::PermissionPreview;
 pub use nerve_protocol::tool::{TodoItem, TodoStatus};

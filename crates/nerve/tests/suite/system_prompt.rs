@@ -69,6 +69,7 @@ async fn run(
             external_tools: Vec::new(),
             date: "2026-12-06".into(),
             front_end,
+            editor: None,
         },
     )
     .unwrap();
@@ -277,6 +278,7 @@ async fn a_mode_switch_keeps_the_whole_prompt_and_is_told_once() {
             external_tools: Vec::new(),
             date: "2026-12-06".into(),
             front_end: FrontEnd::Desktop,
+            editor: None,
         },
     )
     .unwrap();

@@ -129,8 +129,9 @@ fn user_messages(content: Option<&Value>, out: &mut Vec<Value>) {
     out.push(json!({"role": "user", "content": content}));
 }
 
-/// A tool result's text (an error says so first; an image cannot be a tool message's content).
-fn tool_result_text(block: &Value) -> String {
+/// A tool result's text (an error says so first; an image cannot be a tool message's content, in
+/// either OpenAI API).
+pub(super) fn tool_result_text(block: &Value) -> String {
     let text = match block.get("content") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => parts

@@ -51,7 +51,7 @@ pub fn responses_body(messages_body: &Value) -> Result<Value, String> {
                 ("user", Some("tool_result")) => input.push(json!({
                     "type": "function_call_output",
                     "call_id": block["tool_use_id"],
-                    "output": result_text(block),
+                    "output": super::request::tool_result_text(block),
                 })),
                 ("assistant", Some("text")) => {
                     parts.push(json!({"type": "output_text", "text": block["text"]}))
@@ -89,23 +89,6 @@ pub fn responses_body(messages_body: &Value) -> Result<Value, String> {
 fn flush(input: &mut Vec<Value>, role: &str, parts: &mut Vec<Value>) {
     if !parts.is_empty() {
         input.push(json!({"role": role, "content": std::mem::take(parts)}));
-    }
-}
-
-fn result_text(block: &Value) -> String {
-    let text = match block.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    };
-    if block.get("is_error").and_then(Value::as_bool) == Some(true) {
-        format!("Error: {text}")
-    } else {
-        text
     }
 }
 

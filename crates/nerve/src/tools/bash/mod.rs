@@ -14,6 +14,7 @@ mod background;
 mod classify;
 mod cwd;
 mod destructive;
+mod editor_terminal;
 mod edits;
 mod env_names;
 mod fallback;

@@ -84,7 +84,8 @@ pub(crate) fn start_dir(ctx: &ToolUseContext) -> (PathBuf, Option<String>) {
     (project, Some(note))
 }
 
-/// Runs `command` with a timeout, streaming its output to `progress`.
+/// Runs `command` with a timeout, streaming its output to `progress` (in the editor's terminal when
+/// the session runs inside an editor that offered one).
 pub(crate) async fn run_foreground(
     command: &str,
     timeout: Duration,
@@ -92,6 +93,18 @@ pub(crate) async fn run_foreground(
     progress: &ProgressSink,
     sandboxed: bool,
 ) -> Result<ToolOutput, ToolError> {
+    // A sub-agent's calls have no card of their own in the editor to show a terminal in.
+    let editor = ctx
+        .config
+        .editor
+        .as_ref()
+        .filter(|e| e.can_run_commands() && ctx.agent.agent_id.is_none());
+    if let Some(editor) = editor {
+        return crate::tools::bash::editor_terminal::run_in_editor(
+            editor, command, timeout, ctx, progress, sandboxed,
+        )
+        .await;
+    }
     let (cwd, mut notes) = {
         let (dir, note) = start_dir(ctx);
         (dir, note.into_iter().collect::<Vec<_>>())
@@ -189,7 +202,7 @@ pub(crate) async fn run_foreground(
 /// What the sandbox refused the command, in a line each for the model (see [`sandbox_notes`]): the
 /// hosts its proxy refused or the user allowed, and, when the command failed, the paths it could
 /// not write; beside them, those a setting the user owns would allow, for the card.
-fn sandbox_explanations(
+pub(crate) fn sandbox_explanations(
     launch: Option<&crate::tools::bash::process::SandboxLaunch>,
     spool: &Spool,
     ending: &Ending,
@@ -214,7 +227,8 @@ fn sandbox_explanations(
     (notes, refusals)
 }
 
-fn finish(
+/// The model's result of a command that ended as `ending` with its output in `spool`.
+pub(crate) fn finish(
     mut spool: Spool,
     ending: Ending,
     cwd_change: CwdChange,

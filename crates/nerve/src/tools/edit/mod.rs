@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::permissions::{Access, PermissionSubject};
 use crate::tool::{ApprovalPreview, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
 use crate::tools::fs::{
-    ChangeKind, TextFile, absolute_path, display_path, permission_paths, record_known_content, write_atomic,
+    ChangeKind, TextFile, absolute_path, commit_change, display_path, editor_has_unsaved, permission_paths,
+    unsaved_message,
 };
 
 pub use preview::{EditPreview, MAX_EDIT_FILE_BYTES, preview_edit};
@@ -73,12 +74,20 @@ Usage:
         if input.file_path.trim().is_empty() {
             return Err("`file_path` is empty: give the absolute path of the file to edit.".into());
         }
-        let (input, ctx) = (input.clone(), ctx.clone());
+        let (owned_input, owned_ctx) = (input.clone(), ctx.clone());
         // The same computation as the call: a stale file, a missing or ambiguous old_string fails
         // here, before the user is asked to approve anything.
-        tokio::task::spawn_blocking(move || preview_edit(&input, &ctx).map(|_| ()).map_err(|e| e.to_string()))
-            .await
-            .map_err(|e| format!("the edit could not be checked: {e}"))?
+        let preview = tokio::task::spawn_blocking(move || {
+            preview_edit(&owned_input, &owned_ctx).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| format!("the edit could not be checked: {e}"))??;
+        match &preview.original {
+            Some(original) if editor_has_unsaved(ctx, &preview.path, &original.bytes).await => {
+                Err(unsaved_message(&preview.path))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn backfill_observable_input(&self, input: &mut EditInput, ctx: &ToolUseContext) {
@@ -121,15 +130,12 @@ Usage:
         // Computed again right before writing: the file may have changed while the user looked at
         // the permission dialog, and then the staleness check refuses.
         let preview = tokio::task::spawn_blocking(move || -> Result<EditPreview, ToolError> {
-            let preview =
-                preview_edit(&input, &owned_ctx).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
-            write_atomic(&preview.path, &preview.new_bytes)
-                .map_err(|e| ToolError::io(format!("writing {}", preview.path.display()), e))?;
-            record_known_content(&owned_ctx, &preview.path, &preview.new_bytes);
-            Ok(preview)
+            preview_edit(&input, &owned_ctx).map_err(|e| ToolError::InvalidInput(e.to_string()))
         })
         .await
         .map_err(|e| ToolError::Failed(format!("the edit stopped unexpectedly: {e}")))??;
+        let original = preview.original.as_ref().map(|o| o.bytes.as_slice());
+        commit_change(ctx, &preview.path, original, &preview.new_bytes).await?;
         let path = preview.path.display();
         let text = match preview.kind {
             ChangeKind::Create => format!("File created successfully at: {path}"),

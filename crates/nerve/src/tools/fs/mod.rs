@@ -1,6 +1,7 @@
 //! Helpers the file tools (Read, Edit, Write) share: where a path points, what the model has seen of
 //! a file, whether it changed since, how text is decoded and encoded again, atomic writes, diffs.
 
+pub mod commit;
 pub mod path;
 mod preview;
 pub mod similar_names;
@@ -9,6 +10,7 @@ pub mod staleness;
 pub mod text;
 
 pub use crate::files::{ChangeKind, DiffHunk, DiffLine, DiffTag, FileDiff, hash_bytes, write_atomic};
+pub use commit::{commit_change, editor_has_unsaved, unsaved_message};
 pub use path::{absolute_path, display_path, permission_paths};
 pub use preview::diff_preview;
 pub use snapshot::{FileSnapshot, record_known_content};

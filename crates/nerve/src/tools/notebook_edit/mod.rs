@@ -151,8 +151,8 @@ impl Tool for NotebookEditTool {
             .ok_or_else(|| {
                 ToolError::InvalidInput(format!("The notebook {} does not exist.", path.display()))
             })?;
-        let bytes = snapshot.bytes;
-        let text = String::from_utf8(bytes).map_err(|_| {
+        let original = snapshot.bytes.clone();
+        let text = String::from_utf8(snapshot.bytes).map_err(|_| {
             ToolError::InvalidInput(format!(
                 "{} is not UTF-8 text, so not a valid notebook.",
                 path.display()
@@ -170,13 +170,7 @@ impl Tool for NotebookEditTool {
         let new_text = layout
             .render(&nb)
             .map_err(|e| ToolError::Failed(format!("could not serialise the notebook: {e}")))?;
-        let write_path = path.clone();
-        let written = new_text.clone().into_bytes();
-        tokio::task::spawn_blocking(move || crate::tools::fs::write_atomic(&write_path, &written))
-            .await
-            .map_err(|e| ToolError::Failed(format!("the write task failed: {e}")))?
-            .map_err(|e| ToolError::io(format!("writing notebook {}", path.display()), e))?;
-        crate::tools::fs::record_known_content(ctx, &path, new_text.as_bytes());
+        crate::tools::fs::commit_change(ctx, &path, Some(&original), new_text.as_bytes()).await?;
 
         let message = match input.mode() {
             EditMode::Replace => format!("Updated cell {} with {}", applied.cell_id, input.new_source),

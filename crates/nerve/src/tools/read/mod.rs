@@ -20,7 +20,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::permissions::{Access, PermissionSubject};
-use crate::tool::{InterruptBehavior, ProgressSink, Tool, ToolError, ToolOutput, ToolUseContext, Validation};
+use crate::tool::{
+    InterruptBehavior, ProgressSink, ResultBlock, Tool, ToolError, ToolOutput, ToolUseContext, Validation,
+};
 use crate::tools::fs::{absolute_path, display_path, permission_paths};
 
 pub use image::{MAX_IMAGE_BASE64, PreparedImage, prepare_image};
@@ -146,11 +148,17 @@ Usage:
         let outcome = tokio::task::spawn_blocking(move || run::read(&request, &cancel))
             .await
             .map_err(|e| ToolError::Failed(format!("the read stopped unexpectedly: {e}")))??;
+        let mut content = outcome.blocks;
         if let Some(record) = outcome.record {
+            if matches!(record.content, crate::tool::SeenContent::Hash(_))
+                && let Some(note) = unsaved_note(ctx, &outcome.path).await
+            {
+                content.push(ResultBlock::text(note));
+            }
             ctx.exec.read_files.record(&outcome.path, record);
         }
         Ok(ToolOutput {
-            content: outcome.blocks,
+            content,
             ..ToolOutput::default()
         })
     }
@@ -186,6 +194,19 @@ fn summary_of(input: &ReadInput, base: Option<&std::path::Path>) -> String {
             format!("{path} · lines {first}–{last}")
         }
     }
+}
+
+/// A note for the model when the session's editor holds unsaved changes to the text file it just
+/// read from disk: what it read is the saved file, and changes to it wait for the user.
+async fn unsaved_note(ctx: &ToolUseContext, path: &std::path::Path) -> Option<String> {
+    ctx.config.editor.as_ref().filter(|e| e.can_read())?;
+    let disk = tokio::fs::read(path).await.ok()?;
+    crate::tools::fs::editor_has_unsaved(ctx, path, &disk).await.then(|| {
+        format!(
+            "Note: the editor has unsaved changes to {}. This is the file as saved on disk; the user's unsaved text is not shown, and Edit and Write refuse to change the file until the user saves or reverts it.",
+            path.display()
+        )
+    })
 }
 
 #[cfg(test)]

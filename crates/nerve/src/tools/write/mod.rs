@@ -14,7 +14,8 @@ use crate::tool::{ApprovalPreview, ProgressSink, Tool, ToolError, ToolOutput, To
 use crate::tools::fs::TextFile;
 use crate::tools::fs::text::normalize_newlines;
 use crate::tools::fs::{
-    ChangeKind, absolute_path, display_path, permission_paths, record_known_content, write_atomic,
+    ChangeKind, absolute_path, commit_change, display_path, editor_has_unsaved, permission_paths,
+    unsaved_message,
 };
 
 pub use preview::{WritePreview, preview_write};
@@ -69,12 +70,18 @@ Usage:
         if input.file_path.trim().is_empty() {
             return Err("`file_path` is empty: give the absolute path of the file to write.".into());
         }
-        let (input, ctx) = (input.clone(), ctx.clone());
-        tokio::task::spawn_blocking(move || {
-            preview_write(&input, &ctx).map(|_| ()).map_err(|e| e.to_string())
+        let (owned_input, owned_ctx) = (input.clone(), ctx.clone());
+        let preview = tokio::task::spawn_blocking(move || {
+            preview_write(&owned_input, &owned_ctx).map_err(|e| e.to_string())
         })
         .await
-        .map_err(|e| format!("the write could not be checked: {e}"))?
+        .map_err(|e| format!("the write could not be checked: {e}"))??;
+        match &preview.original {
+            Some(original) if editor_has_unsaved(ctx, &preview.path, &original.bytes).await => {
+                Err(unsaved_message(&preview.path))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn backfill_observable_input(&self, input: &mut WriteInput, ctx: &ToolUseContext) {
@@ -116,15 +123,12 @@ Usage:
         let owned_ctx = ctx.clone();
         // Checked again right before writing: the file may have changed during the permission dialog.
         let preview = tokio::task::spawn_blocking(move || -> Result<WritePreview, ToolError> {
-            let preview =
-                preview_write(&input, &owned_ctx).map_err(|e| ToolError::InvalidInput(e.to_string()))?;
-            write_atomic(&preview.path, &preview.new_bytes)
-                .map_err(|e| ToolError::io(format!("writing {}", preview.path.display()), e))?;
-            record_known_content(&owned_ctx, &preview.path, &preview.new_bytes);
-            Ok(preview)
+            preview_write(&input, &owned_ctx).map_err(|e| ToolError::InvalidInput(e.to_string()))
         })
         .await
         .map_err(|e| ToolError::Failed(format!("the write stopped unexpectedly: {e}")))??;
+        let original = preview.original.as_ref().map(|o| o.bytes.as_slice());
+        commit_change(ctx, &preview.path, original, &preview.new_bytes).await?;
         let path = preview.path.display();
         let text = match preview.kind {
             ChangeKind::Create => format!("File created successfully at: {path}"),
