@@ -44,6 +44,17 @@ fn make_tree(root: &Path, n: usize) {
     // A git checkout, so every tool honours its `.gitignore`.
     let git = Command::new("git").args(["init", "-q"]).arg(root).status();
     assert!(git.is_ok_and(|s| s.success()), "git init");
+    // No automatic gc or maintenance: packing the tree's loose objects in the background, started
+    // by whichever git command came last, would race the steps that read the repository (a `cp -r`
+    // of it failed so, its objects packed away while it copied) and slow the timed ones.
+    for (key, value) in [("gc.auto", "0"), ("maintenance.auto", "false")] {
+        let set = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["config", key, value])
+            .status();
+        assert!(set.is_ok_and(|s| s.success()), "git config {key}");
+    }
     std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     std::thread::scope(|scope| {

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod acp_editor;
+
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::OnceLock;
