@@ -21,8 +21,8 @@ ensure_apt_packages ripgrep fd-find
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
-# Every benchmark is in the engine's package but print_startup, which starts the `nerve` binary and so
-# is the CLI's. Each is a target of one `cargo test`/`cargo bench` run, so the engine is built once
+# Every benchmark is in the engine's package but print_startup and acp_editor, which start the `nerve`
+# binary and so are the CLI's. Each is a target of one `cargo test`/`cargo bench` run, so the engine is built once
 # for all of them.
 # The desktop app's benchmark: the built app under Xvfb, driven through tauri-driver and
 # WebKitWebDriver, with a real keyring (as the end-to-end test is); $1 turns. The app is the one
@@ -61,7 +61,7 @@ if [ "${1:-}" = "--short" ]; then
   scratch="$(mktemp)"
   cp docs/benchmarks.md "$scratch"
   scripts/bench-report.sh "$log" "$scratch"
-  for name in pipeline big_tree long_session print_startup desktop_bench; do
+  for name in pipeline big_tree long_session print_startup acp_editor desktop_bench; do
     grep -qx "### $name" "$scratch" || { echo "bench report: no section for $name" >&2; exit 1; }
   done
   rm -f "$scratch"

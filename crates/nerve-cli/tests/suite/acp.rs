@@ -3,7 +3,6 @@
 //! the client is asked about (with its diff) and allows; a turn the client cancels; then, in a new
 //! connection, the session loaded (its conversation replayed) and continued.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

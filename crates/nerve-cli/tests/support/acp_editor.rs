@@ -306,4 +306,3 @@ where
         .await
         .expect("the ACP session took over a minute")
 }
-
