@@ -8,13 +8,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema as acp;
-use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{self as sdk, AcpAgent, AcpAgentConfig, Agent, Client};
+use agent_client_protocol::{self as sdk, AcpAgent, AcpAgentConfig, Agent};
 use serde_json::json;
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-use crate::support::acp_editor::{Asked, EditorRequest, Received, TestEditor, connect_editor};
+use crate::support::acp_editor::{EditorRequest, Received, TestEditor, connect_editor};
 use crate::support::{NERVE, TestProject, mock};
 
 /// `nerve acp` with the test folder's data, home and the mock's address, using what the client
@@ -68,38 +67,6 @@ fn user_text(u: &acp::SessionUpdate) -> Option<&acp::ContentChunk> {
     }
 }
 
-/// Runs `body` as an ACP client connected to `nerve acp`, collecting updates into `received` and
-/// passing permission requests to `asked`.
-async fn connect<F>(agent: AcpAgent, received: Received, body: F) -> Result<(), sdk::Error>
-where
-    F: AsyncFnOnce(ConnectionTo<Agent>, UnboundedReceiver<Asked>) -> Result<(), sdk::Error> + Send,
-{
-    let (asked_tx, asked_rx) = unbounded_channel::<Asked>();
-    let run = Client
-        .v1()
-        .on_receive_notification(
-            async move |n: acp::SessionNotification, _cx: ConnectionTo<Agent>| {
-                received.push(n.update);
-                Ok(())
-            },
-            sdk::on_receive_notification!(),
-        )
-        .on_receive_request(
-            async move |req: acp::RequestPermissionRequest,
-                        r: Responder<acp::RequestPermissionResponse>,
-                        _cx: ConnectionTo<Agent>| {
-                asked_tx.send((req, r)).map_err(sdk::Error::into_internal_error)
-            },
-            sdk::on_receive_request!(),
-        )
-        .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
-            body(cx, asked_rx).await
-        });
-    tokio::time::timeout(Duration::from_secs(60), run)
-        .await
-        .expect("the ACP session took over a minute")
-}
-
 async fn initialize(cx: &ConnectionTo<Agent>) -> Result<acp::InitializeResponse, sdk::Error> {
     cx.send_request(
         acp::InitializeRequest::new(ProtocolVersion::V1)
@@ -146,9 +113,10 @@ async fn an_editor_runs_a_turn_with_an_approved_edit_cancels_one_and_resumes_the
     let received = Received::default();
     let session_id = Arc::new(Mutex::new(None::<acp::SessionId>));
     let (cwd, id_slot, seen) = (project.clone(), Arc::clone(&session_id), received.clone());
-    connect(
+    connect_editor(
         agent(&dir, &model.url()),
         received.clone(),
+        TestEditor::default(),
         async move |cx, mut asked| {
             let init = initialize(&cx).await?;
             assert!(init.agent_capabilities.load_session);
@@ -291,33 +259,38 @@ async fn an_editor_runs_a_turn_with_an_approved_edit_cancels_one_and_resumes_the
     let sid = session_id.lock().unwrap().clone().unwrap();
     let replayed = Received::default();
     let seen = replayed.clone();
-    connect(agent(&dir, &model.url()), replayed, async move |cx, _asked| {
-        initialize(&cx).await?;
-        cx.send_request(acp::LoadSessionRequest::new(sid.clone(), project.clone()))
-            .block_task()
-            .await?;
-        let history = seen.take();
-        assert!(
-            text_of(&history, user_text).contains("fix the greeting"),
-            "{history:?}"
-        );
-        assert!(text_of(&history, agent_text).contains("Fixed."), "{history:?}");
-        assert!(
-            history
-                .iter()
-                .any(|u| matches!(u, acp::SessionUpdate::ToolCall(c) if &*c.tool_call_id.0 == "edit"))
-        );
-        let next = cx
-            .send_request(acp::PromptRequest::new(
-                sid.clone(),
-                vec![acp::ContentBlock::from("and now?")],
-            ))
-            .block_task()
-            .await?;
-        assert_eq!(next.stop_reason, acp::StopReason::EndTurn);
-        assert_eq!(text_of(&seen.take(), agent_text), "Still fixed.");
-        Ok(())
-    })
+    connect_editor(
+        agent(&dir, &model.url()),
+        replayed,
+        TestEditor::default(),
+        async move |cx, _asked| {
+            initialize(&cx).await?;
+            cx.send_request(acp::LoadSessionRequest::new(sid.clone(), project.clone()))
+                .block_task()
+                .await?;
+            let history = seen.take();
+            assert!(
+                text_of(&history, user_text).contains("fix the greeting"),
+                "{history:?}"
+            );
+            assert!(text_of(&history, agent_text).contains("Fixed."), "{history:?}");
+            assert!(
+                history
+                    .iter()
+                    .any(|u| matches!(u, acp::SessionUpdate::ToolCall(c) if &*c.tool_call_id.0 == "edit"))
+            );
+            let next = cx
+                .send_request(acp::PromptRequest::new(
+                    sid.clone(),
+                    vec![acp::ContentBlock::from("and now?")],
+                ))
+                .block_task()
+                .await?;
+            assert_eq!(next.stop_reason, acp::StopReason::EndTurn);
+            assert_eq!(text_of(&seen.take(), agent_text), "Still fixed.");
+            Ok(())
+        },
+    )
     .await
     .unwrap();
     assert_eq!(model.remaining_steps(), 0);

@@ -187,9 +187,9 @@ impl TestEditor {
     }
 }
 
-/// Runs `body` as an editor connected to `nerve acp` that offers its file system and terminals
-/// (served by `editor`), collecting updates into `received` and passing permission requests to
-/// the body.
+/// Runs `body` as an editor connected to `nerve acp`, collecting updates into `received`, passing
+/// permission requests to the body, and serving the file system and terminal methods from `editor`
+/// (whether they are offered is up to the body's `initialize`).
 pub async fn connect_editor<F>(
     agent: AcpAgent,
     received: Received,

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use crate::tool::editor::{Editor, TerminalCommand, TerminalEnd};
 use crate::tool::{ProgressSink, ToolError, ToolOutput, ToolUseContext};
-use crate::tools::bash::cwd::{CwdChange, judge_cwd, tracking_script};
+use crate::tools::bash::cwd::tracking_script;
 use crate::tools::bash::render::Ending;
-use crate::tools::bash::run::{finish, output_dir, sandbox_explanations, sandbox_launch, start_dir};
+use crate::tools::bash::run::{Ran, conclude, output_dir, sandbox_launch, start_dir};
 use crate::tools::bash::spool::Spool;
 
 /// Most output the editor is asked to keep; beyond it, the start goes (the model sees the end).
@@ -116,21 +116,18 @@ pub(crate) async fn run_in_editor(
         TerminalEnd::Stopped if ctx.is_cancelled() => Ending::Interrupted,
         TerminalEnd::Stopped => Ending::TimedOut(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
     };
-    let cwd_change = match ending {
-        Ending::Exited(_) => judge_cwd(
-            std::fs::read_to_string(cwd_file.path()).ok().as_deref(),
-            &cwd,
-            &ctx.permissions.working_dirs,
-        ),
-        Ending::TimedOut(_) | Ending::Interrupted => CwdChange::Unchanged,
-    };
-    let moved_from_deleted_cwd = cwd != ctx.exec.cwd;
-    let (explanations, refusals) = sandbox_explanations(launch.as_ref(), &spool, &ending, ctx);
-    notes.extend(explanations);
-    for refusal in refusals {
-        progress.emit(crate::tool::Progress::SandboxRefused { refusal });
-    }
-    finish(spool, ending, cwd_change, &cwd, moved_from_deleted_cwd, notes)
+    conclude(
+        Ran {
+            spool,
+            ending,
+            cwd: &cwd,
+            cwd_file: cwd_file.path(),
+            launch: launch.as_ref(),
+            notes,
+        },
+        ctx,
+        progress,
+    )
 }
 
 /// The wait status of a process that exited with `code` (the low byte, as the kernel keeps it).

@@ -181,28 +181,73 @@ pub(crate) async fn run_foreground(
     }
     .map_err(|e| ToolError::Failed(format!("reading the command's output failed: {e}")))?;
 
+    conclude(
+        Ran {
+            spool,
+            ending,
+            cwd: &cwd,
+            cwd_file: cwd_file.path(),
+            launch: launch.as_ref(),
+            notes,
+        },
+        ctx,
+        progress,
+    )
+}
+
+/// A foreground command that ended, and what the engine gave it.
+pub(crate) struct Ran<'a> {
+    /// Its output.
+    pub spool: Spool,
+    /// How it ended.
+    pub ending: Ending,
+    /// The folder it started in.
+    pub cwd: &'a Path,
+    /// Where its shell wrote the folder it ended in.
+    pub cwd_file: &'a Path,
+    /// How it was sandboxed.
+    pub launch: Option<&'a crate::tools::bash::process::SandboxLaunch>,
+    /// What the model is told beside the output.
+    pub notes: Vec<String>,
+}
+
+/// The model's result of a command that ran: its new working folder, what the sandbox refused it
+/// (also offered on the card) and its output.
+pub(crate) fn conclude(
+    ran: Ran<'_>,
+    ctx: &ToolUseContext,
+    progress: &ProgressSink,
+) -> Result<ToolOutput, ToolError> {
+    let Ran {
+        spool,
+        ending,
+        cwd,
+        cwd_file,
+        launch,
+        mut notes,
+    } = ran;
     let cwd_change = match ending {
         Ending::Exited(_) => judge_cwd(
-            std::fs::read_to_string(cwd_file.path()).ok().as_deref(),
-            &cwd,
+            std::fs::read_to_string(cwd_file).ok().as_deref(),
+            cwd,
             &ctx.permissions.working_dirs,
         ),
         Ending::TimedOut(_) | Ending::Interrupted => CwdChange::Unchanged,
     };
     let moved_from_deleted_cwd = cwd != ctx.exec.cwd;
-    let (explanations, refusals) = sandbox_explanations(launch.as_ref(), &spool, &ending, ctx);
+    let (explanations, refusals) = sandbox_explanations(launch, &spool, &ending, ctx);
     notes.extend(explanations);
     for refusal in refusals {
         // The card offers to allow it for the project in one click.
         progress.emit(crate::tool::Progress::SandboxRefused { refusal });
     }
-    finish(spool, ending, cwd_change, &cwd, moved_from_deleted_cwd, notes)
+    finish(spool, ending, cwd_change, cwd, moved_from_deleted_cwd, notes)
 }
 
 /// What the sandbox refused the command, in a line each for the model (see [`sandbox_notes`]): the
 /// hosts its proxy refused or the user allowed, and, when the command failed, the paths it could
 /// not write; beside them, those a setting the user owns would allow, for the card.
-pub(crate) fn sandbox_explanations(
+fn sandbox_explanations(
     launch: Option<&crate::tools::bash::process::SandboxLaunch>,
     spool: &Spool,
     ending: &Ending,
@@ -227,8 +272,7 @@ pub(crate) fn sandbox_explanations(
     (notes, refusals)
 }
 
-/// The model's result of a command that ended as `ending` with its output in `spool`.
-pub(crate) fn finish(
+fn finish(
     mut spool: Spool,
     ending: Ending,
     cwd_change: CwdChange,
