@@ -80,6 +80,28 @@ pub struct Refreshed {
     pub bytes: u64,
 }
 
+/// How long opening the index waits for another connection (the app's, `nerve`'s, a session's
+/// refresh after its turn) that holds the file.
+const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Puts the index in WAL mode. The switch takes the whole file and SQLite's busy handler does not
+/// retry it, so two connections opening a new index at once (a search while a session refreshes
+/// after its turn) would fail one with "database is locked": it is retried here, as long as
+/// another statement would wait.
+fn switch_to_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_WAIT;
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            done => return done,
+        }
+    }
+}
+
 impl SearchIndex {
     /// Opens (or creates) the index of the project whose data folder is `data_dir`. A file that is
     /// not a usable index (damaged, another version) is replaced by an empty one.
@@ -109,15 +131,14 @@ impl SearchIndex {
         };
         let conn = Connection::open(path).map_err(sql)?;
         // Another process (the app and `nerve`) may be refreshing the same index.
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(sql)?;
+        conn.busy_timeout(BUSY_WAIT).map_err(sql)?;
         // Readers never wait for a writer. Switching the mode takes the whole file, so it is done
         // once (a busy switch is not retried by SQLite's busy handler).
         let mode: String = conn
             .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .map_err(sql)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+            switch_to_wal(&conn).map_err(sql)?;
         }
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -553,6 +574,28 @@ pub fn indexed_sessions(index: &SearchIndex) -> Result<HashSet<String>, SearchIn
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn connections_opening_a_new_index_at_once_all_get_it() {
+        // A search and a session's refresh after its turn open the index of a new project together.
+        for round in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let data = dir.path().join(format!("data-{round}"));
+            let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
+            let opened: Vec<_> = (0..4)
+                .map(|_| {
+                    let (data, barrier) = (data.clone(), std::sync::Arc::clone(&barrier));
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        SearchIndex::open(&data).map(|_| ()).map_err(|e| e.to_string())
+                    })
+                })
+                .collect();
+            for thread in opened {
+                assert_eq!(thread.join().unwrap(), Ok(()), "round {round}");
+            }
+        }
+    }
 
     #[test]
     fn the_query_quotes_every_word_and_types_the_last_as_a_prefix() {
